@@ -1,0 +1,41 @@
+// ckpt/io.h - reading inputs and writing outputs safely.
+//
+// Inputs are read-only. Outputs appear atomically: written under a temporary name in the
+// target directory, flushed, then renamed into place, so a crash leaves either the old state or
+// the new one, never half a file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ckpt/error.h"
+
+namespace ckpt {
+
+// The whole file; kIOError / kNotFound naming `path` on failure. Refuses files larger than
+// `max_size` (a metadata file is small; callers with larger files stream instead).
+Result<std::string> read_whole_file(const std::string& path, uint64_t max_size = uint64_t{1} << 32);
+
+// Write `bytes` to `path` atomically (temporary "<path>.ckpt-tmp-XXXXXX", fsync, rename).
+Status write_file_atomic(const std::string& path, std::string_view bytes);
+
+// A fresh temporary directory beside `final_path` ("<final_path>.ckpt-tmp-XXXXXX"); commit()
+// renames it onto final_path (which must not exist or be an empty directory); the destructor
+// removes it if never committed.
+class TempDir {
+ public:
+  static Result<TempDir> create_beside(const std::string& final_path);
+  TempDir(TempDir&& other) noexcept;
+  TempDir& operator=(TempDir&&) = delete;
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  Status commit();
+
+ private:
+  TempDir(std::string path, std::string final_path) : path_(std::move(path)), final_(std::move(final_path)) {}
+  std::string path_;
+  std::string final_;
+  bool done_ = false;
+};
+
+}  // namespace ckpt

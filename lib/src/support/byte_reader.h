@@ -1,0 +1,93 @@
+// support/byte_reader.h - the one bounds-checked reader for all untrusted bytes.
+//
+// Modelled on LLVM's DataExtractor::Cursor: the reader carries an absolute offset (so errors
+// point into the file, not into a sub-buffer) and a sticky error. A read that does not fit
+// records "unexpected end of data", returns zero / empty, and leaves the offset unchanged; every
+// later read is a no-op. Decoders read a group of fields and check ok() once.
+// Integers are big-endian, as java.io.DataOutputStream writes them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ckpt/error.h"
+
+namespace ckpt {
+
+class ByteReader {
+ public:
+  // `base` is the absolute offset of data[0] in the file it came from.
+  ByteReader(const void* data, size_t size, uint64_t base = 0)
+      : data_(static_cast<const uint8_t*>(data)), size_(size), base_(base) {}
+  explicit ByteReader(std::string_view bytes, uint64_t base = 0)
+      : ByteReader(bytes.data(), bytes.size(), base) {}
+
+  uint8_t u8();
+  int8_t i8() { return static_cast<int8_t>(u8()); }
+  bool boolean() { return u8() != 0; }
+  uint16_t u16();
+  int16_t i16() { return static_cast<int16_t>(u16()); }
+  uint32_t u32();
+  int32_t i32() { return static_cast<int32_t>(u32()); }
+  uint64_t u64();
+  int64_t i64() { return static_cast<int64_t>(u64()); }
+  float f32();
+  double f64();
+  // Little-endian and varint forms, for RocksDB-side and Kryo-style data.
+  uint32_t u32le();
+  uint64_t u64le();
+  // Unsigned LEB128 as RocksDB and Flink's DataOutputView varints use; at most `max_bytes`.
+  uint64_t varint(int max_bytes = 10);
+
+  // A view of the next n bytes (valid as long as the underlying buffer is).
+  std::string_view bytes(size_t n);
+  // Java's DataInput.readUTF: u16 byte count, then modified UTF-8, returned as UTF-8
+  // (a lone surrogate becomes its 3-byte form, so writing it back gives the same bytes).
+  // Non-canonical forms that Java's writer never produces are rejected as corruption so
+  // that reading then writing is the identity.
+  std::string utf();
+  // An i32 element count, checked to be >= 0 and to fit the bytes left at `min_element_size`
+  // bytes each, before anyone allocates for it. `what` names the count in the error.
+  int32_t count(size_t min_element_size, const char* what);
+  void skip(size_t n) { (void)bytes(n); }
+
+  uint64_t offset() const { return base_ + pos_; }     // absolute offset of the next byte
+  size_t position() const { return pos_; }             // relative to data[0]
+  size_t remaining() const { return size_ - pos_; }
+  size_t size() const { return size_; }
+  bool at_end() const { return pos_ == size_; }
+  const uint8_t* data() const { return data_; }
+  void seek(size_t position);                          // relative; past the end is an error
+
+  bool ok() const { return !error_.has_value(); }
+  const std::optional<Error>& error() const { return error_; }
+  Error take_error() { Error e = std::move(*error_); error_.reset(); return e; }
+
+  // Record an error at the current offset or at an absolute one; the first error wins.
+  void fail(std::string message) { fail_at(offset(), std::move(message)); }
+  void fail_at(uint64_t absolute_offset, std::string message,
+               ErrorCode code = ErrorCode::kCorruption);
+  void not_supported_at(uint64_t absolute_offset, std::string message) {
+    fail_at(absolute_offset, std::move(message), ErrorCode::kNotSupported);
+  }
+
+ private:
+  const uint8_t* take(size_t n);
+
+  const uint8_t* data_;
+  size_t size_;
+  uint64_t base_;
+  size_t pos_ = 0;
+  std::optional<Error> error_;
+};
+
+// Java modified UTF-8 helpers shared by reader and writer (see formats/metadata.md §1).
+// Decode: false on malformed or non-canonical input.
+bool decode_modified_utf8(std::string_view in, std::string* out);
+// Encode UTF-8 (with WTF-8 lone surrogates) to modified UTF-8.
+std::string encode_modified_utf8(std::string_view utf8);
+
+}  // namespace ckpt

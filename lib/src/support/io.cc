@@ -1,0 +1,123 @@
+// File input and atomic output.
+#include "ckpt/io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace ckpt {
+namespace fs = std::filesystem;
+
+static Error io_error(const std::string& path, const std::string& what, int err) {
+  Error e(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIOError,
+          fmt::format("{}: {}", what, std::strerror(err)));
+  e.file = path;
+  return e;
+}
+
+Result<std::string> read_whole_file(const std::string& path, uint64_t max_size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(path, "cannot open", errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return io_error(path, "cannot stat", err);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    Error e(ErrorCode::kInvalidArgument, "is a directory");
+    e.file = path;
+    return e;
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_size) {
+    ::close(fd);
+    Error e(ErrorCode::kInvalidArgument,
+            fmt::format("file of {} bytes is larger than the limit of {} bytes", st.st_size, max_size));
+    e.file = path;
+    return e;
+  }
+  std::string out;
+  out.resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return io_error(path, "cannot read", err);
+    }
+    if (n == 0) break;  // shrank while reading
+    done += static_cast<size_t>(n);
+  }
+  out.resize(done);
+  ::close(fd);
+  return out;
+}
+
+Status write_file_atomic(const std::string& path, std::string_view bytes) {
+  std::string tmpl = path + ".ckpt-tmp-XXXXXX";
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return io_error(path, "cannot create temporary file", errno);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      return io_error(tmpl, "cannot write", err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::fchmod(fd, 0644);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    return io_error(tmpl, "cannot flush", err);
+  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    return io_error(path, "cannot rename temporary file into place", err);
+  }
+  return Status::OK();
+}
+
+Result<TempDir> TempDir::create_beside(const std::string& final_path) {
+  std::string p = final_path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  std::string tmpl = p + ".ckpt-tmp-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return io_error(final_path, "cannot create temporary directory", errno);
+  return TempDir(tmpl, p);
+}
+
+TempDir::TempDir(TempDir&& other) noexcept
+    : path_(std::move(other.path_)), final_(std::move(other.final_)), done_(other.done_) {
+  other.done_ = true;
+}
+
+TempDir::~TempDir() {
+  if (done_) return;
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+Status TempDir::commit() {
+  std::error_code ec;
+  if (fs::is_directory(final_, ec) && fs::is_empty(final_, ec)) fs::remove(final_, ec);
+  if (::rename(path_.c_str(), final_.c_str()) != 0) return io_error(final_, "cannot rename temporary directory into place", errno);
+  done_ = true;
+  return Status::OK();
+}
+
+}  // namespace ckpt

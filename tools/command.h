@@ -1,0 +1,48 @@
+// tools/command.h - the subcommand table, in the manner of git.c's commands[].
+//
+// Adding a subcommand: write tools/cmd_<name>.cc with a setup_<name>() that registers its
+// flags on the CLI11 sub-app and returns the function to run; add a row to commands.cc; write
+// man/ckpt-<name>.1.md (tests/docs checks it against --help); add tests.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace ckpt::cli {
+
+// Exit statuses shared by every subcommand (documented in man/ckpt.1.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProblems = 1;  // ran, found problems (verify, diff: differences)
+inline constexpr int kExitError = 2;     // could not run: bad input, usage, I/O
+
+// Where a subcommand writes; tests pass string streams.
+struct Io {
+  std::ostream& out;
+  std::ostream& err;
+  bool out_is_terminal = false;
+  bool err_is_terminal = false;
+};
+
+using Runner = std::function<int(Io&)>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  Runner (*setup)(CLI::App& sub);
+};
+
+const std::vector<Command>& commands();
+
+// Parse argv and run one subcommand. Never throws; returns the exit status.
+int run(int argc, const char* const* argv, Io& io);
+int run(const std::vector<std::string>& args, Io& io);  // args without argv[0]
+
+// "ckpt: error: <message>" on io.err.
+void print_error(Io& io, const std::string& message);
+void print_warning(Io& io, const std::string& message);
+
+}  // namespace ckpt::cli

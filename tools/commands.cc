@@ -1,0 +1,17 @@
+// The subcommand table: one row per subcommand, in the order `ckpt --help` lists them.
+#include "command.h"
+
+namespace ckpt::cli {
+
+Runner setup_inspect(CLI::App& sub);
+Runner setup_relocate(CLI::App& sub);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"inspect", "Show what a checkpoint or savepoint holds", setup_inspect},
+      {"relocate", "Rewrite file paths in a _metadata file", setup_relocate},
+  };
+  return table;
+}
+
+}  // namespace ckpt::cli
