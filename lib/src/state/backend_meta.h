@@ -1,0 +1,109 @@
+// state/backend_meta.h - the serialization proxies at the head of keyed and operator state.
+//
+// Every heap or canonical keyed stream, the meta stream of a RocksDB native handle and every
+// operator-state stream begins with a proxy naming its states and their serializer snapshots
+// (reference/flink-keyed-state.md §4, §5, §15). The readers keep enough to write the bytes back
+// identically (needed by `ckpt convert`); snapshots are kept verbatim (serializer_snapshot.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "state/serializer_snapshot.h"
+#include "support/byte_reader.h"
+
+namespace ckpt {
+
+// StateMetaInfoSnapshot.BackendStateType ordinals (§4).
+enum class BackendStateType : int32_t {
+  kKeyValue = 0,
+  kOperator = 1,
+  kBroadcast = 2,
+  kPriorityQueue = 3,
+  kKeyValueV2 = 4,  // Flink 2.0 async state API
+};
+const char* backend_state_type_name(BackendStateType t);  // "KEY_VALUE", "OPERATOR", ...
+
+// What a state is, from its backend type and options.
+enum class StateKind : uint8_t {
+  kUnknown,
+  kValue, kList, kMap, kReducing, kAggregating, kFolding,  // keyed KEY_VALUE(_V2), by KEYED_STATE_TYPE
+  kPriorityQueue,                                          // keyed PRIORITY_QUEUE (timers)
+  kOperatorList, kOperatorUnion,                           // OPERATOR, by distribution mode
+  kBroadcast,                                              // BROADCAST
+};
+// "VALUE", "LIST", "MAP", "REDUCING", "AGGREGATING", "FOLDING", "PRIORITY_QUEUE",
+// "SPLIT_DISTRIBUTE", "UNION", "BROADCAST", "UNKNOWN".
+const char* state_kind_name(StateKind k);
+bool is_keyed_kind(StateKind k);
+
+// Option keys and serializer roles as Flink spells them.
+namespace meta_key {
+inline constexpr std::string_view kKeyedStateType = "KEYED_STATE_TYPE";
+inline constexpr std::string_view kDistributionMode = "OPERATOR_STATE_DISTRIBUTION_MODE";
+inline constexpr std::string_view kKeySerializer = "KEY_SERIALIZER";
+inline constexpr std::string_view kNamespaceSerializer = "NAMESPACE_SERIALIZER";
+inline constexpr std::string_view kValueSerializer = "VALUE_SERIALIZER";
+}  // namespace meta_key
+
+// One StateMetaInfoSnapshot record (§4). Maps are Java HashMaps: file order is kept.
+struct StateMetaInfo {
+  std::string name;
+  int32_t backend_type = 0;  // a BackendStateType ordinal, kept as stored
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::pair<std::string, SerializerSnapshot>> serializers;  // (role, snapshot)
+
+  // The option's value or "" if absent.
+  std::string option(std::string_view key) const;
+  // The snapshot stored under `role`, or nullptr.
+  const SerializerSnapshot* serializer(std::string_view role) const;
+  StateKind kind() const;
+  // Convenience roles: VALUE_SERIALIZER (whole-state serializer for keyed KEY_VALUE states:
+  // List -> ListSerializer, Map -> MapSerializer; element serializer for priority queues and
+  // operator list states), NAMESPACE_SERIALIZER, KEY_SERIALIZER (broadcast state only).
+  const SerializerSnapshot* value_serializer() const { return serializer(meta_key::kValueSerializer); }
+  const SerializerSnapshot* namespace_serializer() const { return serializer(meta_key::kNamespaceSerializer); }
+  const SerializerSnapshot* key_serializer() const { return serializer(meta_key::kKeySerializer); }
+};
+
+// Read / write one StateMetaInfoSnapshot record (meta-info format versions 5-7 share this layout).
+Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options = {});
+Status write_state_meta_info(ByteWriter& w, const StateMetaInfo& m);
+
+// KeyedBackendSerializationProxy (§5). Versions 6 (Flink 1.7+) are read; older ones are
+// kNotSupported. The position of a state in `states` is its state id in the heap and
+// canonical streams.
+struct KeyedBackendMeta {
+  int32_t version = 6;
+  bool compression = false;           // key-group data is Snappy framed (§8)
+  SerializerSnapshot key_serializer;  // stored in the proxy form (§3.1)
+  std::vector<StateMetaInfo> states;
+
+  // The state with this name, or nullptr.
+  const StateMetaInfo* find(std::string_view name) const;
+};
+
+// Reads the proxy at r's position and leaves r after it (where heap / canonical key-group data
+// starts). Errors carry the absolute offset.
+Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotReadOptions& options = {});
+// The proxy's bytes, identical to what read_keyed_backend_meta consumed.
+Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m);
+
+// OperatorBackendSerializationProxy (§15): version 5 (1.7-1.16) or 6 (1.17+, compression flag).
+struct OperatorBackendMeta {
+  int32_t version = 5;
+  bool compression = false;                     // only stored for version >= 6
+  std::vector<StateMetaInfo> list_states;       // SPLIT_DISTRIBUTE and UNION
+  std::vector<StateMetaInfo> broadcast_states;  // absent for version < 3
+
+  const StateMetaInfo* find(std::string_view name) const;  // list or broadcast state by name
+};
+
+Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const SnapshotReadOptions& options = {});
+Result<std::string> write_operator_backend_meta(const OperatorBackendMeta& m);
+
+}  // namespace ckpt

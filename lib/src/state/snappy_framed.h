@@ -1,0 +1,24 @@
+// state/snappy_framed.h - the framed Snappy stream that Flink's snapshot compression writes.
+//
+// Flink's SnappyStreamCompressionDecorator wraps xerial's SnappyFramedOutputStream (block size
+// 64 KiB, minimum ratio 0.85), which writes Google's framing_format.txt: chunks of u8 type,
+// u24 little-endian length, body. A compressed key group may hold several streams back to
+// back (the heap writer starts one per state block); every stream begins with the identifier
+// chunk, which xerial's reader requires and which may also recur in the middle.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ckpt/error.h"
+#include "support/byte_reader.h"
+
+namespace ckpt {
+
+// Decodes every chunk from `in`'s position to its end and appends the uncompressed bytes to
+// `out`. The first chunk must be a stream identifier. Checksums are not verified, as Flink's
+// reader does not verify them either. Stops with an error once `out` would exceed
+// `max_output` bytes, so that a hostile chunk sequence cannot exhaust memory.
+Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output);
+
+}  // namespace ckpt
