@@ -73,24 +73,28 @@ struct StreamHandle {
   }
   // Bytes of state this handle stands for (inline size, stored file size, segment length).
   int64_t state_size() const;
+  bool operator==(const StreamHandle&) const = default;
 };
 
 // A file of a RocksDB instance in an incremental handle: local name + uploaded copy.
 struct NamedStream {
   std::string name;  // "000010.sst", "MANIFEST-000004", "CURRENT", ...
   StreamHandle handle;
+  bool operator==(const NamedStream&) const = default;
 };
 
 // One entry of an in-memory change log (type 9).
 struct Change {
   int32_t key_group = 0;  // -1: metadata change (Flink 1.17+)
   std::string bytes;
+  bool operator==(const Change&) const = default;
 };
 
 // A piece of a file-backed change log (types 10, 13).
 struct ChangelogPiece {
   int64_t offset = 0;
   StreamHandle handle;
+  bool operator==(const ChangelogPiece&) const = default;
 };
 
 // Keyed context (§7.3).
@@ -123,6 +127,7 @@ struct KeyedHandle {
   std::string storage_id;                  // 13
 
   bool is_null() const { return type == handle_type::kNull; }
+  bool operator==(const KeyedHandle&) const = default;
 };
 
 // Distribution mode of a named operator state (§7.4).
@@ -133,6 +138,7 @@ struct OperatorStateEntry {
   std::string name;
   DistributionMode mode = DistributionMode::kSplitDistribute;
   std::vector<int64_t> offsets;  // list element starts inside the delegate
+  bool operator==(const OperatorStateEntry&) const = default;
 };
 
 // Operator context (§7.4): types 4 and 17 (type 0 in V1 chains).
@@ -145,6 +151,7 @@ struct OperatorHandle {
   StreamHandle delegate;
 
   bool is_null() const { return type == handle_type::kNull; }
+  bool operator==(const OperatorHandle&) const = default;
 };
 
 // Unaligned-checkpoint channel state (§8, V6 kinds in §15).
@@ -159,6 +166,7 @@ struct ChannelHandle {
   int64_t size = 0;
   StreamHandle delegate;
   std::string merged_offsets;  // V6 kinds 3, 4: serialized per-channel offsets (opaque)
+  bool operator==(const ChannelHandle&) const = default;
 };
 
 // One subtask's record (§6).
@@ -175,6 +183,7 @@ struct SubtaskState {
   std::vector<ChannelHandle> input_channels;        // V3+
   std::vector<ChannelHandle> result_subpartitions;  // V3+
   std::optional<int64_t> reused_checkpoint_id;      // V7: presence byte, then i64
+  bool operator==(const SubtaskState&) const = default;
 };
 
 using OperatorId = std::array<uint8_t, 16>;
@@ -192,12 +201,14 @@ struct OperatorState {
   StreamHandle coordinator;     // V3+: type 0 or 1
   bool fully_finished = false;  // V3+: subtask count stored as -1
   std::vector<SubtaskState> subtasks;  // file order
+  bool operator==(const OperatorState&) const = default;
 };
 
 struct MasterState {
   int32_t version = 0;
   std::string name;
   std::string payload;
+  bool operator==(const MasterState&) const = default;
 };
 
 // What the V4+ properties trailer says (§9), decoded without a JVM.
@@ -213,6 +224,7 @@ struct CheckpointProperties {
   std::string format_type;            // savepoints: CANONICAL, NATIVE
   std::string post_checkpoint_action; // savepoints: NONE, SUSPEND, TERMINATE
   bool is_savepoint() const;
+  bool operator==(const CheckpointProperties&) const = default;
 };
 
 enum class SnapshotKind { kUnknown, kCheckpoint, kSavepointCanonical, kSavepointNative };
@@ -228,8 +240,11 @@ struct Metadata {
   std::string properties_raw;
   CheckpointProperties properties;
 
-  // From the properties (V4+); otherwise inferred from handle kinds, and `inferred` is set.
+  // From the properties (V4+); otherwise inferred from handle kinds, and `inferred` is set:
+  // a V1-V3 file with any type-7 keyed handle is a canonical savepoint, any other is kUnknown
+  // (before 1.13 checkpoints and savepoints wrote the same handles).
   SnapshotKind kind(bool* inferred = nullptr) const;
+  bool operator==(const Metadata&) const = default;
 };
 
 // Decode a whole `_metadata` image. Errors carry the absolute offset; `file` (if given) is put
