@@ -1,0 +1,221 @@
+// Keyed and operator backend serialization proxies (flink-keyed-state.md §4, §5, §15).
+#include "state/backend_meta.h"
+
+#include <fmt/format.h>
+
+#include "support/byte_writer.h"
+
+namespace ckpt {
+namespace {
+
+constexpr int32_t kKeyedProxyVersion = 6;
+constexpr int32_t kMaxStates = 0x7fff;
+
+// A sticky-error guard so a group of reads is checked once.
+Error error_of(ByteReader& r) { return *r.error(); }
+
+Status write_utf(ByteWriter& w, std::string_view s, const char* what) {
+  if (!w.utf(s)) return Error(ErrorCode::kInvalidArgument, fmt::format("{} longer than 65535 bytes", what));
+  return Status::OK();
+}
+
+Result<std::vector<StateMetaInfo>> read_meta_infos(ByteReader& r, const SnapshotReadOptions& options,
+                                                   const char* what) {
+  uint64_t at = r.offset();
+  int16_t n = r.i16();
+  if (!r.ok()) return error_of(r);
+  if (n < 0) return Error(ErrorCode::kCorruption, fmt::format("negative {} count {}", what, n), at);
+  std::vector<StateMetaInfo> out;
+  for (int i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(auto m, read_state_meta_info(r, options));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Status write_meta_infos(ByteWriter& w, const std::vector<StateMetaInfo>& states) {
+  if (states.size() > static_cast<size_t>(kMaxStates))
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{} states, at most 32767 fit a proxy", states.size()));
+  w.i16(static_cast<int16_t>(states.size()));
+  for (const auto& s : states) CKPT_RETURN_IF_ERROR(write_state_meta_info(w, s));
+  return Status::OK();
+}
+
+const StateMetaInfo* find_in(const std::vector<StateMetaInfo>& v, std::string_view name) {
+  for (const auto& s : v)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+const char* backend_state_type_name(BackendStateType t) {
+  switch (t) {
+    case BackendStateType::kKeyValue: return "KEY_VALUE";
+    case BackendStateType::kOperator: return "OPERATOR";
+    case BackendStateType::kBroadcast: return "BROADCAST";
+    case BackendStateType::kPriorityQueue: return "PRIORITY_QUEUE";
+    case BackendStateType::kKeyValueV2: return "KEY_VALUE_V2";
+  }
+  return "UNKNOWN";
+}
+
+const char* state_kind_name(StateKind k) {
+  switch (k) {
+    case StateKind::kValue: return "VALUE";
+    case StateKind::kList: return "LIST";
+    case StateKind::kMap: return "MAP";
+    case StateKind::kReducing: return "REDUCING";
+    case StateKind::kAggregating: return "AGGREGATING";
+    case StateKind::kFolding: return "FOLDING";
+    case StateKind::kPriorityQueue: return "PRIORITY_QUEUE";
+    case StateKind::kOperatorList: return "SPLIT_DISTRIBUTE";
+    case StateKind::kOperatorUnion: return "UNION";
+    case StateKind::kBroadcast: return "BROADCAST";
+    case StateKind::kUnknown: break;
+  }
+  return "UNKNOWN";
+}
+
+bool is_keyed_kind(StateKind k) {
+  return k == StateKind::kValue || k == StateKind::kList || k == StateKind::kMap || k == StateKind::kReducing ||
+         k == StateKind::kAggregating || k == StateKind::kFolding || k == StateKind::kPriorityQueue;
+}
+
+std::string StateMetaInfo::option(std::string_view key) const {
+  for (const auto& [k, v] : options)
+    if (k == key) return v;
+  return {};
+}
+
+const SerializerSnapshot* StateMetaInfo::serializer(std::string_view role) const {
+  for (const auto& [k, v] : serializers)
+    if (k == role) return &v;
+  return nullptr;
+}
+
+StateKind StateMetaInfo::kind() const {
+  switch (static_cast<BackendStateType>(backend_type)) {
+    case BackendStateType::kKeyValue:
+    case BackendStateType::kKeyValueV2: {
+      std::string t = option(meta_key::kKeyedStateType);
+      if (t == "VALUE") return StateKind::kValue;
+      if (t == "LIST") return StateKind::kList;
+      if (t == "MAP") return StateKind::kMap;
+      if (t == "REDUCING") return StateKind::kReducing;
+      if (t == "AGGREGATING") return StateKind::kAggregating;
+      if (t == "FOLDING") return StateKind::kFolding;
+      return StateKind::kUnknown;
+    }
+    case BackendStateType::kPriorityQueue: return StateKind::kPriorityQueue;
+    case BackendStateType::kOperator:
+      return option(meta_key::kDistributionMode) == "UNION" ? StateKind::kOperatorUnion : StateKind::kOperatorList;
+    case BackendStateType::kBroadcast: return StateKind::kBroadcast;
+  }
+  return StateKind::kUnknown;
+}
+
+Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options) {
+  StateMetaInfo m;
+  uint64_t at = r.offset();
+  m.name = r.utf();
+  uint64_t type_at = r.offset();
+  m.backend_type = r.i32();
+  if (!r.ok()) return error_of(r);
+  if (m.backend_type < 0 || m.backend_type > static_cast<int32_t>(BackendStateType::kKeyValueV2))
+    return Error(ErrorCode::kCorruption, fmt::format("unknown backend state type {} of state '{}'", m.backend_type, m.name),
+                 type_at);
+  int32_t n = r.count(4, "state option");
+  for (int32_t i = 0; i < n && r.ok(); ++i) {
+    std::string k = r.utf();
+    std::string v = r.utf();
+    m.options.emplace_back(std::move(k), std::move(v));
+  }
+  int32_t s = r.count(8, "state serializer");
+  if (!r.ok()) return error_of(r);
+  for (int32_t i = 0; i < s; ++i) {
+    std::string role = r.utf();
+    if (!r.ok()) return error_of(r);
+    auto snap = read_serializer_snapshot(r, SnapshotFraming::kProxy, options);
+    if (!snap.ok())
+      return std::move(snap).error().with_context(fmt::format("state '{}' {}", m.name, role));
+    m.serializers.emplace_back(std::move(role), std::move(snap).value());
+  }
+  (void)at;
+  return m;
+}
+
+Status write_state_meta_info(ByteWriter& w, const StateMetaInfo& m) {
+  CKPT_RETURN_IF_ERROR(write_utf(w, m.name, "state name"));
+  w.i32(m.backend_type);
+  w.i32(static_cast<int32_t>(m.options.size()));
+  for (const auto& [k, v] : m.options) {
+    CKPT_RETURN_IF_ERROR(write_utf(w, k, "state option key"));
+    CKPT_RETURN_IF_ERROR(write_utf(w, v, "state option value"));
+  }
+  w.i32(static_cast<int32_t>(m.serializers.size()));
+  for (const auto& [role, snap] : m.serializers) {
+    CKPT_RETURN_IF_ERROR(write_utf(w, role, "serializer role"));
+    write_serializer_snapshot(w, snap, SnapshotFraming::kProxy);
+  }
+  return Status::OK();
+}
+
+const StateMetaInfo* KeyedBackendMeta::find(std::string_view name) const { return find_in(states, name); }
+
+Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotReadOptions& options) {
+  KeyedBackendMeta m;
+  uint64_t at = r.offset();
+  m.version = r.i32();
+  if (!r.ok()) return error_of(r);
+  if (m.version != kKeyedProxyVersion)
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("unsupported keyed backend proxy version {} (expected 6, Flink 1.7+)", m.version), at);
+  m.compression = r.boolean();
+  if (!r.ok()) return error_of(r);
+  auto key = read_serializer_snapshot(r, SnapshotFraming::kProxy, options);
+  if (!key.ok()) return std::move(key).error().with_context("key serializer");
+  m.key_serializer = std::move(key).value();
+  CKPT_ASSIGN_OR_RETURN(m.states, read_meta_infos(r, options, "keyed state"));
+  return m;
+}
+
+Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m) {
+  ByteWriter w;
+  w.i32(m.version);
+  w.boolean(m.compression);
+  write_serializer_snapshot(w, m.key_serializer, SnapshotFraming::kProxy);
+  CKPT_RETURN_IF_ERROR(write_meta_infos(w, m.states));
+  return w.take();
+}
+
+const StateMetaInfo* OperatorBackendMeta::find(std::string_view name) const {
+  const StateMetaInfo* s = find_in(list_states, name);
+  return s ? s : find_in(broadcast_states, name);
+}
+
+Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const SnapshotReadOptions& options) {
+  OperatorBackendMeta m;
+  uint64_t at = r.offset();
+  m.version = r.i32();
+  if (!r.ok()) return error_of(r);
+  // Versions before 4 (Flink <= 1.5) used another meta info layout.
+  if (m.version < 4 || m.version > 6)
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("unsupported operator backend proxy version {} (expected 4 to 6)", m.version), at);
+  if (m.version >= 6) m.compression = r.boolean();
+  CKPT_ASSIGN_OR_RETURN(m.list_states, read_meta_infos(r, options, "operator state"));
+  CKPT_ASSIGN_OR_RETURN(m.broadcast_states, read_meta_infos(r, options, "broadcast state"));
+  return m;
+}
+
+Result<std::string> write_operator_backend_meta(const OperatorBackendMeta& m) {
+  ByteWriter w;
+  w.i32(m.version);
+  if (m.version >= 6) w.boolean(m.compression);
+  CKPT_RETURN_IF_ERROR(write_meta_infos(w, m.list_states));
+  CKPT_RETURN_IF_ERROR(write_meta_infos(w, m.broadcast_states));
+  return w.take();
+}
+
+}  // namespace ckpt

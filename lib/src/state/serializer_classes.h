@@ -1,0 +1,37 @@
+// state/serializer_classes.h - the snapshot class names the parser and the decoders recognise.
+//
+// One table, so the snapshot parser (which must know body layouts) and the decoder factory
+// (which must know value layouts) agree on what a class is.
+#pragma once
+
+#include <string_view>
+
+namespace ckpt::snapshot_class {
+
+// Package prefixes, as Flink spells them.
+inline constexpr std::string_view kBase = "org.apache.flink.api.common.typeutils.base.";
+inline constexpr std::string_view kArray = "org.apache.flink.api.common.typeutils.base.array.";
+inline constexpr std::string_view kRuntime = "org.apache.flink.api.java.typeutils.runtime.";
+
+// Layout families of snapshot bodies.
+enum class Layout {
+  kSimple,      // SimpleTypeSerializerSnapshot: v3 empty, v<3 one utf
+  kComposite,   // CompositeTypeSerializerSnapshot
+  kPojo,
+  kKryo,
+  kEnum,
+  kAvro,
+  kClassOnly,   // one utf class name (Value, CopyableValue, Writable serializers)
+  kTtlAware,    // bool + nested versioned snapshot
+  kRowData,     // i32 n + n Java-serialized LogicalTypes + nested delegate
+  kUnknown,
+};
+
+// The layout of a snapshot class' body; kUnknown for classes not in the table.
+Layout layout_of(std::string_view snapshot_class);
+
+// The serializer class a snapshot class describes ("...LongSerializer$LongSerializerSnapshot"
+// -> "...LongSerializer").
+std::string_view strip_snapshot_suffix(std::string_view snapshot_class, std::string* storage);
+
+}  // namespace ckpt::snapshot_class

@@ -1,0 +1,36 @@
+// state/value_decoders.h - the decoder families behind make_decoder() (value_decoder.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "state/value_decoder.h"
+
+namespace ckpt::decoders {
+
+using DecoderPtr = std::unique_ptr<ValueDecoder>;
+
+// Basic types of typeutils.base / .array, Flink Value types, dates, windows, namespaces;
+// nullptr if `snapshot_class` is none of them.
+DecoderPtr make_scalar(const SerializerSnapshot& s);
+// Serializers that need the job's classes: always succeeds.
+DecoderPtr make_opaque(const SerializerSnapshot& s, std::string why);
+// Containers and records whose nested decoders are built by make_decoder(); nullptr if the
+// class is none of them. Errors for inconsistent snapshots.
+Result<DecoderPtr> make_structured(const SerializerSnapshot& s);
+// SQL RowData (BinaryRowData layout), from the snapshot's logical types.
+Result<DecoderPtr> make_row_data(const SerializerSnapshot& s);
+
+// Lower-case hex of raw bytes.
+std::string to_hex(std::string_view bytes);
+// A BigInteger magnitude (two's complement, big endian) as a JSON number if it fits 64 bits,
+// else as a decimal string.
+nlohmann::json big_integer_json(std::string_view twos_complement);
+// A float as the JSON number with the shortest decimal form that reads back as that float.
+nlohmann::json float_json(float f);
+nlohmann::json double_json(double d);
+// One UTF-16 code unit as a string.
+std::string char_string(uint16_t unit);
+
+}  // namespace ckpt::decoders
