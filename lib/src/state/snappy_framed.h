@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "ckpt/error.h"
@@ -16,9 +17,15 @@
 namespace ckpt {
 
 // Decodes every chunk from `in`'s position to its end and appends the uncompressed bytes to
-// `out`. The first chunk must be a stream identifier. Checksums are not verified, as Flink's
+// `out`. The first chunk must be a stream identifier unless `expect_identifier` is false (an
+// operator-state offset points at a data chunk in the middle of a stream). Checksums are not verified, as Flink's
 // reader does not verify them either. Stops with an error once `out` would exceed
 // `max_output` bytes, so that a hostile chunk sequence cannot exhaust memory.
-Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output);
+// A bound on what `compressed` bytes may honestly decompress to: Snappy expands at most ~21x
+// per chunk, so more than this is a hostile stream.
+inline uint64_t snappy_decompressed_limit(uint64_t compressed) { return compressed * 32 + 65536; }
+
+Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output,
+                            bool expect_identifier = true);
 
 }  // namespace ckpt

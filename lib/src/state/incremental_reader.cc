@@ -1,0 +1,130 @@
+// RocksDB native snapshots: the meta stream plus one SST scan per file, grouped by state.
+#include "state/incremental_reader.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "state/backend_meta.h"
+#include "state/keyed_state_codec.h"
+#include "state/rocks_sst.h"
+#include "state/value_decoder.h"
+
+namespace ckpt {
+namespace {
+
+bool is_sst_name(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
+}
+
+struct Table {
+  const NamedStream* source = nullptr;
+  SstFile sst;
+};
+
+Status add_file_context(Error&& e, const NamedStream& f, const std::string& fallback_file, const ProblemSink& problems) {
+  if (e.file.empty()) e.file = fallback_file;
+  return problems(std::move(e).with_context(fmt::format("sst '{}'", f.name)));
+}
+
+}  // namespace
+
+Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& resolve,
+                               const std::string& metadata_file, int32_t max_parallelism,
+                               const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems) {
+  CKPT_ASSIGN_OR_RETURN(StateStream meta_stream, StateStream::open(handle.delegate, resolve, metadata_file));
+  std::string meta_bytes;
+  CKPT_RETURN_IF_ERROR(meta_stream.read_all(&meta_bytes));
+  ByteReader mr(meta_bytes, meta_stream.base());
+  auto meta_or = read_keyed_backend_meta(mr);
+  if (!meta_or.ok()) {
+    Error e = std::move(meta_or).error();
+    if (e.file.empty()) e.file = meta_stream.file();
+    return std::move(e).with_context("meta data stream");
+  }
+  const KeyedBackendMeta& meta = meta_or.value();
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(meta.key_serializer));
+
+  // Open every SST once and group them by state, in the proxy's state order.
+  std::vector<const NamedStream*> files;
+  for (const auto* list : {&handle.shared_files, &handle.private_files})
+    for (const NamedStream& f : *list)
+      if (is_sst_name(f.name)) files.push_back(&f);
+  std::sort(files.begin(), files.end(), [](const NamedStream* a, const NamedStream* b) { return a->name < b->name; });
+  std::vector<std::vector<Table>> by_state(meta.states.size());
+  for (const NamedStream* f : files) {
+    auto stream = StateStream::open(f->handle, resolve, metadata_file);
+    if (!stream.ok()) {
+      CKPT_RETURN_IF_ERROR(add_file_context(std::move(stream).error(), *f, metadata_file, problems));
+      continue;
+    }
+    auto sst = SstFile::open(stream.value());
+    if (!sst.ok()) {
+      CKPT_RETURN_IF_ERROR(add_file_context(std::move(sst).error(), *f, stream->file(), problems));
+      continue;
+    }
+    const std::string& cf = sst->column_family();
+    auto it = std::find_if(meta.states.begin(), meta.states.end(),
+                           [&](const StateMetaInfo& s) { return s.name == cf; });
+    if (it == meta.states.end()) {
+      if (cf == "default" || sst->num_entries() == 0) continue;  // Flink never writes there
+      Error e(ErrorCode::kCorruption,
+              fmt::format("sst of column family '{}', which the meta data stream does not name", cf));
+      CKPT_RETURN_IF_ERROR(add_file_context(std::move(e), *f, stream->file(), problems));
+      continue;
+    }
+    by_state[it - meta.states.begin()].push_back({f, std::move(sst).value()});
+  }
+
+  for (size_t id = 0; id < meta.states.size(); ++id) {
+    const StateMetaInfo& info = meta.states[id];
+    if (by_state[id].empty() || !filter.wants_state(info.name)) continue;
+    auto codec_or = KeyedStateCodec::make(info, *key_decoder, max_parallelism);
+    if (!codec_or.ok()) {
+      CKPT_RETURN_IF_ERROR(problems(std::move(codec_or).error().with_context(fmt::format("state '{}'", info.name))));
+      continue;
+    }
+    const KeyedStateCodec& codec = *codec_or.value();
+    if (by_state[id].size() > 1) {
+      // Per-file iterators cannot see deletes and merges across files; several files of one
+      // column family are read only when their key ranges do not overlap.
+      std::vector<std::pair<std::string, std::string>> ranges;
+      bool overlap = false;
+      for (const Table& t : by_state[id]) {
+        if (t.sst.first_key().empty() && t.sst.last_key().empty()) continue;
+        ranges.emplace_back(t.sst.first_key(), t.sst.last_key());
+      }
+      std::sort(ranges.begin(), ranges.end());
+      for (size_t i = 1; i < ranges.size(); ++i) overlap |= ranges[i].first <= ranges[i - 1].second;
+      if (overlap) {
+        CKPT_RETURN_IF_ERROR(problems(Error(ErrorCode::kNotSupported,
+                                            fmt::format("state '{}' spans {} sst files with overlapping key ranges, "
+                                                        "which needs the instance's manifest to merge",
+                                                        info.name, by_state[id].size()))));
+        continue;
+      }
+      std::sort(by_state[id].begin(), by_state[id].end(), [](const Table& a, const Table& b) {
+        return a.sst.first_key() < b.sst.first_key();
+      });
+    }
+    for (const Table& t : by_state[id]) {
+      Status s = t.sst.for_each([&](std::string_view key, std::string_view value) -> Status {
+        int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
+        if (!handle.range.contains(kg) || !filter.wants_key_group(kg)) return Status::OK();
+        Status r = codec.read_rocks_entry(key, 0, value, 0, sink);
+        if (!r.ok() && !is_stop(r.error()))
+          return std::move(r).error().with_context(fmt::format("key group {}", kg));
+        return r;
+      });
+      if (!s.ok()) {
+        if (is_stop(s.error())) return s;
+        CKPT_RETURN_IF_ERROR(add_file_context(std::move(s).error(), *t.source, t.sst.file(), problems));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,33 @@
+// state/key_groups_reader.h - keyed state in a key-groups handle (types 3, 7, 12).
+//
+// Such a handle's stream is the keyed proxy followed by one block per key group at the
+// offsets the handle records, in one of two layouts that the type byte does not tell apart:
+// the heap layout (§7: i32 key group, then per state an id, a count and entries) or the
+// canonical layout (§9: length-framed RocksDB pairs with state-id and end marks). The reader
+// tells them apart by the canonical framing, which needs no serializer: a heap block does not
+// parse as one that ends exactly at the region's end with key prefixes naming its key group.
+#pragma once
+
+#include <cstdint>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+#include "state/read_options.h"
+#include "state/state_entry.h"
+#include "state/state_stream.h"
+
+namespace ckpt {
+
+enum class KeyGroupsLayout : uint8_t { kHeap, kCanonical };
+const char* key_groups_layout_name(KeyGroupsLayout l);  // "heap", "canonical"
+
+// The layout of `handle`'s stream (its proxy must be readable). Type 7 is canonical by
+// definition; for types 3 and 12 the first non-empty key groups are probed.
+Result<KeyGroupsLayout> detect_key_groups_layout(const KeyedHandle& handle, const StateStream& stream);
+
+// Every entry of the handle that `filter` admits, key groups ascending. A damaged key group
+// goes to `problems` (which may return it to stop) and the reader moves on to the next one.
+Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
+                              const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems);
+
+}  // namespace ckpt

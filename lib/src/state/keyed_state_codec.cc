@@ -1,0 +1,242 @@
+// Keyed state entries from heap and RocksDB layouts (flink-keyed-state.md §7, §10, §13).
+#include "state/keyed_state_codec.h"
+
+#include <fmt/format.h>
+
+namespace ckpt {
+
+const char* entry_kind_name(EntryKind k) {
+  switch (k) {
+    case EntryKind::kKeyed: return "keyed";
+    case EntryKind::kTimer: return "timer";
+    case EntryKind::kOperator: return "operator";
+  }
+  return "keyed";
+}
+
+Error stop_error() { return Error(ErrorCode::kInvalidArgument, "dump stopped"); }
+bool is_stop(const Error& e) { return e.code == ErrorCode::kInvalidArgument && e.message == "dump stopped"; }
+
+int key_group_prefix_bytes(int32_t max_parallelism) { return max_parallelism > 128 ? 2 : 1; }
+
+int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes) {
+  if (key.size() < static_cast<size_t>(prefix_bytes)) return -1;
+  int32_t kg = 0;
+  for (int i = 0; i < prefix_bytes; ++i) kg = (kg << 8) | static_cast<uint8_t>(key[i]);
+  return kg;
+}
+
+namespace {
+
+constexpr uint8_t kListDelimiter = ',';
+
+Result<std::unique_ptr<ValueDecoder>> nested_decoder(const SerializerSnapshot& s, size_t i, const char* what,
+                                                     const std::string& state) {
+  if (s.nested.size() <= i)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state '{}': {} snapshot {} has no nested {} serializer", state,
+                             s.display_name(), s.snapshot_class, what));
+  return make_decoder(s.nested[i]);
+}
+
+bool is_timer_serializer(const SerializerSnapshot& s) {
+  return s.snapshot_class.find("TimerSerializer") != std::string::npos;
+}
+
+// RocksDBKeySerializationUtils: after a variable-length key or namespace, its byte length as
+// little-endian base-256 digits, at least one.
+void skip_variable_length(ByteReader& r, uint64_t length) {
+  uint64_t at = r.offset();
+  uint64_t v = length;
+  uint64_t stored = 0;
+  int shift = 0;
+  do {
+    stored |= uint64_t{r.u8()} << shift;
+    shift += 8;
+    v >>= 8;
+  } while (v != 0 && r.ok());
+  if (r.ok() && stored != length)
+    r.fail_at(at, fmt::format("stored length suffix {} does not match the {} bytes read", stored, length));
+}
+
+Status reader_error(ByteReader& r) { return r.take_error(); }
+
+}  // namespace
+
+Result<std::unique_ptr<KeyedStateCodec>> KeyedStateCodec::make(const StateMetaInfo& info,
+                                                               const ValueDecoder& key_decoder,
+                                                               int32_t max_parallelism) {
+  std::unique_ptr<KeyedStateCodec> c(new KeyedStateCodec());
+  c->name_ = info.name;
+  c->kind_ = info.kind();
+  c->prefix_bytes_ = key_group_prefix_bytes(max_parallelism);
+  c->key_ = &key_decoder;
+  const SerializerSnapshot* value = info.value_serializer();
+  if (!value)
+    return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no VALUE_SERIALIZER snapshot", info.name));
+  CKPT_ASSIGN_OR_RETURN(c->value_, make_decoder(*value));
+  if (c->kind_ == StateKind::kPriorityQueue) {
+    c->is_timer_ = is_timer_serializer(*value);
+    return c;
+  }
+  if (!is_keyed_kind(c->kind_))
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state '{}' of kind {} in keyed state", info.name, state_kind_name(c->kind_)));
+  const SerializerSnapshot* ns = info.namespace_serializer();
+  if (!ns)
+    return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no NAMESPACE_SERIALIZER snapshot", info.name));
+  CKPT_ASSIGN_OR_RETURN(c->namespace_, make_decoder(*ns));
+  c->ambiguous_key_ = key_decoder.fixed_length() < 0 && c->namespace_->fixed_length() < 0;
+  if (c->kind_ == StateKind::kList) {
+    CKPT_ASSIGN_OR_RETURN(c->element_, nested_decoder(*value, 0, "element", info.name));
+  } else if (c->kind_ == StateKind::kMap) {
+    CKPT_ASSIGN_OR_RETURN(c->user_key_, nested_decoder(*value, 0, "user key", info.name));
+    CKPT_ASSIGN_OR_RETURN(c->element_, nested_decoder(*value, 1, "user value", info.name));
+  }
+  return c;
+}
+
+bool KeyedStateCodec::heap_walkable() const { return why_not_heap().empty(); }
+
+std::string KeyedStateCodec::why_not_heap() const {
+  if (!key_->decodable()) return fmt::format("keys: {}", key_->why_not());
+  if (namespace_ && !namespace_->decodable()) return fmt::format("namespaces: {}", namespace_->why_not());
+  if (!value_->decodable()) return fmt::format("values: {}", value_->why_not());
+  return {};
+}
+
+Status KeyedStateCodec::emit_timer(nlohmann::json&& timer, int32_t key_group, const EntrySink& sink) const {
+  StateEntry e;
+  e.state = name_;
+  e.key_group = key_group;
+  if (is_timer_ && timer.is_object() && timer.contains("timestamp")) {
+    e.kind = EntryKind::kTimer;
+    e.has_key = e.has_namespace = true;
+    e.key = std::move(timer["key"]);
+    e.ns = std::move(timer["namespace"]);
+    e.value = std::move(timer["timestamp"]);
+  } else {
+    // A priority queue of something else than timers: the element is the value.
+    e.kind = EntryKind::kKeyed;
+    e.value = std::move(timer);
+  }
+  return sink(std::move(e));
+}
+
+Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink) const {
+  if (kind_ == StateKind::kPriorityQueue) {
+    nlohmann::json element;
+    value_->read(r, element);
+    if (!r.ok()) return reader_error(r);
+    return emit_timer(std::move(element), key_group, sink);
+  }
+  StateEntry e;
+  e.state = name_;
+  e.key_group = key_group;
+  e.has_key = e.has_namespace = true;
+  namespace_->read(r, e.ns);
+  key_->read(r, e.key);
+  value_->read(r, e.value);
+  if (!r.ok()) return reader_error(r);
+  if (kind_ == StateKind::kList) {
+    // RocksDB and the canonical layout cannot hold an empty list: skip it here as well.
+    if (e.value.is_array() && e.value.empty()) return Status::OK();
+    return sink(std::move(e));
+  }
+  if (kind_ == StateKind::kMap) {
+    nlohmann::json pairs = std::move(e.value);
+    if (!pairs.is_array())
+      return Error(ErrorCode::kCorruption, fmt::format("state '{}': map value did not decode to pairs", name_),
+                   r.offset());
+    for (auto& pair : pairs) {
+      StateEntry m;
+      m.state = name_;
+      m.key_group = key_group;
+      m.has_key = m.has_namespace = m.has_user_key = true;
+      m.key = e.key;
+      m.ns = e.ns;
+      m.user_key = std::move(pair.at(0));
+      m.value = std::move(pair.at(1));
+      CKPT_RETURN_IF_ERROR(sink(std::move(m)));
+    }
+    return Status::OK();
+  }
+  return sink(std::move(e));
+}
+
+Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
+                                         uint64_t value_offset, const EntrySink& sink) const {
+  int32_t kg = key_group_of_rocks_key(key, prefix_bytes_);
+  if (kg < 0) return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", key_offset);
+  ByteReader kr(key.substr(prefix_bytes_), key_offset + prefix_bytes_);
+  if (kind_ == StateKind::kPriorityQueue) {
+    nlohmann::json element;
+    value_->read(kr, element);
+    if (kr.ok() && !kr.at_end())
+      kr.fail(fmt::format("{} bytes after the queue element in the key", kr.remaining()));
+    if (!kr.ok()) return reader_error(kr);
+    return emit_timer(std::move(element), kg, sink);
+  }
+  StateEntry e;
+  e.state = name_;
+  e.key_group = kg;
+  e.has_key = e.has_namespace = true;
+  uint64_t start = kr.position();
+  key_->read(kr, e.key);
+  if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
+  start = kr.position();
+  namespace_->read(kr, e.ns);
+  if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
+  if (!kr.ok()) return reader_error(kr);
+  ByteReader vr(value, value_offset);
+  if (kind_ == StateKind::kMap) {
+    e.has_user_key = true;
+    auto uk = decode_framed(*user_key_, kr, kr.remaining());
+    if (!uk.ok()) return std::move(uk).error();
+    e.user_key = std::move(uk).value();
+    bool is_null = vr.boolean();
+    if (!vr.ok()) return reader_error(vr);
+    if (is_null) {
+      if (!vr.at_end()) return Error(ErrorCode::kCorruption, "bytes after a null map value", vr.offset());
+      e.value = nullptr;
+    } else {
+      auto v = decode_framed(*element_, vr, vr.remaining());
+      if (!v.ok()) return std::move(v).error();
+      e.value = std::move(v).value();
+    }
+    return sink(std::move(e));
+  }
+  if (!kr.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} bytes after the namespace in the key of state '{}'", kr.remaining(), name_),
+                 kr.offset());
+  if (kind_ == StateKind::kList) {
+    if (!element_->decodable()) {
+      // Elements cannot be told apart without their classes: show the whole value.
+      auto whole = decode_framed(*element_, vr, vr.remaining());
+      if (!whole.ok()) return std::move(whole).error();
+      e.value = std::move(whole).value();
+      return sink(std::move(e));
+    }
+    e.value = nlohmann::json::array();
+    while (!vr.at_end()) {
+      nlohmann::json element;
+      element_->read(vr, element);
+      if (!vr.ok()) return reader_error(vr);
+      e.value.push_back(std::move(element));
+      if (vr.at_end()) break;
+      uint64_t at = vr.offset();
+      if (vr.u8() != kListDelimiter)
+        return Error(ErrorCode::kCorruption, "expected the list delimiter ',' between list elements", at);
+      if (vr.at_end()) return Error(ErrorCode::kCorruption, "list value ends with a delimiter", at);
+    }
+    if (e.value.empty()) return Status::OK();
+    return sink(std::move(e));
+  }
+  auto v = decode_framed(*value_, vr, vr.remaining());
+  if (!v.ok()) return std::move(v).error();
+  e.value = std::move(v).value();
+  return sink(std::move(e));
+}
+
+}  // namespace ckpt

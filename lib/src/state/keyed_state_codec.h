@@ -1,0 +1,66 @@
+// state/keyed_state_codec.h - decoding the entries of one keyed state in either byte layout.
+//
+// The heap layout stores (namespace, key, whole state object) per entry; the RocksDB layout
+// (SST files and the canonical stream) stores a composite key (key-group prefix, key,
+// namespace, map user key) and a per-kind value (list elements joined by ',', map values
+// behind a null flag, timers in the key). Both come out as the same StateEntry values, which
+// is what makes heap and RocksDB snapshots of one job comparable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ckpt/error.h"
+#include "state/backend_meta.h"
+#include "state/state_entry.h"
+#include "state/value_decoder.h"
+#include "support/byte_reader.h"
+
+namespace ckpt {
+
+// Bytes of the key-group prefix in RocksDB keys: 1 up to max parallelism 128, else 2 (§6).
+int key_group_prefix_bytes(int32_t max_parallelism);
+// The key group a RocksDB key's prefix names, or -1 if the key is shorter than the prefix.
+int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes);
+
+class KeyedStateCodec {
+ public:
+  // `key_decoder` decodes the backend's keys and must outlive the codec.
+  static Result<std::unique_ptr<KeyedStateCodec>> make(const StateMetaInfo& info,
+                                                       const ValueDecoder& key_decoder,
+                                                       int32_t max_parallelism);
+
+  const std::string& name() const { return name_; }
+  StateKind kind() const { return kind_; }
+  int prefix_bytes() const { return prefix_bytes_; }
+  // False if the heap layout of this state cannot be walked (a value needs the job's
+  // classes and heap entries carry no lengths); why_not() says why.
+  bool heap_walkable() const;
+  std::string why_not_heap() const;
+
+  // One heap entry of this state's block in key group `key_group` (§7).
+  Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink) const;
+  // One RocksDB key / value pair (§10). `key_offset` and `value_offset` are the absolute
+  // offsets of the bytes, for errors (0 when unknown, as inside an SST).
+  Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
+                          uint64_t value_offset, const EntrySink& sink) const;
+
+ private:
+  KeyedStateCodec() = default;
+  Status emit_timer(nlohmann::json&& timer, int32_t key_group, const EntrySink& sink) const;
+
+  std::string name_;
+  StateKind kind_ = StateKind::kUnknown;
+  int prefix_bytes_ = 1;
+  bool is_timer_ = false;
+  bool ambiguous_key_ = false;  // key and namespace both of variable length: lengths follow
+  const ValueDecoder* key_ = nullptr;
+  std::unique_ptr<ValueDecoder> namespace_;
+  std::unique_ptr<ValueDecoder> value_;    // whole-state serializer (heap); PQ element
+  std::unique_ptr<ValueDecoder> element_;  // LIST element; MAP user value
+  std::unique_ptr<ValueDecoder> user_key_; // MAP user key
+};
+
+}  // namespace ckpt

@@ -1,0 +1,99 @@
+// SST reading through rocksdb::SstFileReader, with Flink's merge operator.
+#include "state/rocks_sst.h"
+
+#include <fmt/format.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/env.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/sst_file_reader.h>
+#include <rocksdb/table_properties.h>
+
+namespace ckpt {
+
+struct SstFile::Rep {
+  std::unique_ptr<rocksdb::Env> mem_env;  // only for SSTs that are not plain files
+  rocksdb::Options options;
+  std::unique_ptr<rocksdb::SstFileReader> reader;
+};
+
+namespace {
+
+Error rocks_error(const std::string& file, const char* what, const rocksdb::Status& s) {
+  Error e(s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption,
+          fmt::format("{}: {}", what, s.ToString()));
+  e.file = file;
+  return e;
+}
+
+Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator() {
+  std::shared_ptr<rocksdb::MergeOperator> op;
+  rocksdb::ConfigOptions config;
+  rocksdb::Status s = rocksdb::MergeOperator::CreateFromString(config, "stringappendtest", &op);
+  if (!s.ok() || !op)
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("rocksdb has no StringAppendTESTOperator: {}", s.ToString()));
+  return op;
+}
+
+}  // namespace
+
+SstFile::SstFile(SstFile&&) noexcept = default;
+SstFile& SstFile::operator=(SstFile&&) noexcept = default;
+SstFile::~SstFile() = default;
+
+Result<SstFile> SstFile::open(const StateStream& stream) {
+  SstFile f;
+  f.file_ = stream.file();
+  f.rep_ = std::make_unique<Rep>();
+  Rep& rep = *f.rep_;
+  CKPT_ASSIGN_OR_RETURN(rep.options.merge_operator, flink_merge_operator());
+  std::string path = stream.path();
+  if (path.empty() || stream.base() != 0) {
+    // No file to hand to RocksDB as is: serve the bytes from an in-memory file system.
+    std::string bytes;
+    CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
+    rep.mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    path = "/ckpt-mem/table.sst";
+    std::unique_ptr<rocksdb::WritableFile> w;
+    rocksdb::Status s = rep.mem_env->NewWritableFile(path, &w, rocksdb::EnvOptions());
+    if (s.ok()) s = w->Append(bytes);
+    if (s.ok()) s = w->Close();
+    if (!s.ok()) return rocks_error(f.file_, "cannot stage the sst in memory", s);
+    rep.options.env = rep.mem_env.get();
+  }
+  rep.reader = std::make_unique<rocksdb::SstFileReader>(rep.options);
+  rocksdb::Status s = rep.reader->Open(path);
+  if (!s.ok()) return rocks_error(f.file_, "rocksdb cannot open the sst file", s);
+  auto props = rep.reader->GetTableProperties();
+  if (!props) {
+    Error e(ErrorCode::kCorruption, "sst file without table properties");
+    e.file = f.file_;
+    return e;
+  }
+  f.column_family_ = props->column_family_name;
+  f.num_entries_ = props->num_entries;
+  std::unique_ptr<rocksdb::Iterator> it(rep.reader->NewIterator(rocksdb::ReadOptions()));
+  it->SeekToFirst();
+  if (it->Valid()) f.first_key_ = it->key().ToString();
+  it->SeekToLast();
+  if (it->Valid()) f.last_key_ = it->key().ToString();
+  if (!it->status().ok()) return rocks_error(f.file_, "rocksdb cannot read the sst file", it->status());
+  return f;
+}
+
+Status SstFile::for_each(const std::function<Status(std::string_view, std::string_view)>& fn) const {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(rep_->reader->NewIterator(ro));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key();
+    rocksdb::Slice v = it->value();
+    CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
+  }
+  if (!it->status().ok()) return rocks_error(file_, "rocksdb cannot read the sst file", it->status());
+  return Status::OK();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,42 @@
+// state/state_entry.h - one logical state entry as the layout readers produce it.
+//
+// Whatever the layout (heap, canonical, RocksDB, operator stream, change log), a reader turns
+// bytes into these, with values already decoded to JSON, so the dump and the parity tests see
+// the same thing for the same logical state.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ckpt/error.h"
+
+namespace ckpt {
+
+enum class EntryKind : uint8_t { kKeyed, kTimer, kOperator };
+const char* entry_kind_name(EntryKind k);  // "keyed", "timer", "operator"
+
+struct StateEntry {
+  std::string state;
+  EntryKind kind = EntryKind::kKeyed;
+  int32_t key_group = -1;  // keyed and timer entries
+  bool has_key = false;    // keyed, timer, broadcast
+  bool has_namespace = false;
+  bool has_user_key = false;  // map state
+  nlohmann::json key;
+  nlohmann::json ns;
+  nlohmann::json user_key;
+  nlohmann::json value;
+};
+
+// The error a sink returns to stop a reader early (the limit is reached, another subtask
+// failed). Readers pass it up untouched and never report it as a problem.
+Error stop_error();
+bool is_stop(const Error& e);
+
+// Receives entries in reading order; an error stops the reader (and is passed up).
+using EntrySink = std::function<Status(StateEntry&&)>;
+
+}  // namespace ckpt

@@ -1,0 +1,128 @@
+// Opening stream handles: inline bytes, relative and absolute files, file segments.
+#include "state/state_stream.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace ckpt {
+namespace fs = std::filesystem;
+
+struct StateStream::Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+namespace {
+
+Error file_error(const std::string& path, const std::string& what, int err) {
+  Error e(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIOError,
+          fmt::format("{}: {}", what, std::strerror(err)));
+  e.file = path;
+  return e;
+}
+
+}  // namespace
+
+Result<StateStream> StateStream::open(const StreamHandle& handle, const PathResolver& resolve,
+                                      const std::string& metadata_file) {
+  StateStream s;
+  switch (handle.type) {
+    case handle_type::kByteStream:
+      s.inline_ = &handle.data;
+      s.size_ = handle.data.size();
+      s.file_ = metadata_file;
+      s.description_ = fmt::format("inline stream '{}'", handle.name);
+      return s;
+    case handle_type::kKeyGroups:
+      if (handle.key_groups.size() != 1)
+        return Error(ErrorCode::kCorruption, "key-groups stream handle without its delegate");
+      return open(handle.key_groups[0].delegate, resolve, metadata_file);
+    case handle_type::kRelativeFile:
+    case handle_type::kFile:
+      break;
+    case handle_type::kSegmentFile:
+      if (handle.start < 0 || handle.size < 0)
+        return Error(ErrorCode::kCorruption,
+                     fmt::format("segment handle with negative start {} or size {}", handle.start, handle.size));
+      s.base_ = static_cast<uint64_t>(handle.start);
+      s.size_ = static_cast<uint64_t>(handle.size);
+      break;
+    case handle_type::kNull:
+      return Error(ErrorCode::kInvalidArgument, "null stream handle has no bytes");
+    default:
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("stream handle type {:#04x} ({}) has no readable bytes", handle.type,
+                               handle_type_name(handle.type)));
+  }
+  std::optional<std::string> found = resolve(handle.type, handle.path);
+  if (!found) {
+    Error e(ErrorCode::kNotFound, fmt::format("state file '{}' not found", handle.path));
+    e.file = metadata_file;
+    return e;
+  }
+  s.path_ = std::move(*found);
+  s.file_ = s.path_;
+  s.description_ = fmt::format("file '{}'", fs::path(s.path_).filename().string());
+  auto fd = std::make_shared<Fd>();
+  fd->fd = ::open(s.path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd->fd < 0) return file_error(s.path_, "cannot open state file", errno);
+  struct stat st;
+  if (::fstat(fd->fd, &st) != 0) return file_error(s.path_, "cannot stat state file", errno);
+  uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (handle.type == handle_type::kSegmentFile) {
+    if (s.base_ > file_size || s.size_ > file_size - s.base_) {
+      Error e(ErrorCode::kCorruption,
+              fmt::format("segment [{:#x}, {:#x}) lies beyond the end of the file ({:#x} bytes)", s.base_,
+                          s.base_ + s.size_, file_size));
+      e.file = s.path_;
+      return e;
+    }
+  } else {
+    s.size_ = file_size;
+  }
+  s.fd_ = std::move(fd);
+  return s;
+}
+
+Status StateStream::read(uint64_t offset, uint64_t len, std::string* out) const {
+  if (offset > size_ || len > size_ - offset) {
+    Error e(ErrorCode::kCorruption,
+            fmt::format("range [{:#x}, {:#x}) lies beyond the end of the stream ({:#x} bytes)",
+                        base_ + offset, base_ + offset + len, base_ + size_),
+            base_ + offset);
+    e.file = file_;
+    return e;
+  }
+  if (inline_) {
+    out->assign(*inline_, offset, len);
+    return Status::OK();
+  }
+  out->resize(len);
+  uint64_t done = 0;
+  while (done < len) {
+    ssize_t n = ::pread(fd_->fd, out->data() + done, len - done, static_cast<off_t>(base_ + offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return file_error(file_, "cannot read state file", errno);
+    }
+    if (n == 0) {
+      Error e(ErrorCode::kCorruption, "state file shrank while being read", base_ + offset + done);
+      e.file = file_;
+      return e;
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,56 @@
+// state/state_stream.h - random access to the bytes behind one stream handle.
+//
+// A stream handle's bytes live inline in `_metadata` (type 1), in a file named relative to the
+// snapshot directory (6), in a file named by an absolute URI from the machine that wrote it
+// (2), or in a byte range of a shared file (15, file merging). A key-groups handle in stream
+// context (3) stands for its delegate. Readers see one interface and absolute offsets, so
+// every error names the file and the byte where the problem is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+
+namespace ckpt {
+
+// Where the file of a type 2, 6 or 15 handle is on this machine (ckpt/resolve.h's
+// FileResolver in practice), or nullopt.
+using PathResolver = std::function<std::optional<std::string>(uint8_t handle_type, const std::string& uri)>;
+
+class StateStream {
+ public:
+  // `metadata_file` is named in errors about inline bytes.
+  static Result<StateStream> open(const StreamHandle& handle, const PathResolver& resolve,
+                                  const std::string& metadata_file);
+
+  uint64_t size() const { return size_; }
+  // Stream bytes [offset, offset + len) into `out` (replacing its content).
+  Status read(uint64_t offset, uint64_t len, std::string* out) const;
+  Status read_all(std::string* out) const { return read(0, size_, out); }
+  // Absolute position of stream byte 0 in file(): the segment start, else 0.
+  uint64_t base() const { return base_; }
+  // What errors name: the file opened, or the `_metadata` file for inline bytes.
+  const std::string& file() const { return file_; }
+  // A plain file readable in place from base() to base() + size(); empty for inline bytes.
+  const std::string& path() const { return path_; }
+  bool is_inline() const { return inline_ != nullptr; }
+  // A short description of the handle for error context, e.g. "file 'ab12-…'".
+  const std::string& description() const { return description_; }
+
+ private:
+  struct Fd;
+  std::shared_ptr<Fd> fd_;
+  const std::string* inline_ = nullptr;  // points into the caller's Metadata
+  std::string path_;
+  std::string file_;
+  std::string description_;
+  uint64_t base_ = 0;
+  uint64_t size_ = 0;
+};
+
+}  // namespace ckpt

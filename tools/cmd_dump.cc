@@ -1,0 +1,136 @@
+// ckpt dump: every state entry of a snapshot, decoded (man/ckpt-dump.1.md).
+#include <charconv>
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckpt/dump.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+namespace {
+
+struct DumpArgs {
+  std::string snapshot;
+  std::string operator_filter;
+  std::string state;
+  int subtask = -1;
+  std::string key_groups;
+  uint64_t limit = 0;
+  std::string format;
+  int jobs = 1;
+  bool keep_going = false;
+  std::vector<std::string> remap;
+};
+
+bool parse_int(std::string_view s, int32_t* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
+}
+
+// "A" or "A-B".
+bool parse_key_groups(const std::string& spec, std::pair<int32_t, int32_t>* out) {
+  size_t dash = spec.find('-');
+  if (dash == std::string::npos) {
+    if (!parse_int(spec, &out->first)) return false;
+    out->second = out->first;
+    return true;
+  }
+  return parse_int(std::string_view(spec).substr(0, dash), &out->first) &&
+         parse_int(std::string_view(spec).substr(dash + 1), &out->second) && out->first <= out->second;
+}
+
+// A cell of the table: at most `width` characters, cut with "..." if longer.
+std::string cell(const std::string& s, size_t width) {
+  if (s.size() <= width) return s;
+  return s.substr(0, width - 3) + "...";
+}
+
+class NdjsonSink : public DumpSink {
+ public:
+  explicit NdjsonSink(Io& io) : io_(io) {}
+  void entry(const DumpEntry& e) override { io_.out << to_ndjson(e) << '\n'; }
+  void problem(const Error& e) override { print_error(io_, e.to_string()); }
+
+ private:
+  Io& io_;
+};
+
+// Streams rows as they come (no width measuring pass: memory stays bounded).
+class TableSink : public DumpSink {
+ public:
+  explicit TableSink(Io& io) : io_(io) {
+    io_.out << fmt::format("{:<8} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", "OPERATOR", "SUB", "STATE",
+                           "KIND", "KG", "KEY", "NAMESPACE", "USER KEY", "VALUE");
+  }
+  void entry(const DumpEntry& e) override {
+    io_.out << fmt::format("{:<8} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", e.operator_id.substr(0, 8),
+                           e.subtask, cell(e.state, 24), e.kind, e.key_group ? std::to_string(*e.key_group) : "-",
+                           cell(e.key.value_or("-"), 20), cell(e.namespace_json.value_or("-"), 16),
+                           cell(e.user_key.value_or("-"), 16), cell(e.value, 120));
+  }
+  void problem(const Error& e) override { print_error(io_, e.to_string()); }
+
+ private:
+  Io& io_;
+};
+
+}  // namespace
+
+Runner setup_dump(CLI::App& sub) {
+  auto a = std::make_shared<DumpArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits) or uid")
+      ->type_name("ID|UID");
+  sub.add_option("--state", a->state, "Only the state with this name")->type_name("NAME");
+  sub.add_option("--subtask", a->subtask, "Only this subtask")->type_name("N");
+  sub.add_option("--key-group", a->key_groups, "Only keyed state of these key groups (drops operator state)")
+      ->type_name("A[-B]");
+  sub.add_option("--limit", a->limit, "Stop after N entries")->type_name("N");
+  sub.add_option("--format", a->format, "ndjson (default when stdout is not a terminal) or table")
+      ->type_name("ndjson|table")
+      ->check(CLI::IsMember({"ndjson", "table"}));
+  sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
+  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
+      ->type_name("PREFIX=DIR");
+  return [a](Io& io) {
+    DumpOptions options;
+    options.operator_filter = a->operator_filter;
+    options.state = a->state;
+    if (a->subtask >= 0) options.subtask = a->subtask;
+    if (!a->key_groups.empty()) {
+      std::pair<int32_t, int32_t> range;
+      if (!parse_key_groups(a->key_groups, &range)) {
+        print_error(io, "--key-group: expected A or A-B with 0 <= A <= B, found '" + a->key_groups + "'");
+        return kExitError;
+      }
+      options.key_groups = range;
+    }
+    options.limit = a->limit;
+    options.jobs = a->jobs;
+    options.keep_going = a->keep_going;
+    for (const auto& spec : a->remap) {
+      Result<PrefixRule> rule = parse_prefix_rule(spec, "--remap");
+      if (!rule.ok()) {
+        print_error(io, rule.error().to_string());
+        return kExitError;
+      }
+      options.remap.push_back(std::move(*rule));
+    }
+    bool table = a->format.empty() ? io.out_is_terminal : a->format == "table";
+    std::unique_ptr<DumpSink> sink;
+    if (table) sink = std::make_unique<TableSink>(io);
+    else sink = std::make_unique<NdjsonSink>(io);
+    Result<DumpSummary> summary = dump_snapshot(a->snapshot, options, *sink);
+    if (!summary.ok()) {
+      print_error(io, summary.error().to_string());
+      return kExitError;
+    }
+    return summary->problems > 0 ? kExitProblems : kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
