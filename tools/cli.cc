@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "ckpt/version.h"
+#include "synopsis.h"
 
 namespace ckpt::cli {
 
@@ -17,6 +18,7 @@ int run(int argc, const char* const* argv, Io& io) {
   std::vector<std::pair<CLI::App*, Runner>> subs;
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    sub->formatter(synopsis_formatter());
     subs.emplace_back(sub, c.setup(*sub));
   }
   try {

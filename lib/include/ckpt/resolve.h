@@ -1,0 +1,127 @@
+// ckpt/resolve.h - finding a snapshot on disk and every file its `_metadata` refers to.
+//
+// Rules (formats/metadata.md §10 and `ckpt-inspect(1)`):
+// - A relative handle (type 6) names a file in the directory of `_metadata`.
+// - An absolute handle (type 2) or a segment handle's physical file (type 15) is a URI. The
+//   `--remap PREFIX=DIR` rule with the longest matching prefix maps it to a local path; a
+//   `file:` URI or a plain absolute path is its own local path; if the file is not found
+//   there, it is looked up by base name beside `_metadata` (a snapshot copied off its
+//   cluster keeps its files together).
+// - An inline handle (type 1) is never a file, even when its name looks like a path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+#include "ckpt/walk.h"
+
+namespace ckpt {
+
+// A snapshot named by the user: its directory or its `_metadata` file.
+struct SnapshotLocation {
+  std::string metadata_path;  // the `_metadata` file (as the user spelled the snapshot)
+  std::string directory;      // where relative handles point
+};
+
+// kNotFound if `path` does not exist or is a directory without a `_metadata`.
+Result<SnapshotLocation> locate_snapshot(const std::string& path);
+
+// One PREFIX=DIR (or OLD=NEW) rule. Parsing splits at the first '='.
+struct PrefixRule {
+  std::string prefix;
+  std::string replacement;
+};
+// kInvalidArgument unless `spec` is "PREFIX=VALUE" with a non-empty PREFIX. `flag` names the
+// option in the message ("--remap").
+Result<PrefixRule> parse_prefix_rule(const std::string& spec, const char* flag);
+// Every spec of a repeatable option, in order; the first bad one is the error.
+Result<std::vector<PrefixRule>> parse_prefix_rules(const std::vector<std::string>& specs, const char* flag);
+// The rule with the longest prefix of `uri`, or null.
+const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri);
+// `replacement` + the rest of `uri` after the rule's prefix, with exactly one '/' between
+// them when either side has one.
+std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri);
+
+// The local path that a `file:` URI or a scheme-less absolute path stands for
+// ("file:/a", "file:///a", "file://localhost/a" -> "/a"); nullopt for other schemes.
+std::optional<std::string> local_path_of_uri(std::string_view uri);
+
+// Where a file is referenced from.
+struct FileReference {
+  uint32_t operator_index = 0;
+  int32_t subtask = -1;
+  HandleSlot slot = HandleSlot::kManagedKeyed;
+  StreamRole role = StreamRole::kData;
+  std::string local_name;  // RocksDB name of a shared / private file, else empty
+};
+
+// Every file a snapshot references, once.
+struct ReferencedFile {
+  std::string uri;          // exactly as stored (relative path for type 6)
+  uint8_t handle_type = 0;  // 2, 6 or 15 (of the first reference)
+  std::optional<std::string> path;  // where it was found, or nullopt
+  // Bytes the snapshot needs: the stored state size (largest if references disagree), or for
+  // segments the largest end offset; -1 if unknown.
+  int64_t size = -1;
+  bool exists = false;
+  uint64_t actual_size = 0;  // meaningful when exists
+  std::vector<FileReference> references;
+
+  bool is_short() const { return exists && size >= 0 && actual_size < static_cast<uint64_t>(size); }
+};
+
+// Resolves URIs against one snapshot directory, caching directory listings so that a snapshot
+// with a million references costs one readdir per directory, not a stat per file.
+class FileResolver {
+ public:
+  FileResolver(std::string directory, std::vector<PrefixRule> remap);
+  ~FileResolver();
+  FileResolver(const FileResolver&) = delete;
+  FileResolver& operator=(const FileResolver&) = delete;
+
+  struct Found {
+    std::string path;
+    uint64_t size = 0;
+  };
+  // Where the file of a type-2/6/15 handle's `uri` is, or nullopt.
+  std::optional<Found> find(uint8_t handle_type, const std::string& uri);
+  // The local path a URI maps to by the rules alone (remap, then `file:`), without looking.
+  std::optional<std::string> candidate(std::string_view uri) const;
+
+ private:
+  std::optional<Found> lookup(const std::string& path);
+  struct Cache;
+  std::string directory_;
+  std::vector<PrefixRule> remap_;
+  std::unique_ptr<Cache> cache_;
+};
+
+// Gathers file references one stream handle at a time, each file once (keyed by its URI
+// as stored), then looks them all up.
+class FileCollector {
+ public:
+  // Records one reference. Returns the file's index in the final list, or -1 when the handle
+  // is not a file (inline, null, empty segment).
+  int64_t add(const StreamHandle& s, const StreamSite& site);
+  size_t size() const { return files_.size(); }
+  // Looks every file up and hands the list over.
+  std::vector<ReferencedFile> finish(FileResolver& resolver) &&;
+
+ private:
+  std::vector<ReferencedFile> files_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+// Every file referenced by `m`, in order of first reference, with what the disk says.
+// Never fails: a file that cannot be found is reported with exists = false.
+std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
+                                          const std::vector<PrefixRule>& remap);
+
+}  // namespace ckpt

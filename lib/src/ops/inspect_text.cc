@@ -1,0 +1,147 @@
+// The inspect report as text for people: a summary, one aligned row per operator, problems.
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckpt/inspect.h"
+
+namespace ckpt {
+namespace {
+
+// Columns padded to their widest cell; the last column is not padded.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void write(std::ostream& out, const std::string& indent = "") const {
+    std::vector<size_t> width(rows_[0].size(), 0);
+    for (const auto& row : rows_)
+      for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (const auto& row : rows_) {
+      std::string line = indent;
+      for (size_t i = 0; i < row.size(); ++i) {
+        line += row[i];
+        if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << '\n';
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+std::string file_status(const ReferencedFile& f) {
+  if (!f.exists) return "MISSING";
+  if (f.is_short()) return fmt::format("SHORT ({} of {} bytes)", f.actual_size, f.size);
+  return "ok";
+}
+
+std::string kind_line(const InspectReport& r) {
+  std::string k = snapshot_kind_name(r.kind);
+  if (r.kind_inferred) k += " (inferred from handle kinds)";
+  if (r.properties.present && !r.properties.type_name.empty()) k += fmt::format(" [{}]", r.properties.type_name);
+  return k;
+}
+
+void write_handle(std::ostream& out, const InspectReport& r, const HandleSummary& h) {
+  std::string line = fmt::format("    {} {}", handle_slot_name(h.slot), h.kind);
+  if (h.key_groups)
+    line += h.key_groups->empty() ? " key-groups []"
+                                  : fmt::format(" key-groups [{}, {}]", h.key_groups->first, h.key_groups->last());
+  line += fmt::format(" size {}", human_size(h.state_size));
+  if (h.checkpointed_size != h.state_size) line += fmt::format(" (incremental {})", human_size(h.checkpointed_size));
+  if (h.inline_bytes > 0) line += fmt::format(" inline {}", human_size(h.inline_bytes));
+  out << line << '\n';
+  if (!h.states.empty()) out << "      states: " << join(h.states, ", ") << '\n';
+  for (uint32_t fi : h.files) {
+    const ReferencedFile& f = r.files[fi];
+    out << fmt::format("      file {} {} {}\n", f.uri, human_size(f.size), file_status(f));
+  }
+}
+
+}  // namespace
+
+void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out) {
+  size_t present = r.files.size() - r.missing_files;
+  std::string files = fmt::format("{}", r.files.size());
+  if (!r.files.empty()) {
+    files += r.files_ok() ? " (all present)"
+                          : fmt::format(" ({} present, {} missing, {} short)", present, r.missing_files, r.short_files);
+  }
+  Table summary({"snapshot", r.metadata_path});
+  summary.add({"metadata version", std::to_string(r.metadata_version)});
+  summary.add({"checkpoint id", std::to_string(r.checkpoint_id)});
+  summary.add({"kind", kind_line(r)});
+  summary.add({"operators", std::to_string(r.operators.size())});
+  summary.add({"state size", fmt::format("{} ({} bytes)", human_size(r.state_size), r.state_size)});
+  if (r.checkpointed_size != r.state_size)
+    summary.add({"incremental size", fmt::format("{} ({} bytes)", human_size(r.checkpointed_size), r.checkpointed_size)});
+  summary.add({"inline bytes", fmt::format("{} ({} bytes)", human_size(r.inline_bytes), r.inline_bytes)});
+  summary.add({"files", files});
+  summary.write(out);
+  out << '\n';
+
+  bool names = false;
+  for (const auto& op : r.operators) names = names || !op.uid.empty() || !op.name.empty();
+  std::vector<std::string> header = {"OPERATOR"};
+  if (names) header.insert(header.end(), {"UID", "NAME"});
+  header.insert(header.end(), {"PAR", "MAXPAR", "STATE", "FULL", "INCREMENTAL", "FILES"});
+  Table ops(header);
+  for (const auto& op : r.operators) {
+    std::vector<std::string> row = {op.id};
+    if (names) row.insert(row.end(), {or_dash(op.uid), or_dash(op.name)});
+    std::string nfiles = std::to_string(op.file_count);
+    if (op.missing_files) nfiles += fmt::format(" ({} missing)", op.missing_files);
+    if (op.short_files) nfiles += fmt::format(" ({} short)", op.short_files);
+    row.insert(row.end(), {std::to_string(op.parallelism), std::to_string(op.max_parallelism),
+                           op.kinds.empty() ? "-" : join(op.kinds, ","), human_size(op.state_size),
+                           human_size(op.checkpointed_size), nfiles});
+    ops.add(std::move(row));
+  }
+  ops.write(out);
+
+  if (verbose) {
+    for (const auto& op : r.operators) {
+      out << fmt::format("\noperator {}", op.id);
+      if (!op.uid.empty()) out << fmt::format(" uid '{}'", op.uid);
+      if (!op.name.empty()) out << fmt::format(" name '{}'", op.name);
+      out << fmt::format(" parallelism {} max parallelism {}{}\n", op.parallelism, op.max_parallelism,
+                         op.fully_finished ? " (finished)" : "");
+      if (op.coordinator) {
+        out << "  coordinator\n";
+        write_handle(out, r, *op.coordinator);
+      }
+      for (const auto& st : op.subtasks) {
+        out << fmt::format("  subtask {}{}\n", st.index, st.finished ? " (finished)" : "");
+        for (const auto& h : st.handles) write_handle(out, r, h);
+      }
+    }
+  }
+
+  if (!r.files_ok()) {
+    out << "\nproblems:\n";
+    for (const auto& f : r.files) {
+      if (f.exists && !f.is_short()) continue;
+      const FileReference& ref = f.references.front();
+      out << fmt::format("  {} {} (operator {}, subtask {}, {})", file_status(f), f.uri,
+                         r.operators[ref.operator_index].id, ref.subtask, handle_slot_name(ref.slot));
+      if (f.path) out << fmt::format(" at {}", *f.path);
+      out << '\n';
+    }
+  }
+}
+
+}  // namespace ckpt

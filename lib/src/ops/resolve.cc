@@ -1,0 +1,246 @@
+// Locating snapshots and the files their handles refer to.
+#include "ckpt/resolve.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace ckpt {
+
+const char* handle_slot_name(HandleSlot slot) {
+  switch (slot) {
+    case HandleSlot::kCoordinator: return "coordinator";
+    case HandleSlot::kLegacy: return "legacy-operator";
+    case HandleSlot::kManagedOperator: return "managed-operator";
+    case HandleSlot::kRawOperator: return "raw-operator";
+    case HandleSlot::kManagedKeyed: return "managed-keyed";
+    case HandleSlot::kRawKeyed: return "raw-keyed";
+    case HandleSlot::kInputChannel: return "input-channel";
+    case HandleSlot::kResultSubpartition: return "result-subpartition";
+  }
+  return "unknown";
+}
+
+const char* stream_role_name(StreamRole role) {
+  switch (role) {
+    case StreamRole::kData: return "data";
+    case StreamRole::kMeta: return "meta";
+    case StreamRole::kSharedFile: return "shared";
+    case StreamRole::kPrivateFile: return "private";
+    case StreamRole::kChangelogPiece: return "changelog";
+  }
+  return "unknown";
+}
+
+static std::string join_path(const std::string& dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  std::string out = dir;
+  if (out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+Result<SnapshotLocation> locate_snapshot(const std::string& path) {
+  auto not_found = [&](const std::string& what) {
+    Error e(ErrorCode::kNotFound, what);
+    e.file = path;
+    return e;
+  };
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return not_found("no such file or directory");
+  SnapshotLocation loc;
+  if (S_ISDIR(st.st_mode)) {
+    loc.directory = path;
+    loc.metadata_path = join_path(path, "_metadata");
+    struct stat ms;
+    if (::stat(loc.metadata_path.c_str(), &ms) != 0 || !S_ISREG(ms.st_mode))
+      return not_found("directory holds no _metadata file");
+    return loc;
+  }
+  loc.metadata_path = path;
+  size_t slash = path.rfind('/');
+  loc.directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  return loc;
+}
+
+Result<PrefixRule> parse_prefix_rule(const std::string& spec, const char* flag) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("{} '{}': expected PREFIX=VALUE with a non-empty prefix", flag, spec));
+  return PrefixRule{spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
+Result<std::vector<PrefixRule>> parse_prefix_rules(const std::vector<std::string>& specs, const char* flag) {
+  std::vector<PrefixRule> rules;
+  rules.reserve(specs.size());
+  for (const auto& spec : specs) {
+    CKPT_ASSIGN_OR_RETURN(PrefixRule r, parse_prefix_rule(spec, flag));
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+// A prefix matches whole path components only: "s3://b/ab" does not match "s3://b/abc/x".
+static bool matches(const PrefixRule& r, std::string_view uri) {
+  if (uri.substr(0, r.prefix.size()) != r.prefix) return false;
+  return uri.size() == r.prefix.size() || r.prefix.back() == '/' || uri[r.prefix.size()] == '/';
+}
+
+const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri) {
+  const PrefixRule* best = nullptr;
+  for (const auto& r : rules)
+    if (matches(r, uri) && (!best || r.prefix.size() > best->prefix.size())) best = &r;
+  return best;
+}
+
+std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri) {
+  std::string_view rest = uri.substr(rule.prefix.size());
+  if (rest.empty() || rule.replacement.empty()) return rule.replacement + std::string(rest);
+  bool left = rule.replacement.back() == '/';
+  bool right = rest.front() == '/';
+  if (left && right) rest.remove_prefix(1);
+  std::string out = rule.replacement;
+  if (!left && !right) out += '/';
+  out += rest;
+  return out;
+}
+
+std::optional<std::string> local_path_of_uri(std::string_view uri) {
+  if (uri.starts_with("file://")) {
+    std::string_view rest = uri.substr(7);
+    size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) return std::nullopt;
+    std::string_view host = rest.substr(0, slash);
+    if (!host.empty() && host != "localhost") return std::nullopt;
+    return std::string(rest.substr(slash));
+  }
+  if (uri.starts_with("file:")) {
+    std::string_view rest = uri.substr(5);
+    if (!rest.starts_with("/")) return std::nullopt;
+    return std::string(rest);
+  }
+  if (uri.starts_with("/")) return std::string(uri);
+  return std::nullopt;
+}
+
+// Directory listings by directory path; file sizes stat'ed once, only for names that exist.
+struct FileResolver::Cache {
+  struct Listing {
+    std::unordered_map<std::string, std::optional<uint64_t>> entries;  // nullopt: not stat'ed yet
+    std::unordered_set<std::string> not_regular;
+  };
+  std::unordered_map<std::string, Listing> dirs;
+
+  Listing& listing(const std::string& dir) {
+    auto it = dirs.find(dir);
+    if (it != dirs.end()) return it->second;
+    Listing l;
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (const dirent* e = ::readdir(d)) {
+        std::string_view n = e->d_name;
+        if (n != "." && n != "..") l.entries.emplace(std::string(n), std::nullopt);
+      }
+      ::closedir(d);
+    }
+    return dirs.emplace(dir, std::move(l)).first->second;
+  }
+};
+
+FileResolver::FileResolver(std::string directory, std::vector<PrefixRule> remap)
+    : directory_(std::move(directory)), remap_(std::move(remap)), cache_(std::make_unique<Cache>()) {}
+
+FileResolver::~FileResolver() = default;
+
+std::optional<FileResolver::Found> FileResolver::lookup(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") return std::nullopt;
+  Cache::Listing& l = cache_->listing(dir);
+  auto it = l.entries.find(name);
+  if (it == l.entries.end()) return std::nullopt;
+  if (!it->second) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      l.entries.erase(it);  // a directory or a dangling link is no state file
+      return std::nullopt;
+    }
+    it->second = static_cast<uint64_t>(st.st_size);
+  }
+  return Found{path, *it->second};
+}
+
+std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
+  if (const PrefixRule* r = longest_prefix_rule(remap_, uri)) return apply_prefix_rule(*r, uri);
+  return local_path_of_uri(uri);
+}
+
+std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const std::string& uri) {
+  if (uri.empty()) return std::nullopt;
+  if (handle_type == handle_type::kRelativeFile) return lookup(join_path(directory_, uri));
+  if (const PrefixRule* r = longest_prefix_rule(remap_, uri))
+    if (auto f = lookup(apply_prefix_rule(*r, uri))) return f;
+  if (auto local = local_path_of_uri(uri))
+    if (auto f = lookup(*local)) return f;
+  size_t slash = uri.rfind('/');
+  std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
+  if (base.empty()) return std::nullopt;
+  return lookup(join_path(directory_, base));
+}
+
+int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
+  if (s.type != handle_type::kFile && s.type != handle_type::kRelativeFile &&
+      s.type != handle_type::kSegmentFile)
+    return -1;
+  // Relative and absolute names live in different spaces: "x" and "x" beside `_metadata`
+  // are only the same file by accident of resolution, not by reference.
+  std::string key;
+  key.reserve(s.path.size() + 1);
+  key += s.type == handle_type::kRelativeFile ? 'r' : 'a';
+  key += s.path;
+  auto [it, fresh] = index_.try_emplace(std::move(key), static_cast<uint32_t>(files_.size()));
+  if (fresh) {
+    ReferencedFile f;
+    f.uri = s.path;
+    f.handle_type = s.type;
+    files_.push_back(std::move(f));
+  }
+  ReferencedFile& f = files_[it->second];
+  int64_t need = s.type == handle_type::kSegmentFile ? s.start + s.size : s.size;
+  if (need > f.size) f.size = need;
+  FileReference ref;
+  ref.operator_index = static_cast<uint32_t>(site.operator_index);
+  ref.subtask = site.subtask;
+  ref.slot = site.slot;
+  ref.role = site.role;
+  if (site.local_name) ref.local_name = *site.local_name;
+  f.references.push_back(std::move(ref));
+  return it->second;
+}
+
+std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
+  for (ReferencedFile& f : files_) {
+    if (auto found = resolver.find(f.handle_type, f.uri)) {
+      f.path = std::move(found->path);
+      f.exists = true;
+      f.actual_size = found->size;
+    }
+  }
+  index_.clear();
+  return std::move(files_);
+}
+
+std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
+                                          const std::vector<PrefixRule>& remap) {
+  FileCollector collector;
+  for_each_stream(m, [&](const StreamHandle& s, const StreamSite& site) { collector.add(s, site); });
+  FileResolver resolver(where.directory, remap);
+  return std::move(collector).finish(resolver);
+}
+
+}  // namespace ckpt

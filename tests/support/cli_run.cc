@@ -1,0 +1,20 @@
+// In-process CLI runs for tests, as RocksDB's sst_dump_test does.
+#include "support/cli_run.h"
+
+#include <sstream>
+
+#include "command.h"
+
+namespace ckpt::test {
+
+CliResult run_cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  ckpt::cli::Io io{out, err};
+  CliResult r;
+  r.status = ckpt::cli::run(args, io);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+}  // namespace ckpt::test

@@ -1,0 +1,45 @@
+// Path rules of file resolution and relocation: prefixes, file: URIs, rule parsing.
+#include <catch2/catch.hpp>
+
+#include "ckpt/resolve.h"
+
+using namespace ckpt;
+
+TEST_CASE("the longest prefix rule wins and prefixes match whole path components", "[unit]") {
+  // hdfs://nn/a/b/x matches both rules; the longer one applies; hdfs://nn/ab matches neither.
+  std::vector<PrefixRule> rules = {{"hdfs://nn/a", "/short"}, {"hdfs://nn/a/b", "/long/"}};
+  const PrefixRule* r = longest_prefix_rule(rules, "hdfs://nn/a/b/x");
+  REQUIRE(r);
+  CHECK(r->replacement == "/long/");
+  CHECK(apply_prefix_rule(*r, "hdfs://nn/a/b/x") == "/long/x");
+  CHECK(apply_prefix_rule(rules[0], "hdfs://nn/a/c") == "/short/c");
+  CHECK(longest_prefix_rule(rules, "hdfs://nn/ab/x") == nullptr);
+  CHECK(longest_prefix_rule(rules, "hdfs://nn/a") == &rules[0]);
+  PrefixRule slash{"s3://b/", "/mnt"};
+  CHECK(apply_prefix_rule(slash, "s3://b/x/y") == "/mnt/x/y");
+}
+
+TEST_CASE("file: URIs and absolute paths have local paths; other schemes do not", "[unit]") {
+  // The three spellings Flink and Hadoop produce for local files.
+  CHECK(local_path_of_uri("file:/tmp/a") == "/tmp/a");
+  CHECK(local_path_of_uri("file:///tmp/a") == "/tmp/a");
+  CHECK(local_path_of_uri("file://localhost/tmp/a") == "/tmp/a");
+  CHECK(local_path_of_uri("/tmp/a") == "/tmp/a");
+  CHECK_FALSE(local_path_of_uri("file://otherhost/tmp/a"));
+  CHECK_FALSE(local_path_of_uri("s3://bucket/a"));
+  CHECK_FALSE(local_path_of_uri("relative/a"));
+}
+
+TEST_CASE("prefix rules need a non-empty prefix and an equals sign", "[unit]") {
+  // The value may be empty (strip a prefix); the prefix may not.
+  auto ok = parse_prefix_rule("hdfs://nn/a=b=c", "--map");
+  REQUIRE(ok.ok());
+  CHECK(ok->prefix == "hdfs://nn/a");
+  CHECK(ok->replacement == "b=c");
+  CHECK(parse_prefix_rule("x=", "--map").ok());
+  auto bad = parse_prefix_rule("=x", "--remap");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::kInvalidArgument);
+  CHECK(bad.error().message == "--remap '=x': expected PREFIX=VALUE with a non-empty prefix");
+  CHECK_FALSE(parse_prefix_rule("nothing", "--map").ok());
+}
