@@ -120,10 +120,11 @@ void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& 
     return Status::OK();
   };
   const std::string where = fmt::format("operator {}, subtask {}", op_hex, subtask);
+  const char* slot_now = "";  // the handle being read, for the context of problems
   ProblemSink problems = [&](Error&& e) -> Status {
     if (is_stop(e)) return std::move(e);
     if (!job.keep_going) return std::move(e);
-    Error located = std::move(e).with_context(where);
+    Error located = std::move(e).with_context(fmt::format("{}: {}", where, slot_now));
     if (!push(Item(std::move(located)))) {
       stopped = true;
       return stop_error();
@@ -134,16 +135,18 @@ void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& 
     if (s.ok() || stopped || is_stop(s.error())) return !stopped;
     Error e = std::move(s).error();
     if (e.file.empty()) e.file = job.metadata_file;
-    Status r = problems(std::move(e).with_context(slot));
+    slot_now = slot;
+    Status r = problems(std::move(e));
     if (!r.ok()) {
       // Not keep-going: the error ends this subtask and, at the printer, the dump.
-      if (!is_stop(r.error())) push(Item(std::move(r).error().with_context(where)));
+      if (!is_stop(r.error())) push(Item(std::move(r).error().with_context(fmt::format("{}: {}", where, slot))));
       stopped = true;
     }
     return !stopped;
   };
   try {
     if (job.operator_state_wanted) {
+      slot_now = "managed operator state";
       for (const OperatorHandle& h : t.subtask->managed_operator) {
         if (h.is_null()) continue;
         if (!finish(read_operator_handle(h, job.resolve, job.metadata_file, job.filter, sink, problems),
@@ -152,11 +155,13 @@ void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& 
       }
     }
     const KeyedHandle& keyed = t.subtask->managed_keyed;
+    slot_now = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
     if (!finish(read_keyed(keyed, job, t.op->max_parallelism, sink, problems),
                 keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type)))
       return;
     const KeyedHandle& raw = t.subtask->raw_keyed;
     if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
+      slot_now = "raw keyed state";
       Status s;
       auto stream = StateStream::open(raw.delegate, job.resolve, job.metadata_file);
       if (!stream.ok())
