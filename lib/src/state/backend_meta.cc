@@ -41,6 +41,9 @@ Status write_meta_infos(ByteWriter& w, const std::vector<StateMetaInfo>& states)
   return Status::OK();
 }
 
+// The stored byte if it still says what `flag` says, else the canonical 0 / 1.
+uint8_t stored_flag(bool flag, uint8_t stored) { return (stored != 0) == flag ? stored : (flag ? 1 : 0); }
+
 const StateMetaInfo* find_in(const std::vector<StateMetaInfo>& v, std::string_view name) {
   for (const auto& s : v)
     if (s.name == name) return &s;
@@ -171,7 +174,8 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
   if (m.version != kKeyedProxyVersion)
     return Error(ErrorCode::kNotSupported,
                  fmt::format("unsupported keyed backend proxy version {} (expected 6, Flink 1.7+)", m.version), at);
-  m.compression = r.boolean();
+  m.compression_byte = r.u8();
+  m.compression = m.compression_byte != 0;
   if (!r.ok()) return error_of(r);
   auto key = read_serializer_snapshot(r, SnapshotFraming::kProxy, options);
   if (!key.ok()) return std::move(key).error().with_context("key serializer");
@@ -183,7 +187,7 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
 Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m) {
   ByteWriter w;
   w.i32(m.version);
-  w.boolean(m.compression);
+  w.u8(stored_flag(m.compression, m.compression_byte));
   write_serializer_snapshot(w, m.key_serializer, SnapshotFraming::kProxy);
   CKPT_RETURN_IF_ERROR(write_meta_infos(w, m.states));
   return w.take();
@@ -203,7 +207,10 @@ Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const Snap
   if (m.version < 4 || m.version > 6)
     return Error(ErrorCode::kNotSupported,
                  fmt::format("unsupported operator backend proxy version {} (expected 4 to 6)", m.version), at);
-  if (m.version >= 6) m.compression = r.boolean();
+  if (m.version >= 6) {
+    m.compression_byte = r.u8();
+    m.compression = m.compression_byte != 0;
+  }
   CKPT_ASSIGN_OR_RETURN(m.list_states, read_meta_infos(r, options, "operator state"));
   CKPT_ASSIGN_OR_RETURN(m.broadcast_states, read_meta_infos(r, options, "broadcast state"));
   return m;
@@ -212,7 +219,7 @@ Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const Snap
 Result<std::string> write_operator_backend_meta(const OperatorBackendMeta& m) {
   ByteWriter w;
   w.i32(m.version);
-  if (m.version >= 6) w.boolean(m.compression);
+  if (m.version >= 6) w.u8(stored_flag(m.compression, m.compression_byte));
   CKPT_RETURN_IF_ERROR(write_meta_infos(w, m.list_states));
   CKPT_RETURN_IF_ERROR(write_meta_infos(w, m.broadcast_states));
   return w.take();

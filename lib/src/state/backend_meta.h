@@ -80,6 +80,7 @@ Status write_state_meta_info(ByteWriter& w, const StateMetaInfo& m);
 struct KeyedBackendMeta {
   int32_t version = 6;
   bool compression = false;           // key-group data is Snappy framed (§8)
+  uint8_t compression_byte = 0;       // as stored: Flink reads any non-zero byte as true
   SerializerSnapshot key_serializer;  // stored in the proxy form (§3.1)
   std::vector<StateMetaInfo> states;
 
@@ -97,6 +98,7 @@ Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m);
 struct OperatorBackendMeta {
   int32_t version = 5;
   bool compression = false;                     // only stored for version >= 6
+  uint8_t compression_byte = 0;                 // as stored: any non-zero byte is true
   std::vector<StateMetaInfo> list_states;       // SPLIT_DISTRIBUTE and UNION
   std::vector<StateMetaInfo> broadcast_states;  // absent for version < 3
 

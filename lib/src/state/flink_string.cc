@@ -22,6 +22,24 @@ uint32_t read_varint7(ByteReader& r) {
   return 0;
 }
 
+// One UTF-16 code unit as varint7 (1 to 3 groups carry 16 bits; a 4th is tolerated as Java does
+// not refuse it, a 5th is corruption).
+uint16_t read_unit(ByteReader& r) {
+  uint32_t c = r.u8();
+  if (c < 0x80) return static_cast<uint16_t>(c);
+  c &= 0x7f;
+  for (int shift = 7; r.ok(); shift += 7) {
+    uint32_t b = r.u8();
+    if (b < 0x80) return static_cast<uint16_t>(c | (b << shift));
+    if (shift >= 21) {
+      r.fail("string character varint longer than 4 bytes");
+      break;
+    }
+    c |= (b & 0x7f) << shift;
+  }
+  return 0;
+}
+
 void read_units(ByteReader& r, uint32_t n, std::string* out) {
   // Each unit is at least one byte: refuse a length the data cannot hold before allocating.
   if (n > r.remaining()) {
@@ -30,31 +48,16 @@ void read_units(ByteReader& r, uint32_t n, std::string* out) {
   }
   std::vector<uint16_t> units;
   units.reserve(n);
-  for (uint32_t i = 0; i < n && r.ok(); ++i) {
-    uint32_t c = r.u8();
-    if (c >= 0x80) {
-      int shift = 7;
-      c &= 0x7f;
-      uint32_t b = 0;
-      while (r.ok() && (b = r.u8()) >= 0x80) {
-        c |= (b & 0x7f) << shift;
-        shift += 7;
-        if (shift > 21) { r.fail("string character varint longer than 3 bytes"); return; }
-      }
-      c |= b << shift;
-    }
-    units.push_back(static_cast<uint16_t>(c));
-  }
+  for (uint32_t i = 0; i < n && r.ok(); ++i) units.push_back(read_unit(r));
   if (r.ok()) append_utf16_as_utf8(units.data(), units.size(), out);
 }
 
 void skip_units(ByteReader& r, uint32_t n) {
-  for (uint32_t i = 0; i < n && r.ok(); ++i) {
-    int groups = 0;
-    while (r.ok() && r.u8() >= 0x80) {
-      if (++groups > 2) { r.fail("string character varint longer than 3 bytes"); return; }
-    }
+  if (n > r.remaining()) {
+    r.fail(fmt::format("string of {} characters needs at least {} bytes, only {} left", n, n, r.remaining()));
+    return;
   }
+  for (uint32_t i = 0; i < n && r.ok(); ++i) read_unit(r);
 }
 
 }  // namespace
