@@ -6,12 +6,16 @@ namespace ckpt::cli {
 Runner setup_inspect(CLI::App& sub);
 Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
+Runner setup_diff(CLI::App& sub);
+Runner setup_gc(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"inspect", "Show what a checkpoint or savepoint holds", setup_inspect},
       {"relocate", "Rewrite file paths in a _metadata file", setup_relocate},
       {"dump", "Print every state entry of a snapshot, decoded", setup_dump},
+      {"diff", "Show what changed between two snapshots", setup_diff},
+      {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},
   };
   return table;
 }

@@ -1,0 +1,126 @@
+// ckpt/diff.h - what changed between two snapshots: structure, files and, on request, state.
+//
+// diff_snapshots() compares snapshot A with snapshot B at three levels. Structure: operators
+// (matched by id) added or removed, parallelism and max-parallelism changes, states (from the
+// backends' proxies) added or removed, serializer changes. Files: every file either snapshot
+// references, identified by where it really is (the stored URI for absolute handles, the path
+// inside the snapshot directory for relative ones), split into shared by both, new in B and
+// dropped since A, per operator and subtask too, so that B's incremental size over A shows
+// next to its full size. Keys (DiffOptions::keys): the logical entries through the dump layer,
+// which reads every backend and kind alike, compared a subtask (or, after a rescale, an
+// operator) at a time so memory stays bounded by that part's state.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/dump.h"
+#include "ckpt/error.h"
+#include "ckpt/resolve.h"
+
+namespace ckpt {
+
+struct DiffOptions {
+  bool keys = false;              // also compare state entries
+  std::string state;              // keys: only this state; empty: every state
+  int jobs = 1;                   // keys: subtasks decoded at once per side
+  std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap, for both snapshots
+};
+
+// One file, by identity, with the bytes the referring handle declares (-1: unknown).
+struct DiffFile {
+  std::string uri;
+  int64_t size = -1;
+};
+
+// A structural difference, e.g. {"parallelism", op, "", "2", "4"}.
+struct StructureChange {
+  // "operator-added", "operator-removed", "parallelism", "max-parallelism", "state-added",
+  // "state-removed", "state-kind", "serializer".
+  std::string what;
+  std::string operator_id;  // 32 hex digits
+  std::string state;        // state changes only
+  std::string before;       // empty for additions
+  std::string after;        // empty for removals
+};
+
+// Files of one subtask of one operator (a side may lack the subtask: counts are then 0).
+struct SubtaskFileDiff {
+  std::string operator_id;
+  int32_t subtask = 0;
+  uint64_t shared = 0, added = 0, removed = 0;
+  int64_t shared_bytes = 0, added_bytes = 0, removed_bytes = 0;
+};
+
+// Entry counts of one state of one operator.
+struct KeyDiffCounts {
+  std::string operator_id;
+  std::string state;
+  uint64_t same = 0, added = 0, removed = 0, changed = 0;
+  bool differs() const { return added || removed || changed; }
+};
+
+// One entry that differs. `before` is A's entry (absent for "added"), `after` B's.
+struct KeyChange {
+  std::string what;  // "added", "removed", "changed"
+  std::optional<DumpEntry> before;
+  std::optional<DumpEntry> after;
+};
+
+class KeyChangeSink {
+ public:
+  virtual ~KeyChangeSink() = default;
+  virtual void change(const KeyChange& c) = 0;
+};
+
+struct DiffReport {
+  std::string a, b;  // the `_metadata` files compared
+  std::vector<StructureChange> structure;
+  // States whose proxy could not be read, so their structure was not compared ("op: why").
+  std::vector<std::string> notes;
+  std::vector<DiffFile> files_added;    // in B only, in B's order
+  std::vector<DiffFile> files_removed;  // in A only, in A's order
+  std::vector<DiffFile> files_shared;   // in both, in B's order, with B's size
+  std::vector<SubtaskFileDiff> subtasks;  // by operator (A's order, then B's new ones), subtask
+  int64_t a_full_bytes = 0;         // every file A references
+  int64_t b_full_bytes = 0;         // every file B references
+  int64_t b_incremental_bytes = 0;  // of those, the files A does not reference
+  bool keys_compared = false;
+  std::vector<KeyDiffCounts> keys;  // keys_compared: per operator and state, sorted
+
+  bool structure_differs() const { return !structure.empty(); }
+  bool files_differ() const { return !files_added.empty() || !files_removed.empty(); }
+  bool keys_differ() const;
+  // What the exit status reports: with keys compared, structure or entries (two snapshots of
+  // one state in different backends share no file yet do not differ); else structure or files.
+  bool differs() const { return structure_differs() || (keys_compared ? keys_differ() : files_differ()); }
+};
+
+// Compare A and B. `changes` (may be null) receives every differing entry when keys are
+// compared. Errors: a snapshot cannot be read, or (keys) a state cannot be decoded.
+Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, const DiffOptions& options,
+                                  KeyChangeSink* changes = nullptr);
+
+// The structural and file parts only, for two decoded `_metadata` models: no state is read
+// and no file is looked at (the files-only diff of ckpt-diff(1) is this plus the states).
+DiffReport diff_metadata(const Metadata& a, const SnapshotLocation& where_a, const Metadata& b,
+                         const SnapshotLocation& where_b);
+
+// The identity diff compares files by: the stored URI of an absolute handle (a `file:` URI
+// as its local path, so "file:/x" and "file:///x" are one file), the path inside the
+// snapshot directory of a relative one, "uri@start+length" for a segment.
+std::string file_identity(const StreamHandle& s, const SnapshotLocation& where);
+
+// The text report: structure, per-subtask file table, totals, key counts.
+void write_diff_text(const DiffReport& r, std::ostream& out);
+// {"a":..,"b":..,"differs":..,"structure":[..],"files":{"added":[{"uri","size"}],"removed":[..],
+//  "shared":[..],"a_bytes":..,"b_bytes":..,"b_incremental_bytes":..},"subtasks":[..],"keys":[..]}
+void write_diff_json(const DiffReport& r, std::ostream& out);
+// {"change":"added|removed|changed","operator":..,"subtask":..,"state":..,"kind":..,
+//  "key_group":..,"key":..,"namespace":..,"user_key":..,"before":..,"after":..}
+std::string to_ndjson(const KeyChange& c);
+
+}  // namespace ckpt

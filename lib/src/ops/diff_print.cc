@@ -1,0 +1,131 @@
+// The printers of `ckpt diff`: text for people, JSON for scripts, NDJSON for entry changes.
+#include <ostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckpt/diff.h"
+#include "ckpt/inspect.h"
+
+namespace ckpt {
+
+namespace {
+
+nlohmann::json files_json(const std::vector<DiffFile>& files) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DiffFile& f : files) out.push_back({{"uri", f.uri}, {"size", f.size}});
+  return out;
+}
+
+int64_t total(const std::vector<DiffFile>& files) {
+  int64_t sum = 0;
+  for (const DiffFile& f : files) sum += f.size > 0 ? f.size : 0;
+  return sum;
+}
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+}  // namespace
+
+void write_diff_text(const DiffReport& r, std::ostream& out) {
+  out << "A: " << r.a << "\nB: " << r.b << "\n\n";
+  if (r.structure.empty()) out << "structure: no change\n";
+  else out << "structure: " << r.structure.size() << (r.structure.size() == 1 ? " change\n" : " changes\n");
+  for (const StructureChange& c : r.structure) {
+    out << "  " << c.what << " operator " << c.operator_id;
+    if (!c.state.empty()) out << " state '" << c.state << "'";
+    if (!c.before.empty() && !c.after.empty()) out << ": " << c.before << " -> " << c.after;
+    else if (!c.before.empty() || !c.after.empty()) out << " (" << c.before << c.after << ")";
+    out << "\n";
+  }
+  for (const std::string& n : r.notes) out << "  note: " << n << "\n";
+
+  out << "\nfiles:\n";
+  if (!r.subtasks.empty()) {
+    out << fmt::format("  {:<8} {:>4} {:>8} {:>10} {:>8} {:>10} {:>8} {:>10}\n", "OPERATOR", "SUB", "SHARED", "BYTES",
+                       "NEW", "BYTES", "DROPPED", "BYTES");
+    for (const SubtaskFileDiff& s : r.subtasks)
+      out << fmt::format("  {:<8} {:>4} {:>8} {:>10} {:>8} {:>10} {:>8} {:>10}\n", s.operator_id.substr(0, 8),
+                         s.subtask < 0 ? std::string("-") : std::to_string(s.subtask), s.shared,
+                         human_size(s.shared_bytes), s.added, human_size(s.added_bytes), s.removed,
+                         human_size(s.removed_bytes));
+  }
+  out << fmt::format("  shared by both: {} files, {}\n", r.files_shared.size(), human_size(total(r.files_shared)));
+  out << fmt::format("  new in B:       {} files, {}\n", r.files_added.size(), human_size(r.b_incremental_bytes));
+  out << fmt::format("  dropped from A: {} files, {}\n", r.files_removed.size(), human_size(total(r.files_removed)));
+  out << fmt::format("  B: {} incremental over A, {} full\n", human_size(r.b_incremental_bytes),
+                     human_size(r.b_full_bytes));
+
+  if (r.keys_compared) {
+    out << "\nkeys:\n";
+    if (r.keys.empty()) out << "  no entries\n";
+    for (const KeyDiffCounts& k : r.keys)
+      out << fmt::format("  {} '{}': {} same, {} added, {} removed, {} changed\n", k.operator_id.substr(0, 8), k.state,
+                         k.same, k.added, k.removed, k.changed);
+  }
+  out << "\n" << (r.differs() ? "snapshots differ\n" : "no difference\n");
+}
+
+void write_diff_json(const DiffReport& r, std::ostream& out) {
+  nlohmann::json j;
+  j["a"] = r.a;
+  j["b"] = r.b;
+  j["differs"] = r.differs();
+  nlohmann::json structure = nlohmann::json::array();
+  for (const StructureChange& c : r.structure) {
+    nlohmann::json o = {{"change", c.what}, {"operator", c.operator_id}};
+    if (!c.state.empty()) o["state"] = c.state;
+    if (!c.before.empty()) o["before"] = c.before;
+    if (!c.after.empty()) o["after"] = c.after;
+    structure.push_back(std::move(o));
+  }
+  j["structure"] = std::move(structure);
+  j["notes"] = r.notes;
+  j["files"] = {{"added", files_json(r.files_added)},
+                {"removed", files_json(r.files_removed)},
+                {"shared", files_json(r.files_shared)},
+                {"a_bytes", r.a_full_bytes},
+                {"b_bytes", r.b_full_bytes},
+                {"b_incremental_bytes", r.b_incremental_bytes}};
+  nlohmann::json subtasks = nlohmann::json::array();
+  for (const SubtaskFileDiff& s : r.subtasks)
+    subtasks.push_back({{"operator", s.operator_id},
+                        {"subtask", s.subtask},
+                        {"shared", s.shared},
+                        {"shared_bytes", s.shared_bytes},
+                        {"added", s.added},
+                        {"added_bytes", s.added_bytes},
+                        {"removed", s.removed},
+                        {"removed_bytes", s.removed_bytes}});
+  j["subtasks"] = std::move(subtasks);
+  if (r.keys_compared) {
+    nlohmann::json keys = nlohmann::json::array();
+    for (const KeyDiffCounts& k : r.keys)
+      keys.push_back({{"operator", k.operator_id},
+                      {"state", k.state},
+                      {"same", k.same},
+                      {"added", k.added},
+                      {"removed", k.removed},
+                      {"changed", k.changed}});
+    j["keys"] = std::move(keys);
+  }
+  out << j.dump(2) << "\n";
+}
+
+std::string to_ndjson(const KeyChange& c) {
+  const DumpEntry& e = c.after ? *c.after : *c.before;
+  std::string out = "{\"change\":" + quoted(c.what) + ",\"operator\":" + quoted(e.operator_id) +
+                    ",\"subtask\":" + std::to_string(e.subtask) + ",\"state\":" + quoted(e.state) +
+                    ",\"kind\":" + quoted(e.kind);
+  if (e.key_group) out += ",\"key_group\":" + std::to_string(*e.key_group);
+  // Key fields are JSON text already.
+  if (e.key) out += ",\"key\":" + *e.key;
+  if (e.namespace_json) out += ",\"namespace\":" + *e.namespace_json;
+  if (e.user_key) out += ",\"user_key\":" + *e.user_key;
+  if (c.before) out += ",\"before\":" + c.before->value;
+  if (c.after) out += ",\"after\":" + c.after->value;
+  out += '}';
+  return out;
+}
+
+}  // namespace ckpt

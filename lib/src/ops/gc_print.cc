@@ -1,0 +1,56 @@
+// The printers of `ckpt gc`.
+#include <ostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckpt/gc.h"
+#include "ckpt/inspect.h"
+
+namespace ckpt {
+
+void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out) {
+  out << fmt::format("{}: {} retained checkpoints", r.root, r.retained.size());
+  if (!r.retained.empty()) out << " (" << r.retained.front() << (r.retained.size() > 1 ? " .. " + r.retained.back() : "") << ")";
+  out << fmt::format(", {} files under shared/ and taskowned/ ({}), {} referenced\n", r.files_scanned,
+                     human_size(static_cast<int64_t>(r.bytes_scanned)), r.referenced);
+  for (const GcFile& f : r.orphans) {
+    std::string mark = f.deleted ? "deleted" : f.young ? "young" : !f.error.empty() ? "failed" : "orphan";
+    out << fmt::format("{:<8} {:>10} {}\n", mark, human_size(static_cast<int64_t>(f.size)), f.path);
+  }
+  size_t young = 0;
+  for (const GcFile& f : r.orphans) young += f.young ? 1 : 0;
+  out << fmt::format("{} orphans, {}; {} younger than the margin ({}), kept\n", r.orphans.size(),
+                     human_size(static_cast<int64_t>(r.orphan_bytes)), young,
+                     human_size(static_cast<int64_t>(r.young_bytes)));
+  if (options.apply)
+    out << fmt::format("deleted {} files, {}{}\n", r.deleted, human_size(static_cast<int64_t>(r.deleted_bytes)),
+                       r.failed ? fmt::format("; {} could not be deleted", r.failed) : "");
+  else if (r.orphans.size() > young)
+    out << "nothing deleted (run with --apply to delete the orphans older than the margin)\n";
+}
+
+void write_gc_json(const GcReport& r, std::ostream& out) {
+  nlohmann::json j;
+  j["root"] = r.root;
+  j["retained"] = r.retained;
+  j["files_scanned"] = r.files_scanned;
+  j["bytes_scanned"] = r.bytes_scanned;
+  j["referenced"] = r.referenced;
+  nlohmann::json orphans = nlohmann::json::array();
+  for (const GcFile& f : r.orphans) {
+    nlohmann::json o = {{"path", f.path}, {"size", f.size}, {"age_seconds", f.age_seconds},
+                        {"young", f.young}, {"deleted", f.deleted}};
+    if (!f.error.empty()) o["error"] = f.error;
+    orphans.push_back(std::move(o));
+  }
+  j["orphans"] = std::move(orphans);
+  j["orphan_bytes"] = r.orphan_bytes;
+  j["young_bytes"] = r.young_bytes;
+  j["deleted"] = r.deleted;
+  j["deleted_bytes"] = r.deleted_bytes;
+  j["failed"] = r.failed;
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace ckpt

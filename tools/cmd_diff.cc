@@ -1,0 +1,78 @@
+// ckpt diff: what changed between two snapshots (man/ckpt-diff.1.md).
+#include <memory>
+#include <ostream>
+
+#include "ckpt/diff.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+namespace {
+
+struct DiffArgs {
+  std::string a, b;
+  bool keys = false;
+  std::string state;
+  bool json = false;
+  std::string format;
+  int jobs = 1;
+  std::vector<std::string> remap;
+};
+
+class NdjsonChanges : public KeyChangeSink {
+ public:
+  explicit NdjsonChanges(std::ostream& out) : out_(out) {}
+  void change(const KeyChange& c) override { out_ << to_ndjson(c) << '\n'; }
+
+ private:
+  std::ostream& out_;
+};
+
+}  // namespace
+
+Runner setup_diff(CLI::App& sub) {
+  auto a = std::make_shared<DiffArgs>();
+  sub.add_option("A", a->a, "The older snapshot (directory or _metadata)")->required();
+  sub.add_option("B", a->b, "The newer snapshot (directory or _metadata)")->required();
+  sub.add_flag("--keys", a->keys, "Also compare state entries (reads all state of both)");
+  sub.add_option("--state", a->state, "With --keys: only the state with this name")->type_name("NAME");
+  sub.add_flag("--json", a->json, "Print a JSON document instead of text");
+  sub.add_option("--format", a->format, "With --keys: ndjson prints each differing entry instead of the report")
+      ->type_name("ndjson")
+      ->check(CLI::IsMember({"ndjson"}));
+  sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
+      ->type_name("PREFIX=DIR");
+  return [a](Io& io) {
+    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
+    if (!remap.ok()) {
+      print_error(io, remap.error().to_string());
+      return kExitError;
+    }
+    bool ndjson = a->format == "ndjson";
+    if (ndjson && !a->keys) {
+      print_error(io, "--format ndjson lists entry changes and needs --keys");
+      return kExitError;
+    }
+    if (ndjson && a->json) {
+      print_error(io, "--json and --format ndjson exclude each other");
+      return kExitError;
+    }
+    DiffOptions options;
+    options.keys = a->keys;
+    options.state = a->state;
+    options.jobs = a->jobs;
+    options.remap = std::move(*remap);
+    NdjsonChanges changes(io.out);
+    Result<DiffReport> report = diff_snapshots(a->a, a->b, options, ndjson ? &changes : nullptr);
+    if (!report.ok()) {
+      print_error(io, report.error().to_string());
+      return kExitError;
+    }
+    if (a->json) write_diff_json(*report, io.out);
+    else if (!ndjson) write_diff_text(*report, io.out);
+    return report->differs() ? kExitProblems : kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli

@@ -1,0 +1,52 @@
+// ckpt gc: files under a job's checkpoint directory that nothing references (man/ckpt-gc.1.md).
+#include <memory>
+#include <ostream>
+
+#include "ckpt/gc.h"
+#include "ckpt/inspect.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct GcArgs {
+  std::string root;
+  std::string older_than = "1h";
+  bool apply = false;
+  bool json = false;
+};
+}  // namespace
+
+Runner setup_gc(CLI::App& sub) {
+  auto a = std::make_shared<GcArgs>();
+  sub.add_option("ROOT", a->root, "A job's checkpoint directory (holding chk-*/, shared/, taskowned/)")->required();
+  sub.add_option("--older-than", a->older_than, "Keep orphans modified within this margin (default 1h)")
+      ->type_name("DURATION");
+  sub.add_flag("--apply", a->apply, "Delete the orphans older than the margin, logging each");
+  sub.add_flag("--json", a->json, "Print a JSON document instead of text");
+  return [a](Io& io) {
+    Result<int64_t> margin = parse_duration(a->older_than);
+    if (!margin.ok()) {
+      print_error(io, "--older-than: " + margin.error().to_string());
+      return kExitError;
+    }
+    GcOptions options;
+    options.older_than_seconds = *margin;
+    options.apply = a->apply;
+    // Deletions are logged on stderr as they happen, so the log survives an interrupted run.
+    options.on_delete = [&io](const GcFile& f) {
+      if (f.deleted) io.err << "ckpt: deleted " << f.path << " (" << human_size(static_cast<int64_t>(f.size)) << ")\n";
+      else print_error(io, "'" + f.path + "': " + f.error);
+    };
+    Result<GcReport> report = collect_garbage(a->root, options);
+    if (!report.ok()) {
+      print_error(io, report.error().to_string());
+      return kExitError;
+    }
+    if (a->json) write_gc_json(*report, io.out);
+    else write_gc_text(*report, options, io.out);
+    return report->failed ? kExitError : kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
