@@ -7,6 +7,7 @@
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java_serialization.h"
+#include "state/value_decoder.h"
 #include "support/byte_writer.h"
 
 namespace ckpt::test {
@@ -42,24 +43,10 @@ void meta_info(ByteWriter& w, const std::string& name, int32_t backend_type, con
   }
 }
 
-// Flink's MathUtils.murmurHash and KeyGroupRangeAssignment for a Long key.
+// KeyGroupRangeAssignment of a Long key: the murmur hash of Long.hashCode().
 int32_t key_group_of(int64_t key) {
-  auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
-  auto code = static_cast<uint32_t>(static_cast<uint64_t>(key) ^ (static_cast<uint64_t>(key) >> 32));
-  code *= 0xcc9e2d51u;
-  code = rotl(code, 15);
-  code *= 0x1b873593u;
-  code = rotl(code, 13);
-  code = code * 5 + 0xe6546b64u;
-  code ^= 4;
-  code ^= code >> 16;
-  code *= 0x85ebca6bu;
-  code ^= code >> 13;
-  code *= 0xc2b2ae35u;
-  code ^= code >> 16;
-  auto h = static_cast<int32_t>(code);
-  int32_t positive = h >= 0 ? h : (h != INT32_MIN ? -h : 0);
-  return positive % kMaxParallelism;
+  auto u = static_cast<uint64_t>(key);
+  return key_group_for_hash(static_cast<int32_t>(static_cast<uint32_t>(u ^ (u >> 32))), kMaxParallelism);
 }
 
 // Subtask i of p owns key groups ceil(i*M/p) .. floor(((i+1)*M - 1)/p) (§6).
