@@ -1,5 +1,4 @@
 // ckpt dump: every state entry of a snapshot, decoded (man/ckpt-dump.1.md).
-#include <charconv>
 #include <memory>
 #include <ostream>
 
@@ -7,6 +6,7 @@
 
 #include "ckpt/dump.h"
 #include "command.h"
+#include "key_group_arg.h"
 
 namespace ckpt::cli {
 
@@ -24,23 +24,6 @@ struct DumpArgs {
   bool keep_going = false;
   std::vector<std::string> remap;
 };
-
-bool parse_int(std::string_view s, int32_t* out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
-}
-
-// "A" or "A-B".
-bool parse_key_groups(const std::string& spec, std::pair<int32_t, int32_t>* out) {
-  size_t dash = spec.find('-');
-  if (dash == std::string::npos) {
-    if (!parse_int(spec, &out->first)) return false;
-    out->second = out->first;
-    return true;
-  }
-  return parse_int(std::string_view(spec).substr(0, dash), &out->first) &&
-         parse_int(std::string_view(spec).substr(dash + 1), &out->second) && out->first <= out->second;
-}
 
 // A cell of the table: at most `width` characters, cut with "..." if longer.
 std::string cell(const std::string& s, size_t width) {
@@ -103,7 +86,7 @@ Runner setup_dump(CLI::App& sub) {
     if (a->subtask >= 0) options.subtask = a->subtask;
     if (!a->key_groups.empty()) {
       std::pair<int32_t, int32_t> range;
-      if (!parse_key_groups(a->key_groups, &range)) {
+      if (!parse_key_group_range(a->key_groups, &range)) {
         print_error(io, "--key-group: expected A or A-B with 0 <= A <= B, found '" + a->key_groups + "'");
         return kExitError;
       }

@@ -8,6 +8,8 @@ Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
+Runner setup_verify(CLI::App& sub);
+Runner setup_restore(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -16,6 +18,8 @@ const std::vector<Command>& commands() {
       {"dump", "Print every state entry of a snapshot, decoded", setup_dump},
       {"diff", "Show what changed between two snapshots", setup_diff},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},
+      {"verify", "Check that a snapshot is complete and readable", setup_verify},
+      {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
   };
   return table;
 }

@@ -26,6 +26,8 @@ Error rocks_error(const std::string& file, const char* what, const rocksdb::Stat
   return e;
 }
 
+}  // namespace
+
 Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator() {
   std::shared_ptr<rocksdb::MergeOperator> op;
   rocksdb::ConfigOptions config;
@@ -36,35 +38,48 @@ Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator() {
   return op;
 }
 
-}  // namespace
-
 SstFile::SstFile(SstFile&&) noexcept = default;
 SstFile& SstFile::operator=(SstFile&&) noexcept = default;
 SstFile::~SstFile() = default;
+
+// Points a reader at the stream's bytes: in place if it is a plain file, else from memory
+// (inline bytes in `_metadata`, a segment of a merged file).
+static Status open_reader(const StateStream& stream, const std::string& file, rocksdb::Options& options,
+                          std::unique_ptr<rocksdb::Env>& mem_env, std::unique_ptr<rocksdb::SstFileReader>& reader) {
+  CKPT_ASSIGN_OR_RETURN(options.merge_operator, flink_merge_operator());
+  std::string path = stream.path();
+  if (path.empty() || stream.base() != 0) {
+    std::string bytes;
+    CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
+    mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    path = "/ckpt-mem/table.sst";
+    std::unique_ptr<rocksdb::WritableFile> w;
+    rocksdb::Status s = mem_env->NewWritableFile(path, &w, rocksdb::EnvOptions());
+    if (s.ok()) s = w->Append(bytes);
+    if (s.ok()) s = w->Close();
+    if (!s.ok()) return rocks_error(file, "cannot stage the sst in memory", s);
+    options.env = mem_env.get();
+  }
+  reader = std::make_unique<rocksdb::SstFileReader>(options);
+  rocksdb::Status s = reader->Open(path);
+  if (!s.ok()) return rocks_error(file, "rocksdb cannot open the sst file", s);
+  return Status::OK();
+}
+
+Status SstFile::verify_checksum(const StateStream& stream) {
+  Rep rep;
+  CKPT_RETURN_IF_ERROR(open_reader(stream, stream.file(), rep.options, rep.mem_env, rep.reader));
+  rocksdb::Status s = rep.reader->VerifyChecksum(rocksdb::ReadOptions());
+  if (!s.ok()) return rocks_error(stream.file(), "sst checksum verification failed", s);
+  return Status::OK();
+}
 
 Result<SstFile> SstFile::open(const StateStream& stream) {
   SstFile f;
   f.file_ = stream.file();
   f.rep_ = std::make_unique<Rep>();
   Rep& rep = *f.rep_;
-  CKPT_ASSIGN_OR_RETURN(rep.options.merge_operator, flink_merge_operator());
-  std::string path = stream.path();
-  if (path.empty() || stream.base() != 0) {
-    // No file to hand to RocksDB as is: serve the bytes from an in-memory file system.
-    std::string bytes;
-    CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
-    rep.mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
-    path = "/ckpt-mem/table.sst";
-    std::unique_ptr<rocksdb::WritableFile> w;
-    rocksdb::Status s = rep.mem_env->NewWritableFile(path, &w, rocksdb::EnvOptions());
-    if (s.ok()) s = w->Append(bytes);
-    if (s.ok()) s = w->Close();
-    if (!s.ok()) return rocks_error(f.file_, "cannot stage the sst in memory", s);
-    rep.options.env = rep.mem_env.get();
-  }
-  rep.reader = std::make_unique<rocksdb::SstFileReader>(rep.options);
-  rocksdb::Status s = rep.reader->Open(path);
-  if (!s.ok()) return rocks_error(f.file_, "rocksdb cannot open the sst file", s);
+  CKPT_RETURN_IF_ERROR(open_reader(stream, f.file_, rep.options, rep.mem_env, rep.reader));
   auto props = rep.reader->GetTableProperties();
   if (!props) {
     Error e(ErrorCode::kCorruption, "sst file without table properties");

@@ -15,7 +15,15 @@
 #include "ckpt/error.h"
 #include "state/state_stream.h"
 
+namespace rocksdb {
+class MergeOperator;
+}
+
 namespace ckpt {
+
+// RocksDB's StringAppendTESTOperator, the merge operator Flink registers on every column
+// family; kNotSupported if this RocksDB build lacks it.
+Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator();
 
 class SstFile {
  public:
@@ -33,6 +41,11 @@ class SstFile {
   const std::string& first_key() const { return first_key_; }
   const std::string& last_key() const { return last_key_; }
   const std::string& file() const { return file_; }
+
+  // RocksDB's own check of every block's checksum (SstFileReader::VerifyChecksum), without
+  // decoding entries. Errors: "rocksdb cannot open the sst file: ..." when the file does not
+  // open, "sst checksum verification failed: ..." when a block's checksum is wrong.
+  static Status verify_checksum(const StateStream& stream);
 
   // Calls `fn(key, value)` for every live key in key order; `fn`'s error stops the scan.
   Status for_each(const std::function<Status(std::string_view key, std::string_view value)>& fn) const;

@@ -1,0 +1,76 @@
+// ckpt/restore.h - a subtask's keyed state as a RocksDB instance on local disk.
+//
+// restore_snapshot() writes one RocksDB instance directory per restored subtask at
+// OUTPUT/<operator id>/subtask-<n>/. A RocksDB native handle (incremental checkpoint, native
+// savepoint) becomes its files under their RocksDB names, as Flink's restore lays them out.
+// Every instance is opened with RocksDB (all column families, Flink's merge operator) and read
+// through before the output appears, atomically (a temporary directory, then a rename).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+
+namespace ckpt {
+
+struct RestoreOptions {
+  std::string output;           // must be absent or empty unless `force`
+  std::string operator_filter;  // 32 hex digits or a uid; empty: every operator
+  std::optional<int32_t> subtask;
+  // Keep only these key groups (inclusive), as a rescaled restore clips: entries outside are
+  // deleted and compacted away. Subtasks whose range misses it are not restored.
+  std::optional<std::pair<int32_t, int32_t>> key_groups;
+  bool link = false;   // hard-link SST files where the file system allows (else copy)
+  int jobs = 1;        // subtasks restored at once
+  bool force = false;  // replace a non-empty output directory
+  std::vector<PrefixRule> remap;
+  // Called after each subtask is restored (never concurrently) with (done, total).
+  std::function<void(size_t, size_t)> progress;
+};
+
+struct RestoredInstance {
+  std::string operator_id;  // 32 hex digits
+  int32_t subtask = 0;
+  std::string directory;    // the final instance directory
+  KeyGroupRange key_groups; // what the instance holds
+  std::vector<std::string> column_families;  // Flink's states, in the meta stream's order
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  uint64_t linked_files = 0;  // of `files`, hard-linked instead of copied
+  uint64_t entries = 0;       // live keys read back through RocksDB, all column families
+};
+
+// A subtask with keyed state that was not restored, and why.
+struct SkippedSubtask {
+  std::string operator_id;
+  int32_t subtask = 0;
+  std::string reason;
+};
+
+struct RestoreReport {
+  std::string output;
+  std::vector<RestoredInstance> instances;  // operators in file order, subtasks ascending
+  std::vector<SkippedSubtask> skipped;
+
+  // An `ldb` command line that scans the first instance's first column family.
+  std::string ldb_command() const;
+};
+
+// Errors: the snapshot cannot be read, the output is not empty (without force), the filters
+// match nothing restorable, a file is missing, or an instance fails its check. On error the
+// output directory is left as it was.
+Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options);
+
+// What was written, one line per instance, then the ldb command line.
+void write_restore_text(const RestoreReport& r, std::ostream& out);
+void write_restore_json(const RestoreReport& r, std::ostream& out);
+
+}  // namespace ckpt

@@ -1,0 +1,179 @@
+// restore_snapshot: choose the subtasks, restore them in parallel into a temporary directory,
+// then rename it into place.
+#include "ckpt/restore.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "ckpt/io.h"
+#include "ops/restore_instance.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool operator_matches(const OperatorState& op, const std::string& filter) {
+  if (filter.empty()) return true;
+  std::string hex = operator_id_hex(op.id);
+  bool same_hex = hex.size() == filter.size() && std::equal(hex.begin(), hex.end(), filter.begin(), [](char a, char b) {
+                    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+                  });
+  return same_hex || (!op.uid.empty() && op.uid == filter);
+}
+
+bool is_native(const KeyedHandle& h) {
+  return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
+}
+
+Error invalid(const std::string& file, std::string message, ErrorCode code = ErrorCode::kInvalidArgument) {
+  Error e(code, std::move(message));
+  e.file = file;
+  return e;
+}
+
+// Absent or empty: fine. Non-empty: only with force.
+Status check_output(const std::string& output, bool force) {
+  std::error_code ec;
+  if (!fs::exists(output, ec)) return Status::OK();
+  if (!fs::is_directory(output, ec)) return invalid(output, "output exists and is not a directory");
+  if (!fs::is_empty(output, ec) && !force)
+    return invalid(output, "output directory is not empty (--force replaces it)");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options) {
+  if (options.output.empty()) return invalid("", "no output directory given");
+  CKPT_RETURN_IF_ERROR(check_output(options.output, options.force));
+  CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
+  CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+
+  RestoreReport report;
+  report.output = options.output;
+  std::vector<InstanceJob> jobs;
+  bool operator_matched = false;
+  for (const OperatorState& op : m.operators) {
+    if (!operator_matches(op, options.operator_filter)) continue;
+    operator_matched = true;
+    std::vector<const SubtaskState*> subtasks;
+    for (const SubtaskState& st : op.subtasks)
+      if (!st.finished && !st.managed_keyed.is_null() && (!options.subtask || st.index == *options.subtask))
+        subtasks.push_back(&st);
+    std::stable_sort(subtasks.begin(), subtasks.end(),
+                     [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
+    for (const SubtaskState* st : subtasks) {
+      const KeyedHandle& h = st->managed_keyed;
+      std::string id = operator_id_hex(op.id);
+      if (!is_native(h)) {
+        report.skipped.push_back({id, st->index,
+                                  fmt::format("{} handles are not restored yet: only rocksdb native handles",
+                                              handle_type_name(h.type))});
+        continue;
+      }
+      InstanceJob job;
+      job.op = &op;
+      job.subtask = st;
+      job.handle = &h;
+      job.keep = h.range;
+      job.link = options.link;
+      if (options.key_groups) {
+        int32_t first = std::max(options.key_groups->first, h.range.first);
+        int32_t last = std::min(options.key_groups->second, h.range.last());
+        if (first > last) continue;  // this subtask holds none of the wanted key groups
+        job.keep = {first, last - first + 1};
+        job.clip = job.keep != h.range;
+      }
+      job.directory = fmt::format("{}/subtask-{}", id, st->index);  // relative until the temp dir exists
+      jobs.push_back(std::move(job));
+    }
+  }
+  if (!options.operator_filter.empty() && !operator_matched)
+    return invalid(where.metadata_path, fmt::format("no operator with id or uid '{}'", options.operator_filter),
+                   ErrorCode::kNotFound);
+  if (jobs.empty()) {
+    std::string why = report.skipped.empty() ? "no subtask with keyed state matches"
+                                             : fmt::format("{} subtasks skipped: {}", report.skipped.size(),
+                                                           report.skipped.front().reason);
+    return invalid(where.metadata_path, "nothing to restore: " + why, ErrorCode::kNotFound);
+  }
+
+  // Every file must be there before anything is written.
+  FileResolver resolver(where.directory, options.remap);
+  ResolvedPaths paths;
+  for (const InstanceJob& job : jobs) {
+    std::vector<const StreamHandle*> streams = {&job.handle->delegate};
+    for (const auto* list : {&job.handle->shared_files, &job.handle->private_files})
+      for (const NamedStream& f : *list) streams.push_back(&f.handle);
+    for (const StreamHandle* s : streams) {
+      if (!s->is_file() || paths.count(s->path)) continue;
+      auto found = resolver.find(s->type, s->path);
+      if (!found)
+        return invalid(where.metadata_path,
+                       fmt::format("operator {}, subtask {}: state file '{}' not found", operator_id_hex(job.op->id),
+                                   job.subtask->index, s->path),
+                       ErrorCode::kNotFound);
+      paths.emplace(s->path, found->path);
+    }
+  }
+
+  std::string final_path = options.output;
+  while (final_path.size() > 1 && final_path.back() == '/') final_path.pop_back();
+  CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(final_path));
+  for (InstanceJob& job : jobs) job.directory = temp.path() + "/" + job.directory;
+
+  std::vector<std::optional<Result<RestoredInstance>>> results(jobs.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex progress_mutex;
+  size_t done = 0;
+  auto work = [&] {
+    for (size_t i; !failed && (i = next.fetch_add(1)) < jobs.size();) {
+      results[i] = restore_instance(jobs[i], paths, where.metadata_path);
+      if (!results[i]->ok()) failed = true;
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ++done;
+      if (options.progress) options.progress(done, jobs.size());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < std::max(options.jobs, 1) && static_cast<size_t>(j) < jobs.size(); ++j) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i]) continue;
+    if (!results[i]->ok())
+      return std::move(*results[i]).error().with_context(
+          fmt::format("operator {}, subtask {}", operator_id_hex(jobs[i].op->id), jobs[i].subtask->index));
+    RestoredInstance inst = std::move(*results[i]).value();
+    inst.directory = fmt::format("{}/{}/subtask-{}", final_path, inst.operator_id, inst.subtask);
+    report.instances.push_back(std::move(inst));
+  }
+
+  // Replacing a non-empty output (--force): move the old one aside, commit, then remove it.
+  std::error_code ec;
+  std::string aside;
+  if (fs::exists(final_path, ec) && !fs::is_empty(final_path, ec)) {
+    aside = temp.path() + ".old";
+    if (::rename(final_path.c_str(), aside.c_str()) != 0)
+      return invalid(final_path, "cannot move the old output aside", ErrorCode::kIOError);
+  }
+  Status committed = temp.commit();
+  if (!committed.ok()) {
+    if (!aside.empty()) ::rename(aside.c_str(), final_path.c_str());
+    return std::move(committed).error();
+  }
+  if (!aside.empty()) fs::remove_all(aside, ec);
+  return report;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,69 @@
+// The verify report as lines for people and as JSON for scripts.
+#include <ostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckpt/verify.h"
+
+namespace ckpt {
+
+std::string format_problem(const VerifyProblem& p) {
+  std::string out;
+  if (!p.operator_id.empty()) {
+    out += "operator " + p.operator_id;
+    out += p.subtask >= 0 ? fmt::format(", subtask {}", p.subtask) : std::string(", all subtasks");
+  }
+  if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + p.handle;
+  if (!p.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", p.file);
+  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), p.message);
+  if (p.offset) out += fmt::format(" at offset {:#x}", *p.offset);
+  return out;
+}
+
+void write_verify_text(const VerifyReport& r, std::ostream& out) {
+  for (const VerifyProblem& p : r.problems) out << format_problem(p) << '\n';
+  for (const VerifyProblem& p : r.unchecked) out << "not checked: " << format_problem(p) << '\n';
+  std::string what = fmt::format("{} operators, {} subtasks, {} files", r.operators, r.subtasks, r.files);
+  if (r.deep) what += fmt::format(", {} sst files checksummed, {} entries decoded", r.sst_files, r.entries);
+  if (r.clean())
+    out << fmt::format("{}: ok ({}, {})\n", r.metadata_path, r.deep ? "deep" : "quick", what);
+  else
+    out << fmt::format("{}: {} problem{} ({}, {})\n", r.metadata_path, r.problems.size(),
+                       r.problems.size() == 1 ? "" : "s", r.deep ? "deep" : "quick", what);
+}
+
+void write_verify_json(const VerifyReport& r, std::ostream& out) {
+  nlohmann::ordered_json j;
+  j["snapshot"] = r.metadata_path;
+  j["deep"] = r.deep;
+  j["clean"] = r.clean();
+  j["operators"] = r.operators;
+  j["subtasks"] = r.subtasks;
+  j["files"] = r.files;
+  if (r.deep) {
+    j["sst_files"] = r.sst_files;
+    j["sst_files_beyond_range"] = r.sst_files_beyond_range;
+    j["entries"] = r.entries;
+  }
+  auto problems_json = [](const std::vector<VerifyProblem>& list) {
+    nlohmann::ordered_json problems = nlohmann::ordered_json::array();
+    for (const VerifyProblem& p : list) {
+      nlohmann::ordered_json o;
+      o["kind"] = problem_kind_name(p.kind);
+      o["operator"] = p.operator_id.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.operator_id);
+      o["subtask"] = p.subtask >= 0 ? nlohmann::ordered_json(p.subtask) : nlohmann::ordered_json();
+      o["handle"] = p.handle;
+      o["file"] = p.file;
+      o["offset"] = p.offset ? nlohmann::ordered_json(*p.offset) : nlohmann::ordered_json();
+      o["message"] = p.message;
+      problems.push_back(std::move(o));
+    }
+    return problems;
+  };
+  j["problems"] = problems_json(r.problems);
+  if (r.deep) j["unchecked"] = problems_json(r.unchecked);
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace ckpt

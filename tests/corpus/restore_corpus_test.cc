@@ -1,0 +1,267 @@
+// ckpt restore on Flink's own RocksDB snapshots: instances that RocksDB's ldb opens, whose
+// column families are the operator's states and whose entries read back equal ckpt dump.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "ckpt/dump.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+#include "ckpt/restore.h"
+#include "support/cli_run.h"
+#include "support/native_snapshot.h"
+#include "support/test_support.h"
+
+using namespace ckpt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kLdb = "/usr/bin/ldb";
+
+struct Lines : DumpSink {
+  std::vector<std::string> keyed;
+  std::vector<std::string> problems;
+  void entry(const DumpEntry& e) override {
+    if (e.kind != "operator") keyed.push_back(to_ndjson(e));
+  }
+  void problem(const Error& e) override { problems.push_back(e.to_string()); }
+};
+
+bool has_native_handle(const Metadata& m) {
+  for (const OperatorState& op : m.operators)
+    for (const SubtaskState& st : op.subtasks)
+      if (st.managed_keyed.type == handle_type::kIncremental || st.managed_keyed.type == handle_type::kIncrementalV1)
+        return true;
+  return false;
+}
+
+// Corpus snapshots whose keyed state is held by RocksDB native handles.
+std::vector<std::string> native_snapshots() {
+  std::vector<std::string> out;
+  for (const std::string& dir : test::corpus_snapshots()) {
+    Result<Metadata> m = read_metadata_file(dir);
+    if (m.ok() && has_native_handle(*m)) out.push_back(dir);
+  }
+  return out;
+}
+
+// Keyed entries of `snapshot` as ckpt dump prints them, subtasks ascending.
+std::vector<std::string> dump_keyed(const std::string& snapshot, const DumpOptions& options = {}) {
+  Lines lines;
+  Result<DumpSummary> r = dump_snapshot(snapshot, options, lines);
+  INFO(snapshot);
+  REQUIRE(r.ok());
+  REQUIRE(lines.problems.empty());
+  return lines.keyed;
+}
+
+// A `_metadata` in `dir` whose native handles read their SSTs from the restored instances
+// (every *.sst in the instance directory) and nothing else; the meta data stream stays the
+// snapshot's. Dumping it reads the instances back through ckpt.
+std::string readback_snapshot(const std::string& snapshot, const RestoreReport& report, const std::string& dir) {
+  Result<SnapshotLocation> where = locate_snapshot(snapshot);
+  REQUIRE(where.ok());
+  Result<Metadata> m = read_metadata_file(where->metadata_path);
+  REQUIRE(m.ok());
+  FileResolver resolver(where->directory, {});
+  std::map<std::pair<std::string, int32_t>, std::string> restored;
+  for (const RestoredInstance& i : report.instances) restored[{i.operator_id, i.subtask}] = i.directory;
+  for (OperatorState& op : m->operators) {
+    for (SubtaskState& st : op.subtasks) {
+      KeyedHandle keyed;
+      auto it = restored.find({operator_id_hex(op.id), st.index});
+      if (it != restored.end()) {
+        keyed = st.managed_keyed;
+        keyed.shared_files.clear();
+        keyed.private_files.clear();
+        for (const auto& e : fs::directory_iterator(it->second)) {
+          if (e.path().extension() != ".sst") continue;
+          NamedStream f;
+          f.name = e.path().filename().string();
+          f.handle.type = handle_type::kFile;
+          f.handle.path = fs::absolute(e.path()).string();
+          f.handle.size = static_cast<int64_t>(e.file_size());
+          keyed.shared_files.push_back(std::move(f));
+        }
+        if (keyed.delegate.is_file()) {
+          auto found = resolver.find(keyed.delegate.type, keyed.delegate.path);
+          REQUIRE(found);
+          keyed.delegate.type = handle_type::kFile;
+          keyed.delegate.path = fs::absolute(found->path).string();
+        }
+      }
+      SubtaskState only;
+      only.index = st.index;
+      only.managed_keyed = std::move(keyed);
+      st = std::move(only);
+    }
+  }
+  fs::create_directories(dir);
+  Result<std::string> bytes = encode_metadata(*m);
+  REQUIRE(bytes.ok());
+  test::write_file(dir + "/_metadata", *bytes);
+  return dir;
+}
+
+// `ldb --db=DIR list_column_families`: its exit status and output.
+std::pair<int, std::string> ldb_list(const std::string& db) {
+  std::string cmd = std::string(kLdb) + " --db='" + db + "' list_column_families 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = ::pclose(p);
+  return {status, out};
+}
+
+// Keyed state names per (operator, subtask) in the independent decoding of the snapshot.
+std::map<std::pair<std::string, int32_t>, std::set<std::string>> expected_states(const std::string& snapshot) {
+  std::map<std::pair<std::string, int32_t>, std::set<std::string>> out;
+  std::ifstream in(test::expected_dir() + "/" + fs::path(snapshot).filename().string() + ".ndjson");
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] != "keyed" || j.value("raw_keyed", false)) continue;
+    out[{j["operator"], j["subtask"]}].insert(j["state"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every native RocksDB snapshot restores to instances that ldb opens and that read back as dumped",
+          "[corpus]") {
+  // For each of the corpus's incremental checkpoints and native savepoints: every subtask
+  // with keyed state becomes an instance; ldb lists its column families, which include every
+  // state the independent decoding found there and nothing the meta data does not name; and
+  // the instances' SSTs, read through ckpt, give exactly the keyed entries of ckpt dump.
+  CKPT_REQUIRE_SHARED();
+  std::vector<std::string> snapshots = native_snapshots();
+  CHECK(snapshots.size() >= 20);
+  bool have_ldb = fs::exists(kLdb);
+  size_t instances = 0;
+  for (const std::string& snapshot : snapshots) {
+    INFO(snapshot);
+    test::ScratchDir scratch;
+    RestoreOptions options;
+    options.output = scratch / "out";
+    options.jobs = 2;
+    Result<RestoreReport> r = restore_snapshot(snapshot, options);
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->instances.empty());
+    CHECK(r->skipped.empty());
+    auto expected = expected_states(snapshot);
+    for (const RestoredInstance& i : r->instances) {
+      INFO(i.directory);
+      CHECK(fs::exists(i.directory + "/CURRENT"));
+      std::set<std::string> cfs(i.column_families.begin(), i.column_families.end());
+      for (const std::string& s : expected[{i.operator_id, i.subtask}]) CHECK(cfs.count(s) == 1);
+      if (have_ldb) {
+        auto [status, out] = ldb_list(i.directory);
+        INFO(out);
+        CHECK(status == 0);
+        for (const std::string& cf : i.column_families) CHECK(out.find(cf) != std::string::npos);
+      }
+      ++instances;
+    }
+    std::string back = readback_snapshot(snapshot, *r, scratch / "readback");
+    CHECK(dump_keyed(back) == dump_keyed(snapshot));
+  }
+  CHECK(instances >= snapshots.size());
+}
+
+TEST_CASE("restore with --key-groups keeps exactly those key groups, copied or linked", "[corpus]") {
+  // A rescaled restore's clip, on a generated snapshot with 64 key groups per subtask (the
+  // corpus's subtasks hold one each): the instance holds the requested key groups only, read
+  // back equal to ckpt dump filtered to them, in copy and in link mode; subtasks holding none
+  // of them are not written.
+  CKPT_REQUIRE_SHARED();
+  test::ScratchDir scratch;
+  test::NativeSnapshotSpec spec;
+  spec.template_dir = test::corpus_dir() + "/new-stateful-udf-migration-itcase-flink1.20-rocksdb-checkpoint";
+  spec.out = scratch / "snapshot";
+  spec.bytes = 400000;
+  spec.subtasks = 2;
+  REQUIRE(test::write_native_snapshot(spec).ok());
+  std::vector<std::string> all = dump_keyed(spec.out);
+  REQUIRE(all.size() > 10000);
+  for (bool link : {false, true}) {
+    INFO("link " << link);
+    std::string out = scratch / (link ? "linked" : "copied");
+    RestoreOptions options;
+    options.output = out;
+    options.key_groups = std::make_pair(10, 20);
+    options.link = link;
+    Result<RestoreReport> r = restore_snapshot(spec.out, options);
+    REQUIRE(r.ok());
+    REQUIRE(r->instances.size() == 1);
+    CHECK(r->instances[0].subtask == 0);
+    CHECK(r->instances[0].key_groups == KeyGroupRange{10, 11});
+    CHECK((r->instances[0].linked_files > 0) == link);
+    DumpOptions filter;
+    filter.key_groups = std::make_pair(10, 20);
+    std::vector<std::string> want = dump_keyed(spec.out, filter);
+    REQUIRE(want.size() > 1000);
+    CHECK(r->instances[0].entries == want.size());
+    CHECK(dump_keyed(readback_snapshot(spec.out, *r, out + "-readback")) == want);
+  }
+  // Unclipped and linked: every entry of both subtasks, and the snapshot's SSTs shared.
+  RestoreOptions options;
+  options.output = scratch / "whole";
+  options.link = true;
+  options.jobs = 2;
+  Result<RestoreReport> r = restore_snapshot(spec.out, options);
+  REQUIRE(r.ok());
+  REQUIRE(r->instances.size() == 2);
+  CHECK(dump_keyed(readback_snapshot(spec.out, *r, scratch / "whole-readback")) == all);
+  for (const RestoredInstance& i : r->instances) {
+    CHECK(i.linked_files > 0);
+    for (const auto& e : fs::directory_iterator(i.directory))
+      if (e.path().extension() == ".sst") CHECK(fs::hard_link_count(e.path()) == 2);
+  }
+}
+
+TEST_CASE("ckpt restore refuses a non-empty output without --force, and replaces it with", "[corpus][cli]") {
+  // The output appears whole or not at all; --force swaps the old content for the new.
+  CKPT_REQUIRE_SHARED();
+  test::ScratchDir scratch;
+  std::string snapshot = test::corpus_dir() + "/new-stateful-udf-migration-itcase-flink1.20-rocksdb-savepoint-native";
+  std::string out = scratch / "out";
+  fs::create_directories(out);
+  test::write_file(out + "/keep-me", "x");
+  test::CliResult refused = test::run_cli({"restore", snapshot, "--output", out});
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("not empty") != std::string::npos);
+  CHECK(fs::exists(out + "/keep-me"));
+  test::CliResult forced = test::run_cli({"restore", snapshot, "--output", out, "--force", "-j", "2"});
+  INFO(forced.err);
+  REQUIRE(forced.status == 0);
+  CHECK_FALSE(fs::exists(out + "/keep-me"));
+  CHECK(forced.out.find("try: ldb --db=" + out + "/") != std::string::npos);
+  test::CliResult js = test::run_cli({"restore", snapshot, "--output", scratch / "json", "--json", "--subtask", "1"});
+  REQUIRE(js.status == 0);
+  nlohmann::json j = nlohmann::json::parse(js.out);
+  REQUIRE(j["instances"].size() >= 1);
+  for (const auto& i : j["instances"]) CHECK(i["subtask"] == 1);
+  // Nothing but the instances is left behind: no temporary directories beside the output.
+  for (const auto& e : fs::directory_iterator(scratch.path()))
+    CHECK(e.path().filename().string().find("ckpt-tmp") == std::string::npos);
+}
+
+TEST_CASE("ckpt restore of a heap snapshot says there is nothing it can restore yet", "[corpus][cli]") {
+  // Heap handles are skipped with their reason; with nothing left, exit 2 and no output.
+  CKPT_REQUIRE_SHARED();
+  test::ScratchDir scratch;
+  std::string snapshot = test::corpus_dir() + "/new-stateful-udf-migration-itcase-flink1.20-hashmap-checkpoint";
+  test::CliResult r = test::run_cli({"restore", snapshot, "--output", scratch / "out"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("nothing to restore") != std::string::npos);
+  CHECK_FALSE(fs::exists(scratch / "out"));
+}

@@ -1,0 +1,83 @@
+// ckpt restore: each subtask's keyed state as a RocksDB instance (man/ckpt-restore.1.md).
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckpt/restore.h"
+#include "command.h"
+#include "key_group_arg.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct RestoreArgs {
+  std::string snapshot;
+  std::string output;
+  std::string operator_filter;
+  int subtask = -1;
+  std::string key_groups;
+  bool link = false;
+  int jobs = 1;
+  bool force = false;
+  bool json = false;
+  std::vector<std::string> remap;
+};
+}  // namespace
+
+Runner setup_restore(CLI::App& sub) {
+  auto a = std::make_shared<RestoreArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_option("-o,--output", a->output, "Directory to write the instances into (absent or empty)")
+      ->required()
+      ->type_name("DIR");
+  sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits) or uid")
+      ->type_name("ID|UID");
+  sub.add_option("--subtask", a->subtask, "Only this subtask")->type_name("N");
+  sub.add_option("--key-groups", a->key_groups, "Keep only key groups A to B, as a rescaled restore clips")
+      ->type_name("A-B");
+  sub.add_flag("--link", a->link, "Hard-link SST files instead of copying them where the file system allows");
+  sub.add_option("-j", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_flag("--force", a->force, "Replace a non-empty output directory");
+  sub.add_flag("--json", a->json, "Describe what was written as JSON");
+  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
+      ->type_name("PREFIX=DIR");
+  return [a](Io& io) {
+    RestoreOptions options;
+    options.output = a->output;
+    options.operator_filter = a->operator_filter;
+    if (a->subtask >= 0) options.subtask = a->subtask;
+    if (!a->key_groups.empty()) {
+      std::pair<int32_t, int32_t> range;
+      if (!parse_key_group_range(a->key_groups, &range)) {
+        print_error(io, "--key-groups: expected A-B with 0 <= A <= B, found '" + a->key_groups + "'");
+        return kExitError;
+      }
+      options.key_groups = range;
+    }
+    options.link = a->link;
+    options.jobs = a->jobs;
+    options.force = a->force;
+    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
+    if (!remap.ok()) {
+      print_error(io, remap.error().to_string());
+      return kExitError;
+    }
+    options.remap = std::move(*remap);
+    if (io.err_is_terminal)
+      options.progress = [&io](size_t done, size_t total) {
+        io.err << fmt::format("\rckpt: restored {}/{} subtasks", done, total) << (done == total ? "\n" : "")
+               << std::flush;
+      };
+    Result<RestoreReport> report = restore_snapshot(a->snapshot, options);
+    if (!report.ok()) {
+      print_error(io, report.error().to_string());
+      return kExitError;
+    }
+    if (a->json) write_restore_json(*report, io.out);
+    else write_restore_text(*report, io.out);
+    return kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli

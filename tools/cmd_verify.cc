@@ -1,0 +1,51 @@
+// ckpt verify: would Flink restore this snapshot? (man/ckpt-verify.1.md)
+#include <memory>
+#include <ostream>
+
+#include "ckpt/verify.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct VerifyArgs {
+  std::string snapshot;
+  bool deep = false;
+  bool json = false;
+  int jobs = 1;
+  std::vector<std::string> remap;
+};
+}  // namespace
+
+Runner setup_verify(CLI::App& sub) {
+  auto a = std::make_shared<VerifyArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_flag("--deep", a->deep, "Also read every byte: decode every stream, checksum every SST");
+  sub.add_flag("--json", a->json, "Print the report as JSON");
+  sub.add_option("-j", a->jobs, "With --deep, check N subtasks and SST files at once")
+      ->type_name("N")
+      ->check(CLI::Range(1, 256));
+  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
+      ->type_name("PREFIX=DIR");
+  return [a](Io& io) {
+    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
+    if (!remap.ok()) {
+      print_error(io, remap.error().to_string());
+      return kExitError;
+    }
+    VerifyOptions options;
+    options.deep = a->deep;
+    options.jobs = a->jobs;
+    options.remap = std::move(*remap);
+    Result<VerifyReport> report = verify_snapshot(a->snapshot, options);
+    if (!report.ok()) {
+      print_error(io, report.error().to_string());
+      return kExitError;
+    }
+    if (a->json) write_verify_json(*report, io.out);
+    else write_verify_text(*report, io.out);
+    return report->clean() ? kExitOk : kExitProblems;
+  };
+}
+
+}  // namespace ckpt::cli
