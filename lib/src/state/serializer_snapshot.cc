@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "state/flink_string.h"
+#include "state/logical_types.h"
 #include "state/serializer_classes.h"
 
 namespace ckpt {
@@ -321,8 +322,15 @@ void SnapshotParser::row_data(SerializerSnapshot& s, int depth) {
     r_.fail("no nested serializer snapshots after the logical types of a RowData snapshot");
     return;
   }
+  uint64_t types_at = r_.offset();
   s.outer_data = std::string(r_.bytes(at));
   s.outer_version = s.version;
+  // Types that cannot be read leave the snapshot usable: its values then stay opaque.
+  auto types = read_logical_types(s.outer_data, types_at, n);
+  if (types.ok()) {
+    s.logical_types = std::move(types).value();
+    s.logical_types_decoded = true;
+  }
   nested_delegate(s, depth);
   if (r_.ok() && static_cast<int32_t>(s.nested.size()) != n)
     r_.fail_at(s.offset, fmt::format("RowData snapshot has {} field types but {} field serializers", n, s.nested.size()));
