@@ -8,6 +8,7 @@ Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
+Runner setup_compact(CLI::App& sub);
 Runner setup_verify(CLI::App& sub);
 Runner setup_restore(CLI::App& sub);
 
@@ -18,6 +19,7 @@ const std::vector<Command>& commands() {
       {"dump", "Print every state entry of a snapshot, decoded", setup_dump},
       {"diff", "Show what changed between two snapshots", setup_diff},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},
+      {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
       {"verify", "Check that a snapshot is complete and readable", setup_verify},
       {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
   };

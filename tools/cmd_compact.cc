@@ -1,0 +1,59 @@
+// ckpt compact: a RocksDB snapshot rewritten as a compact native savepoint (man/ckpt-compact.1.md).
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckpt/compact.h"
+#include "ckpt/inspect.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct CompactArgs {
+  std::string snapshot;
+  std::string output;
+  std::string compression = "zstd";
+  int jobs = 1;
+  std::vector<std::string> remap;
+};
+}  // namespace
+
+Runner setup_compact(CLI::App& sub) {
+  auto a = std::make_shared<CompactArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "RocksDB checkpoint or native savepoint (directory or _metadata)")->required();
+  sub.add_option("-o,--output", a->output, "Directory to write the savepoint to (must not exist or be empty)")
+      ->required()
+      ->type_name("DIR");
+  sub.add_option("--compression", a->compression, "Compression of the compacted SSTs (default zstd)")
+      ->type_name("zstd|lz4|snappy|none")
+      ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
+  sub.add_option("-j", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
+      ->type_name("PREFIX=DIR");
+  return [a](Io& io) {
+    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
+    if (!remap.ok()) {
+      print_error(io, remap.error().to_string());
+      return kExitError;
+    }
+    CompactOptions options;
+    options.compression = *parse_compact_compression(a->compression);
+    options.jobs = a->jobs;
+    options.remap = std::move(*remap);
+    Result<CompactReport> r = compact_snapshot(a->snapshot, a->output, options);
+    if (!r.ok()) {
+      print_error(io, r.error().to_string());
+      return kExitError;
+    }
+    io.out << fmt::format("{}: {} RocksDB instances compacted\n", r->output, r->instances);
+    io.out << fmt::format("before: {} files ({} SSTs), {}\n", r->files_before, r->sst_files_before,
+                          human_size(static_cast<int64_t>(r->bytes_before)));
+    io.out << fmt::format("after:  {} files ({} SSTs), {}\n", r->files_after, r->sst_files_after,
+                          human_size(static_cast<int64_t>(r->bytes_after)));
+    return kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
