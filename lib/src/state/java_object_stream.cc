@@ -48,6 +48,14 @@ class Parser {
     handles_.emplace_back();
     return handles_.size() - 1;
   }
+  // A new value that takes the next handle, as every object, array, enum, class and string does.
+  std::shared_ptr<Value> registered(Value::Kind kind, std::string class_name) {
+    auto v = std::make_shared<Value>();
+    v->kind = kind;
+    v->class_name = std::move(class_name);
+    handles_[new_handle()].value = v;
+    return v;
+  }
   const Handle* reference() {
     uint64_t at = r_.offset();
     int32_t h = r_.i32() - kBaseHandle;
@@ -163,10 +171,7 @@ ValuePtr Parser::new_object(int depth) {
     r_.fail("java object without a class descriptor");
     return nullptr;
   }
-  auto v = std::make_shared<Value>();
-  v->kind = Value::Kind::kObject;
-  v->class_name = desc->name;
-  handles_[new_handle()].value = v;
+  auto v = registered(Value::Kind::kObject, desc->name);
   std::vector<const ClassDesc*> chain;
   for (const ClassDesc* c = desc.get(); c && chain.size() < 64; c = c->super.get()) chain.push_back(c);
   for (auto it = chain.rbegin(); it != chain.rend() && r_.ok(); ++it) {
@@ -196,10 +201,7 @@ ValuePtr Parser::new_array(int depth) {
     r_.fail("java array without an array class descriptor");
     return nullptr;
   }
-  auto v = std::make_shared<Value>();
-  v->kind = Value::Kind::kArray;
-  v->class_name = desc->name;
-  handles_[new_handle()].value = v;
+  auto v = registered(Value::Kind::kArray, desc->name);
   char type = desc->name[1];
   bool objects = type == 'L' || type == '[';
   int32_t n = r_.count(1, "java array element");
@@ -211,9 +213,7 @@ ValuePtr Parser::new_array(int depth) {
 }
 
 ValuePtr Parser::string_body(uint8_t tc) {
-  auto v = std::make_shared<Value>();
-  v->kind = Value::Kind::kString;
-  handles_[new_handle()].value = v;
+  auto v = registered(Value::Kind::kString, {});
   if (tc == kString) {
     v->text = r_.utf();
   } else {
@@ -250,10 +250,7 @@ ValuePtr Parser::content(int depth) {
     case kArray: return new_array(depth);
     case kEnum: {
       auto desc = class_desc(depth + 1);
-      auto v = std::make_shared<Value>();
-      v->kind = Value::Kind::kEnum;
-      v->class_name = desc ? desc->name : "";
-      handles_[new_handle()].value = v;
+      auto v = registered(Value::Kind::kEnum, desc ? desc->name : "");
       ValuePtr name = content(depth + 1);
       if (r_.ok() && (!name || name->kind != Value::Kind::kString)) {
         r_.fail_at(at, "java enum constant without a name");
@@ -264,11 +261,7 @@ ValuePtr Parser::content(int depth) {
     }
     case kClass: {
       auto desc = class_desc(depth + 1);
-      auto v = std::make_shared<Value>();
-      v->kind = Value::Kind::kClass;
-      v->class_name = desc ? desc->name : "";
-      handles_[new_handle()].value = v;
-      return v;
+      return registered(Value::Kind::kClass, desc ? desc->name : "");
     }
     case kClassDesc:
     case kProxyClassDesc: {
