@@ -14,8 +14,10 @@ std::string synopsis(const CLI::App& sub) {
     if (o->get_expected_max() == 0) {
       s = o->get_snames().empty() ? "--" + o->get_lnames().front() : "-" + o->get_snames().front();
     } else {
-      s = (o->get_lnames().empty() ? "-" + o->get_snames().front() : "--" + o->get_lnames().front()) + " " +
-          o->get_type_name();
+      // get_type_name() appends ":<validator>" descriptions; the metavariable is what precedes.
+      std::string value = o->get_type_name();
+      value = value.substr(0, value.find(':'));
+      s = (o->get_lnames().empty() ? "-" + o->get_snames().front() : "--" + o->get_lnames().front()) + " " + value;
     }
     out += " " + optional(o, s);
     if (o->get_expected_max() > 1) out += "...";
