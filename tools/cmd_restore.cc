@@ -18,6 +18,7 @@ struct RestoreArgs {
   int subtask = -1;
   std::string key_groups;
   bool link = false;
+  bool full_check = false;
   int jobs = 1;
   bool force = false;
   bool json = false;
@@ -37,6 +38,7 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_option("--key-groups", a->key_groups, "Keep only key groups A to B, as a rescaled restore clips")
       ->type_name("A-B");
   sub.add_flag("--link", a->link, "Hard-link SST files instead of copying them where the file system allows");
+  sub.add_flag("--full-check", a->full_check, "Read every entry back with checksums verified before reporting success");
   sub.add_option("-j", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
@@ -56,6 +58,7 @@ Runner setup_restore(CLI::App& sub) {
       options.key_groups = range;
     }
     options.link = a->link;
+    options.full_check = a->full_check;
     options.jobs = a->jobs;
     options.force = a->force;
     Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");

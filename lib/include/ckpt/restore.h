@@ -3,8 +3,8 @@
 // restore_snapshot() writes one RocksDB instance directory per restored subtask at
 // OUTPUT/<operator id>/subtask-<n>/. A RocksDB native handle (incremental checkpoint, native
 // savepoint) becomes its files under their RocksDB names, as Flink's restore lays them out.
-// Every instance is opened with RocksDB (all column families, Flink's merge operator) and read
-// through before the output appears, atomically (a temporary directory, then a rename).
+// Every instance is opened with RocksDB (all column families, Flink's merge operator) and
+// checked before the output appears, atomically (a temporary directory, then a rename).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,9 @@ struct RestoreOptions {
   // deleted and compacted away. Subtasks whose range misses it are not restored.
   std::optional<std::pair<int32_t, int32_t>> key_groups;
   bool link = false;   // hard-link SST files where the file system allows (else copy)
+  // Read every entry of every instance back with checksums verified. Without it the check
+  // reads table properties and first and last keys: a few reads per file.
+  bool full_check = false;
   int jobs = 1;        // subtasks restored at once
   bool force = false;  // replace a non-empty output directory
   std::vector<PrefixRule> remap;
@@ -45,7 +48,9 @@ struct RestoredInstance {
   uint64_t files = 0;
   uint64_t bytes = 0;
   uint64_t linked_files = 0;  // of `files`, hard-linked instead of copied
-  uint64_t entries = 0;       // live keys read back through RocksDB, all column families
+  // Records in all column families: live keys read back with a full check, else the tables'
+  // entries less their deletions (merge operands count one each).
+  uint64_t entries = 0;
 };
 
 // A subtask with keyed state that was not restored, and why.

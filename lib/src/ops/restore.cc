@@ -86,6 +86,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
       job.handle = &h;
       job.keep = h.range;
       job.link = options.link;
+      job.full_check = options.full_check;
       if (options.key_groups) {
         int32_t first = std::max(options.key_groups->first, h.range.first);
         int32_t last = std::min(options.key_groups->second, h.range.last());

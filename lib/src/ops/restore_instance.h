@@ -20,6 +20,7 @@ struct InstanceJob {
   KeyGroupRange keep;                   // key groups to keep; the handle's range when not clipping
   bool clip = false;                    // delete entries outside `keep`, then compact
   bool link = false;
+  bool full_check = false;              // read every entry back, checksums verified
 };
 
 // Where every file handle's URI was found, resolved up front (the resolver is not shared
