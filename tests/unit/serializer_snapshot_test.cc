@@ -174,3 +174,30 @@ TEST_CASE("the keyed proxy reads version, compression, key serializer and states
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().code == ErrorCode::kNotSupported);
 }
+
+TEST_CASE("a legacy TypeSerializerConfigSnapshot keeps its Java-serialized serializer and is opaque", "[unit]") {
+  // Proves §3.5: version 0x7A53C4F0, the serialization proxy's version and framed Java bytes,
+  // then the config's own version; the unframed rest ends where the next role key starts.
+  ByteWriter w;
+  w.utf("VALUE_SERIALIZER");
+  w.i32(2);
+  w.utf("org.apache.flink.api.common.typeutils.base.GenericTypeSerializerConfigSnapshot");
+  w.i32(0x7A53C4F0);
+  w.i32(1);
+  w.i32(4);
+  w.bytes(std::string("\xac\xed\x00\x05", 4));
+  w.i32(1);
+  w.utf("com.example.Event");
+  size_t next = w.size();
+  w.utf("NAMESPACE_SERIALIZER");
+  w.i32(2);
+  simple(w, "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot");
+  ByteReader r(w.buffer());
+  (void)r.utf();
+  auto s = read_serializer_snapshot(r, SnapshotFraming::kProxy);
+  REQUIRE(s.ok());
+  CHECK(s->form == SnapshotForm::kLegacyConfig);
+  CHECK(s->legacy_java_serializer == std::string("\xac\xed\x00\x05", 4));
+  CHECK(s->legacy_config_version == 1);
+  CHECK(r.position() == next);
+}

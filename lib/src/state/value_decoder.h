@@ -15,7 +15,11 @@
 //   an array, Map an array of [k, v] pairs in stored order, Either {"left":v} / {"right":v},
 //   Enum its constant name, VoidNamespace "VoidNamespace", TimeWindow {"start","end"},
 //   GlobalWindow "GlobalWindow", TTL {"ttl_ts":t,"value":v}, timer {"timestamp":t,"key":k,
-//   "namespace":n} (timestamp with the sign flip undone), SQL RowData {"kind":"+I","fields":[..]}.
+//   "namespace":n} (timestamp with the sign flip undone), SQL RowData {"kind":"+I","fields":[..]}
+//   (its DECIMAL as BigDecimal, TIMESTAMP {"millis","nano_of_milli"}, DATE days and TIME
+//   millis of day as numbers, BINARY {"bytes":hex}, ARRAY an array, MAP / MULTISET [k, v] pairs).
+// Strings are UTF-8 but may hold lone surrogates (WTF-8) or, in RowData, arbitrary bytes: dump
+// JSON with nlohmann::json::error_handler_t::replace, or dump() throws.
 // Serializers whose bytes need user code (Kryo, Java serialization, Avro, user Value /
 // Writable types, unknown classes) get an opaque decoder: decodable() is false and read()
 // fails with kNotSupported; where the container gives the length, decode_framed() shows the
