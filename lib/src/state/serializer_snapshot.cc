@@ -170,6 +170,10 @@ void SnapshotParser::interpret_outer(SerializerSnapshot& s) {
     // Outer version 1 had no null mask, 2 always has one, 3+ stores the choice.
     if (s.outer_version >= 3) s.has_null_mask = o.boolean();
     else s.has_null_mask = s.outer_version == 2;
+  } else if (ends_with(c, "TwoPhaseCommitSinkFunction$StateSerializerSnapshot")) {
+    // Outer version 3 introduced null pending transactions, 4 stores the choice.
+    if (s.outer_version >= 4) s.nullable_pending_txn = o.boolean();
+    else s.nullable_pending_txn = s.outer_version == 3;
   } else {
     return;  // outer data kept raw: meaningless for decoding
   }

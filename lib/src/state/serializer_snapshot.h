@@ -83,6 +83,7 @@ struct SerializerSnapshot {
   int32_t null_padding = 0;                          // NullableSerializer
   bool row_kind = false;                             // RowSerializer: RowKind bits in the mask
   bool has_null_mask = false;                        // table LinkedListSerializer (outer v3+)
+  bool nullable_pending_txn = false;                 // TwoPhaseCommitSinkFunction state (outer v3+)
   std::vector<LogicalType> logical_types;            // kRowData, one per field
   bool logical_types_decoded = false;                // kRowData: false if the Java stream was not understood
   std::string avro_schema;                           // Avro snapshots

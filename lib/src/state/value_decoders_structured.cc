@@ -30,6 +30,7 @@ enum class Shape {
   kLinkedList,    // i32 n, optional null mask, non-null elements
   kDelegate,      // the single child's bytes (ListView, MapView, TtlAware)
   kRow,           // null mask (+ RowKind bits) + non-null fields
+  kTwoPhaseCommit,  // TwoPhaseCommitSinkFunction state: pending txn, pending commits, context
 };
 
 const char* row_kind_name(int kind) {
@@ -41,7 +42,8 @@ class StructuredDecoder final : public ValueDecoder {
  public:
   StructuredDecoder(const SerializerSnapshot& s, Shape shape, std::vector<DecoderPtr> children)
       : ValueDecoder(s.serializer_class), shape_(shape), children_(std::move(children)),
-        padding_(s.null_padding), row_kind_(s.row_kind), null_mask_(s.has_null_mask) {}
+        padding_(s.null_padding), row_kind_(s.row_kind), null_mask_(s.has_null_mask),
+        nullable_txn_(s.nullable_pending_txn) {}
 
   bool decodable() const override {
     for (const auto& c : children_)
@@ -177,6 +179,7 @@ class StructuredDecoder final : public ValueDecoder {
       }
       case Shape::kDelegate: children_[0]->read(r, out); return;
       case Shape::kRow: read_row(r, out); return;
+      case Shape::kTwoPhaseCommit: read_two_phase_commit(r, out); return;
     }
   }
 
@@ -251,6 +254,23 @@ class StructuredDecoder final : public ValueDecoder {
     }
   }
 
+  void read_two_phase_commit(ByteReader& r, nlohmann::json& out) const {
+    auto txn = [&](nlohmann::json& t) {
+      nlohmann::json handle;
+      children_[0]->read(r, handle);
+      int64_t start = r.i64();
+      t = {{"handle", std::move(handle)}, {"start_time", start}};
+    };
+    nlohmann::json pending;
+    if (!nullable_txn_ || r.boolean()) txn(pending);
+    int32_t n = r.count(8, "pending commit transaction");
+    nlohmann::json commits = nlohmann::json::array();
+    for (int32_t i = 0; i < n && r.ok(); ++i) txn(commits.emplace_back());
+    nlohmann::json context;
+    if (r.ok() && r.boolean()) children_[1]->read(r, context);
+    out = {{"pending", std::move(pending)}, {"pending_commit", std::move(commits)}, {"context", std::move(context)}};
+  }
+
   void read_row(ByteReader& r, nlohmann::json& out) const {
     size_t kind_bits = row_kind_ ? 2 : 0;
     size_t arity = children_.size();
@@ -271,6 +291,7 @@ class StructuredDecoder final : public ValueDecoder {
   int32_t padding_;
   bool row_kind_;
   bool null_mask_;
+  bool nullable_txn_;
 };
 
 // PojoSerializer: flags byte, then fields (or a subclass' serializer).
@@ -397,6 +418,7 @@ constexpr ShapeByClass kShapes[] = {
     {".ListViewSerializerSnapshot", Shape::kDelegate, 1},
     {".MapViewSerializerSnapshot", Shape::kDelegate, 1},
     {".TtlAwareSerializerSnapshot", Shape::kDelegate, 1},
+    {"TwoPhaseCommitSinkFunction$StateSerializerSnapshot", Shape::kTwoPhaseCommit, 2},
 };
 
 Result<std::vector<DecoderPtr>> children_of(const std::vector<SerializerSnapshot>& nested, bool allow_missing) {
