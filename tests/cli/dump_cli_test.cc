@@ -54,7 +54,7 @@ std::string damaged_copy(const test::ScratchDir& scratch) {
 
 }  // namespace
 
-TEST_CASE("ckpt dump prints NDJSON, honours filters and the limit", "[cli]") {
+TEST_CASE("ckpt dump prints NDJSON - honours filters and the limit", "[cli]") {
   // The savepoint holds 40 entries; filters and --limit cut them down as documented.
   CKPT_REQUIRE_SHARED();
   std::string sp = test::corpus_dir() + "/new-stateful-udf-migration-itcase-flink1.20-rocksdb-savepoint";
@@ -96,7 +96,7 @@ TEST_CASE("a damaged state file stops ckpt dump with exit 2 naming file and offs
   CHECK(r.err.find(" at offset 0x") != std::string::npos);
 }
 
-TEST_CASE("with --keep-going a damaged state file is reported, the rest dumped, exit 1", "[cli][corrupt]") {
+TEST_CASE("with --keep-going a damaged state file is reported - the rest dumped - exit 1", "[cli][corrupt]") {
   // All other subtasks and key groups still come out: more lines than the run that stopped.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;

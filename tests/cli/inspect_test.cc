@@ -47,7 +47,7 @@ std::string expected_kind(const json& meta) {
 
 }  // namespace
 
-TEST_CASE("inspect --json reports every corpus snapshot's operators, parallelisms, ranges and files", "[cli][corpus]") {
+TEST_CASE("inspect --json reports every corpus snapshot's operators - parallelisms - ranges and files", "[cli][corpus]") {
   // Each of the 107 Flink snapshots, against the directory listing and the independent decoding.
   CKPT_REQUIRE_SHARED();
   auto snapshots = ckpt::test::corpus_snapshots();
@@ -202,7 +202,7 @@ TEST_CASE("inspect errors name the file and exit 2", "[cli][corrupt]") {
   CHECK(bad.err.find("--remap '=/x': expected PREFIX=VALUE") != std::string::npos);
 }
 
-TEST_CASE("absolute URIs resolve through --remap, file: paths and base names; inline names are no files", "[cli]") {
+TEST_CASE("absolute URIs resolve through --remap - file: paths and base names - inline names are no files", "[cli]") {
   // The synthetic absolute snapshot: shared file under hdfs://, own files under file: URIs.
   ckpt::test::ScratchDir scratch;
   std::string snap = scratch / "chk-11";

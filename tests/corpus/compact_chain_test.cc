@@ -73,7 +73,7 @@ std::vector<std::string> grow(const std::string& db_dir, const std::string& out,
 
 }  // namespace
 
-TEST_CASE("compact folds rewritten entries of a grown chain into fewer SSTs, entries unchanged", "[corpus]") {
+TEST_CASE("compact folds rewritten entries of a grown chain into fewer SSTs - entries unchanged", "[corpus]") {
   // Operator state values are unaffected; keyed entries (values of Long serializers) are
   // overwritten with themselves, so the logical content stays that of the original checkpoint.
   CKPT_REQUIRE_SHARED();

@@ -76,7 +76,7 @@ TEST_CASE("compact turns RocksDB checkpoints and native savepoints into native s
   CHECK(compacted >= 10);
 }
 
-TEST_CASE("compact refuses a non-empty output, a heap snapshot and an unknown compression", "[cli][corpus]") {
+TEST_CASE("compact refuses a non-empty output - a heap snapshot and an unknown compression", "[cli][corpus]") {
   // The output appears only when complete; nothing is written on refusal.
   CKPT_REQUIRE_SHARED();
   ckpt::test::ScratchDir scratch;

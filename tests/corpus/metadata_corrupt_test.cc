@@ -171,7 +171,7 @@ TEST_CASE("a count of 0x7fffffff is rejected at the count field without allocati
   }
 }
 
-TEST_CASE("bad magic is corruption and an unknown version is not supported, both at their offset", "[corpus][corrupt]") {
+TEST_CASE("bad magic is corruption and an unknown version is not supported - both at their offset", "[corpus][corrupt]") {
   // Proves the header checks: a wrong magic number at offset 0, version 99 at offset 4 with
   // kNotSupported (a newer Flink, not a damaged file).
   CKPT_REQUIRE_SHARED();

@@ -71,7 +71,7 @@ TEST_CASE("every corpus snapshot passes the deep checks", "[corpus]") {
   CHECK(with_unchecked <= 3);  // dump's known gaps (tests/corpus/dump_corpus_test.cc)
 }
 
-TEST_CASE("ckpt verify exits 0 on a clean snapshot and says so, in text and JSON", "[corpus][cli]") {
+TEST_CASE("ckpt verify exits 0 on a clean snapshot and says so - in text and JSON", "[corpus][cli]") {
   // The CLI prints the summary line and a JSON document whose counts match the library's.
   CKPT_REQUIRE_SHARED();
   std::string dir = test::corpus_dir() + "/new-stateful-udf-migration-itcase-flink1.20-rocksdb-checkpoint";

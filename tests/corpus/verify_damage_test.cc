@@ -80,7 +80,7 @@ nlohmann::json cli_json(const std::string& dir, bool deep, int expected_status) 
 
 }  // namespace
 
-TEST_CASE("verify reports a deleted file as missing, quick and deep", "[corpus][corrupt]") {
+TEST_CASE("verify reports a deleted file as missing - quick and deep", "[corpus][corrupt]") {
   // Retention removed a shared SST: the subtask that needs it is named, nothing else is wrong.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;
@@ -97,7 +97,7 @@ TEST_CASE("verify reports a deleted file as missing, quick and deep", "[corpus][
   CHECK(j["problems"][0]["subtask"].is_number());
 }
 
-TEST_CASE("verify reports a truncated file as a size mismatch, quick and deep", "[corpus][corrupt]") {
+TEST_CASE("verify reports a truncated file as a size mismatch - quick and deep", "[corpus][corrupt]") {
   // A truncated upload: the file is there but shorter than its handle declares.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;
@@ -109,7 +109,7 @@ TEST_CASE("verify reports a truncated file as a size mismatch, quick and deep", 
   cli_json(dir, true, 1);
 }
 
-TEST_CASE("verify finds a byte flipped inside an SST data block only when deep, by checksum", "[corpus][corrupt]") {
+TEST_CASE("verify finds a byte flipped inside an SST data block only when deep - by checksum", "[corpus][corrupt]") {
   // The size is right, so the quick checks pass; RocksDB's block checksum catches the flip.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;

@@ -33,7 +33,7 @@ TEST_CASE("a count larger than the bytes left is rejected before any allocation"
   CHECK(n.error()->message == "negative state count -2");
 }
 
-TEST_CASE("modified UTF-8 round-trips NUL, BMP, supplementary characters and lone surrogates", "[unit]") {
+TEST_CASE("modified UTF-8 round-trips NUL - BMP - supplementary characters and lone surrogates", "[unit]") {
   const std::string samples[] = {"plain", std::string("a\0b", 3), "\xc3\xa9t\xc3\xa9", "\xe2\x82\xac",
                                  "\xf0\x9f\x98\x80", "\xed\xa0\x80x"};
   for (const auto& s : samples) {
@@ -52,7 +52,7 @@ TEST_CASE("modified UTF-8 round-trips NUL, BMP, supplementary characters and lon
   CHECK(w.buffer() == std::string("\x00\x08\xc0\x80\xed\xa0\xbd\xed\xb8\x80", 10));
 }
 
-TEST_CASE("non-canonical modified UTF-8 is corruption, not silently normalised", "[unit]") {
+TEST_CASE("non-canonical modified UTF-8 is corruption - not silently normalised", "[unit]") {
   const uint8_t overlong[] = {0x00, 0x02, 0xc1, 0x81};  // 'A' in two bytes
   ByteReader r(overlong, sizeof overlong, 0x20);
   CHECK(r.utf().empty());

@@ -37,7 +37,7 @@ std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::
 
 }  // namespace
 
-TEST_CASE("diff of consecutive checkpoints reports exactly the files added, dropped and shared", "[unit]") {
+TEST_CASE("diff of consecutive checkpoints reports exactly the files added - dropped and shared", "[unit]") {
   // Every pair of neighbours in a churning chain, against the chain's own record of its files.
   ckpt::test::ScratchDir scratch;
   std::string root = scratch / "job";
@@ -74,7 +74,7 @@ TEST_CASE("diff of consecutive checkpoints reports exactly the files added, drop
   }
 }
 
-TEST_CASE("diff --json carries files.added, files.removed and files.shared; a snapshot equals itself", "[cli]") {
+TEST_CASE("diff --json carries files.added - files.removed and files.shared - a snapshot equals itself", "[cli]") {
   // The JSON contract of ckpt-diff(1) and the diff(1) exit statuses.
   ckpt::test::ScratchDir scratch;
   std::string root = scratch / "job";

@@ -101,7 +101,7 @@ std::string replace_once(std::string s, const std::string& from, const std::stri
 
 }  // namespace
 
-TEST_CASE("a hand-assembled stop-with-savepoint stream decodes, and encoding gives the same bytes", "[unit]") {
+TEST_CASE("a hand-assembled stop-with-savepoint stream decodes - and encoding gives the same bytes", "[unit]") {
   // Proves the back-reference to java.lang.Enum and the handle numbering match the protocol for
   // the suspend savepoint, which no corpus file contains.
   std::string raw = hand_built_savepoint(true, "CANONICAL", "Suspend Savepoint", "SUSPEND");

@@ -188,7 +188,7 @@ TEST_CASE("V2 master states and the Flink 1.3 legacy entry round-trip", "[unit]"
   CHECK(e.offset == 0x1Cu + 17);
 }
 
-TEST_CASE("a V5 file with names, uids, coordinator state, finished subtasks and a fully finished operator round-trips", "[unit]") {
+TEST_CASE("a V5 file with names - uids - coordinator state - finished subtasks and a fully finished operator round-trips", "[unit]") {
   // Proves V5's name/uid prefix, the FLIP-147 markers (-(index+1) and count -1) and the
   // properties trailer being read to the end of the file.
   std::string trailer = encode_checkpoint_properties(checkpoint_properties());
@@ -423,7 +423,7 @@ TEST_CASE("a Flink 1.11 V3 file without channel subtask indices is read and writ
   CHECK(enc.error().message == "only version 3 has the Flink 1.11 channel layout");
 }
 
-TEST_CASE("changelog handles 8, 9, 10, 13 and 14 nest and round-trip", "[unit]") {
+TEST_CASE("changelog handles 8 - 9 - 10 - 13 and 14 nest and round-trip", "[unit]") {
   // Proves the 1.15+ changelog layouts: 14 with materialized and non-materialized parts (a null
   // materialized entry kept), 13 with pieces and a storage id, 10 without one, 8 without a
   // checkpoint id (which reads as the materialization id), 9 with a metadata change (-1).
@@ -515,7 +515,7 @@ TEST_CASE("changelog handles 8, 9, 10, 13 and 14 nest and round-trip", "[unit]")
   CHECK(e.offset == at);
 }
 
-TEST_CASE("incremental handles 5 and 11 and file-merging handles 15, 16 and 17 round-trip", "[unit]") {
+TEST_CASE("incremental handles 5 and 11 and file-merging handles 15 - 16 and 17 round-trip", "[unit]") {
   // Proves both incremental layouts (5 without checkpointed size and id), a key-groups handle
   // used as a shared file (type 3 in the stream context), segment and empty-segment handles and
   // the file-merging operator handle with its directories and empty flag.
@@ -663,7 +663,7 @@ TEST_CASE("type bytes outside their context are refused with the offset of the t
   CHECK(coord.offset == 0x30u);
 }
 
-TEST_CASE("hostile counts, nesting and markers are refused before allocating", "[unit][corrupt]") {
+TEST_CASE("hostile counts - nesting and markers are refused before allocating", "[unit][corrupt]") {
   // Proves that counts are bounded by the bytes left, that nesting depth is bounded, and that
   // values Flink never writes (which could not be written back as read) are errors.
   std::string header = Bytes().i32(kMagic).i32(3).i64(1).i32(0);
@@ -773,7 +773,7 @@ TEST_CASE("read_metadata_file accepts a directory or the file and names what it 
   CHECK(bad.error().file == dir.path() + "/_metadata");
 }
 
-TEST_CASE("names of type bytes, modes and kinds, and operator id hex round trip", "[unit]") {
+TEST_CASE("names of type bytes - modes and kinds - and operator id hex round trip", "[unit]") {
   // Proves the small helpers of the model used by every printer.
   CHECK(std::string(handle_type_name(handle_type::kRelativeFile)) == "relative-file");
   CHECK(std::string(handle_type_name(handle_type::kFileMergingOperator)) == "file-merging-operator");

@@ -19,7 +19,7 @@ TEST_CASE("the longest prefix rule wins and prefixes match whole path components
   CHECK(apply_prefix_rule(slash, "s3://b/x/y") == "/mnt/x/y");
 }
 
-TEST_CASE("file: URIs and absolute paths have local paths; other schemes do not", "[unit]") {
+TEST_CASE("file: URIs and absolute paths have local paths - other schemes do not", "[unit]") {
   // The three spellings Flink and Hadoop produce for local files.
   CHECK(local_path_of_uri("file:/tmp/a") == "/tmp/a");
   CHECK(local_path_of_uri("file:///tmp/a") == "/tmp/a");

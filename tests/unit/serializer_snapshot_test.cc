@@ -139,7 +139,7 @@ TEST_CASE("nesting deeper than the limit is refused instead of recursing without
   CHECK(s.error().message == "serializer snapshots nested deeper than 64");
 }
 
-TEST_CASE("the keyed proxy reads version, compression, key serializer and states, and writes them back",
+TEST_CASE("the keyed proxy reads version - compression - key serializer and states - and writes them back",
           "[unit]") {
   // Proves §5 on a minimal proxy, including the state-id order and a non-canonical true byte.
   ByteWriter w;

@@ -27,7 +27,7 @@ void compressed(ByteWriter& w, std::string_view data) {
 
 }  // namespace
 
-TEST_CASE("framed snappy: compressed, uncompressed, skippable chunks and repeated streams", "[unit]") {
+TEST_CASE("framed snappy: compressed - uncompressed - skippable chunks and repeated streams", "[unit]") {
   // Two streams back to back, as the heap writer produces for two state blocks of one key group.
   std::string a(3000, 'a'), b = "tail bytes";
   ByteWriter w;
@@ -57,7 +57,7 @@ TEST_CASE("framed snappy: a stream must start with its identifier unless told ot
   CHECK(out == "hello");
 }
 
-TEST_CASE("framed snappy: damaged blocks, reserved chunks, truncation and size limits are errors", "[unit][corrupt]") {
+TEST_CASE("framed snappy: damaged blocks - reserved chunks - truncation and size limits are errors", "[unit][corrupt]") {
   std::string out;
   {
     ByteWriter w;

@@ -55,7 +55,7 @@ json decode(const ValueDecoder& d, const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("strings decode null, empty, non-ASCII and lone surrogates the way StringValue wrote them", "[unit]") {
+TEST_CASE("strings decode null - empty - non-ASCII and lone surrogates the way StringValue wrote them", "[unit]") {
   // Proves the varint7 length + 1 and the UTF-16 code unit decoding.
   auto d = decoder_for(kString);
   CHECK(decode(*d, std::string("\x00", 1)).is_null());
@@ -67,7 +67,7 @@ TEST_CASE("strings decode null, empty, non-ASCII and lone surrogates the way Str
   CHECK(d->fixed_length() == -1);
 }
 
-TEST_CASE("a truncated value fails at the offset where bytes ran out, and framing checks the length", "[unit][corrupt]") {
+TEST_CASE("a truncated value fails at the offset where bytes ran out - and framing checks the length", "[unit][corrupt]") {
   // Proves decode errors carry absolute offsets and that a frame must be used exactly.
   auto d = decoder_for(composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLong}));
   ByteWriter w;
@@ -90,7 +90,7 @@ TEST_CASE("a truncated value fails at the offset where bytes ran out, and framin
   CHECK(extra.error().message.find("1 bytes before the end of its 13-byte frame") != std::string::npos);
 }
 
-TEST_CASE("maps, nullables, TTL values and timers decode to the documented JSON", "[unit]") {
+TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSON", "[unit]") {
   // Proves the container encodings of flink-serializers.md §3 with hand-computed bytes.
   auto map = decoder_for(composite("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "",
                                    {kString, kLong}));
