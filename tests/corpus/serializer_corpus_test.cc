@@ -94,7 +94,7 @@ TEST_CASE("every test-data value of a decodable serializer decodes to its last b
   }
   for (const auto& [c, n] : opaque_by_class) UNSCOPED_INFO("opaque " << c << " x" << n);
   CHECK(decoded >= 700);
-  CHECK(opaque < 120);
+  CHECK(opaque < 100);
 }
 
 namespace {
@@ -155,6 +155,15 @@ TEST_CASE("decoded upgrade-test values equal the ones Flink's upgrade tests wrot
     CHECK(tpc["pending_commit"].size() == 1);
     CHECK(tpc["pending_commit"][0]["handle"] == 123);
     CHECK(tpc["context"] == "flink");
+  }
+  // Avro through Flink's DataOutputEncoder (fixed-width big-endian ints, i32-prefixed strings),
+  // read with the writer schema of every snapshot version (1.11: v2 utf strings, 1.20: v3).
+  for (const char* v : {"generic-avro-serializer-1.11", "specific-avro-serializer-1.20"}) {
+    auto address = decode_dir(v);
+    CHECK(address["class"] == "org.apache.flink.formats.avro.generated.Address");
+    CHECK(address["fields"]["num"] == 239);
+    CHECK(address["fields"]["street"] == "Baker Street");
+    CHECK(address["fields"]["zip"] == "NW1 6XE");
   }
   // Kryo needs the job's classes: shown as hex with the reason.
   auto kryo = decode_dir("kryo-type-serializer-empty-config-1.20");

@@ -23,6 +23,7 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
     case SnapshotForm::kClassOnly:
       return make_opaque(s, fmt::format("{} serializes itself (user code)", s.type_class));
     case SnapshotForm::kOpaqueKnown:
+      if (!s.avro_schema.empty()) return decoders::make_avro(s);
       return make_opaque(s, fmt::format("{} values are not decoded", s.display_name()));
     case SnapshotForm::kUnknown:
       return make_opaque(s, fmt::format("unknown serializer {}", s.snapshot_class));

@@ -19,6 +19,8 @@ DecoderPtr make_opaque(const SerializerSnapshot& s, std::string why);
 // Containers and records whose nested decoders are built by make_decoder(); nullptr if the
 // class is none of them. Errors for inconsistent snapshots.
 Result<DecoderPtr> make_structured(const SerializerSnapshot& s);
+// Avro records with the writer schema stored in the snapshot (Flink's DataOutputEncoder layout).
+Result<DecoderPtr> make_avro(const SerializerSnapshot& s);
 // SQL RowData (BinaryRowData layout), from the snapshot's logical types.
 Result<DecoderPtr> make_row_data(const SerializerSnapshot& s);
 
