@@ -20,8 +20,10 @@
 //   millis of day as numbers, BINARY {"bytes":hex}, ARRAY an array, MAP / MULTISET [k, v] pairs).
 // Strings are UTF-8 but may hold lone surrogates (WTF-8) or, in RowData, arbitrary bytes: dump
 // JSON with nlohmann::json::error_handler_t::replace, or dump() throws.
-// Serializers whose bytes need user code (Kryo, Java serialization, Avro, user Value /
-// Writable types, unknown classes) get an opaque decoder: decodable() is false and read()
+// Avro records (Flink's DataOutputEncoder layout, writer schema from the snapshot) give
+// {"class":..,"fields":{..}}, Avro enums their symbol, unions the chosen branch's value.
+// Serializers whose bytes need user code (Kryo, Java serialization, user Value / Writable
+// types, unknown classes) get an opaque decoder: decodable() is false and read()
 // fails with kNotSupported; where the container gives the length, decode_framed() shows the
 // value as {"hex":"..","why":".."} instead.
 #pragma once
