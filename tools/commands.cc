@@ -6,6 +6,8 @@ namespace ckpt::cli {
 Runner setup_inspect(CLI::App& sub);
 Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
+Runner setup_convert(CLI::App& sub);
+Runner setup_generate(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
 Runner setup_compact(CLI::App& sub);
@@ -17,6 +19,8 @@ const std::vector<Command>& commands() {
       {"inspect", "Show what a checkpoint or savepoint holds", setup_inspect},
       {"relocate", "Rewrite file paths in a _metadata file", setup_relocate},
       {"dump", "Print every state entry of a snapshot, decoded", setup_dump},
+      {"convert", "Rewrite a snapshot for another state backend", setup_convert},
+      {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"diff", "Show what changed between two snapshots", setup_diff},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},
       {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},

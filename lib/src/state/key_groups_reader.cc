@@ -237,4 +237,32 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
   return Status::OK();
 }
 
+Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
+                                const KeyGroupBlockFn& fn) {
+  KeyGroupsStream ks;
+  CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
+  CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
+  std::vector<const Region*> order;
+  for (const Region& r : ks.regions) order.push_back(&r);
+  std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });
+  std::string raw, data;
+  for (const Region* region : order) {
+    uint64_t base = 0;
+    const uint64_t skip = layout == KeyGroupsLayout::kHeap ? 4 : 0;
+    if (region->end - region->start < skip)
+      return Error(ErrorCode::kCorruption, fmt::format("key group {} block too short", region->key_group),
+                   stream.base() + region->start);
+    CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &raw, &data, &base));
+    std::string_view view(data);
+    if (!ks.meta.compression) view.remove_prefix(skip);
+    Status s = fn(ks.meta, layout, region->key_group, view, base + skip);
+    if (!s.ok()) {
+      Error e = std::move(s).error();
+      if (e.file.empty()) e.file = stream.file();
+      return std::move(e).with_context(fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace ckpt

@@ -9,9 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "state/backend_meta.h"
 #include "state/read_options.h"
 #include "state/state_entry.h"
 #include "state/state_stream.h"
@@ -29,5 +32,15 @@ Result<KeyGroupsLayout> detect_key_groups_layout(const KeyedHandle& handle, cons
 // goes to `problems` (which may return it to stop) and the reader moves on to the next one.
 Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
                               const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems);
+
+// The raw blocks of the handle's key groups, ascending, for readers that keep bytes as they are
+// (`ckpt convert`): `fn(meta, layout, key_group, data, base)` gets each key group's bytes
+// decompressed, starting after the heap layout's plain key-group number (heap) or at the first
+// state id (canonical); `base` is the absolute offset of data[0] when uncompressed, for errors.
+// Key groups without data (canonical offset 0) are not visited.
+using KeyGroupBlockFn = std::function<Status(const KeyedBackendMeta& meta, KeyGroupsLayout layout,
+                                             int32_t key_group, std::string_view data, uint64_t base)>;
+Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
+                                const KeyGroupBlockFn& fn);
 
 }  // namespace ckpt

@@ -1,0 +1,62 @@
+// ckpt/convert.h - rewrite a snapshot's keyed state for another state backend, offline.
+//
+// Flink switches a job between HashMapStateBackend and RocksDB only through a canonical
+// savepoint taken by the running job. convert_snapshot() does it from the files: every keyed
+// handle is rewritten in the target layout, values copied as the job's serializers wrote them
+// (never decoded and re-encoded: Kryo, Avro and POJO values convert too); only keys,
+// namespaces and framing change. The output is a self-contained directory (every file copied in,
+// every handle relative, type 6), written under a temporary name and renamed into place; the
+// input is never touched.
+//
+// What each target writes, as Flink itself does for that kind of snapshot:
+//   rocksdb    a native savepoint: per subtask one RocksDB instance (column family per state,
+//              Flink's merge operator, Flink's key layout) built with RocksDB's API, listed in
+//              an incremental RocksDB handle (type 11, or 5 for pre-1.15 files) whose private
+//              files are every SST, MANIFEST, CURRENT and OPTIONS under their RocksDB names and
+//              whose meta data stream is the keyed proxy. The instance of subtask n of operator
+//              X is the directory rocksdb-X-n/, which `ldb --db=` opens as is.
+//   heap       a native savepoint in HashMapStateBackend's checkpoint layout: key-groups handles
+//              (type 12, or 3 for pre-1.15 files) over heap streams.
+//   canonical  a canonical savepoint: savepoint key-groups handles (type 7) over the unified
+//              stream both backends restore.
+// Native savepoints because only savepoints are self-contained with relative handles; Flink
+// restores a native savepoint only into the backend that wrote its layout, which is the point.
+// V1-V3 files (Flink < 1.16) carry no properties; their kind is told by the handles alone.
+// Operator state, raw keyed state, channel state and coordinator state are carried over byte
+// for byte. Subtasks are converted in parallel (`jobs`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/resolve.h"
+
+namespace ckpt {
+
+enum class ConvertTarget { kRocksDb, kHeap, kCanonical };
+const char* convert_target_name(ConvertTarget t);  // "rocksdb", "heap", "canonical"
+Result<ConvertTarget> parse_convert_target(std::string_view name);
+
+struct ConvertOptions {
+  ConvertTarget to = ConvertTarget::kCanonical;
+  std::string output;  // must not exist, or be an empty directory
+  int jobs = 1;        // subtasks converted at once
+  std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap, for the input's files
+};
+
+struct ConvertSummary {
+  uint64_t subtasks = 0;     // subtasks whose keyed state was converted
+  uint64_t entries = 0;      // RocksDB-layout pairs written
+  uint64_t files = 0;        // files written, _metadata included
+  uint64_t bytes = 0;        // bytes written
+  std::string kind;          // snapshot kind of the output ("savepoint-native", ...)
+};
+
+// Errors name the operator, subtask and file that could not be converted; nothing is left
+// behind at `options.output` then.
+Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const ConvertOptions& options);
+
+}  // namespace ckpt

@@ -1,0 +1,59 @@
+// ckpt/generate.h - realistic synthetic snapshots for tests, benchmarks and load tests.
+//
+// generate_snapshot() writes what a keyed streaming job with String keys would leave behind:
+// `operators` keyed operators of `parallelism` subtasks over `max_parallelism` key groups, each
+// with the chosen states (value: byte[]; list: 1-3 byte[] elements; map: String user keys to
+// byte[]), all in VoidNamespace, `keys` keys per operator distributed to key groups by Flink's
+// own hash. Everything is a function of `seed`: the same options give the same state, the same
+// files and, but for the session ids RocksDB stamps into its own files, the same bytes.
+//
+// Without a chain the output is one self-contained snapshot (relative handles), in the layout
+// of `backend`: a native RocksDB savepoint, a native heap savepoint, or a canonical savepoint
+// (the same writers as `ckpt convert`, so readers see exactly what a conversion produces).
+//
+// With `chain` N (RocksDB only) the output is a job's checkpoint directory as Flink lays it out:
+// chk-1 .. chk-N each with its _metadata and private files (MANIFEST, CURRENT, OPTIONS),
+// shared/ with the SST files, taskowned/ (empty). Each subtask is one live RocksDB instance whose
+// key groups are split into buckets, one SST per state and bucket; checkpoint c > 1 rewrites a
+// `churn` fraction of the buckets (values change, about a tenth of the keys come and go), the
+// rewritten bucket's new SST replaces the old one as a compaction would, and every other SST is
+// referenced again from chk-c under the same shared/ file, as Flink's incremental checkpoints
+// do. Handles are absolute `file:` URIs (type 2) of the final location, as Flink writes them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ckpt/error.h"
+
+namespace ckpt {
+
+enum class GenerateBackend { kRocksDb, kHeap, kCanonical };
+Result<GenerateBackend> parse_generate_backend(const std::string& name);  // "rocksdb", "heap", "canonical"
+
+struct GenerateOptions {
+  std::string output;  // must not exist, or be an empty directory
+  GenerateBackend backend = GenerateBackend::kRocksDb;
+  int32_t operators = 1;
+  int32_t parallelism = 2;
+  int32_t max_parallelism = 128;
+  uint64_t keys = 1000;    // per operator
+  uint32_t value_size = 100;  // bytes per byte[] value
+  std::vector<std::string> states = {"value"};  // any of "value", "list", "map"
+  uint64_t seed = 1;
+  int32_t chain = 0;       // 0: one snapshot; N: chk-1..chk-N (RocksDB)
+  double churn = 0.2;      // fraction of buckets rewritten per checkpoint of a chain
+  int jobs = 1;            // subtasks written at once
+};
+
+struct GenerateSummary {
+  uint64_t snapshots = 0;
+  uint64_t entries = 0;  // RocksDB-layout pairs written (single snapshot; 0 for a chain)
+  uint64_t files = 0;    // files written
+  uint64_t bytes = 0;    // bytes written
+};
+
+Result<GenerateSummary> generate_snapshot(const GenerateOptions& options);
+
+}  // namespace ckpt

@@ -1,0 +1,129 @@
+// Heap and canonical keyed streams written from RocksDB-layout pairs.
+#include "state/keyed_stream_writer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "state/canonical_stream.h"
+#include "support/byte_writer.h"
+
+namespace ckpt {
+
+Result<std::unique_ptr<KeyedStreamWriter>> KeyedStreamWriter::create(const std::string& path, KeyGroupsLayout layout,
+                                                                     KeyedBackendMeta meta, KeyGroupRange range,
+                                                                     int32_t max_parallelism) {
+  std::unique_ptr<KeyedStreamWriter> w(new KeyedStreamWriter());
+  w->path_ = path;
+  w->layout_ = layout;
+  meta.compression = false;
+  w->meta_ = std::move(meta);
+  w->range_ = range;
+  w->next_ = range.first;
+  w->offsets_.assign(static_cast<size_t>(std::max(range.count, 0)), 0);
+  if (layout == KeyGroupsLayout::kHeap) {
+    CKPT_ASSIGN_OR_RETURN(w->key_decoder_, make_decoder(w->meta_.key_serializer));
+    for (const StateMetaInfo& info : w->meta_.states) {
+      CKPT_ASSIGN_OR_RETURN(auto t, StateTranscoder::make(info, *w->key_decoder_, max_parallelism));
+      w->transcoders_.push_back(std::move(t));
+    }
+  }
+  CKPT_ASSIGN_OR_RETURN(std::string proxy, write_keyed_backend_meta(w->meta_));
+  w->file_ = std::fopen(path.c_str(), "wbx");
+  if (!w->file_) {
+    Error e(ErrorCode::kIOError, fmt::format("cannot create: {}", std::strerror(errno)));
+    e.file = path;
+    return e;
+  }
+  CKPT_RETURN_IF_ERROR(w->write(proxy));
+  return w;
+}
+
+KeyedStreamWriter::~KeyedStreamWriter() {
+  if (file_) std::fclose(file_);
+}
+
+Status KeyedStreamWriter::write(const std::string& bytes) {
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+    Error e(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(errno)));
+    e.file = path_;
+    return e;
+  }
+  written_ += bytes.size();
+  return Status::OK();
+}
+
+Status KeyedStreamWriter::heap_block(int32_t kg, std::vector<std::vector<RocksPair>>* by_state) {
+  offsets_[kg - range_.first] = static_cast<int64_t>(written_);
+  ByteWriter w;
+  w.i32(kg);
+  for (size_t id = 0; id < meta_.states.size(); ++id) {
+    w.i16(static_cast<int16_t>(id));
+    size_t count_at = w.size();
+    w.i32(0);
+    if (!by_state || (*by_state)[id].empty()) continue;
+    auto& pairs = (*by_state)[id];
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<const RocksPair*> sorted;
+    sorted.reserve(pairs.size());
+    for (const RocksPair& p : pairs) sorted.push_back(&p);
+    CKPT_ASSIGN_OR_RETURN(int32_t n, transcoders_[id]->rocks_to_heap(sorted, w));
+    std::string& buf = w.buffer();
+    for (int i = 0; i < 4; ++i) buf[count_at + i] = static_cast<char>((static_cast<uint32_t>(n) >> (24 - 8 * i)) & 0xff);
+  }
+  return write(w.buffer());
+}
+
+Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
+  if (!range_.contains(kg) || kg < next_)
+    return Error(ErrorCode::kInvalidArgument, fmt::format("key group {} out of order or outside {}..{}", kg,
+                                                          range_.first, range_.last()));
+  if (by_state.size() != meta_.states.size())
+    return Error(ErrorCode::kInvalidArgument, "pairs for a different number of states than the proxy names");
+  if (layout_ == KeyGroupsLayout::kHeap) {
+    for (; next_ < kg; ++next_) CKPT_RETURN_IF_ERROR(heap_block(next_, nullptr));
+    next_ = kg + 1;
+    return heap_block(kg, &by_state);
+  }
+  next_ = kg + 1;
+  // Canonical: states by ascending id, pairs by key, the last pair of each run flagged.
+  std::vector<size_t> ids;
+  for (size_t id = 0; id < by_state.size(); ++id)
+    if (!by_state[id].empty()) ids.push_back(id);
+  if (ids.empty()) return Status::OK();
+  offsets_[kg - range_.first] = static_cast<int64_t>(written_);
+  ByteWriter w;
+  w.u16(static_cast<uint16_t>(ids.front()));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto& pairs = by_state[ids[i]];
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t j = 0; j < pairs.size(); ++j) {
+      const bool last = j + 1 == pairs.size();
+      std::string key = pairs[j].key;
+      if (last) key[0] = static_cast<char>(static_cast<uint8_t>(key[0]) | kMetaDataFollowsFlag);
+      w.i32(static_cast<int32_t>(key.size()));
+      w.bytes(key);
+      w.i32(static_cast<int32_t>(pairs[j].value.size()));
+      w.bytes(pairs[j].value);
+      if (last) w.u16(i + 1 == ids.size() ? kEndOfKeyGroupMark : static_cast<uint16_t>(ids[i + 1]));
+    }
+  }
+  return write(w.buffer());
+}
+
+Status KeyedStreamWriter::finish() {
+  if (layout_ == KeyGroupsLayout::kHeap)
+    for (; next_ <= range_.last(); ++next_) CKPT_RETURN_IF_ERROR(heap_block(next_, nullptr));
+  std::FILE* f = file_;
+  file_ = nullptr;
+  if (std::fflush(f) != 0 || std::fclose(f) != 0) {
+    Error e(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(errno)));
+    e.file = path_;
+    return e;
+  }
+  return Status::OK();
+}
+
+}  // namespace ckpt

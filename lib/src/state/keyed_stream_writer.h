@@ -1,0 +1,57 @@
+// state/keyed_stream_writer.h - writing a heap (§7) or canonical (§9) keyed stream to a file.
+//
+// The writing half of `ckpt convert --to heap|canonical` (and of `ckpt generate`): the keyed
+// proxy, then key groups in ascending order from RocksDB-layout pairs, recording each key
+// group's offset as the key-groups handle wants them. Output is never compressed (the proxy
+// says so). Memory holds one key group.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+#include "state/backend_meta.h"
+#include "state/key_groups_reader.h"
+#include "state/layout_transcoder.h"
+
+namespace ckpt {
+
+class KeyedStreamWriter {
+ public:
+  // `meta` is written as the proxy (with compression off); state ids are its positions.
+  static Result<std::unique_ptr<KeyedStreamWriter>> create(const std::string& path, KeyGroupsLayout layout,
+                                                           KeyedBackendMeta meta, KeyGroupRange range,
+                                                           int32_t max_parallelism);
+  ~KeyedStreamWriter();
+
+  // One key group's pairs, by proxy state id (sorted here); key groups strictly ascending and
+  // inside the range. Key groups never named are written empty (heap) or left out (canonical).
+  Status key_group(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state);
+  // Closes the file; offsets[i] is key group range.first + i (0: no data, canonical only).
+  Status finish();
+
+  const std::vector<int64_t>& offsets() const { return offsets_; }
+  uint64_t size() const { return written_; }
+
+ private:
+  KeyedStreamWriter() = default;
+  Status write(const std::string& bytes);
+  Status heap_block(int32_t key_group, std::vector<std::vector<RocksPair>>* by_state);
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  KeyGroupsLayout layout_ = KeyGroupsLayout::kHeap;
+  KeyedBackendMeta meta_;
+  KeyGroupRange range_;
+  int32_t next_ = 0;  // the next key group a heap block is due for
+  std::unique_ptr<ValueDecoder> key_decoder_;
+  std::vector<std::unique_ptr<StateTranscoder>> transcoders_;
+  std::vector<int64_t> offsets_;
+  uint64_t written_ = 0;
+};
+
+}  // namespace ckpt

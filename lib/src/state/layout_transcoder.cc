@@ -1,0 +1,216 @@
+// Heap <-> RocksDB framing of keyed entries, values copied as bytes (flink-keyed-state.md §7, §10).
+#include "state/layout_transcoder.h"
+
+#include <fmt/format.h>
+
+#include "state/keyed_state_codec.h"
+
+namespace ckpt {
+
+namespace {
+
+constexpr char kListDelimiter = ',';
+
+// RocksDBKeySerializationUtils.writeVariableIntBytes: little-endian base-256, at least one byte.
+void append_variable_length(std::string& out, uint64_t length) {
+  do {
+    out.push_back(static_cast<char>(length & 0xff));
+    length >>= 8;
+  } while (length != 0);
+}
+
+// Advance past one value of `d`, returning its bytes.
+std::string_view skip_value(const ValueDecoder& d, ByteReader& r) {
+  size_t start = r.position();
+  d.skip(r);
+  if (!r.ok()) return {};
+  return std::string_view(reinterpret_cast<const char*>(r.data()) + start, r.position() - start);
+}
+
+void skip_length_suffix(ByteReader& r, uint64_t length) {
+  do {
+    r.u8();
+    length >>= 8;
+  } while (length != 0 && r.ok());
+}
+
+Result<std::unique_ptr<ValueDecoder>> nested(const SerializerSnapshot& s, size_t i, const std::string& state) {
+  if (s.nested.size() <= i)
+    return Error(ErrorCode::kCorruption, fmt::format("state '{}': serializer snapshot {} lacks nested serializer {}",
+                                                     state, s.snapshot_class, i));
+  return make_decoder(s.nested[i]);
+}
+
+}  // namespace
+
+void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_bytes) {
+  if (prefix_bytes == 2) out.push_back(static_cast<char>((key_group >> 8) & 0xff));
+  out.push_back(static_cast<char>(key_group & 0xff));
+}
+
+Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make(const StateMetaInfo& info,
+                                                               const ValueDecoder& key_decoder,
+                                                               int32_t max_parallelism) {
+  std::unique_ptr<StateTranscoder> t(new StateTranscoder());
+  t->name_ = info.name;
+  t->kind_ = info.kind();
+  t->prefix_bytes_ = key_group_prefix_bytes(max_parallelism);
+  t->key_ = &key_decoder;
+  const SerializerSnapshot* value = info.value_serializer();
+  if (!value) return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no VALUE_SERIALIZER snapshot", info.name));
+  CKPT_ASSIGN_OR_RETURN(t->value_, make_decoder(*value));
+  if (t->kind_ == StateKind::kPriorityQueue) return t;
+  if (!is_keyed_kind(t->kind_))
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state '{}' of kind {} in keyed state", info.name, state_kind_name(t->kind_)));
+  const SerializerSnapshot* ns = info.namespace_serializer();
+  if (!ns) return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no NAMESPACE_SERIALIZER snapshot", info.name));
+  CKPT_ASSIGN_OR_RETURN(t->namespace_, make_decoder(*ns));
+  t->ambiguous_key_ = key_decoder.fixed_length() < 0 && t->namespace_->fixed_length() < 0;
+  if (t->kind_ == StateKind::kList) {
+    CKPT_ASSIGN_OR_RETURN(t->element_, nested(*value, 0, info.name));
+  } else if (t->kind_ == StateKind::kMap) {
+    CKPT_ASSIGN_OR_RETURN(t->user_key_, nested(*value, 0, info.name));
+    CKPT_ASSIGN_OR_RETURN(t->element_, nested(*value, 1, info.name));
+  }
+  return t;
+}
+
+Status StateTranscoder::check_delimitable(const ValueDecoder& d, const char* what) const {
+  if (d.decodable()) return Status::OK();
+  return Error(ErrorCode::kNotSupported,
+               fmt::format("state '{}': {} of {} cannot be delimited without the job's classes ({})", name_, what,
+                           d.serializer_class(), d.why_not()));
+}
+
+Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out) const {
+  std::string base;
+  append_key_group_prefix(base, key_group, prefix_bytes_);
+  if (kind_ == StateKind::kPriorityQueue) {
+    CKPT_RETURN_IF_ERROR(check_delimitable(*value_, "queue elements"));
+    std::string_view element = skip_value(*value_, r);
+    if (!r.ok()) return r.take_error();
+    base.append(element);
+    out->push_back({std::move(base), std::string()});
+    return Status::OK();
+  }
+  CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
+  CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
+  std::string_view ns = skip_value(*namespace_, r);
+  std::string_view key = skip_value(*key_, r);
+  if (!r.ok()) return r.take_error();
+  base.append(key);
+  if (ambiguous_key_) append_variable_length(base, key.size());
+  base.append(ns);
+  if (ambiguous_key_) append_variable_length(base, ns.size());
+
+  if (kind_ == StateKind::kList) {
+    CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "list elements"));
+    int32_t n = r.count(1, "list element");
+    std::string joined;
+    for (int32_t i = 0; i < n && r.ok(); ++i) {
+      if (i > 0) joined.push_back(kListDelimiter);
+      joined.append(skip_value(*element_, r));
+    }
+    if (!r.ok()) return r.take_error();
+    if (n > 0) out->push_back({std::move(base), std::move(joined)});
+    return Status::OK();
+  }
+  if (kind_ == StateKind::kMap) {
+    CKPT_RETURN_IF_ERROR(check_delimitable(*user_key_, "map keys"));
+    CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "map values"));
+    int32_t n = r.count(2, "map entry");
+    for (int32_t i = 0; i < n && r.ok(); ++i) {
+      std::string_view user_key = skip_value(*user_key_, r);
+      bool is_null = r.boolean();
+      RocksPair p{base, std::string(1, is_null ? '\1' : '\0')};
+      p.key.append(user_key);
+      if (!is_null) p.value.append(skip_value(*element_, r));
+      if (r.ok()) out->push_back(std::move(p));
+    }
+    if (!r.ok()) return r.take_error();
+    return Status::OK();
+  }
+  CKPT_RETURN_IF_ERROR(check_delimitable(*value_, "values"));
+  std::string_view v = skip_value(*value_, r);
+  if (!r.ok()) return r.take_error();
+  out->push_back({std::move(base), std::string(v)});
+  return Status::OK();
+}
+
+Status StateTranscoder::split_key(const std::string& key, KeyParts* parts) const {
+  ByteReader r(key);
+  r.skip(prefix_bytes_);
+  parts->key_begin = r.position();
+  key_->skip(r);
+  parts->key_end = r.position();
+  if (ambiguous_key_) skip_length_suffix(r, parts->key_end - parts->key_begin);
+  parts->ns_begin = r.position();
+  namespace_->skip(r);
+  parts->ns_end = r.position();
+  if (ambiguous_key_) skip_length_suffix(r, parts->ns_end - parts->ns_begin);
+  parts->rest = r.position();
+  if (!r.ok()) return r.take_error().with_context(fmt::format("state '{}': rocksdb key", name_));
+  if (kind_ != StateKind::kMap && !r.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} bytes after the namespace in the key of state '{}'", r.remaining(), name_));
+  return Status::OK();
+}
+
+Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair*>& pairs, ByteWriter& w) const {
+  if (kind_ == StateKind::kPriorityQueue) {
+    for (const RocksPair* p : pairs) w.bytes(std::string_view(p->key).substr(prefix_bytes_));
+    return static_cast<int32_t>(pairs.size());
+  }
+  CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
+  CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
+  int32_t entries = 0;
+  for (size_t i = 0; i < pairs.size();) {
+    const std::string& k = pairs[i]->key;
+    KeyParts parts;
+    CKPT_RETURN_IF_ERROR(split_key(k, &parts));
+    std::string_view whole(k);
+    w.bytes(whole.substr(parts.ns_begin, parts.ns_end - parts.ns_begin));
+    w.bytes(whole.substr(parts.key_begin, parts.key_end - parts.key_begin));
+    ++entries;
+    if (kind_ == StateKind::kList) {
+      CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "list elements"));
+      const std::string& v = pairs[i]->value;
+      ByteReader r(v);
+      std::vector<std::string_view> elements;
+      while (!r.at_end() && r.ok()) {
+        elements.push_back(skip_value(*element_, r));
+        if (!r.at_end() && r.ok() && r.u8() != static_cast<uint8_t>(kListDelimiter))
+          r.fail("expected the list delimiter ',' between list elements");
+      }
+      if (!r.ok()) return r.take_error().with_context(fmt::format("state '{}': list value", name_));
+      w.i32(static_cast<int32_t>(elements.size()));
+      for (std::string_view e : elements) w.bytes(e);
+      ++i;
+      continue;
+    }
+    if (kind_ == StateKind::kMap) {
+      // Pairs of one (key, namespace) are adjacent in key order: their key bytes up to the
+      // user key are equal.
+      std::string_view head = whole.substr(0, parts.rest);
+      size_t j = i;
+      while (j < pairs.size() && std::string_view(pairs[j]->key).substr(0, head.size()) == head &&
+             pairs[j]->key.size() >= head.size())
+        ++j;
+      w.i32(static_cast<int32_t>(j - i));
+      for (size_t m = i; m < j; ++m) {
+        if (pairs[m]->value.empty())
+          return Error(ErrorCode::kCorruption, fmt::format("state '{}': map value without its null flag", name_));
+        w.bytes(std::string_view(pairs[m]->key).substr(head.size()));
+        w.bytes(pairs[m]->value);  // the null flag and the user value: MapSerializer's own framing
+      }
+      i = j;
+      continue;
+    }
+    w.bytes(pairs[i]->value);
+    ++i;
+  }
+  return entries;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,72 @@
+// state/layout_transcoder.h - moving keyed entries between the heap and the RocksDB layouts.
+//
+// `ckpt convert` copies serialized values as they are (Kryo, Avro, POJO bytes included): only
+// the framing changes. The heap layout (§7) stores (namespace, key, whole state object) with
+// no lengths; the RocksDB layout (§10, also the canonical stream's) stores one composite key per
+// value / list / user key. Going between them needs the extent of each part, which the
+// serializers' skip() gives without building values; so a state converts where its keys,
+// namespaces and (for lists and heap maps) elements can be delimited, and is refused with a
+// kNotSupported error naming the serializer otherwise.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "state/backend_meta.h"
+#include "state/value_decoder.h"
+#include "support/byte_reader.h"
+#include "support/byte_writer.h"
+
+namespace ckpt {
+
+// One RocksDB key / value pair in Flink's layout.
+struct RocksPair {
+  std::string key;
+  std::string value;
+  bool operator<(const RocksPair& o) const { return key < o.key; }
+};
+
+// The key-group prefix of RocksDB keys (1 or 2 bytes big endian, §6).
+void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_bytes);
+
+class StateTranscoder {
+ public:
+  // `key_decoder` (the proxy's key serializer) must outlive the transcoder.
+  static Result<std::unique_ptr<StateTranscoder>> make(const StateMetaInfo& info, const ValueDecoder& key_decoder,
+                                                       int32_t max_parallelism);
+
+  const std::string& name() const { return name_; }
+
+  // One heap entry at r's position -> its RocksDB pairs, appended to `out` (none for an
+  // empty list or map, which RocksDB cannot hold).
+  Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out) const;
+
+  // This state's pairs of one key group, sorted by key -> heap entries appended to `w`;
+  // returns how many entries were written (a map's pairs of one key and namespace make one).
+  Result<int32_t> rocks_to_heap(const std::vector<const RocksPair*>& sorted_pairs, ByteWriter& w) const;
+
+ private:
+  StateTranscoder() = default;
+  // Bytes of key and namespace inside a RocksDB key: [key_begin, key_end), [ns_begin, ns_end),
+  // and where the user key (maps) starts.
+  struct KeyParts {
+    size_t key_begin = 0, key_end = 0, ns_begin = 0, ns_end = 0, rest = 0;
+  };
+  Status split_key(const std::string& key, KeyParts* parts) const;
+  Status check_delimitable(const ValueDecoder& d, const char* what) const;
+
+  std::string name_;
+  StateKind kind_ = StateKind::kUnknown;
+  int prefix_bytes_ = 1;
+  bool ambiguous_key_ = false;
+  const ValueDecoder* key_ = nullptr;
+  std::unique_ptr<ValueDecoder> namespace_;
+  std::unique_ptr<ValueDecoder> value_;     // whole state object (heap); queue element
+  std::unique_ptr<ValueDecoder> element_;   // LIST element; MAP user value
+  std::unique_ptr<ValueDecoder> user_key_;  // MAP user key
+};
+
+}  // namespace ckpt

@@ -1,0 +1,43 @@
+// state/raw_keyed_reader.h - a subtask's keyed state as RocksDB-layout pairs, values untouched.
+//
+// The reading half of `ckpt convert`: whatever the handle (heap or canonical key groups, a
+// RocksDB native snapshot), the entries come out in Flink's RocksDB layout (§10), grouped by
+// key group (ascending) and by state (indexed as in the handle's keyed proxy), with every value
+// byte as the job wrote it. Heap entries are re-framed by StateTranscoder.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+#include "state/backend_meta.h"
+#include "state/layout_transcoder.h"
+#include "state/state_stream.h"
+
+namespace ckpt {
+
+enum class KeyedLayout : uint8_t { kHeap, kCanonical, kNative };
+const char* keyed_layout_name(KeyedLayout l);  // "heap", "canonical", "rocksdb"
+
+// by_state[i]: pairs of proxy state i in this key group (unsorted for heap and canonical
+// sources: the heap writer's order is its hash tables').
+using KeyGroupPairsFn = std::function<Status(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state)>;
+
+struct RawKeyedSource {
+  KeyedLayout layout = KeyedLayout::kHeap;
+  KeyedBackendMeta meta;
+};
+
+// Reads the proxy of `handle` (types 3, 5, 7, 11, 12) and tells its layout.
+Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
+                                      const std::string& metadata_file, int32_t max_parallelism);
+
+// Every key group of the handle that holds entries, ascending. Native snapshots are buffered
+// per subtask (their SSTs are per state, not per key group); the others per key group.
+Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
+                      const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn);
+
+}  // namespace ckpt

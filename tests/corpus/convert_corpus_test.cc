@@ -1,0 +1,318 @@
+// ckpt convert on Flink's own snapshots: converted state equals what Flink itself wrote for the
+// other backend (entries, handle kinds, state meta data), round trips keep every snapshot's
+// logical state, and RocksDB's own tools read what was written.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ckpt/convert.h"
+#include "ckpt/dump.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+#include "state/raw_keyed_reader.h"
+#include "state/rocks_instance_writer.h"
+#include "support/test_support.h"
+
+using namespace ckpt;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Snapshots that cannot be converted, and why; each must keep failing this way.
+const std::map<std::string, std::string> kUnconvertible = {
+    {"new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint", "changelog-backend"},
+    {"type-serializer-snapshot-migration-itcase-flink1.16-hashmap-checkpoint", "cannot be delimited"},
+    {"type-serializer-snapshot-migration-itcase-flink1.16-hashmap-savepoint-native", "cannot be delimited"},
+};
+
+struct Lines : DumpSink {
+  std::multiset<std::string> lines;
+  bool skip_processing_timers = false;
+  void entry(const DumpEntry& e) override {
+    // Processing-time timers hold the wall clock of the run that wrote them: they differ
+    // between Flink's runs of one job on two backends.
+    if (skip_processing_timers && e.state.find("_timer_state/processing") == 0) return;
+    lines.insert(to_ndjson(e));
+  }
+  void problem(const Error& e) override { FAIL(e.to_string()); }
+};
+
+std::multiset<std::string> dump_lines(const std::string& snapshot, bool skip_processing = false) {
+  Lines sink;
+  sink.skip_processing_timers = skip_processing;
+  DumpOptions o;
+  o.jobs = 2;
+  auto r = dump_snapshot(snapshot, o, sink);
+  INFO(snapshot);
+  REQUIRE(r.ok());
+  return sink.lines;
+}
+
+std::string corpus(const std::string& name) { return test::corpus_dir() + "/" + name; }
+bool exists(const std::string& name) { return fs::exists(corpus(name) + "/_metadata"); }
+
+Result<ConvertSummary> convert(const std::string& in, ConvertTarget to, const std::string& out) {
+  ConvertOptions o;
+  o.to = to;
+  o.output = out;
+  o.jobs = 2;
+  return convert_snapshot(in, o);
+}
+
+Metadata metadata_of(const std::string& dir) {
+  auto m = read_metadata_file(dir);
+  INFO(dir);
+  REQUIRE(m.ok());
+  return std::move(m).value();
+}
+
+// state name -> (backend type, options, serializer classes): what a backend's proxy says about
+// a state, without the order (heap and RocksDB list states differently).
+using StateFacts = std::map<std::string, std::string>;
+
+StateFacts proxy_facts(const std::string& dir, const KeyedHandle& h, int32_t max_parallelism) {
+  auto where = locate_snapshot(dir);
+  REQUIRE(where.ok());
+  auto resolver = std::make_shared<FileResolver>(where->directory, std::vector<PrefixRule>{});
+  PathResolver resolve = [resolver](uint8_t type, const std::string& uri) -> std::optional<std::string> {
+    auto f = resolver->find(type, uri);
+    if (!f) return std::nullopt;
+    return f->path;
+  };
+  auto source = open_raw_keyed(h, resolve, where->metadata_path, max_parallelism);
+  INFO(dir);
+  REQUIRE(source.ok());
+  StateFacts facts;
+  for (const StateMetaInfo& s : source->meta.states) {
+    std::string f = fmt::format("type {}", s.backend_type);
+    for (const auto& [k, v] : s.options) f += fmt::format(" {}={}", k, v);
+    for (const auto& [role, snap] : s.serializers) f += fmt::format(" {}:{}", role, snap.snapshot_class);
+    facts[s.name] = f;
+  }
+  return facts;
+}
+
+// Per operator and subtask: our handle's type equals Flink's, and both proxies describe the
+// same states the same way.
+void same_kinds_and_meta(const std::string& ours, const std::string& flinks, bool compare_types) {
+  Metadata a = metadata_of(ours), b = metadata_of(flinks);
+  REQUIRE(a.operators.size() == b.operators.size());
+  for (size_t i = 0; i < a.operators.size(); ++i) {
+    const OperatorState& oa = a.operators[i];
+    auto ob = std::find_if(b.operators.begin(), b.operators.end(), [&](const OperatorState& o) { return o.id == oa.id; });
+    REQUIRE(ob != b.operators.end());
+    for (const SubtaskState& sa : oa.subtasks) {
+      // Two runs of a job may record different subtasks (finished sources): match by index.
+      auto sb = std::find_if(ob->subtasks.begin(), ob->subtasks.end(),
+                             [&](const SubtaskState& x) { return x.index == sa.index; });
+      INFO(ours << " operator " << operator_id_hex(oa.id) << " subtask " << sa.index);
+      if (sb == ob->subtasks.end()) {
+        CHECK(sa.managed_keyed.is_null());
+        continue;
+      }
+      const KeyedHandle& ka = sa.managed_keyed;
+      const KeyedHandle& kb = sb->managed_keyed;
+      if (ka.is_null() != kb.is_null()) {
+        // Only allowed where Flink's heap backend lists untouched timer queues that its RocksDB
+        // backend does not write at all (the dump comparison shows there are no entries).
+        const bool ours_null = ka.is_null();
+        const std::string& dir = ours_null ? flinks : ours;
+        const OperatorState& op = ours_null ? *ob : oa;
+        for (const auto& [name, facts] : proxy_facts(dir, ours_null ? kb : ka, op.max_parallelism))
+          CHECK(name.rfind("_timer_state/", 0) == 0);
+        continue;
+      }
+      if (ka.is_null()) continue;
+      if (compare_types) CHECK(int(ka.type) == int(kb.type));
+      CHECK(ka.range == kb.range);
+      CHECK(proxy_facts(ours, ka, oa.max_parallelism) == proxy_facts(flinks, kb, ob->max_parallelism));
+    }
+  }
+}
+
+const char* kJobs[] = {"new-stateful-udf-migration-itcase", "new-stateful-broadcast-udf-migration-itcase",
+                       "type-serializer-snapshot-migration-itcase"};
+const char* kVersions[] = {"1.15", "1.16", "1.17", "1.18", "1.19", "1.20"};
+
+// Converts `from` to `to` and checks it against Flink's snapshot `expected` of the same job.
+void against_flink(const std::string& from, ConvertTarget to, const std::string& expected, bool compare_types) {
+  if (!exists(from) || !exists(expected)) return;
+  test::ScratchDir tmp;
+  auto r = convert(corpus(from), to, tmp / "out");
+  if (kUnconvertible.count(from)) {
+    INFO(from);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find(kUnconvertible.at(from)) != std::string::npos);
+    return;
+  }
+  INFO(from << " -> " << convert_target_name(to) << " vs " << expected);
+  REQUIRE(r.ok());
+  CHECK(dump_lines(tmp / "out", true) == dump_lines(corpus(expected), true));
+  same_kinds_and_meta(tmp / "out", corpus(expected), compare_types);
+}
+
+}  // namespace
+
+TEST_CASE("heap checkpoints converted to rocksdb equal Flink's own rocksdb checkpoints", "[corpus]") {
+  // For every job and version with both, the converted state dumps as Flink's RocksDB
+  // checkpoint does (processing-time timers aside), with incremental handles where Flink wrote
+  // them and the same state meta data.
+  CKPT_REQUIRE_SHARED();
+  int compared = 0;
+  for (const char* job : kJobs)
+    for (const char* v : kVersions) {
+      std::string heap = fmt::format("{}-flink{}-hashmap-checkpoint", job, v);
+      std::string rocks = fmt::format("{}-flink{}-rocksdb-checkpoint", job, v);
+      if (!exists(heap) || !exists(rocks)) continue;
+      // Flink 1.15 wrote a full (canonical layout) RocksDB checkpoint: its handle type differs.
+      against_flink(heap, ConvertTarget::kRocksDb, rocks, std::string(v) != "1.15");
+      ++compared;
+    }
+  CHECK(compared >= 12);
+}
+
+TEST_CASE("rocksdb checkpoints converted to heap equal Flink's own heap checkpoints", "[corpus]") {
+  // The other direction: key-groups handles with ids as Flink's heap checkpoints have, same
+  // entries, same state meta data.
+  CKPT_REQUIRE_SHARED();
+  int compared = 0;
+  for (const char* job : kJobs)
+    for (const char* v : kVersions) {
+      std::string heap = fmt::format("{}-flink{}-hashmap-checkpoint", job, v);
+      std::string rocks = fmt::format("{}-flink{}-rocksdb-checkpoint", job, v);
+      if (!exists(heap) || !exists(rocks) || kUnconvertible.count(heap)) continue;
+      if (std::string(job).find("type-serializer") == 0) continue;  // its heap layout needs the job's classes
+      against_flink(rocks, ConvertTarget::kHeap, heap, true);
+      ++compared;
+    }
+  CHECK(compared >= 10);
+}
+
+TEST_CASE("heap and rocksdb snapshots converted to canonical equal Flink's canonical savepoints", "[corpus]") {
+  // Both backends' checkpoints become canonical savepoints (type 7 handles) equal to the
+  // canonical savepoints Flink took of the same job with either backend.
+  CKPT_REQUIRE_SHARED();
+  int compared = 0;
+  for (const char* job : kJobs)
+    for (const char* v : kVersions)
+      for (const char* backend : {"hashmap", "rocksdb"}) {
+        std::string from = fmt::format("{}-flink{}-{}-checkpoint", job, v, backend);
+        std::string expected = fmt::format("{}-flink{}-{}-savepoint", job, v, backend);
+        if (!exists(from) || !exists(expected)) continue;
+        against_flink(from, ConvertTarget::kCanonical, expected, true);
+        ++compared;
+      }
+  CHECK(compared >= 24);
+}
+
+namespace {
+
+// Converts every convertible corpus snapshot of `job` through `first` then `second` and checks
+// that the result dumps exactly as the original.
+void round_trips(const std::string& job, ConvertTarget first, ConvertTarget second) {
+  int checked = 0;
+  for (const std::string& dir : test::corpus_snapshots()) {
+    std::string name = fs::path(dir).filename().string();
+    if (name.rfind(job + "-flink", 0) != 0 || kUnconvertible.count(name)) continue;
+    auto original = dump_lines(dir);
+    test::ScratchDir tmp;
+    INFO(name << " via " << convert_target_name(first) << " to " << convert_target_name(second));
+    REQUIRE(convert(dir, first, tmp / "a").ok());
+    REQUIRE(convert(tmp / "a", second, tmp / "b").ok());
+    CHECK(dump_lines(tmp / "b") == original);
+    ++checked;
+  }
+  CHECK(checked >= 40);
+}
+
+}  // namespace
+
+// Whatever the source layout (heap, canonical, native RocksDB, any Flink version), going
+// through the other backend and back dumps exactly as the original. The type-serializer job's
+// heap layout needs the job's classes, so it takes no part.
+TEST_CASE("udf job: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus]") {
+  // Every snapshot of the keyed-state job survives rocksdb then heap.
+  CKPT_REQUIRE_SHARED();
+  round_trips("new-stateful-udf-migration-itcase", ConvertTarget::kRocksDb, ConvertTarget::kHeap);
+}
+
+TEST_CASE("udf job: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus]") {
+  // Every snapshot of the keyed-state job survives heap then rocksdb.
+  CKPT_REQUIRE_SHARED();
+  round_trips("new-stateful-udf-migration-itcase", ConvertTarget::kHeap, ConvertTarget::kRocksDb);
+}
+
+TEST_CASE("broadcast job: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus]") {
+  // Every snapshot of the broadcast job survives rocksdb then heap.
+  CKPT_REQUIRE_SHARED();
+  round_trips("new-stateful-broadcast-udf-migration-itcase", ConvertTarget::kRocksDb, ConvertTarget::kHeap);
+}
+
+TEST_CASE("broadcast job: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus]") {
+  // Every snapshot of the broadcast job survives heap then rocksdb.
+  CKPT_REQUIRE_SHARED();
+  round_trips("new-stateful-broadcast-udf-migration-itcase", ConvertTarget::kHeap, ConvertTarget::kRocksDb);
+}
+
+TEST_CASE("ldb scans every written instance and sst_dump reads every written sst", "[corpus]") {
+  // RocksDB's own tools accept the converted instances: every column family scans with ldb,
+  // every SST reads with sst_dump, and the family names are the operator's state names.
+  CKPT_REQUIRE_SHARED();
+  if (!fs::exists("/usr/bin/ldb") || !fs::exists("/usr/bin/sst_dump")) {
+    WARN("ldb or sst_dump not installed");
+    return;
+  }
+  test::ScratchDir tmp;
+  REQUIRE(convert(corpus("new-stateful-udf-migration-itcase-flink1.20-hashmap-checkpoint"), ConvertTarget::kRocksDb,
+                  tmp / "out")
+              .ok());
+  Metadata m = metadata_of(tmp / "out");
+  int instances = 0, ssts = 0;
+  for (const OperatorState& op : m.operators)
+    for (const SubtaskState& st : op.subtasks) {
+      if (st.managed_keyed.type != handle_type::kIncremental) continue;
+      std::string dir = tmp / fmt::format("out/rocksdb-{}-{}", operator_id_hex(op.id), st.index);
+      auto facts = proxy_facts(tmp / "out", st.managed_keyed, op.max_parallelism);
+      std::string out = tmp / "ldb.txt";
+      for (const auto& [state, unused] : facts) {
+        std::string cmd = fmt::format("/usr/bin/ldb --db='{}' --column_family='{}' scan --hex > '{}' 2>&1", dir, state, out);
+        INFO(cmd << "\n" << test::read_file(out));
+        REQUIRE(std::system(cmd.c_str()) == 0);
+        CHECK(test::read_file(out).find("Failed") == std::string::npos);
+      }
+      ++instances;
+      for (const NamedStream& f : st.managed_keyed.private_files) {
+        if (f.name.size() < 4 || f.name.substr(f.name.size() - 4) != ".sst") continue;
+        std::string cmd = fmt::format("/usr/bin/sst_dump --file='{}/{}' --command=scan > '{}' 2>&1", dir, f.name, out);
+        INFO(cmd << "\n" << test::read_file(out));
+        REQUIRE(std::system(cmd.c_str()) == 0);
+        CHECK(test::read_file(out).find("Corruption") == std::string::npos);
+        ++ssts;
+      }
+    }
+  CHECK(instances >= 10);
+  CHECK(ssts >= 10);
+}
+
+TEST_CASE("a failed conversion leaves nothing behind and a non-empty output is refused", "[corpus]") {
+  // The output appears atomically: an unconvertible input leaves no directory, and an existing
+  // non-empty output directory is refused before anything is read.
+  CKPT_REQUIRE_SHARED();
+  test::ScratchDir tmp;
+  auto bad = convert(corpus("new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint"), ConvertTarget::kRocksDb,
+                     tmp / "out");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_FALSE(fs::exists(tmp / "out"));
+  for (const auto& e : fs::directory_iterator(tmp.path())) FAIL("left behind: " << e.path());
+  fs::create_directories(tmp / "full");
+  test::write_file(tmp / "full/x", "x");
+  auto refused = convert(corpus("new-stateful-udf-migration-itcase-flink1.20-rocksdb-checkpoint"),
+                         ConvertTarget::kHeap, tmp / "full");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::kInvalidArgument);
+}

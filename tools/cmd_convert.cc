@@ -1,0 +1,58 @@
+// ckpt convert: rewrite a snapshot for another state backend (man/ckpt-convert.1.md).
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "ckpt/convert.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct ConvertArgs {
+  std::string snapshot;
+  std::string to;
+  std::string output;
+  int jobs = 1;
+  std::vector<std::string> remap;
+};
+}  // namespace
+
+Runner setup_convert(CLI::App& sub) {
+  auto a = std::make_shared<ConvertArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_option("--to", a->to, "Target layout: rocksdb, heap or canonical")->required()->type_name("KIND");
+  sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")
+      ->required()
+      ->type_name("DIR");
+  sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
+  sub.add_option("--remap", a->remap, "Find files whose URI starts with PREFIX under DIR (repeatable)")
+      ->type_name("PREFIX=DIR");
+  return [a](Io& io) {
+    Result<ConvertTarget> to = parse_convert_target(a->to);
+    if (!to.ok()) {
+      print_error(io, to.error().to_string());
+      return kExitError;
+    }
+    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
+    if (!remap.ok()) {
+      print_error(io, remap.error().to_string());
+      return kExitError;
+    }
+    ConvertOptions options;
+    options.to = *to;
+    options.output = a->output;
+    options.jobs = a->jobs;
+    options.remap = std::move(*remap);
+    Result<ConvertSummary> s = convert_snapshot(a->snapshot, options);
+    if (!s.ok()) {
+      print_error(io, s.error().to_string());
+      return kExitError;
+    }
+    io.out << fmt::format("{}: {} ({}), {} subtasks, {} entries, {} files, {} bytes\n", a->output, s->kind,
+                          convert_target_name(*to), s->subtasks, s->entries, s->files, s->bytes);
+    return kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
