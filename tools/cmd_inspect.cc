@@ -12,6 +12,8 @@ struct InspectArgs {
   bool verbose = false;
   bool json = false;
   std::vector<std::string> remap;
+  bool count = false;
+  int jobs = 1;
 };
 }  // namespace
 
@@ -22,22 +24,34 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
       ->type_name("PREFIX=DIR");
+  sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
+  sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")->type_name("N")->check(CLI::Range(1, 256));
   return [a](Io& io) {
     Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
     if (!remap.ok()) {
       print_error(io, remap.error().to_string());
       return kExitError;
     }
-    Result<InspectReport> report = inspect_snapshot(a->snapshot, InspectOptions{std::move(*remap)});
+    InspectOptions options;
+    options.remap = std::move(*remap);
+    options.count = a->count;
+    options.jobs = a->jobs;
+    Result<InspectReport> report = inspect_snapshot(a->snapshot, options);
     if (!report.ok()) {
       print_error(io, report.error().to_string());
       return kExitError;
     }
     if (a->json) write_inspect_json(*report, a->verbose, io.out);
     else write_inspect_text(*report, a->verbose, io.out);
+    size_t unread = 0;
+    for (const OperatorSummary& op : report->operators) unread += op.states_error.empty() ? 0 : 1;
     if (!report->files_ok()) {
       print_warning(io, std::to_string(report->missing_files) + " missing and " +
                             std::to_string(report->short_files) + " short files");
+      return kExitProblems;
+    }
+    if (unread) {
+      print_warning(io, "the states of " + std::to_string(unread) + " operators could not all be read");
       return kExitProblems;
     }
     return kExitOk;

@@ -27,7 +27,6 @@ namespace {
 // Snapshots whose dump is known to stop short, with the reason; each must still fail the
 // way it is listed, so that fixing one forces this list to shrink.
 const std::map<std::string, std::string> kKnownGaps = {
-    {"new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint", "in-memory change logs"},
     {"type-serializer-snapshot-migration-itcase-flink1.16-hashmap-checkpoint", "heap entries cannot be delimited"},
     {"type-serializer-snapshot-migration-itcase-flink1.16-hashmap-savepoint-native", "heap entries cannot be delimited"},
 };
@@ -54,7 +53,7 @@ std::string identity(json e) {
 
 }  // namespace
 
-TEST_CASE("every corpus snapshot dumps without an error, in parallel or not, the same way", "[corpus]") {
+TEST_CASE("every corpus snapshot dumps without an error - in parallel or not - the same way", "[corpus]") {
   // Apart from the listed gaps, dump_snapshot succeeds on all 107 snapshots, and -j 3 prints
   // exactly what -j 1 prints.
   CKPT_REQUIRE_SHARED();
@@ -80,7 +79,7 @@ TEST_CASE("every corpus snapshot dumps without an error, in parallel or not, the
     ++dumped;
     entries += one.entries.size();
   }
-  CHECK(dumped == 104);
+  CHECK(dumped == 105);
   CHECK(entries > 4000);
 }
 
@@ -129,8 +128,11 @@ TEST_CASE("one job's state is the same in every backend and snapshot kind of a F
   // Heap checkpoint, heap canonical / native savepoint, RocksDB checkpoint, RocksDB canonical /
   // native savepoint: identical entries, except processing-time timers, whose timestamps are
   // wall-clock times of the run that wrote each snapshot.
+  // Change logs store no key serializer: where a changelog checkpoint shows an operator's keys
+  // as hex, that operator's keys are left out of the comparison in every variant of the job.
   CKPT_REQUIRE_SHARED();
-  std::map<std::string, std::map<std::string, std::set<std::string>>> groups;
+  std::map<std::string, std::map<std::string, std::vector<json>>> groups;
+  std::map<std::string, std::set<std::string>> keyless;  // job -> operators with hex keys
   const std::regex variant(R"((.*-flink1\.\d+)-(.*))");
   for (const std::string& dir : test::corpus_snapshots()) {
     std::smatch m;
@@ -138,20 +140,27 @@ TEST_CASE("one job's state is the same in every backend and snapshot kind of a F
     if (kKnownGaps.count(name) || !std::regex_match(name, m, variant)) continue;
     Collect got;
     REQUIRE(dump_snapshot(dir, DumpOptions{}, got).ok());
-    std::set<std::string> entries;
-    for (json e : got.entries) {
+    for (json& e : got.entries) {
       if (e["state"].get<std::string>().rfind("_timer_state/processing_", 0) == 0) e["value"] = nullptr;
-      entries.insert(e.dump());
+      if (e.contains("key") && is_opaque(e["key"]) && e["key"]["why"] == "changelog without key serializer snapshot")
+        keyless[m[1]].insert(e["operator"].get<std::string>());
     }
-    groups[m[1]][m[2]] = std::move(entries);
+    groups[m[1]][m[2]] = std::move(got.entries);
   }
   size_t compared = 0;
   for (const auto& [job, variants] : groups) {
     INFO(job);
     REQUIRE(variants.size() >= 2);
-    const auto& [first_name, first] = *variants.begin();
-    CHECK_FALSE(first.empty());
+    std::map<std::string, std::set<std::string>> sets;
     for (const auto& [name, entries] : variants) {
+      for (json e : entries) {
+        if (keyless[job].count(e["operator"].get<std::string>())) e.erase("key");
+        sets[name].insert(e.dump());
+      }
+    }
+    const auto& [first_name, first] = *sets.begin();
+    CHECK_FALSE(first.empty());
+    for (const auto& [name, entries] : sets) {
       INFO(first_name << " vs " << name);
       CHECK(entries == first);
       ++compared;
@@ -159,6 +168,10 @@ TEST_CASE("one job's state is the same in every backend and snapshot kind of a F
   }
   CHECK(groups.size() == 27);
   CHECK(compared >= 90);
+  // Only the 1.17 changelog checkpoint's two flat-map operators lack a key serializer.
+  size_t keyless_operators = 0;
+  for (const auto& [job, ops] : keyless) keyless_operators += ops.size();
+  CHECK(keyless_operators == 2);
 }
 
 TEST_CASE("the key group of every keyed entry is the one Flink computes from its key", "[corpus]") {

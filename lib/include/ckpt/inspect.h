@@ -37,6 +37,22 @@ struct SubtaskSummary {
   std::vector<HandleSummary> handles;
 };
 
+// One named state of an operator, from the backend proxies of its subtasks.
+struct StateSummary {
+  std::string name;
+  // VALUE, LIST, MAP, REDUCING, AGGREGATING, FOLDING, PRIORITY_QUEUE (keyed); SPLIT_DISTRIBUTE,
+  // UNION, BROADCAST (operator); TIMER for legacy timers found only by counting raw keyed state.
+  std::string kind;
+  bool keyed = false;
+  // Serializer class names as the proxy stores them; "" where the state has none (the key of
+  // operator list states, the namespace of operator states).
+  std::string key_serializer;
+  std::string namespace_serializer;
+  std::string value_serializer;
+  std::string value_type;  // the value serializer tree, short names, e.g. "ListSerializer[LongSerializer]"
+  std::optional<uint64_t> entries;  // with InspectOptions::count: as `ckpt dump` lines
+};
+
 struct OperatorSummary {
   std::string id;    // 32 hex digits, file order
   std::string uid;   // "" when not stored (before V5)
@@ -56,6 +72,10 @@ struct OperatorSummary {
   size_t missing_files = 0;  // of those, not found
   size_t short_files = 0;    // of those, smaller than the snapshot needs
   std::vector<SubtaskSummary> subtasks;
+  std::vector<StateSummary> states;  // first-seen order over subtasks (operator, then keyed)
+  // Why states could not all be read (a missing file, a damaged proxy, a failed count): the
+  // first problem per operator, as `Error::to_string()`.
+  std::string states_error;
 };
 
 struct InspectReport {
@@ -75,19 +95,28 @@ struct InspectReport {
   size_t short_files = 0;
   std::vector<OperatorSummary> operators;
   std::vector<ReferencedFile> files;  // every referenced file once, in order of first reference
+  bool states_read = false;  // InspectOptions::states
+  bool counted = false;      // InspectOptions::count
 
   bool files_ok() const { return missing_files == 0 && short_files == 0; }
 };
 
 struct InspectOptions {
   std::vector<PrefixRule> remap;
+  // Read the backend proxy at the head of every state handle for state names and serializers.
+  bool states = true;
+  // Also count each state's entries by dumping the snapshot (bounded memory, `jobs` subtasks
+  // at once). Implies `states`.
+  bool count = false;
+  int jobs = 1;
 };
 
 // Read and summarise the snapshot at `path` (directory or `_metadata`). Errors: the snapshot
 // cannot be found or read, or `_metadata` does not decode. Missing files are not errors; they
 // are flagged in the report.
 Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOptions& options);
-// The same for a metadata already decoded (`where` says where relative files are).
+// The same for a metadata already decoded (`where` says where relative files are). Counting
+// re-reads `_metadata` from `where`.
 InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
                                const InspectOptions& options);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "ops/inspect_states.h"
 
 namespace ckpt {
 namespace {
@@ -262,6 +263,7 @@ InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
   Builder b(r);
   for (size_t i = 0; i < m.operators.size(); ++i) b.add_operator(m.operators[i], i);
   b.finish(where.directory, options.remap);
+  if (options.states || options.count) add_inspect_states(m, where, options, r);
   return r;
 }
 

@@ -52,6 +52,22 @@ json operator_json(const InspectReport& r, const OperatorSummary& op) {
     subtasks.push_back({{"index", st.index}, {"finished", st.finished}, {"handles", std::move(handles)}});
   }
   j["subtasks"] = std::move(subtasks);
+  if (r.states_read) {
+    json states = json::array();
+    for (const StateSummary& s : op.states) {
+      json x = {{"name", s.name},
+                {"kind", s.kind},
+                {"keyed", s.keyed},
+                {"key_serializer", or_null(s.key_serializer)},
+                {"namespace_serializer", or_null(s.namespace_serializer)},
+                {"value_serializer", or_null(s.value_serializer)},
+                {"value_type", or_null(s.value_type)}};
+      if (r.counted) x["entries"] = s.entries ? json(*s.entries) : json(nullptr);
+      states.push_back(std::move(x));
+    }
+    j["states"] = std::move(states);
+    j["states_error"] = or_null(op.states_error);
+  }
   return j;
 }
 
@@ -115,6 +131,7 @@ void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out)
   head["file_count"] = r.files.size();
   head["missing_files"] = r.missing_files;
   head["short_files"] = r.short_files;
+  head["counted"] = r.counted;
 
   // The head object's members, one per line, then the two arrays one element per line.
   out << "{\n";

@@ -49,6 +49,40 @@ std::string file_status(const ReferencedFile& f) {
   return "ok";
 }
 
+// "org.apache.flink.api.common.typeutils.base.LongSerializer" -> "LongSerializer".
+std::string short_class(const std::string& c) {
+  if (c.empty()) return "-";
+  size_t dot = c.rfind('.');
+  return dot == std::string::npos ? c : c.substr(dot + 1);
+}
+
+void write_states(std::ostream& out, const InspectReport& r) {
+  std::vector<std::string> header = {"OPERATOR", "STATE", "KIND", "KEY", "NAMESPACE", "VALUE"};
+  if (r.counted) header.push_back("ENTRIES");
+  Table t(header);
+  bool any = false;
+  for (const auto& op : r.operators) {
+    for (const StateSummary& s : op.states) {
+      std::vector<std::string> row = {op.id, s.name, s.kind, short_class(s.key_serializer),
+                                      short_class(s.namespace_serializer), or_dash(s.value_type)};
+      if (r.counted) row.push_back(s.entries ? std::to_string(*s.entries) : "?");
+      t.add(std::move(row));
+      any = true;
+    }
+  }
+  if (any) {
+    out << '\n';
+    t.write(out);
+  }
+  bool errors = false;
+  for (const auto& op : r.operators) {
+    if (op.states_error.empty()) continue;
+    if (!errors) out << "\nstates not read:\n";
+    errors = true;
+    out << fmt::format("  operator {}: {}\n", op.id, op.states_error);
+  }
+}
+
 std::string kind_line(const InspectReport& r) {
   std::string k = snapshot_kind_name(r.kind);
   if (r.kind_inferred) k += " (inferred from handle kinds)";
@@ -112,6 +146,7 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
     ops.add(std::move(row));
   }
   ops.write(out);
+  if (r.states_read) write_states(out, r);
 
   if (verbose) {
     for (const auto& op : r.operators) {

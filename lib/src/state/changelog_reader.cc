@@ -1,14 +1,121 @@
-// Changelog backend: materialized entries plus replayed in-memory change logs.
+// Changelog backend: materialized entries plus replayed in-memory change logs, applied the way
+// Flink's ChangelogBackendLogApplier and its per-kind StateChangeAppliers do.
 #include "state/changelog_reader.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
+#include "state/backend_meta.h"
+#include "state/keyed_state_codec.h"
+#include "state/value_decoders.h"
+
 namespace ckpt {
+namespace {
+
+// StateChangeOperation codes. METADATA was 8 until REMOVE_FIRST_ELEMENT took that code (and
+// METADATA moved to 9); metadata changes always carry key group -1, which tells them apart.
+enum Op : uint8_t {
+  kClear = 0,
+  kSet = 1,
+  kSetInternal = 2,
+  kAdd = 3,
+  kMergeNamespaces = 4,
+  kAddElement = 5,
+  kAddOrUpdateElement = 6,
+  kRemoveElement = 7,
+  kMetadataOld = 8,  // REMOVE_FIRST_ELEMENT in data changes of later versions
+  kMetadata = 9,
+};
+constexpr int32_t kCommonKeyGroup = -1;
+constexpr const char* kNoKeySerializer = "changelog without key serializer snapshot";
+// Keys of unknown length are found by trying each split; change records are small, this
+// bounds the work on a damaged one.
+constexpr size_t kMaxGuessedKeyBytes = 4096;
+
+bool is_timer_serializer(const SerializerSnapshot& s) {
+  return s.snapshot_class.find("TimerSerializer") != std::string::npos;
+}
+
+bool is_metadata(uint8_t op, int32_t key_group) {
+  return op == kMetadata || (op == kMetadataOld && key_group == kCommonKeyGroup);
+}
+
+Error wrong_op(uint8_t op, StateKind kind, const std::string& name, uint64_t at) {
+  return Error(ErrorCode::kCorruption,
+               fmt::format("change operation {} does not apply to {} state '{}'", op, state_kind_name(kind), name), at);
+}
+
+// The state meta info of a metadata change, r placed after the op byte.
+Result<StateMetaInfo> read_metadata_info(ByteReader& r) {
+  uint64_t at = r.offset();
+  int32_t version = r.i32();
+  if (!r.ok()) return r.take_error();
+  if (version < 5 || version > 7)
+    return Error(ErrorCode::kNotSupported, fmt::format("state meta info version {} in a change log", version), at);
+  return read_state_meta_info(r);
+}
+
+}  // namespace
+
+Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs) {
+  KeyedBackendMeta meta;
+  for (const KeyedHandle& log : logs) {
+    for (const Change& c : log.changes) {
+      ByteReader r(c.bytes);
+      if (c.key_group != kCommonKeyGroup || !is_metadata(r.u8(), c.key_group)) continue;
+      auto info = read_metadata_info(r);
+      if (!info.ok())
+        return std::move(info).error().with_context(fmt::format("change log '{}'", log.handle_id));
+      const SerializerSnapshot* element = info->value_serializer();
+      // TimerSerializer nests (key, namespace): the backend's key serializer.
+      if (meta.key_serializer.serializer_class.empty() && info->kind() == StateKind::kPriorityQueue && element &&
+          is_timer_serializer(*element) && !element->nested.empty())
+        meta.key_serializer = element->nested[0];
+      auto same = std::find_if(meta.states.begin(), meta.states.end(),
+                               [&](const StateMetaInfo& s) { return s.name == info->name; });
+      if (same != meta.states.end()) *same = std::move(*info);
+      else meta.states.push_back(std::move(*info));
+    }
+  }
+  return meta;
+}
+
+struct ChangelogState::LoggedState {
+  StateMetaInfo info;
+  StateKind kind = StateKind::kUnknown;
+  std::unique_ptr<KeyedStateCodec> queue;  // PRIORITY_QUEUE: elements as in the heap layout
+  std::unique_ptr<ValueDecoder> ns;
+  std::unique_ptr<ValueDecoder> value;     // the whole state value (a list, a map)
+  std::unique_ptr<ValueDecoder> element;   // list element; map user value
+  std::unique_ptr<ValueDecoder> user_key;  // map
+};
+
+// One key / value change, parsed before it is applied.
+struct ChangelogState::KvChange {
+  nlohmann::json key;
+  nlohmann::json ns;
+  std::vector<nlohmann::json> values;  // the operation's payload, in stored order
+};
+
+ChangelogState::ChangelogState() : key_(decoders::make_opaque(SerializerSnapshot{}, kNoKeySerializer)) {}
+ChangelogState::~ChangelogState() = default;
 
 std::string ChangelogState::identity(const StateEntry& e) {
-  // Key group first (zero-padded) so that the map's order is the dump order.
-  return fmt::format("{:010d}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", e.key_group, e.state, static_cast<int>(e.kind),
-                     e.key.dump(), e.ns.dump(), e.has_user_key ? e.user_key.dump() : std::string());
+  // Key group first (zero-padded) so that the map's order is the dump order. Queue elements
+  // are identified by their value too: one key may hold several timers.
+  std::string id = fmt::format("{:010d}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", e.key_group, e.state,
+                               static_cast<int>(e.kind), e.key.dump(), e.ns.dump(),
+                               e.has_user_key ? e.user_key.dump() : std::string());
+  if (e.kind == EntryKind::kTimer || !e.has_key) id += "\x1f" + e.value.dump();
+  return id;
+}
+
+void ChangelogState::set_key_serializer(const SerializerSnapshot& key) {
+  auto d = make_decoder(key);
+  if (!d.ok()) return;  // keys stay hex, as without a materialized part
+  key_ = std::move(*d);
+  key_known_ = true;
 }
 
 EntrySink ChangelogState::collector() {
@@ -19,12 +126,288 @@ EntrySink ChangelogState::collector() {
   };
 }
 
-Status ChangelogState::replay(const KeyedHandle& changes, int32_t max_parallelism) {
-  if (changes.type != handle_type::kInMemoryChangelog)
-    return Error(ErrorCode::kNotSupported,
-                 fmt::format("change logs in files (handle type {:#04x}) cannot be dumped yet", changes.type));
-  if (changes.changes.empty()) return Status::OK();
-  return Error(ErrorCode::kNotSupported, "replaying in-memory change logs is not implemented yet");
+Status ChangelogState::replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range) {
+  if (!key_known_) {
+    auto meta = read_changelog_meta(logs);
+    if (meta.ok() && !meta->key_serializer.serializer_class.empty()) {
+      auto d = make_decoder(meta->key_serializer);
+      if (d.ok() && (*d)->decodable()) key_ = std::move(*d);
+    }
+  }
+  for (const KeyedHandle& log : logs) {
+    if (log.type != handle_type::kInMemoryChangelog)
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("change logs in files (handle type {:#04x}) cannot be dumped yet", log.type));
+    for (size_t i = 0; i < log.changes.size(); ++i) {
+      Status s = apply(log.changes[i], range);
+      if (!s.ok())
+        return std::move(s).error().with_context(
+            fmt::format("change {} (key group {}) of change log '{}'", i, log.changes[i].key_group, log.handle_id));
+    }
+  }
+  return Status::OK();
+}
+
+Status ChangelogState::apply(const Change& c, const KeyGroupRange& range) {
+  ByteReader r(c.bytes);
+  uint8_t op = r.u8();
+  if (!r.ok()) return r.take_error();
+  if (is_metadata(op, c.key_group)) return apply_metadata(r);
+  if (!range.contains(c.key_group)) return Status::OK();
+  uint64_t id_at = r.offset();
+  int16_t id = r.i16();
+  if (!r.ok()) return r.take_error();
+  auto it = states_.find(id);
+  if (it == states_.end())
+    return Error(ErrorCode::kCorruption, fmt::format("change to state id {} before its metadata", id), id_at);
+  const LoggedState& s = *it->second;
+  if (s.kind == StateKind::kPriorityQueue) return apply_queue(s, op, c.key_group, r);
+  KvChange kv;
+  CKPT_RETURN_IF_ERROR(parse_kv(s, op, r, kv));
+  return apply_kv(s, op, c.key_group, std::move(kv));
+}
+
+Status ChangelogState::apply_metadata(ByteReader& r) {
+  uint64_t at = r.offset();
+  CKPT_ASSIGN_OR_RETURN(StateMetaInfo info, read_metadata_info(r));
+  // TTL config (Java-serialized) and default value follow for key / value states; the state's
+  // short id and backend type close the record, so they are read from its end.
+  if (r.remaining() < 3) return Error(ErrorCode::kCorruption, "metadata change without its state id", r.offset());
+  ByteReader tail(r.data() + r.size() - 3, 3, r.offset() + r.remaining() - 3);
+  int16_t id = tail.i16();
+  uint8_t type = tail.u8();
+  if (type != info.backend_type)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("metadata change of state '{}' closes with backend type {}, expected {}", info.name, type,
+                             info.backend_type),
+                 tail.offset() - 1);
+  auto s = std::make_unique<LoggedState>();
+  s->kind = info.kind();
+  const SerializerSnapshot* value = info.value_serializer();
+  if (!value)
+    return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no VALUE_SERIALIZER snapshot", info.name), at);
+  if (s->kind == StateKind::kPriorityQueue) {
+    // The prefix width does not matter for heap-layout elements.
+    CKPT_ASSIGN_OR_RETURN(s->queue, KeyedStateCodec::make(info, *key_, 128));
+  } else if (is_keyed_kind(s->kind)) {
+    const SerializerSnapshot* ns = info.namespace_serializer();
+    if (!ns)
+      return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no NAMESPACE_SERIALIZER snapshot", info.name), at);
+    CKPT_ASSIGN_OR_RETURN(s->ns, make_decoder(*ns));
+    CKPT_ASSIGN_OR_RETURN(s->value, make_decoder(*value));
+    size_t nested = s->kind == StateKind::kList ? 1 : s->kind == StateKind::kMap ? 2 : 0;
+    if (value->nested.size() < nested)
+      return Error(ErrorCode::kCorruption,
+                   fmt::format("state '{}': {} has no nested serializers", info.name, value->display_name()), at);
+    if (s->kind == StateKind::kList) {
+      CKPT_ASSIGN_OR_RETURN(s->element, make_decoder(value->nested[0]));
+    } else if (s->kind == StateKind::kMap) {
+      CKPT_ASSIGN_OR_RETURN(s->user_key, make_decoder(value->nested[0]));
+      CKPT_ASSIGN_OR_RETURN(s->element, make_decoder(value->nested[1]));
+    }
+  } else {
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state '{}' of kind {} in a keyed change log", info.name, state_kind_name(s->kind)), at);
+  }
+  s->info = std::move(info);
+  states_[id] = std::move(s);
+  return Status::OK();
+}
+
+Status ChangelogState::apply_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r) {
+  EntrySink insert = collector();
+  EntrySink erase = [this](StateEntry&& e) -> Status {
+    entries_.erase(identity(e));
+    return Status::OK();
+  };
+  if (op == kAddElement) {
+    int32_t n = r.count(1, "queue element");
+    for (int32_t i = 0; i < n && r.ok(); ++i) CKPT_RETURN_IF_ERROR(s.queue->read_heap_entry(r, key_group, insert));
+  } else if (op == kRemoveElement) {
+    CKPT_RETURN_IF_ERROR(s.queue->read_heap_entry(r, key_group, erase));
+  } else {
+    return wrong_op(op, s.kind, s.info.name, r.offset());
+  }
+  if (!r.ok()) return r.take_error();
+  if (!r.at_end()) return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
+  return Status::OK();
+}
+
+Status ChangelogState::parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const {
+  if (key_->decodable()) {
+    key_->read(r, c.key);
+    if (!r.ok()) return r.take_error();
+    return parse_kv_rest(s, op, r, c);
+  }
+  // Without a key serializer the key's length is unknown: it ends where namespace and payload
+  // then use exactly the rest of the record (the shortest such key).
+  size_t start = r.position();
+  for (size_t len = 0; start + len <= r.size() && len <= kMaxGuessedKeyBytes; ++len) {
+    ByteReader t(r.data() + start + len, r.size() - start - len, r.offset() + len);
+    KvChange trial;
+    if (!parse_kv_rest(s, op, t, trial).ok()) continue;
+    trial.key = {{"hex", decoders::to_hex(std::string_view(reinterpret_cast<const char*>(r.data()) + start, len))},
+                 {"why", kNoKeySerializer}};
+    c = std::move(trial);
+    return Status::OK();
+  }
+  return Error(ErrorCode::kCorruption,
+               fmt::format("change of state '{}' does not split into key, namespace and value", s.info.name), r.offset());
+}
+
+Status ChangelogState::parse_kv_rest(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const {
+  uint64_t at = r.offset();
+  s.ns->read(r, c.ns);
+  auto read = [&](const ValueDecoder& d) { d.read(r, c.values.emplace_back()); };
+  const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
+  switch (op) {
+    case kClear:
+      break;
+    case kSet:
+    case kSetInternal:
+      if (map) return wrong_op(op, s.kind, s.info.name, at);
+      read(*s.value);
+      break;
+    case kAdd:
+      if (!list && !map) return wrong_op(op, s.kind, s.info.name, at);
+      read(*s.value);
+      break;
+    case kMergeNamespaces: {
+      if (map || s.kind == StateKind::kValue) return wrong_op(op, s.kind, s.info.name, at);
+      read(*s.ns);
+      int32_t n = r.count(1, "source namespace");
+      for (int32_t i = 0; i < n && r.ok(); ++i) read(*s.ns);
+      break;
+    }
+    case kAddElement:
+      if (list) {
+        read(*s.element);
+        break;
+      }
+      [[fallthrough]];
+    case kAddOrUpdateElement:
+      if (!map) return wrong_op(op, s.kind, s.info.name, at);
+      read(*s.user_key);
+      read(*s.element);
+      break;
+    case kRemoveElement:
+      if (!map) return wrong_op(op, s.kind, s.info.name, at);
+      read(*s.user_key);
+      break;
+    default:
+      return wrong_op(op, s.kind, s.info.name, at);
+  }
+  if (!r.ok()) return r.take_error();
+  if (!r.at_end()) return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
+  return Status::OK();
+}
+
+Status ChangelogState::apply_kv(const LoggedState& s, uint8_t op, int32_t key_group, KvChange&& c) {
+  StateEntry scope;
+  scope.state = s.info.name;
+  scope.key_group = key_group;
+  scope.has_key = scope.has_namespace = true;
+  scope.key = std::move(c.key);
+  scope.ns = std::move(c.ns);
+  const std::string id = identity(scope);
+  const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
+
+  auto put = [&](nlohmann::json&& user_key, nlohmann::json&& value) {
+    StateEntry e = scope;
+    e.has_user_key = true;
+    e.user_key = std::move(user_key);
+    e.value = std::move(value);
+    std::string eid = identity(e);
+    entries_[std::move(eid)] = std::move(e);
+  };
+  // Appends to the list at `list_id` (of namespace `ns`); the heap backend keeps no empty list.
+  auto append = [&](const std::string& list_id, const nlohmann::json& ns, nlohmann::json&& elements) {
+    if (!elements.is_array() || elements.empty()) return;
+    auto it = entries_.find(list_id);
+    if (it == entries_.end()) {
+      StateEntry e = scope;
+      e.ns = ns;
+      e.value = nlohmann::json::array();
+      it = entries_.emplace(list_id, std::move(e)).first;
+    }
+    for (auto& x : elements) it->second.value.push_back(std::move(x));
+  };
+
+  switch (op) {
+    case kClear:
+      if (map) {
+        for (auto it = entries_.lower_bound(id); it != entries_.end() && it->first.compare(0, id.size(), id) == 0;)
+          it = entries_.erase(it);
+      } else {
+        entries_.erase(id);
+      }
+      return Status::OK();
+    case kSet:
+    case kSetInternal:
+      entries_.erase(id);
+      if (list) {
+        append(id, scope.ns, std::move(c.values.at(0)));
+      } else {
+        StateEntry e = scope;
+        e.value = std::move(c.values.at(0));
+        entries_[id] = std::move(e);
+      }
+      return Status::OK();
+    case kAdd:
+      if (list) {
+        append(id, scope.ns, std::move(c.values.at(0)));
+      } else {
+        for (auto& pair : c.values.at(0))
+          if (pair.is_array() && pair.size() == 2) put(std::move(pair[0]), std::move(pair[1]));
+      }
+      return Status::OK();
+    case kMergeNamespaces: {
+      // Heap semantics: the sources' states are removed and merged into the target's.
+      nlohmann::json target_ns = std::move(c.values.at(0));
+      StateEntry target = scope;
+      target.ns = target_ns;
+      const std::string target_id = identity(target);
+      std::vector<nlohmann::json> merged;
+      for (size_t i = 1; i < c.values.size(); ++i) {
+        StateEntry source = scope;
+        source.ns = std::move(c.values[i]);
+        auto it = entries_.find(identity(source));
+        if (it == entries_.end() || it->first == target_id) continue;
+        merged.push_back(std::move(it->second.value));
+        entries_.erase(it);
+      }
+      if (list) {
+        for (auto& m : merged) append(target_id, target_ns, std::move(m));
+        return Status::OK();
+      }
+      if (merged.empty()) return Status::OK();
+      if (merged.size() > 1 || entries_.count(target_id))
+        return Error(ErrorCode::kNotSupported,
+                     fmt::format("merging namespaces of {} state '{}' needs the job's function",
+                                 state_kind_name(s.kind), s.info.name));
+      target.value = std::move(merged[0]);
+      entries_[target_id] = std::move(target);
+      return Status::OK();
+    }
+    case kAddElement:
+      if (list) {
+        append(id, scope.ns, nlohmann::json::array({std::move(c.values.at(0))}));
+        return Status::OK();
+      }
+      [[fallthrough]];
+    case kAddOrUpdateElement:
+      put(std::move(c.values.at(0)), std::move(c.values.at(1)));
+      return Status::OK();
+    case kRemoveElement: {
+      StateEntry e = scope;
+      e.has_user_key = true;
+      e.user_key = std::move(c.values.at(0));
+      entries_.erase(identity(e));
+      return Status::OK();
+    }
+    default:
+      return Error(ErrorCode::kCorruption, fmt::format("unknown change operation {}", op));
+  }
 }
 
 Status ChangelogState::emit(const StateFilter& filter, const EntrySink& sink) {

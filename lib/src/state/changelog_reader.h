@@ -8,27 +8,59 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "state/backend_meta.h"
 #include "state/read_options.h"
+#include "state/serializer_snapshot.h"
 #include "state/state_entry.h"
+#include "state/value_decoder.h"
+#include "support/byte_reader.h"
 
 namespace ckpt {
 
+// The states the change logs register (their metadata changes; a state registered again keeps
+// its first place and takes the last registration), as a backend proxy would list them. Change
+// logs store no key serializer: `key_serializer` is the one a timer state's snapshot nests,
+// else empty (no class).
+Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs);
+
 class ChangelogState {
  public:
+  ChangelogState();
+  ~ChangelogState();
+
+  // The key serializer of the materialized part's backend proxy. Change logs store none:
+  // without it keys are decoded with the key serializer a timer state's snapshot nests, and
+  // failing that shown as hex.
+  void set_key_serializer(const SerializerSnapshot& key);
   // Receives the materialized part's entries.
   EntrySink collector();
-  // Applies one non-materialized handle (in-memory change log, type 9).
-  Status replay(const KeyedHandle& changes, int32_t max_parallelism);
+  // Applies the non-materialized handles in order (in-memory change logs, type 9, as
+  // ChangelogBackendLogApplier does); data changes of key groups outside `range` are ignored.
+  Status replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range);
   // The resulting entries, key groups ascending.
   Status emit(const StateFilter& filter, const EntrySink& sink);
 
  private:
+  struct LoggedState;
+  struct KvChange;
+
   static std::string identity(const StateEntry& e);
+  Status apply(const Change& c, const KeyGroupRange& range);
+  Status apply_metadata(ByteReader& r);
+  Status apply_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r);
+  Status parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;
+  Status parse_kv_rest(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;
+  Status apply_kv(const LoggedState& s, uint8_t op, int32_t key_group, KvChange&& c);
+
+  std::unique_ptr<ValueDecoder> key_;
+  bool key_known_ = false;  // from the materialized part: timer snapshots are not consulted
+  std::map<int16_t, std::unique_ptr<LoggedState>> states_;  // by the log's short state id
   std::map<std::string, StateEntry> entries_;  // identity -> entry, ordered for output
 };
 

@@ -16,6 +16,7 @@
 #include "state/ordered_channels.h"
 #include "state/raw_timers_reader.h"
 #include "state/changelog_reader.h"
+#include "state/proxy_reader.h"
 #include "state/state_stream.h"
 
 namespace ckpt {
@@ -80,14 +81,15 @@ Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism,
     case handle_type::kChangelogBackendV1:
     case handle_type::kChangelogBackend: {
       ChangelogState state;
+      ProxyReader proxies(job.resolve, job.metadata_file);
       for (const KeyedHandle& m : h.materialized) {
-        Status s = read_keyed(m, job, max_parallelism, state.collector(), problems);
+        // Change logs store no key serializer: the materialized part's proxy has it.
+        Status s = proxies.keyed(m, [&](const KeyedBackendMeta& meta) { state.set_key_serializer(meta.key_serializer); });
+        if (s.ok()) s = read_keyed(m, job, max_parallelism, state.collector(), problems);
         if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("materialized part")));
       }
-      for (const KeyedHandle& c : h.non_materialized) {
-        Status s = state.replay(c, max_parallelism);
-        if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("change log")));
-      }
+      Status s = state.replay(h.non_materialized, h.range);
+      if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("change log")));
       return state.emit(job.filter, sink);
     }
     default:

@@ -1,0 +1,91 @@
+// Reading only the backend proxies of state handles: names, kinds, serializers.
+#include "state/proxy_reader.h"
+
+#include <algorithm>
+
+#include "state/changelog_reader.h"
+#include "support/byte_reader.h"
+
+namespace ckpt {
+
+std::string serializer_signature(const SerializerSnapshot& s) {
+  std::string out = s.display_name();
+  if (!s.nested.empty()) {
+    out += '[';
+    for (size_t i = 0; i < s.nested.size(); ++i) {
+      if (i) out += ',';
+      out += serializer_signature(s.nested[i]);
+    }
+    out += ']';
+  }
+  return out;
+}
+
+ProxyReader::ProxyReader(const SnapshotLocation& where, const std::vector<PrefixRule>& remap)
+    : metadata_file_(where.metadata_path), resolver_(std::make_shared<FileResolver>(where.directory, remap)) {
+  resolve_ = [r = resolver_](uint8_t type, const std::string& uri) -> std::optional<std::string> {
+    auto found = r->find(type, uri);
+    if (!found) return std::nullopt;
+    return found->path;
+  };
+}
+
+ProxyReader::ProxyReader(PathResolver resolve, std::string metadata_file)
+    : metadata_file_(std::move(metadata_file)), resolve_(std::move(resolve)) {}
+
+Result<std::string> ProxyReader::head(const StreamHandle& s, uint64_t limit) {
+  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(s, resolve_, metadata_file_));
+  std::string bytes;
+  CKPT_RETURN_IF_ERROR(stream.read(0, std::min<uint64_t>(limit, stream.size()), &bytes));
+  base_ = stream.base();
+  return bytes;
+}
+
+Status ProxyReader::keyed(const KeyedHandle& h, const std::function<void(const KeyedBackendMeta&)>& visit) {
+  switch (h.type) {
+    case handle_type::kKeyGroups:
+    case handle_type::kSavepointKeyGroups:
+    case handle_type::kKeyGroupsWithId: {
+      // The proxy ends where the first key group starts (empty key groups may say 0).
+      uint64_t end = UINT64_MAX;
+      for (int64_t off : h.offsets)
+        if (off > 0) end = std::min<uint64_t>(end, static_cast<uint64_t>(off));
+      return keyed_proxy(h.delegate, end, visit);
+    }
+    case handle_type::kIncrementalV1:
+    case handle_type::kIncremental:
+      return keyed_proxy(h.delegate, UINT64_MAX, visit);
+    case handle_type::kChangelogBackendV1:
+    case handle_type::kChangelogBackend:
+      for (const KeyedHandle& m : h.materialized) CKPT_RETURN_IF_ERROR(keyed(m, visit));
+      if (!h.non_materialized.empty()) {
+        // States registered after the last materialization exist only in the change logs.
+        CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(h.non_materialized));
+        if (!logged.states.empty()) visit(logged);
+      }
+      return Status::OK();
+    default:
+      return Status::OK();
+  }
+}
+
+Result<OperatorBackendMeta> ProxyReader::operator_state(const OperatorHandle& h) {
+  uint64_t end = UINT64_MAX;
+  for (const OperatorStateEntry& e : h.states)
+    for (int64_t off : e.offsets)
+      if (off > 0) end = std::min<uint64_t>(end, static_cast<uint64_t>(off));
+  CKPT_ASSIGN_OR_RETURN(std::string bytes, head(h.delegate, end));
+  ByteReader r(bytes, base_);
+  return read_operator_backend_meta(r);
+}
+
+Status ProxyReader::keyed_proxy(const StreamHandle& s, uint64_t end,
+                                const std::function<void(const KeyedBackendMeta&)>& visit) {
+  CKPT_ASSIGN_OR_RETURN(std::string bytes, head(s, end));
+  ByteReader r(bytes, base_);
+  CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta meta, read_keyed_backend_meta(r));
+  visit(meta);
+  return Status::OK();
+}
+
+}  // namespace ckpt
