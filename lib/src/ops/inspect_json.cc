@@ -1,10 +1,13 @@
 // The inspect report as JSON (man/ckpt-inspect.1.md, OUTPUT FORMAT), streamed one operator
 // and one file per line so a snapshot with a million files never exists twice in memory.
+// Elements are written directly (JsonWriter), not built as trees: at a million files the
+// per-element trees cost more than everything else inspect does.
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
+#include "ops/json_writer.h"
 
 namespace ckpt {
 namespace {
@@ -13,90 +16,153 @@ using nlohmann::json;
 
 json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-json handle_json(const InspectReport& r, const HandleSummary& h) {
-  json j = {{"slot", handle_slot_name(h.slot)}, {"kind", h.kind}, {"type", h.type}};
+// Members in sorted key order throughout: the document's order since it was built with
+// nlohmann's std::map-backed objects.
+void write_handle(JsonWriter& w, const InspectReport& r, const HandleSummary& h) {
+  w.begin_object();
+  w.member("checkpointed_size", h.checkpointed_size);
+  w.key("files");
+  w.begin_array();
+  for (uint32_t fi : h.files) w.value(r.files[fi].uri);
+  w.end_array();
+  w.member("inline_bytes", h.inline_bytes);
   if (h.key_groups) {
     // Flink normalises the empty range to [0, -1].
-    j["key_group_range"] = h.key_groups->empty() ? json::array({0, -1})
-                                                 : json::array({h.key_groups->first, h.key_groups->last()});
+    w.key("key_group_range");
+    w.begin_array();
+    w.value(h.key_groups->empty() ? 0 : h.key_groups->first);
+    w.value(h.key_groups->empty() ? -1 : h.key_groups->last());
+    w.end_array();
   }
-  j["state_size"] = h.state_size;
-  j["checkpointed_size"] = h.checkpointed_size;
-  j["inline_bytes"] = h.inline_bytes;
-  if (!h.states.empty()) j["states"] = h.states;
-  json files = json::array();
-  for (uint32_t fi : h.files) files.push_back(r.files[fi].uri);
-  j["files"] = std::move(files);
-  return j;
+  w.member("kind", h.kind);
+  w.member("slot", handle_slot_name(h.slot));
+  w.member("state_size", h.state_size);
+  if (!h.states.empty()) {
+    w.key("states");
+    w.begin_array();
+    for (const auto& s : h.states) w.value(s);
+    w.end_array();
+  }
+  w.member("type", h.type);
+  w.end_object();
 }
 
-json operator_json(const InspectReport& r, const OperatorSummary& op) {
-  json j = {{"id", op.id},
-            {"uid", or_null(op.uid)},
-            {"name", or_null(op.name)},
-            {"parallelism", op.parallelism},
-            {"max_parallelism", op.max_parallelism},
-            {"fully_finished", op.fully_finished},
-            {"kinds", op.kinds},
-            {"state_size", op.state_size},
-            {"checkpointed_size", op.checkpointed_size},
-            {"inline_bytes", op.inline_bytes},
-            {"file_count", op.file_count},
-            {"missing_files", op.missing_files},
-            {"short_files", op.short_files}};
-  j["coordinator"] = op.coordinator ? handle_json(r, *op.coordinator) : json(nullptr);
-  json subtasks = json::array();
-  for (const auto& st : op.subtasks) {
-    json handles = json::array();
-    for (const auto& h : st.handles) handles.push_back(handle_json(r, h));
-    subtasks.push_back({{"index", st.index}, {"finished", st.finished}, {"handles", std::move(handles)}});
+void write_state(JsonWriter& w, const InspectReport& r, const StateSummary& s) {
+  w.begin_object();
+  if (r.counted) {
+    w.key("entries");
+    if (s.entries) w.value(*s.entries);
+    else w.null();
   }
-  j["subtasks"] = std::move(subtasks);
+  w.key("key_serializer");
+  w.string_or_null(s.key_serializer);
+  w.member("keyed", s.keyed);
+  w.member("kind", s.kind);
+  w.member("name", s.name);
+  w.key("namespace_serializer");
+  w.string_or_null(s.namespace_serializer);
+  w.key("value_serializer");
+  w.string_or_null(s.value_serializer);
+  w.key("value_type");
+  w.string_or_null(s.value_type);
+  w.end_object();
+}
+
+void write_operator(std::string& out, const InspectReport& r, const OperatorSummary& op) {
+  JsonWriter w(out);
+  w.begin_object();
+  w.member("checkpointed_size", op.checkpointed_size);
+  w.key("coordinator");
+  if (op.coordinator) write_handle(w, r, *op.coordinator);
+  else w.null();
+  w.member("file_count", op.file_count);
+  w.member("fully_finished", op.fully_finished);
+  w.member("id", op.id);
+  w.member("inline_bytes", op.inline_bytes);
+  w.key("kinds");
+  w.begin_array();
+  for (const auto& k : op.kinds) w.value(k);
+  w.end_array();
+  w.member("max_parallelism", op.max_parallelism);
+  w.member("missing_files", op.missing_files);
+  w.key("name");
+  w.string_or_null(op.name);
+  w.member("parallelism", op.parallelism);
+  w.member("short_files", op.short_files);
+  w.member("state_size", op.state_size);
   if (r.states_read) {
-    json states = json::array();
-    for (const StateSummary& s : op.states) {
-      json x = {{"name", s.name},
-                {"kind", s.kind},
-                {"keyed", s.keyed},
-                {"key_serializer", or_null(s.key_serializer)},
-                {"namespace_serializer", or_null(s.namespace_serializer)},
-                {"value_serializer", or_null(s.value_serializer)},
-                {"value_type", or_null(s.value_type)}};
-      if (r.counted) x["entries"] = s.entries ? json(*s.entries) : json(nullptr);
-      states.push_back(std::move(x));
-    }
-    j["states"] = std::move(states);
-    j["states_error"] = or_null(op.states_error);
+    w.key("states");
+    w.begin_array();
+    for (const StateSummary& s : op.states) write_state(w, r, s);
+    w.end_array();
+    w.key("states_error");
+    w.string_or_null(op.states_error);
   }
-  return j;
+  w.key("subtasks");
+  w.begin_array();
+  for (const auto& st : op.subtasks) {
+    w.begin_object();
+    w.member("finished", st.finished);
+    w.key("handles");
+    w.begin_array();
+    for (const auto& h : st.handles) write_handle(w, r, h);
+    w.end_array();
+    w.member("index", st.index);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("uid");
+  w.string_or_null(op.uid);
+  w.end_object();
 }
 
-json file_json(const InspectReport& r, const ReferencedFile& f, bool verbose) {
-  json j = {{"uri", f.uri},
-            {"path", f.path ? json(*f.path) : json(nullptr)},
-            {"size", f.size},
-            {"exists", f.exists},
-            {"actual_size", f.exists ? json(f.actual_size) : json(nullptr)},
-            {"short", f.is_short()},
-            {"handle_type", f.handle_type},
-            {"reference_count", f.references.size()}};
+void write_file(std::string& out, const InspectReport& r, const ReferencedFile& f, bool verbose) {
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("actual_size");
+  if (f.exists) w.value(f.actual_size);
+  else w.null();
+  w.member("exists", f.exists);
+  w.member("handle_type", f.handle_type);
+  w.key("path");
+  if (f.path) w.value(*f.path);
+  else w.null();
+  w.member("reference_count", f.references.size());
   if (verbose) {
-    json refs = json::array();
+    w.key("references");
+    w.begin_array();
     for (const auto& ref : f.references) {
-      json x = {{"operator", r.operators[ref.operator_index].id},
-                {"subtask", ref.subtask},
-                {"slot", handle_slot_name(ref.slot)},
-                {"role", stream_role_name(ref.role)}};
-      if (!ref.local_name.empty()) x["local_name"] = ref.local_name;
-      refs.push_back(std::move(x));
+      w.begin_object();
+      if (!ref.local_name.empty()) w.member("local_name", ref.local_name);
+      w.member("operator", r.operators[ref.operator_index].id);
+      w.member("role", stream_role_name(ref.role));
+      w.member("slot", handle_slot_name(ref.slot));
+      w.member("subtask", ref.subtask);
+      w.end_object();
     }
-    j["references"] = std::move(refs);
+    w.end_array();
   }
-  return j;
+  w.member("short", f.is_short());
+  w.member("size", f.size);
+  w.member("uri", f.uri);
+  w.end_object();
 }
 
 // Metadata strings may hold WTF-8 (lone surrogates): replace rather than throw.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Writes `each(line, i)` for i < n, one element per line, through one reused buffer.
+template <class F>
+void write_array(std::ostream& out, size_t n, F each) {
+  out << '[';
+  std::string line;
+  for (size_t i = 0; i < n; ++i) {
+    line.assign(i ? ",\n    " : "\n    ");
+    each(line, i);
+    out << line;
+  }
+  out << (n == 0 ? "]" : "\n  ]");
+}
 
 }  // namespace
 
@@ -140,14 +206,10 @@ void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out)
     out << (first ? "  " : ",\n  ") << dump(json(it.key())) << ": " << dump(it.value());
     first = false;
   }
-  out << ",\n  \"operators\": [";
-  for (size_t i = 0; i < r.operators.size(); ++i)
-    out << (i ? ",\n    " : "\n    ") << dump(operator_json(r, r.operators[i]));
-  out << (r.operators.empty() ? "]" : "\n  ]");
-  out << ",\n  \"files\": [";
-  for (size_t i = 0; i < r.files.size(); ++i)
-    out << (i ? ",\n    " : "\n    ") << dump(file_json(r, r.files[i], verbose));
-  out << (r.files.empty() ? "]" : "\n  ]");
+  out << ",\n  \"operators\": ";
+  write_array(out, r.operators.size(), [&](std::string& line, size_t i) { write_operator(line, r, r.operators[i]); });
+  out << ",\n  \"files\": ";
+  write_array(out, r.files.size(), [&](std::string& line, size_t i) { write_file(line, r, r.files[i], verbose); });
   out << "\n}\n";
 }
 
