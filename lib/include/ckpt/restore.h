@@ -2,7 +2,9 @@
 //
 // restore_snapshot() writes one RocksDB instance directory per restored subtask at
 // OUTPUT/<operator id>/subtask-<n>/. A RocksDB native handle (incremental checkpoint, native
-// savepoint) becomes its files under their RocksDB names, as Flink's restore lays them out.
+// savepoint) becomes its files under their RocksDB names, as Flink's restore lays them out; a
+// heap or canonical key-groups handle becomes the same kind of instance, its entries re-framed
+// in Flink's RocksDB key layout and written with the RocksDB API.
 // Every instance is opened with RocksDB (all column families, Flink's merge operator) and
 // checked before the output appears, atomically (a temporary directory, then a rename).
 #pragma once
@@ -28,7 +30,7 @@ struct RestoreOptions {
   // Keep only these key groups (inclusive), as a rescaled restore clips: entries outside are
   // deleted and compacted away. Subtasks whose range misses it are not restored.
   std::optional<std::pair<int32_t, int32_t>> key_groups;
-  bool link = false;   // hard-link SST files where the file system allows (else copy)
+  bool link = false;   // native handles: hard-link SSTs where the file system allows (else copy)
   // Read every entry of every instance back with checksums verified. Without it the check
   // reads table properties and first and last keys: a few reads per file.
   bool full_check = false;
@@ -53,7 +55,8 @@ struct RestoredInstance {
   uint64_t entries = 0;
 };
 
-// A subtask with keyed state that was not restored, and why.
+// A subtask with keyed state that was not restored, and why (a changelog handle, a state that
+// cannot be re-framed without the job's classes).
 struct SkippedSubtask {
   std::string operator_id;
   int32_t subtask = 0;

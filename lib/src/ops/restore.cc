@@ -34,6 +34,12 @@ bool is_native(const KeyedHandle& h) {
   return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
 }
 
+// Native handles are placed; heap and canonical key-groups handles are rebuilt.
+bool restorable(const KeyedHandle& h) {
+  return is_native(h) || h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
+         h.type == handle_type::kSavepointKeyGroups;
+}
+
 Error invalid(const std::string& file, std::string message, ErrorCode code = ErrorCode::kInvalidArgument) {
   Error e(code, std::move(message));
   e.file = file;
@@ -74,10 +80,8 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
     for (const SubtaskState* st : subtasks) {
       const KeyedHandle& h = st->managed_keyed;
       std::string id = operator_id_hex(op.id);
-      if (!is_native(h)) {
-        report.skipped.push_back({id, st->index,
-                                  fmt::format("{} handles are not restored yet: only rocksdb native handles",
-                                              handle_type_name(h.type))});
+      if (!restorable(h)) {
+        report.skipped.push_back({id, st->index, fmt::format("{} handles are not restored yet", handle_type_name(h.type))});
         continue;
       }
       InstanceJob job;
@@ -92,7 +96,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
         int32_t last = std::min(options.key_groups->second, h.range.last());
         if (first > last) continue;  // this subtask holds none of the wanted key groups
         job.keep = {first, last - first + 1};
-        job.clip = job.keep != h.range;
+        job.clip = is_native(h) && job.keep != h.range;
       }
       job.directory = fmt::format("{}/subtask-{}", id, st->index);  // relative until the temp dir exists
       jobs.push_back(std::move(job));
@@ -140,7 +144,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   auto work = [&] {
     for (size_t i; !failed && (i = next.fetch_add(1)) < jobs.size();) {
       results[i] = restore_instance(jobs[i], paths, where.metadata_path);
-      if (!results[i]->ok()) failed = true;
+      if (!results[i]->ok() && results[i]->error().code != ErrorCode::kNotSupported) failed = true;
       std::lock_guard<std::mutex> lock(progress_mutex);
       ++done;
       if (options.progress) options.progress(done, jobs.size());
@@ -152,6 +156,15 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   for (std::thread& t : threads) t.join();
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i]) continue;
+    if (!results[i]->ok() && results[i]->error().code == ErrorCode::kNotSupported) {
+      // Valid state ckpt cannot rebuild (a value that needs the job's classes to delimit):
+      // the subtask is skipped with the reason, its partial output removed.
+      std::error_code ec;
+      fs::remove_all(jobs[i].directory, ec);
+      fs::remove_all(jobs[i].directory + ".build", ec);
+      report.skipped.push_back({operator_id_hex(jobs[i].op->id), jobs[i].subtask->index, results[i]->error().to_string()});
+      continue;
+    }
     if (!results[i]->ok())
       return std::move(*results[i]).error().with_context(
           fmt::format("operator {}, subtask {}", operator_id_hex(jobs[i].op->id), jobs[i].subtask->index));
@@ -159,6 +172,11 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
     inst.directory = fmt::format("{}/{}/subtask-{}", final_path, inst.operator_id, inst.subtask);
     report.instances.push_back(std::move(inst));
   }
+  if (report.instances.empty())
+    return invalid(where.metadata_path,
+                   fmt::format("nothing to restore: {} subtasks skipped: {}", report.skipped.size(),
+                               report.skipped.front().reason),
+                   ErrorCode::kNotFound);
 
   // Replacing a non-empty output (--force): move the old one aside, commit, then remove it.
   std::error_code ec;

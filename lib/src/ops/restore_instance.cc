@@ -251,14 +251,19 @@ Result<RestoredInstance> restore_instance(const InstanceJob& job, const Resolved
     if (it == paths.end()) return std::nullopt;
     return it->second;
   };
-  std::error_code ec;
-  fs::create_directories(job.directory, ec);
-  if (ec) return io_error(job.directory, "cannot create directory", ec.value());
-  for (const auto* list : {&job.handle->shared_files, &job.handle->private_files})
-    for (const NamedStream& f : *list)
-      CKPT_RETURN_IF_ERROR(place_file(f, job.directory, job.link, resolve, metadata_file, out));
-  CKPT_ASSIGN_OR_RETURN(std::vector<std::string> states, meta_state_names(*job.handle, resolve, metadata_file));
-  if (job.clip) CKPT_RETURN_IF_ERROR(clip(job.directory, job.keep, job.op->max_parallelism));
+  std::vector<std::string> states;
+  if (job.handle->type == handle_type::kIncremental || job.handle->type == handle_type::kIncrementalV1) {
+    std::error_code ec;
+    fs::create_directories(job.directory, ec);
+    if (ec) return io_error(job.directory, "cannot create directory", ec.value());
+    for (const auto* list : {&job.handle->shared_files, &job.handle->private_files})
+      for (const NamedStream& f : *list)
+        CKPT_RETURN_IF_ERROR(place_file(f, job.directory, job.link, resolve, metadata_file, out));
+    CKPT_ASSIGN_OR_RETURN(states, meta_state_names(*job.handle, resolve, metadata_file));
+    if (job.clip) CKPT_RETURN_IF_ERROR(clip(job.directory, job.keep, job.op->max_parallelism));
+  } else {
+    CKPT_RETURN_IF_ERROR(build_instance(job, resolve, metadata_file, out, &states));
+  }
   CKPT_RETURN_IF_ERROR(check(job.directory, job, states, out));
   return out;
 }

@@ -9,13 +9,14 @@
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
 #include "ckpt/restore.h"
+#include "state/state_stream.h"
 
 namespace ckpt {
 
 struct InstanceJob {
   const OperatorState* op = nullptr;
   const SubtaskState* subtask = nullptr;
-  const KeyedHandle* handle = nullptr;  // a native (incremental) handle
+  const KeyedHandle* handle = nullptr;  // native (incremental), heap or canonical key groups
   std::string directory;                // where to write it (inside the temporary output)
   KeyGroupRange keep;                   // key groups to keep; the handle's range when not clipping
   bool clip = false;                    // delete entries outside `keep`, then compact
@@ -26,6 +27,12 @@ struct InstanceJob {
 // Where every file handle's URI was found, resolved up front (the resolver is not shared
 // between threads).
 using ResolvedPaths = std::unordered_map<std::string, std::string>;
+
+// Heap and canonical key-groups handles: writes the instance at job.directory from the
+// handle's entries in Flink's RocksDB layout, keeping only job.keep; `states` gets the proxy's
+// state names. kNotSupported where a state's entries cannot be delimited.
+Status build_instance(const InstanceJob& job, const PathResolver& resolve, const std::string& metadata_file,
+                      RestoredInstance& out, std::vector<std::string>* states);
 
 // Writes the instance and checks it: all column families open with Flink's merge operator,
 // every entry reads back, the column families are the meta data stream's states.
