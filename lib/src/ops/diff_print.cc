@@ -6,6 +6,7 @@
 
 #include "ckpt/diff.h"
 #include "ckpt/inspect.h"
+#include "support/json_text.h"
 
 namespace ckpt {
 
@@ -23,7 +24,7 @@ int64_t total(const std::vector<DiffFile>& files) {
   return sum;
 }
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); }
 
 }  // namespace
 
@@ -109,7 +110,7 @@ void write_diff_json(const DiffReport& r, std::ostream& out) {
                       {"changed", k.changed}});
     j["keys"] = std::move(keys);
   }
-  out << j.dump(2) << "\n";
+  out << json_text(j, 2) << "\n";
 }
 
 std::string to_ndjson(const KeyChange& c) {

@@ -6,6 +6,7 @@
 
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
+#include "support/json_text.h"
 
 namespace ckpt {
 
@@ -50,7 +51,7 @@ void write_gc_json(const GcReport& r, std::ostream& out) {
   j["deleted"] = r.deleted;
   j["deleted_bytes"] = r.deleted_bytes;
   j["failed"] = r.failed;
-  out << j.dump(2) << "\n";
+  out << json_text(j, 2) << "\n";
 }
 
 }  // namespace ckpt

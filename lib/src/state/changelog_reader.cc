@@ -9,6 +9,7 @@
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
 #include "state/value_decoders.h"
+#include "support/json_text.h"
 
 namespace ckpt {
 namespace {
@@ -105,9 +106,9 @@ std::string ChangelogState::identity(const StateEntry& e) {
   // Key group first (zero-padded) so that the map's order is the dump order. Queue elements
   // are identified by their value too: one key may hold several timers.
   std::string id = fmt::format("{:010d}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", e.key_group, e.state,
-                               static_cast<int>(e.kind), e.key.dump(), e.ns.dump(),
-                               e.has_user_key ? e.user_key.dump() : std::string());
-  if (e.kind == EntryKind::kTimer || !e.has_key) id += "\x1f" + e.value.dump();
+                               static_cast<int>(e.kind), json_text(e.key), json_text(e.ns),
+                               e.has_user_key ? json_text(e.user_key) : std::string());
+  if (e.kind == EntryKind::kTimer || !e.has_key) id += "\x1f" + json_text(e.value);
   return id;
 }
 
