@@ -6,8 +6,8 @@
 #include "support/native_snapshot.h"
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::cerr << "usage: ckpt_make_native_snapshot TEMPLATE OUT_DIR BYTES SUBTASKS\n";
+  if (argc != 5 && argc != 6) {
+    std::cerr << "usage: ckpt_make_native_snapshot TEMPLATE OUT_DIR BYTES SUBTASKS [VALUE_SIZE]\n";
     return 2;
   }
   ckpt::test::NativeSnapshotSpec spec;
@@ -15,7 +15,10 @@ int main(int argc, char** argv) {
   spec.out = argv[2];
   spec.bytes = std::stoull(argv[3]);
   spec.subtasks = std::stoi(argv[4]);
-  spec.value_size = 1000;
+  // With VALUE_SIZE (dump_bench.sh: 8, Long values that decode) instances are compacted, so
+  // that their SSTs do not overlap; without, 1000 bytes of incompressible values (restore_bench.sh).
+  spec.value_size = argc == 6 ? std::stoull(argv[5]) : 1000;
+  spec.compact = argc == 6;
   ckpt::Status s = ckpt::test::write_native_snapshot(spec);
   if (!s.ok()) {
     std::cerr << "ckpt_make_native_snapshot: error: " << s.error().to_string() << "\n";

@@ -130,6 +130,10 @@ Status write_native_snapshot(const NativeSnapshotSpec& spec) {
     }
     s = db->Flush(rocksdb::FlushOptions(), cf);
     if (!s.ok()) return rocks_failure(s);
+    if (spec.compact) {
+      s = db->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr);
+      if (!s.ok()) return rocks_failure(s);
+    }
     rocksdb::Checkpoint* cp = nullptr;
     s = rocksdb::Checkpoint::Create(db.get(), &cp);
     std::string cp_dir = fmt::format("{}/cp-{}", work, i);

@@ -23,6 +23,9 @@ struct NativeSnapshotSpec {
   int32_t subtasks = 1;
   int32_t max_parallelism = 128;
   size_t value_size = 8;
+  // Compact each instance before its checkpoint: non-overlapping SSTs, which the dump layer
+  // reads without a manifest (several memtable flushes otherwise leave overlapping L0 files).
+  bool compact = false;
 };
 
 Status write_native_snapshot(const NativeSnapshotSpec& spec);
