@@ -9,6 +9,7 @@
 
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
+#include "state/rocks_instance_reader.h"
 #include "state/rocks_sst.h"
 #include "state/value_decoder.h"
 
@@ -78,6 +79,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
     by_state[it - meta.states.begin()].push_back({f, std::move(sst).value()});
   }
 
+  std::unique_ptr<RocksInstanceReader> instance;  // opened on the first overlapping state
   for (size_t id = 0; id < meta.states.size(); ++id) {
     const StateMetaInfo& info = meta.states[id];
     if (by_state[id].empty() || !filter.wants_state(info.name)) continue;
@@ -87,9 +89,16 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       continue;
     }
     const KeyedStateCodec& codec = *codec_or.value();
+    auto entry = [&](std::string_view key, std::string_view value) -> Status {
+      int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
+      if (!handle.range.contains(kg) || !filter.wants_key_group(kg)) return Status::OK();
+      Status r = codec.read_rocks_entry(key, 0, value, 0, sink);
+      if (!r.ok() && !is_stop(r.error())) return std::move(r).error().with_context(fmt::format("key group {}", kg));
+      return r;
+    };
     if (by_state[id].size() > 1) {
-      // Per-file iterators cannot see deletes and merges across files; several files of one
-      // column family are read only when their key ranges do not overlap.
+      // Per-file iterators cannot see deletes and merges across files: a column family whose
+      // files overlap is read through the instance, as Flink's restore opens it.
       std::vector<std::pair<std::string, std::string>> ranges;
       bool overlap = false;
       for (const Table& t : by_state[id]) {
@@ -99,10 +108,19 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       std::sort(ranges.begin(), ranges.end());
       for (size_t i = 1; i < ranges.size(); ++i) overlap |= ranges[i].first <= ranges[i - 1].second;
       if (overlap) {
-        CKPT_RETURN_IF_ERROR(problems(Error(ErrorCode::kNotSupported,
-                                            fmt::format("state '{}' spans {} sst files with overlapping key ranges, "
-                                                        "which needs the instance's manifest to merge",
-                                                        info.name, by_state[id].size()))));
+        if (!instance) {
+          auto opened = RocksInstanceReader::open(handle, resolve, metadata_file);
+          if (!opened.ok()) {
+            CKPT_RETURN_IF_ERROR(problems(std::move(opened).error().with_context(fmt::format("state '{}'", info.name))));
+            continue;
+          }
+          instance = std::move(opened).value();
+        }
+        Status s = instance->for_each(info.name, entry);
+        if (!s.ok()) {
+          if (is_stop(s.error())) return s;
+          CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", info.name))));
+        }
         continue;
       }
       std::sort(by_state[id].begin(), by_state[id].end(), [](const Table& a, const Table& b) {
@@ -110,14 +128,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       });
     }
     for (const Table& t : by_state[id]) {
-      Status s = t.sst.for_each([&](std::string_view key, std::string_view value) -> Status {
-        int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
-        if (!handle.range.contains(kg) || !filter.wants_key_group(kg)) return Status::OK();
-        Status r = codec.read_rocks_entry(key, 0, value, 0, sink);
-        if (!r.ok() && !is_stop(r.error()))
-          return std::move(r).error().with_context(fmt::format("key group {}", kg));
-        return r;
-      });
+      Status s = t.sst.for_each(entry);
       if (!s.ok()) {
         if (is_stop(s.error())) return s;
         CKPT_RETURN_IF_ERROR(add_file_context(std::move(s).error(), *t.source, t.sst.file(), problems));
