@@ -116,7 +116,10 @@ class FileCollector {
 
  private:
   std::vector<ReferencedFile> files_;
-  std::unordered_map<std::string, uint32_t> index_;
+  // Open addressing over files_ (index + 1, 0 = empty) by a hash of type class and URI: no
+  // key strings or nodes, which dominated inspect at millions of references.
+  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> hashes_;  // per file, to grow without rehashing URIs
 };
 
 // Every file referenced by `m`, in order of first reference, with what the disk says.

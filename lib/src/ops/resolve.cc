@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -193,24 +195,47 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   return lookup(join_path(directory_, base));
 }
 
+// Relative and absolute names live in different spaces: "x" and "x" beside `_metadata` are
+// only the same file by accident of resolution, not by reference.
+static bool is_relative_class(uint8_t type) { return type == handle_type::kRelativeFile; }
+
+static uint64_t file_key_hash(uint8_t type, std::string_view uri) {
+  uint64_t h = std::hash<std::string_view>{}(uri);
+  return is_relative_class(type) ? h ^ 0x9e3779b97f4a7c15ull : h;
+}
+
 int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
   if (s.type != handle_type::kFile && s.type != handle_type::kRelativeFile &&
       s.type != handle_type::kSegmentFile)
     return -1;
-  // Relative and absolute names live in different spaces: "x" and "x" beside `_metadata`
-  // are only the same file by accident of resolution, not by reference.
-  std::string key;
-  key.reserve(s.path.size() + 1);
-  key += s.type == handle_type::kRelativeFile ? 'r' : 'a';
-  key += s.path;
-  auto [it, fresh] = index_.try_emplace(std::move(key), static_cast<uint32_t>(files_.size()));
-  if (fresh) {
+  if (2 * (files_.size() + 1) > slots_.size()) {
+    slots_.assign(std::max<size_t>(1024, slots_.size() * 2), 0);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      size_t at = hashes_[i] & mask;
+      while (slots_[at]) at = (at + 1) & mask;
+      slots_[at] = static_cast<uint32_t>(i + 1);
+    }
+  }
+  uint64_t hash = file_key_hash(s.type, s.path);
+  size_t mask = slots_.size() - 1;
+  size_t at = hash & mask;
+  bool relative = is_relative_class(s.type);
+  while (slots_[at]) {
+    uint32_t i = slots_[at] - 1;
+    if (hashes_[i] == hash && is_relative_class(files_[i].handle_type) == relative && files_[i].uri == s.path) break;
+    at = (at + 1) & mask;
+  }
+  if (!slots_[at]) {
+    slots_[at] = static_cast<uint32_t>(files_.size() + 1);
     ReferencedFile f;
     f.uri = s.path;
     f.handle_type = s.type;
     files_.push_back(std::move(f));
+    hashes_.push_back(hash);
   }
-  ReferencedFile& f = files_[it->second];
+  uint32_t index = slots_[at] - 1;
+  ReferencedFile& f = files_[index];
   int64_t need = s.type == handle_type::kSegmentFile ? s.start + s.size : s.size;
   if (need > f.size) f.size = need;
   FileReference ref;
@@ -220,7 +245,7 @@ int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
   ref.role = site.role;
   if (site.local_name) ref.local_name = *site.local_name;
   f.references.push_back(std::move(ref));
-  return it->second;
+  return index;
 }
 
 std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
@@ -231,7 +256,8 @@ std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
       f.actual_size = found->size;
     }
   }
-  index_.clear();
+  slots_ = {};
+  hashes_ = {};
   return std::move(files_);
 }
 
