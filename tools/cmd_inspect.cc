@@ -50,10 +50,9 @@ Runner setup_inspect(CLI::App& sub) {
                             std::to_string(report->short_files) + " short files");
       return kExitProblems;
     }
-    if (unread) {
-      print_warning(io, "the states of " + std::to_string(unread) + " operators could not all be read");
-      return kExitProblems;
-    }
+    // Unreadable states are reported but do not fail inspect: a valid snapshot whose values need
+    // the job's classes is not a problem of the snapshot (ckpt verify --deep judges content).
+    if (unread) print_warning(io, "the states of " + std::to_string(unread) + " operators could not all be read");
     return kExitOk;
   };
 }
