@@ -7,6 +7,7 @@
 #include "ckpt/compact.h"
 #include "ckpt/inspect.h"
 #include "command.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -30,14 +31,10 @@ Runner setup_compact(CLI::App& sub) {
       ->type_name("zstd|lz4|snappy|none")
       ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
   sub.add_option("-j", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
-  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
-    if (!remap.ok()) {
-      print_error(io, remap.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
     CompactOptions options;
     options.compression = *parse_compact_compression(a->compression);
     options.jobs = a->jobs;

@@ -5,6 +5,7 @@
 
 #include "ckpt/convert.h"
 #include "command.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -26,19 +27,15 @@ Runner setup_convert(CLI::App& sub) {
       ->required()
       ->type_name("DIR");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
-  sub.add_option("--remap", a->remap, "Find files whose URI starts with PREFIX under DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     Result<ConvertTarget> to = parse_convert_target(a->to);
     if (!to.ok()) {
       print_error(io, to.error().to_string());
       return kExitError;
     }
-    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
-    if (!remap.ok()) {
-      print_error(io, remap.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
     ConvertOptions options;
     options.to = *to;
     options.output = a->output;

@@ -4,6 +4,7 @@
 
 #include "ckpt/diff.h"
 #include "command.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -41,14 +42,10 @@ Runner setup_diff(CLI::App& sub) {
       ->type_name("ndjson")
       ->check(CLI::IsMember({"ndjson"}));
   sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
-  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
-    if (!remap.ok()) {
-      print_error(io, remap.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
     bool ndjson = a->format == "ndjson";
     if (ndjson && !a->keys) {
       print_error(io, "--format ndjson lists entry changes and needs --keys");

@@ -7,6 +7,7 @@
 #include "ckpt/dump.h"
 #include "command.h"
 #include "key_group_arg.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -77,8 +78,7 @@ Runner setup_dump(CLI::App& sub) {
       ->check(CLI::IsMember({"ndjson", "table"}));
   sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
-  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     DumpOptions options;
     options.operator_filter = a->operator_filter;
@@ -95,14 +95,9 @@ Runner setup_dump(CLI::App& sub) {
     options.limit = a->limit;
     options.jobs = a->jobs;
     options.keep_going = a->keep_going;
-    for (const auto& spec : a->remap) {
-      Result<PrefixRule> rule = parse_prefix_rule(spec, "--remap");
-      if (!rule.ok()) {
-        print_error(io, rule.error().to_string());
-        return kExitError;
-      }
-      options.remap.push_back(std::move(*rule));
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
+    options.remap = std::move(*remap);
     bool table = a->format.empty() ? io.out_is_terminal : a->format == "table";
     std::unique_ptr<DumpSink> sink;
     if (table) sink = std::make_unique<TableSink>(io);

@@ -3,6 +3,7 @@
 
 #include "ckpt/inspect.h"
 #include "command.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -22,16 +23,12 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
   sub.add_flag("-v,--verbose", a->verbose, "Also list subtasks, handles and their files");
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
-  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
   sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")->type_name("N")->check(CLI::Range(1, 256));
   return [a](Io& io) {
-    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
-    if (!remap.ok()) {
-      print_error(io, remap.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
     InspectOptions options;
     options.remap = std::move(*remap);
     options.count = a->count;

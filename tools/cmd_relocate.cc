@@ -5,6 +5,7 @@
 
 #include "ckpt/relocate.h"
 #include "command.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -28,11 +29,8 @@ Runner setup_relocate(CLI::App& sub) {
   sub.add_flag("--relative", a->relative,
                "Make absolute file references that point into the snapshot directory relative");
   return [a](Io& io) {
-    Result<std::vector<PrefixRule>> maps = parse_prefix_rules(a->maps, "--map");
-    if (!maps.ok()) {
-      print_error(io, maps.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> maps = prefix_rules_or_report(io, a->maps, "--map");
+    if (!maps) return kExitError;
     Result<RelocateStats> stats = relocate_snapshot(a->snapshot, a->output, RelocateOptions{std::move(*maps), a->relative});
     if (!stats.ok()) {
       print_error(io, stats.error().to_string());

@@ -6,6 +6,7 @@
 
 #include "ckpt/restore.h"
 #include "command.h"
+#include "remap_arg.h"
 #include "key_group_arg.h"
 
 namespace ckpt::cli {
@@ -42,8 +43,7 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_option("-j", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
-  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     RestoreOptions options;
     options.output = a->output;
@@ -61,11 +61,8 @@ Runner setup_restore(CLI::App& sub) {
     options.full_check = a->full_check;
     options.jobs = a->jobs;
     options.force = a->force;
-    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
-    if (!remap.ok()) {
-      print_error(io, remap.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
     options.remap = std::move(*remap);
     if (io.err_is_terminal)
       options.progress = [&io](size_t done, size_t total) {

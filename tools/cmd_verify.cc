@@ -4,6 +4,7 @@
 
 #include "ckpt/verify.h"
 #include "command.h"
+#include "remap_arg.h"
 
 namespace ckpt::cli {
 
@@ -25,14 +26,10 @@ Runner setup_verify(CLI::App& sub) {
   sub.add_option("-j", a->jobs, "With --deep, check N subtasks and SST files at once")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
-  sub.add_option("--remap", a->remap, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+  add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    Result<std::vector<PrefixRule>> remap = parse_prefix_rules(a->remap, "--remap");
-    if (!remap.ok()) {
-      print_error(io, remap.error().to_string());
-      return kExitError;
-    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
     VerifyOptions options;
     options.deep = a->deep;
     options.jobs = a->jobs;

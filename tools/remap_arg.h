@@ -1,0 +1,22 @@
+// tools/remap_arg.h - the repeatable PREFIX=DIR options (--remap, relocate's --map) shared by
+// the subcommands that read snapshots.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/resolve.h"
+#include "command.h"
+
+namespace ckpt::cli {
+
+// Registers `--remap PREFIX=DIR` (repeatable), collecting the raw specs into `specs`.
+void add_remap_option(CLI::App& sub, std::vector<std::string>* specs);
+
+// The parsed rules; on a malformed spec prints "ckpt: error: ..." and returns nullopt, after
+// which the caller exits with kExitError.
+std::optional<std::vector<PrefixRule>> prefix_rules_or_report(Io& io, const std::vector<std::string>& specs,
+                                                              const char* flag = "--remap");
+
+}  // namespace ckpt::cli
