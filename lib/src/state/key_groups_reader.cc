@@ -144,13 +144,10 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
   if (!ks.meta.compression) r.skip(4);
   size_t n = ks.meta.states.size();
   for (size_t i = 0; i < n; ++i) {
-    uint64_t at = r.offset();
-    int16_t id = r.i16();
-    int32_t count = r.count(1, "entry");
-    if (!r.ok()) return r.take_error();
-    if (id < 0 || static_cast<size_t>(id) >= n)
-      return Error(ErrorCode::kCorruption, fmt::format("state id {} out of range: the stream registers {} states", id, n),
-                   at);
+    CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
+    const int16_t id = head.id;
+    const int32_t count = head.count;
+    const uint64_t at = head.offset;
     const std::string& name = ks.meta.states[id].name;
     CKPT_ASSIGN_OR_RETURN(const KeyedStateCodec* codec, codecs.get(id));
     if (count > 0 && !codec->heap_walkable())
@@ -263,6 +260,18 @@ Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& st
     }
   }
   return Status::OK();
+}
+
+Result<HeapStateBlockHead> read_heap_state_block_head(ByteReader& r, size_t states) {
+  HeapStateBlockHead head;
+  head.offset = r.offset();
+  head.id = r.i16();
+  head.count = r.count(1, "entry");
+  if (!r.ok()) return r.take_error();
+  if (head.id < 0 || static_cast<size_t>(head.id) >= states)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state id {} out of range: the stream registers {} states", head.id, states), head.offset);
+  return head;
 }
 
 }  // namespace ckpt

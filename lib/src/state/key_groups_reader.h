@@ -18,6 +18,7 @@
 #include "state/read_options.h"
 #include "state/state_entry.h"
 #include "state/state_stream.h"
+#include "support/byte_reader.h"
 
 namespace ckpt {
 
@@ -42,5 +43,14 @@ using KeyGroupBlockFn = std::function<Status(const KeyedBackendMeta& meta, KeyGr
                                              int32_t key_group, std::string_view data, uint64_t base)>;
 Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
                                 const KeyGroupBlockFn& fn);
+
+// The head of one state's entries inside a heap key-group block: the state id, checked against
+// the `states` the proxy registers, and the entry count (checked against the bytes left).
+struct HeapStateBlockHead {
+  int16_t id = 0;
+  int32_t count = 0;
+  uint64_t offset = 0;  // absolute offset of the head, for errors about the block
+};
+Result<HeapStateBlockHead> read_heap_state_block_head(ByteReader& r, size_t states);
 
 }  // namespace ckpt

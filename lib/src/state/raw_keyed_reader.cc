@@ -43,14 +43,9 @@ Status read_heap_block(const KeyedBackendMeta& meta, const Transcoders& transcod
   ByteReader r(data, base);
   const size_t n = meta.states.size();
   for (size_t i = 0; i < n; ++i) {
-    uint64_t at = r.offset();
-    int16_t id = r.i16();
-    int32_t count = r.count(1, "entry");
-    if (!r.ok()) return r.take_error();
-    if (id < 0 || static_cast<size_t>(id) >= n)
-      return Error(ErrorCode::kCorruption, fmt::format("state id {} out of range: the stream registers {} states", id, n),
-                   at);
-    for (int32_t e = 0; e < count; ++e) CKPT_RETURN_IF_ERROR(transcoders[id]->heap_to_rocks(r, kg, &by_state[id]));
+    CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
+    for (int32_t e = 0; e < head.count; ++e)
+      CKPT_RETURN_IF_ERROR(transcoders[head.id]->heap_to_rocks(r, kg, &by_state[head.id]));
   }
   if (!r.at_end())
     return Error(ErrorCode::kCorruption,
