@@ -14,6 +14,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "ckpt/walk.h"
+#include "support/dump_lines.h"
 #include "support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -21,20 +22,7 @@ using namespace ckpt;
 
 namespace {
 
-class LinesSink : public DumpSink {
- public:
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
-  void problem(const Error&) override {}
-  std::vector<std::string> lines;
-};
-
-std::vector<std::string> dump_lines(const std::string& snapshot) {
-  LinesSink sink;
-  auto r = dump_snapshot(snapshot, DumpOptions{}, sink);
-  INFO((r.ok() ? std::string() : r.error().to_string()));
-  REQUIRE(r.ok());
-  return sink.lines;
-}
+using ckpt::test::dump_lines;
 
 // Rewrites every entry of every column family `rounds` times, one flush (one SST) per round,
 // then checkpoints the instance into `out`. Returns the files of the checkpoint.

@@ -9,28 +9,13 @@
 #include "ckpt/metadata.h"
 #include "ckpt/walk.h"
 #include "support/cli_run.h"
+#include "support/dump_lines.h"
 #include "support/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;
 
-namespace {
-
-class LinesSink : public DumpSink {
- public:
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
-  void problem(const Error&) override {}
-  std::vector<std::string> lines;
-};
-
-std::vector<std::string> dump_lines(const std::string& snapshot) {
-  LinesSink sink;
-  auto r = dump_snapshot(snapshot, DumpOptions{}, sink);
-  REQUIRE(r.ok());
-  return sink.lines;
-}
-
-}  // namespace
+using ckpt::test::dump_lines;
 
 TEST_CASE("compact turns RocksDB checkpoints and native savepoints into native savepoints with the same entries",
           "[corpus]") {
