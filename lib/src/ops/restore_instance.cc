@@ -13,13 +13,13 @@
 
 #include <fmt/format.h>
 #include <rocksdb/db.h>
-#include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table_properties.h>
 
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
-#include "state/rocks_sst.h"
+#include "state/layout_transcoder.h"
+#include "state/rocks_instance_reader.h"
 #include "state/state_stream.h"
 #include "support/byte_reader.h"
 
@@ -104,7 +104,7 @@ Status place_file(const NamedStream& f, const std::string& dir, bool link, const
 // The key-group prefix of `kg`, big-endian, as Flink writes it in front of every key.
 std::string key_group_prefix(int32_t kg, int bytes) {
   std::string p;
-  for (int i = bytes - 1; i >= 0; --i) p.push_back(static_cast<char>((kg >> (8 * i)) & 0xff));
+  append_key_group_prefix(p, kg, bytes);
   return p;
 }
 
@@ -122,45 +122,10 @@ Result<std::vector<std::string>> meta_state_names(const KeyedHandle& h, const Pa
   return names;
 }
 
-struct OpenDb {
-  std::unique_ptr<rocksdb::DB> db;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  std::vector<std::string> names;
-  // Column family handles must go before the DB does.
-  rocksdb::Status close() {
-    for (auto* h : handles)
-      if (db) db->DestroyColumnFamilyHandle(h);
-    handles.clear();
-    return db ? db->Close() : rocksdb::Status::OK();
-  }
-  ~OpenDb() { close(); }
-};
-
-Status open_db(const std::string& dir, bool read_only, OpenDb& out) {
-  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<rocksdb::MergeOperator> merge, flink_merge_operator());
-  rocksdb::DBOptions options;
-  options.create_if_missing = false;
-  options.max_file_opening_threads = 1;
-  rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, dir, &out.names);
-  if (!s.ok()) return rocks_error(dir, "rocksdb cannot list the column families", s);
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const std::string& n : out.names) {
-    rocksdb::ColumnFamilyOptions cf;
-    cf.merge_operator = merge;
-    cfs.emplace_back(n, cf);
-  }
-  rocksdb::DB* db = nullptr;
-  s = read_only ? rocksdb::DB::OpenForReadOnly(options, dir, cfs, &out.handles, &db)
-                : rocksdb::DB::Open(options, dir, cfs, &out.handles, &db);
-  if (!s.ok()) return rocks_error(dir, "rocksdb cannot open the instance", s);
-  out.db.reset(db);
-  return Status::OK();
-}
-
 // Deletes every key outside `keep` and compacts, as Flink clips an instance on rescaling.
 Status clip(const std::string& dir, KeyGroupRange keep, int32_t max_parallelism) {
-  OpenDb d;
-  CKPT_RETURN_IF_ERROR(open_db(dir, false, d));
+  FlinkInstance d;
+  CKPT_RETURN_IF_ERROR(open_flink_instance(dir, false, d));
   int bytes = key_group_prefix_bytes(max_parallelism);
   for (size_t i = 0; i < d.handles.size(); ++i) {
     if (d.names[i] == rocksdb::kDefaultColumnFamilyName) continue;
@@ -174,8 +139,8 @@ Status clip(const std::string& dir, KeyGroupRange keep, int32_t max_parallelism)
     if (s.ok()) s = d.db->CompactRange(cro, d.handles[i], nullptr, nullptr);
     if (!s.ok()) return rocks_error(dir, "rocksdb cannot clip the instance to its key groups", s);
   }
-  rocksdb::Status s = d.close();
-  if (!s.ok()) return rocks_error(dir, "rocksdb cannot close the instance", s);
+  Status closed = d.close();
+  if (!closed.ok()) return std::move(closed).error().with_file(dir);
   return Status::OK();
 }
 
@@ -196,8 +161,8 @@ Error unclipped(const std::string& dir, const std::string& cf, rocksdb::Slice ke
 // the number of files in link mode (`ckpt verify --deep` checksums the snapshot's SSTs).
 Status check(const std::string& dir, const InstanceJob& job, const std::vector<std::string>& states,
              RestoredInstance& out) {
-  OpenDb d;
-  CKPT_RETURN_IF_ERROR(open_db(dir, true, d));
+  FlinkInstance d;
+  CKPT_RETURN_IF_ERROR(open_flink_instance(dir, true, d));
   const int bytes = key_group_prefix_bytes(job.op->max_parallelism);
   for (size_t i = 0; i < d.handles.size(); ++i) {
     const std::string& name = d.names[i];

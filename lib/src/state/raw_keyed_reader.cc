@@ -2,7 +2,6 @@
 #include "state/raw_keyed_reader.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -10,7 +9,7 @@
 #include "state/canonical_stream.h"
 #include "state/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
-#include "state/rocks_sst.h"
+#include "state/rocks_instance_reader.h"
 #include "state/value_decoder.h"
 
 namespace ckpt {
@@ -18,10 +17,6 @@ namespace ckpt {
 namespace {
 
 bool is_incremental(uint8_t type) { return type == handle_type::kIncrementalV1 || type == handle_type::kIncremental; }
-
-bool is_sst_name(const std::string& name) {
-  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
-}
 
 Result<KeyedBackendMeta> read_proxy_prefix(const StateStream& stream, uint64_t length) {
   std::string head;
@@ -38,60 +33,44 @@ Result<KeyedBackendMeta> read_proxy_prefix(const StateStream& stream, uint64_t l
 
 using Transcoders = std::vector<std::unique_ptr<StateTranscoder>>;
 
-Status read_heap_block(const KeyedBackendMeta& meta, const Transcoders& transcoders, int32_t kg, std::string_view data,
-                       uint64_t base, std::vector<std::vector<RocksPair>>& by_state) {
-  ByteReader r(data, base);
-  const size_t n = meta.states.size();
-  for (size_t i = 0; i < n; ++i) {
-    CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
-    for (int32_t e = 0; e < head.count; ++e)
-      CKPT_RETURN_IF_ERROR(transcoders[head.id]->heap_to_rocks(r, kg, &by_state[head.id]));
-  }
-  if (!r.at_end())
-    return Error(ErrorCode::kCorruption,
-                 fmt::format("{} bytes after the last state block of key group {}", r.remaining(), kg), r.offset());
-  return Status::OK();
-}
-
+// One key group at a time from the instance (the proxy's states are its column families), so
+// memory stays bounded by the largest key group whatever the subtask's size; overlapping SSTs
+// are merged by RocksDB as Flink's restore merges them.
 Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
                    const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn) {
   const KeyedBackendMeta& meta = source.meta;
-  const int prefix = key_group_prefix_bytes(max_parallelism);
-  std::map<int32_t, std::vector<std::vector<RocksPair>>> groups;
-  std::vector<std::vector<std::pair<std::string, std::string>>> ranges(meta.states.size());
-  for (const auto* list : {&handle.shared_files, &handle.private_files}) {
-    for (const NamedStream& f : *list) {
-      if (!is_sst_name(f.name)) continue;
-      CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(f.handle, resolve, metadata_file));
-      auto sst = SstFile::open(stream);
-      if (!sst.ok()) return std::move(sst).error().with_context(fmt::format("sst '{}'", f.name));
-      auto it = std::find_if(meta.states.begin(), meta.states.end(),
-                             [&](const StateMetaInfo& s) { return s.name == sst->column_family(); });
-      if (it == meta.states.end()) {
-        if (sst->column_family() == "default" || sst->num_entries() == 0) continue;
-        return Error(ErrorCode::kCorruption, fmt::format("sst '{}' of column family '{}', which the meta data stream "
-                                                         "does not name", f.name, sst->column_family()));
-      }
-      const size_t id = static_cast<size_t>(it - meta.states.begin());
-      if (sst->num_entries() > 0) {
-        for (const auto& [first, last] : ranges[id])
-          if (!(sst->last_key() < first || last < sst->first_key()))
-            return Error(ErrorCode::kNotSupported,
-                         fmt::format("state '{}' spans sst files with overlapping key ranges, which needs the "
-                                     "instance's manifest to merge", meta.states[id].name));
-        ranges[id].emplace_back(sst->first_key(), sst->last_key());
-      }
-      CKPT_RETURN_IF_ERROR(sst->for_each([&](std::string_view key, std::string_view value) -> Status {
-        int32_t kg = key_group_of_rocks_key(key, prefix);
-        if (!handle.range.contains(kg)) return Status::OK();  // a rescale's left-overs, as Flink clips them
-        auto& slot = groups[kg];
-        if (slot.empty()) slot.resize(meta.states.size());
-        slot[id].push_back({std::string(key), std::string(value)});
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksInstanceReader> instance,
+                        RocksInstanceReader::open(handle, resolve, metadata_file));
+  std::vector<std::string> names;
+  for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
+  for (const std::string& cf : instance->column_families()) {
+    if (cf == "default" || std::find(names.begin(), names.end(), cf) != names.end()) continue;
+    CKPT_RETURN_IF_ERROR(instance->for_each(cf, [&](std::string_view, std::string_view) -> Status {
+      Error e(ErrorCode::kCorruption,
+              fmt::format("column family '{}' holds entries, but the meta data stream does not name it", cf));
+      e.file = metadata_file;
+      return e;
+    }));
+  }
+  std::vector<std::vector<RocksPair>> by_state(names.size());
+  int32_t current = -1;
+  auto flush = [&]() -> Status {
+    Status s = fn(current, by_state);
+    for (auto& pairs : by_state) pairs.clear();
+    return s;
+  };
+  // A rescale's left-overs outside the handle's range are skipped, as Flink clips them.
+  CKPT_RETURN_IF_ERROR(instance->for_each_by_key_group(
+      names, handle.range, key_group_prefix_bytes(max_parallelism),
+      [&](int32_t kg, size_t id, std::string_view key, std::string_view value) -> Status {
+        if (kg != current) {
+          if (current >= 0) CKPT_RETURN_IF_ERROR(flush());
+          current = kg;
+        }
+        by_state[id].push_back({std::string(key), std::string(value)});
         return Status::OK();
       }));
-    }
-  }
-  for (auto& [kg, by_state] : groups) CKPT_RETURN_IF_ERROR(fn(kg, by_state));
+  if (current >= 0) return flush();
   return Status::OK();
 }
 
@@ -150,7 +129,7 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
       [&](const KeyedBackendMeta&, KeyGroupsLayout layout, int32_t kg, std::string_view data, uint64_t base) -> Status {
         by_state.assign(meta.states.size(), {});
         if (layout == KeyGroupsLayout::kHeap) {
-          CKPT_RETURN_IF_ERROR(read_heap_block(meta, transcoders, kg, data, base, by_state));
+          CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state));
         } else {
           ByteReader r(data, base);
           CKPT_RETURN_IF_ERROR(parse_canonical_key_group(

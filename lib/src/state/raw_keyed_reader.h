@@ -35,8 +35,9 @@ struct RawKeyedSource {
 Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
                                       const std::string& metadata_file, int32_t max_parallelism);
 
-// Every key group of the handle that holds entries, ascending. Native snapshots are buffered
-// per subtask (their SSTs are per state, not per key group); the others per key group.
+// Every key group of the handle that holds entries, ascending, one at a time: memory is bounded
+// by one key group. Native snapshots are read through their RocksDB instance (opened
+// read-only in a temporary directory), entries outside the handle's range dropped.
 Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
                       const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn);
 

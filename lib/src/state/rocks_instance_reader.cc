@@ -10,10 +10,14 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
+#include <rocksdb/table.h>
 
+#include "state/keyed_state_codec.h"
+#include "state/layout_transcoder.h"
 #include "state/rocks_sst.h"
 
 namespace ckpt {
@@ -22,13 +26,10 @@ namespace fs = std::filesystem;
 
 struct RocksInstanceReader::Rep {
   std::string dir;
-  std::unique_ptr<rocksdb::DB> db;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  std::vector<std::string> names;
+  std::string metadata_file;
+  FlinkInstance instance;
   ~Rep() {
-    for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
-    if (db) db->Close();
-    db.reset();
+    (void)instance.close();
     std::error_code ec;
     if (!dir.empty()) fs::remove_all(dir, ec);
   }
@@ -37,11 +38,25 @@ struct RocksInstanceReader::Rep {
 namespace {
 
 constexpr uint64_t kChunk = uint64_t{8} << 20;
+// Scans read around the cache (fill_cache = false): it only serves the few point reads.
+constexpr size_t kBlockCacheBytes = size_t{4} << 20;
 
 Error instance_error(const std::string& file, ErrorCode code, const std::string& message) {
   Error e(code, message);
   e.file = file;
   return e;
+}
+
+Error rocks_error(const std::string& file, const char* what, const rocksdb::Status& s) {
+  return instance_error(file, s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption,
+                        fmt::format("{}: {}", what, s.ToString()));
+}
+
+rocksdb::ReadOptions scan_options() {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  return ro;
 }
 
 // Writes the stream under `dst`: a hard link or copy of a whole plain file, else its bytes in
@@ -88,46 +103,133 @@ Result<std::unique_ptr<RocksInstanceReader>> RocksInstanceReader::open(const Key
       CKPT_RETURN_IF_ERROR(write_out(stream, rep.dir + "/" + f.name));
     }
   }
-  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<rocksdb::MergeOperator> merge, flink_merge_operator());
-  rocksdb::DBOptions options;
-  options.create_if_missing = false;
-  options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
-  options.max_file_opening_threads = 1;
-  rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, rep.dir, &rep.names);
-  if (!s.ok())
-    return instance_error(metadata_file, ErrorCode::kCorruption,
-                          fmt::format("rocksdb cannot list the column families: {}", s.ToString()));
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const std::string& n : rep.names) {
-    rocksdb::ColumnFamilyOptions cf;
-    cf.merge_operator = merge;
-    cfs.emplace_back(n, cf);
-  }
-  rocksdb::DB* db = nullptr;
-  s = rocksdb::DB::OpenForReadOnly(options, rep.dir, cfs, &rep.handles, &db);
-  if (!s.ok())
-    return instance_error(metadata_file, ErrorCode::kCorruption,
-                          fmt::format("rocksdb cannot open the instance: {}", s.ToString()));
-  rep.db.reset(db);
+  Status opened = open_flink_instance(rep.dir, true, rep.instance);
+  if (!opened.ok()) return std::move(opened).error().with_file(metadata_file);
+  rep.metadata_file = metadata_file;
   return r;
 }
 
+const std::vector<std::string>& RocksInstanceReader::column_families() const { return rep_->instance.names; }
+
 Status RocksInstanceReader::for_each(const std::string& cf,
                                      const std::function<Status(std::string_view, std::string_view)>& fn) const {
-  auto at = std::find(rep_->names.begin(), rep_->names.end(), cf);
-  if (at == rep_->names.end()) return Status::OK();
-  rocksdb::ReadOptions ro;
-  ro.verify_checksums = true;
-  ro.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(ro, rep_->handles[at - rep_->names.begin()]));
+  const FlinkInstance& in = rep_->instance;
+  auto at = std::find(in.names.begin(), in.names.end(), cf);
+  if (at == in.names.end()) return Status::OK();
+  std::unique_ptr<rocksdb::Iterator> it(in.db->NewIterator(scan_options(), in.handles[at - in.names.begin()]));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     rocksdb::Slice k = it->key();
     rocksdb::Slice v = it->value();
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
   if (!it->status().ok())
-    return instance_error(rep_->dir, ErrorCode::kCorruption,
-                          fmt::format("rocksdb cannot read column family '{}': {}", cf, it->status().ToString()));
+    return rocks_error(rep_->metadata_file, fmt::format("rocksdb cannot read column family '{}'", cf).c_str(),
+                       it->status());
+  return Status::OK();
+}
+
+Status RocksInstanceReader::for_each_by_key_group(const std::vector<std::string>& families, KeyGroupRange range,
+                                                  int prefix_bytes, const KeyGroupEntryFn& fn) const {
+  if (range.empty()) return Status::OK();
+  const FlinkInstance& in = rep_->instance;
+  std::string lower, upper;
+  append_key_group_prefix(lower, range.first, prefix_bytes);
+  // Past the last key group of the range, when that prefix exists.
+  const bool bounded = range.last() + 1 < (int32_t{1} << (8 * prefix_bytes));
+  if (bounded) append_key_group_prefix(upper, range.last() + 1, prefix_bytes);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions ro = scan_options();
+  if (bounded) ro.iterate_upper_bound = &upper_slice;
+  struct Cursor {
+    std::unique_ptr<rocksdb::Iterator> it;
+    int32_t key_group = -1;  // of the current key; -1 when exhausted
+  };
+  std::vector<Cursor> cursors(families.size());
+  auto failed = [&](size_t i) {
+    return rocks_error(rep_->metadata_file,
+                       fmt::format("rocksdb cannot read column family '{}'", families[i]).c_str(),
+                       cursors[i].it->status());
+  };
+  // Positions cursor i's key group; a key too short for its prefix cannot be placed anywhere.
+  auto settle = [&](size_t i) -> Status {
+    Cursor& c = cursors[i];
+    c.key_group = -1;
+    if (!c.it->Valid()) return c.it->status().ok() ? Status::OK() : Status(failed(i));
+    rocksdb::Slice k = c.it->key();
+    c.key_group = key_group_of_rocks_key(std::string_view(k.data(), k.size()), prefix_bytes);
+    if (c.key_group < 0)
+      return instance_error(rep_->metadata_file, ErrorCode::kCorruption,
+                            fmt::format("column family '{}' holds a key shorter than its key-group prefix",
+                                        families[i]));
+    if (c.key_group > range.last()) c.key_group = -1;
+    return Status::OK();
+  };
+  for (size_t i = 0; i < families.size(); ++i) {
+    auto at = std::find(in.names.begin(), in.names.end(), families[i]);
+    if (at == in.names.end()) continue;
+    cursors[i].it.reset(in.db->NewIterator(ro, in.handles[at - in.names.begin()]));
+    cursors[i].it->Seek(lower);
+    CKPT_RETURN_IF_ERROR(settle(i));
+  }
+  for (;;) {
+    int32_t kg = -1;
+    for (const Cursor& c : cursors)
+      if (c.key_group >= 0 && (kg < 0 || c.key_group < kg)) kg = c.key_group;
+    if (kg < 0) return Status::OK();
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      Cursor& c = cursors[i];
+      while (c.key_group == kg) {
+        rocksdb::Slice k = c.it->key();
+        rocksdb::Slice v = c.it->value();
+        CKPT_RETURN_IF_ERROR(fn(kg, i, std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
+        c.it->Next();
+        CKPT_RETURN_IF_ERROR(settle(i));
+      }
+    }
+  }
+}
+
+FlinkInstance::FlinkInstance() = default;
+FlinkInstance::FlinkInstance(FlinkInstance&&) noexcept = default;
+FlinkInstance::~FlinkInstance() { (void)close(); }
+
+Status FlinkInstance::close() {
+  for (auto* h : handles)
+    if (db) db->DestroyColumnFamilyHandle(h);
+  handles.clear();
+  if (!db) return Status::OK();
+  rocksdb::Status s = db->Close();
+  db.reset();
+  if (!s.ok()) return rocks_error("", "rocksdb cannot close the instance", s);
+  return Status::OK();
+}
+
+Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance& out) {
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<rocksdb::MergeOperator> merge, flink_merge_operator());
+  rocksdb::DBOptions options;
+  options.create_if_missing = false;
+  options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
+  options.max_file_opening_threads = 1;
+  // No periodic statistics: their timer thread makes every close wait for its next tick.
+  options.stats_dump_period_sec = 0;
+  options.stats_persist_period_sec = 0;
+  rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, dir, &out.names);
+  if (!s.ok()) return rocks_error(dir, "rocksdb cannot list the column families", s);
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(kBlockCacheBytes);
+  std::shared_ptr<rocksdb::TableFactory> factory(rocksdb::NewBlockBasedTableFactory(table));
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  for (const std::string& n : out.names) {
+    rocksdb::ColumnFamilyOptions cf;
+    cf.merge_operator = merge;
+    cf.table_factory = factory;
+    cfs.emplace_back(n, cf);
+  }
+  rocksdb::DB* db = nullptr;
+  s = read_only ? rocksdb::DB::OpenForReadOnly(options, dir, cfs, &out.handles, &db)
+                : rocksdb::DB::Open(options, dir, cfs, &out.handles, &db);
+  if (!s.ok()) return rocks_error(dir, "rocksdb cannot open the instance", s);
+  out.db.reset(db);
   return Status::OK();
 }
 

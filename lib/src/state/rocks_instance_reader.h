@@ -7,16 +7,40 @@
 // segment files written out) and the instance opened with Flink's merge operator.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
 #include "state/state_stream.h"
 
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
+
 namespace ckpt {
+
+// An instance directory opened with every column family it lists, each with Flink's merge
+// operator and a small block cache (scans do not fill it), as `ldb` and Flink's restore open it.
+struct FlinkInstance {
+  std::unique_ptr<rocksdb::DB> db;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;  // parallel to `names`
+  std::vector<std::string> names;
+  FlinkInstance();
+  FlinkInstance(FlinkInstance&&) noexcept;
+  ~FlinkInstance();
+  // Column family handles go before the DB; error "rocksdb cannot close the instance: ...".
+  Status close();
+};
+
+// Errors (file: `dir`): "rocksdb cannot list the column families: ...",
+// "rocksdb cannot open the instance: ...".
+Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance& out);
 
 class RocksInstanceReader {
  public:
@@ -26,10 +50,22 @@ class RocksInstanceReader {
                                                            const std::string& metadata_file);
   ~RocksInstanceReader();  // closes the instance and removes the temporary directory
 
+  const std::vector<std::string>& column_families() const;
+
   // Calls `fn(key, value)` for every live key of column family `cf` in key order (nothing if
   // the instance has no such column family); `fn`'s error stops the scan.
   Status for_each(const std::string& cf,
                   const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
+
+  // Flink's keys open with their key group (`prefix_bytes` big endian), so one iterator per
+  // column family, read up to the next key group, merges the families key group by key group:
+  // `fn(key_group, i, key, value)` for the entries of `families[i]` inside `range`, ascending by
+  // key group, then by i, then by key. Memory does not grow with the instance. Entries outside
+  // `range` are skipped; a key shorter than its prefix is an error.
+  using KeyGroupEntryFn = std::function<Status(int32_t key_group, size_t family, std::string_view key,
+                                               std::string_view value)>;
+  Status for_each_by_key_group(const std::vector<std::string>& families, KeyGroupRange range, int prefix_bytes,
+                               const KeyGroupEntryFn& fn) const;
 
  private:
   RocksInstanceReader() = default;
