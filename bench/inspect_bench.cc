@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -97,22 +98,25 @@ ckpt::Metadata build(const Shape& s) {
 
 struct Run {
   double seconds = 0;
+  double cpu_seconds = 0;  // user + sys of the child
   long max_rss_kib = 0;
   int status = -1;
 };
 
-// Runs `ckpt args...` with stdout to /dev/null; the child's own peak RSS comes from wait4.
-Run run_ckpt(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{CKPT_BINARY};
+// Runs `program args...` with stdout to `out` (default /dev/null) and stderr to /dev/null;
+// the child's own CPU time and peak RSS come from wait4.
+Run run_child(const char* program, const std::vector<std::string>& args, const std::string& out = "/dev/null") {
+  std::vector<const char*> argv{program};
   for (const auto& a : args) argv.push_back(a.c_str());
   argv.push_back(nullptr);
   auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
+    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
+    ::dup2(fd, 1);
     ::dup2(null, 2);
-    ::execv(CKPT_BINARY, const_cast<char* const*>(argv.data()));
+    ::execv(program, const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
   int status = 0;
@@ -120,20 +124,59 @@ Run run_ckpt(const std::vector<std::string>& args) {
   ::wait4(pid, &status, 0, &ru);
   Run r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  r.cpu_seconds = secs(ru.ru_utime) + secs(ru.ru_stime);
   r.max_rss_kib = ru.ru_maxrss;
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
 
+// The floors a child process of this program measures (`--floor WHAT FILE`): what inspect
+// cannot avoid, so the table can say how close it is.
+int floor_main(const std::string& what, const std::string& file) {
+  if (what == "copy") {
+    // Reading a file from the page cache and writing it to stdout, as `cat FILE > /dev/null`.
+    int fd = ::open(file.c_str(), O_RDONLY);
+    if (fd < 0) return 2;
+    std::vector<char> buf(1 << 20);
+    ssize_t n;
+    while ((n = ::read(fd, buf.data(), buf.size())) > 0)
+      if (::write(1, buf.data(), static_cast<size_t>(n)) != n) return 2;
+    ::close(fd);
+    return n < 0 ? 2 : 0;
+  }
+  auto bytes = ckpt::read_whole_file(file);
+  if (!bytes.ok()) return 2;
+  if (what == "read") return 0;
+  if (what == "decode") return ckpt::decode_metadata(*bytes, file).ok() ? 0 : 2;
+  return 2;
+}
+
+void print_runs(const std::string& what, std::vector<Run> all, double mib) {
+  std::sort(all.begin(), all.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
+  long rss = 0;
+  for (const auto& r : all) rss = std::max(rss, r.max_rss_kib);
+  std::printf("%-34s exit %d  min %.3f s (user+sys %.3f s)  median %.3f s  peak RSS %.1f MiB = %.2fx the file\n",
+              what.c_str(), all[0].status, all[0].seconds, all[0].cpu_seconds, all[all.size() / 2].seconds,
+              rss / 1024.0, rss / 1024.0 / mib);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--floor") return floor_main(argv[2], argv[3]);
   Shape s;
   std::string dir = (std::filesystem::temp_directory_path() / "ckpt-inspect-bench").string();
   int runs = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool floors = false;
+  for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
-    int v = std::atoi(argv[i + 1]);
+    if (flag == "--floors") {
+      floors = true;
+      continue;
+    }
+    if (i + 1 >= argc) flag = "";
+    int v = flag.empty() ? 0 : std::atoi(argv[i + 1]);
     if (flag == "--operators") s.operators = v;
     else if (flag == "--subtasks") s.subtasks = v;
     else if (flag == "--shared") s.shared = v;
@@ -141,38 +184,58 @@ int main(int argc, char** argv) {
     else if (flag == "--runs") runs = std::max(v, 1);
     else if (flag == "--dir") dir = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: ckpt_inspect_bench [--operators N] [--subtasks N] [--shared N] [--private N<=4] [--runs N] [--dir DIR]\n");
+      std::fprintf(stderr, "usage: ckpt_inspect_bench [--operators N] [--subtasks N] [--shared N] [--private N<=4] [--runs N] [--dir DIR] [--floors]\n");
       return 2;
     }
+    ++i;
   }
   std::filesystem::create_directories(dir);
-  auto encoded = ckpt::encode_metadata(build(s));
-  if (!encoded.ok()) {
-    std::fprintf(stderr, "ckpt_inspect_bench: %s\n", encoded.error().to_string().c_str());
-    return 2;
-  }
   std::string path = dir + "/_metadata";
-  if (auto st = ckpt::write_file_atomic(path, *encoded); !st.ok()) {
-    std::fprintf(stderr, "ckpt_inspect_bench: %s\n", st.error().to_string().c_str());
-    return 2;
+  size_t size = 0;
+  {
+    auto encoded = ckpt::encode_metadata(build(s));
+    if (!encoded.ok()) {
+      std::fprintf(stderr, "ckpt_inspect_bench: %s\n", encoded.error().to_string().c_str());
+      return 2;
+    }
+    if (auto st = ckpt::write_file_atomic(path, *encoded); !st.ok()) {
+      std::fprintf(stderr, "ckpt_inspect_bench: %s\n", st.error().to_string().c_str());
+      return 2;
+    }
+    size = encoded->size();
   }
-  double mib = static_cast<double>(encoded->size()) / (1 << 20);
+  // Children inherit this process's peak RSS up to their exec (the kernel keeps the larger of
+  // the two): give the model's pages back first so that each child's peak is its own.
+  ::malloc_trim(0);
+  double mib = static_cast<double>(size) / (1 << 20);
   long handles = static_cast<long>(s.operators) * s.subtasks;
   std::printf("_metadata: %s, %.1f MiB (%zu bytes): %d operators x %d subtasks, %ld incremental handles, %ld file references\n",
-              path.c_str(), mib, encoded->size(), s.operators, s.subtasks, handles, handles * (1 + s.shared + s.privates));
-  for (const char* mode : {"--json", ""}) {
+              path.c_str(), mib, size, s.operators, s.subtasks, handles, handles * (1 + s.shared + s.privates));
+  // The floors run in children of this program re-executed, so that none inherits this
+  // process's memory and each peak RSS is its own.
+  auto floor = [&](const char* what, const std::string& file, const std::string& label) {
     std::vector<Run> all;
-    for (int i = 0; i < runs; ++i) {
-      std::vector<std::string> args = {"inspect", path};
-      if (*mode) args.push_back(mode);
-      all.push_back(run_ckpt(args));
+    for (int i = 0; i < runs; ++i) all.push_back(run_child("/proc/self/exe", {"--floor", what, file}));
+    print_runs(label, all, mib);
+  };
+  if (floors) {
+    floor("read", path, "floor: read _metadata");
+    floor("decode", path, "floor: read + decode_metadata");
+  }
+  for (const char* mode : {"--json", ""}) {
+    std::vector<std::string> args = {"inspect", path};
+    if (*mode) args.push_back(mode);
+    std::vector<Run> all;
+    for (int i = 0; i < runs; ++i) all.push_back(run_child(CKPT_BINARY, args));
+    print_runs(fmt::format("ckpt inspect {}", *mode ? mode : "(text)"), all, mib);
+    if (floors) {
+      // What merely writing this much output costs: the saved output copied to /dev/null.
+      std::string saved = dir + "/inspect-output";
+      run_child(CKPT_BINARY, args, saved);
+      auto bytes = std::filesystem::file_size(saved);
+      floor("copy", saved, fmt::format("floor: copy {:.0f} MiB of output", static_cast<double>(bytes) / (1 << 20)));
+      std::filesystem::remove(saved);
     }
-    std::sort(all.begin(), all.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
-    long rss = 0;
-    for (const auto& r : all) rss = std::max(rss, r.max_rss_kib);
-    std::printf("ckpt inspect %-6s  exit %d  min %.3f s  median %.3f s  peak RSS %.1f MiB = %.2fx the file\n",
-                *mode ? mode : "(text)", all[0].status, all[0].seconds, all[all.size() / 2].seconds, rss / 1024.0,
-                rss / 1024.0 / mib);
   }
   return 0;
 }
