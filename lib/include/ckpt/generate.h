@@ -56,4 +56,25 @@ struct GenerateSummary {
 
 Result<GenerateSummary> generate_snapshot(const GenerateOptions& options);
 
+// One entry the generator changed between two consecutive checkpoints of a chain.
+struct GeneratedChange {
+  std::string what;         // "added", "removed", "changed"
+  std::string operator_id;  // 32 hex digits
+  std::string state;        // "value-state", "list-state", "map-state"
+  int32_t key_group = 0;
+  std::string key;       // "user-0000000042"
+  std::string user_key;  // map state: "field-1"; else empty
+};
+
+struct GeneratedChainDelta {
+  std::vector<GeneratedChange> changes;  // grouped by operator and key group
+  uint64_t added = 0, removed = 0, changed = 0;
+};
+
+// What chk-`checkpoint` + 1 of the chain `options` describes changed over chk-`checkpoint`,
+// computed from the generator's model and schedule alone (no file is read or written): the
+// truth a diff of the two checkpoints must report. Errors: not a chain, or `checkpoint` not
+// in 1 .. chain - 1.
+Result<GeneratedChainDelta> generated_chain_delta(const GenerateOptions& options, int32_t checkpoint);
+
 }  // namespace ckpt

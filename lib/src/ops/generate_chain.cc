@@ -18,9 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Key groups of a subtask are split into this many buckets, each one SST per state.
-constexpr int32_t kBuckets = 4;
-
 std::string uuid_of(uint64_t a, uint64_t b) {
   uint64_t x = generate_mix(a), y = generate_mix(b ^ x);
   std::string h = fmt::format("{:016x}{:016x}", x, y);
@@ -52,26 +49,24 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
   const std::string op_hex = operator_id_hex(model.operator_id(op));
   const KeyGroupRange range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
   const int prefix_bytes = key_group_prefix_bytes(o.max_parallelism);
-  const int32_t buckets = std::min(kBuckets, range.count);
+  const std::vector<ChainBucket> buckets = chain_buckets(o, sub);
   std::vector<std::string> names;
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   const std::string scratch = fmt::format("{}/.build-{}-{}", paths.temp, op_hex, sub);
   CKPT_ASSIGN_OR_RETURN(auto db, RocksLiveInstance::open(scratch + "/live", names));
   CKPT_ASSIGN_OR_RETURN(std::string proxy, write_keyed_backend_meta(meta));
 
-  std::vector<uint32_t> version(buckets, 0);
+  std::vector<uint32_t> version(buckets.size(), 0);
   std::map<std::string, NamedStream> uploaded;  // RocksDB name -> its handle under shared/
   std::vector<KeyedHandle> out;
   for (int32_t c = 1; c <= o.chain; ++c) {
-    const uint64_t salt = o.seed * 7777 + static_cast<uint64_t>(op) * 131 + static_cast<uint64_t>(sub);
-    for (int32_t b = 0; b < buckets; ++b) {
+    const uint64_t salt = chain_salt(o, op, sub);
+    for (size_t b = 0; b < buckets.size(); ++b) {
       if (c > 1) {
-        double u = static_cast<double>(generate_mix(salt * 1000003 + static_cast<uint64_t>(c) * 97 + b) >> 11) / 9007199254740992.0;
-        if (u >= o.churn) continue;
+        if (!chain_rewrites(o, op, sub, static_cast<int32_t>(b), c)) continue;
         ++version[b];
       }
-      const int32_t kg_begin = range.first + static_cast<int32_t>(int64_t{range.count} * b / buckets);
-      const int32_t kg_end = range.first + static_cast<int32_t>(int64_t{range.count} * (b + 1) / buckets);
+      const int32_t kg_begin = buckets[b].kg_begin, kg_end = buckets[b].kg_end;
       std::vector<std::vector<std::pair<std::string, std::string>>> per_state(meta.states.size());
       std::vector<std::vector<RocksPair>> by_state;
       for (int32_t kg = kg_begin; kg < kg_end; ++kg) {
@@ -142,6 +137,29 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
 }
 
 }  // namespace
+
+std::vector<ChainBucket> chain_buckets(const GenerateOptions& o, int32_t sub) {
+  // Key groups of a subtask are split into this many buckets, each one SST per state.
+  constexpr int32_t kBuckets = 4;
+  const KeyGroupRange range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
+  const int32_t n = std::min(kBuckets, range.count);
+  std::vector<ChainBucket> out;
+  for (int32_t b = 0; b < n; ++b)
+    out.push_back({range.first + static_cast<int32_t>(int64_t{range.count} * b / n),
+                   range.first + static_cast<int32_t>(int64_t{range.count} * (b + 1) / n)});
+  return out;
+}
+
+uint64_t chain_salt(const GenerateOptions& o, int32_t op, int32_t sub) {
+  return o.seed * 7777 + static_cast<uint64_t>(op) * 131 + static_cast<uint64_t>(sub);
+}
+
+bool chain_rewrites(const GenerateOptions& o, int32_t op, int32_t sub, int32_t bucket, int32_t checkpoint) {
+  if (checkpoint < 2) return false;
+  const uint64_t salt = chain_salt(o, op, sub);
+  const uint64_t x = generate_mix(salt * 1000003 + static_cast<uint64_t>(checkpoint) * 97 + static_cast<uint64_t>(bucket));
+  return static_cast<double>(x >> 11) / 9007199254740992.0 < o.churn;
+}
 
 Result<GenerateSummary> generate_chain(const GenerateModel& model) {
   const GenerateOptions& o = model.options();

@@ -115,7 +115,7 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
   }
   m.keys_by_group_.resize(static_cast<size_t>(o.max_parallelism));
   for (uint64_t k = 0; k < o.keys; ++k) {
-    std::string key = fmt::format("user-{:010d}", k);
+    std::string key = key_name(static_cast<uint32_t>(k));
     int32_t kg = key_group_for_hash(java_string_hash(key), o.max_parallelism);
     m.keys_by_group_[kg].push_back(static_cast<uint32_t>(k));
   }
@@ -124,7 +124,7 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
 
 std::string GenerateModel::key_bytes(uint32_t key) const {
   std::string out;
-  append_ascii_string(out, fmt::format("user-{:010d}", key));
+  append_ascii_string(out, key_name(key));
   return out;
 }
 
@@ -140,39 +140,54 @@ std::string GenerateModel::byte_array(uint64_t h) const {
   return w.take();
 }
 
-void GenerateModel::pairs(int32_t op, int32_t kg, uint32_t version, std::vector<std::vector<RocksPair>>* by_state) const {
-  by_state->assign(state_kinds_.size(), {});
-  const int prefix_bytes = key_group_prefix_bytes(options_.max_parallelism);
+std::string GenerateModel::key_name(uint32_t key) { return fmt::format("user-{:010d}", key); }
+std::string GenerateModel::field_name(int32_t field) { return fmt::format("field-{}", field); }
+
+void GenerateModel::entries(int32_t op, int32_t kg, uint32_t version, const EntryFn& fn) const {
   for (uint32_t key : keys_by_group_[kg]) {
     const uint64_t base = generate_mix(options_.seed ^ (uint64_t{static_cast<uint32_t>(op)} << 40) ^ key);
     // In a rewritten bucket about a tenth of the keys are absent: keys come and go.
     if (version > 0 && generate_mix(base + version) % 10 == 0) continue;
-    std::string prefix;
-    append_key_group_prefix(prefix, kg, prefix_bytes);
-    prefix += key_bytes(key);
-    prefix.push_back('\0');  // VoidNamespace
     for (size_t s = 0; s < state_kinds_.size(); ++s) {
       const uint64_t h = generate_mix(base * 31 + s * 7919 + uint64_t{version} * 104729);
-      auto& out = (*by_state)[s];
       if (state_kinds_[s] == 'v') {
-        out.push_back({prefix, byte_array(h)});
+        fn(s, key, -1, byte_array(h));
       } else if (state_kinds_[s] == 'l') {
         std::string joined;
         for (uint64_t e = 0, n = 1 + h % 3; e < n; ++e) {
           if (e) joined.push_back(',');
           joined += byte_array(h + e + 1);
         }
-        out.push_back({prefix, std::move(joined)});
+        fn(s, key, -1, std::move(joined));
       } else {
+        // Map fields come and go with the version too: 1-3 of them per key.
         for (uint64_t f = 0, n = 1 + h % 3; f < n; ++f) {
-          RocksPair p{prefix, std::string(1, '\0')};
-          append_ascii_string(p.key, fmt::format("field-{}", f));
-          p.value += byte_array(h + f + 1);
-          out.push_back(std::move(p));
+          std::string value(1, '\0');  // not null
+          value += byte_array(h + f + 1);
+          fn(s, key, static_cast<int32_t>(f), std::move(value));
         }
       }
     }
   }
+}
+
+void GenerateModel::pairs(int32_t op, int32_t kg, uint32_t version, std::vector<std::vector<RocksPair>>* by_state) const {
+  by_state->assign(state_kinds_.size(), {});
+  const int prefix_bytes = key_group_prefix_bytes(options_.max_parallelism);
+  std::string prefix;
+  uint32_t prefix_key = UINT32_MAX;
+  entries(op, kg, version, [&](size_t s, uint32_t key, int32_t field, std::string&& value) {
+    if (key != prefix_key) {
+      prefix.clear();
+      append_key_group_prefix(prefix, kg, prefix_bytes);
+      prefix += key_bytes(key);
+      prefix.push_back('\0');  // VoidNamespace
+      prefix_key = key;
+    }
+    RocksPair p{prefix, std::move(value)};
+    if (field >= 0) append_ascii_string(p.key, field_name(field));
+    (*by_state)[s].push_back(std::move(p));
+  });
 }
 
 }  // namespace ckpt

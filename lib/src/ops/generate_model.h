@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,14 @@ class GenerateModel {
   // The RocksDB-layout pairs of operator `op` in key group `kg` at `version` (a chain's
   // rewrite count of the key group's bucket; 0 for a single snapshot), appended by state.
   void pairs(int32_t op, int32_t kg, uint32_t version, std::vector<std::vector<RocksPair>>* by_state) const;
+
+  // The same entries logically, one call per entry a dump shows: state index, key index,
+  // map field (-1 for value and list states) and the value in its RocksDB encoding.
+  using EntryFn = std::function<void(size_t state, uint32_t key, int32_t field, std::string&& value)>;
+  void entries(int32_t op, int32_t kg, uint32_t version, const EntryFn& fn) const;
+
+  static std::string key_name(uint32_t key);   // "user-0000000042"
+  static std::string field_name(int32_t field);  // "field-1"
 
  private:
   GenerateModel() = default;
