@@ -9,6 +9,7 @@
 
 #include "state/backend_meta.h"
 #include "state/canonical_stream.h"
+#include "state/heap_block_delimiter.h"
 #include "state/keyed_state_codec.h"
 #include "state/snappy_framed.h"
 #include "state/value_decoder.h"
@@ -104,6 +105,7 @@ class Codecs {
   Codecs(const KeyedBackendMeta& meta, int32_t max_parallelism) : meta_(meta), max_parallelism_(max_parallelism) {
     codecs_.resize(meta.states.size());
   }
+  int32_t max_parallelism() const { return max_parallelism_; }
   Result<const KeyedStateCodec*> get(size_t id) {
     if (!key_) {
       auto k = make_decoder(meta_.key_serializer);
@@ -118,11 +120,33 @@ class Codecs {
     return codecs_[id].get();
   }
 
+  // The heap entry parts of every state, for inferring opaque value lengths: empty when no
+  // state needs that. A state whose codec cannot be built is unusable only where it has entries.
+  const std::vector<HeapEntryLayout>& heap_layouts() {
+    if (layouts_built_) return layouts_;
+    layouts_built_ = true;
+    for (size_t id = 0; id < codecs_.size(); ++id) {
+      auto c = get(id);
+      if (c.ok()) {
+        layouts_.push_back((*c)->heap_entry_layout());
+      } else {
+        HeapEntryLayout unusable;
+        unusable.name = meta_.states[id].name;
+        unusable.unusable = c.error().message;
+        layouts_.push_back(std::move(unusable));
+      }
+    }
+    if (!heap_values_need_inference(layouts_)) layouts_.clear();
+    return layouts_;
+  }
+
  private:
   const KeyedBackendMeta& meta_;
   int32_t max_parallelism_;
   std::unique_ptr<ValueDecoder> key_;
   std::vector<std::unique_ptr<KeyedStateCodec>> codecs_;
+  std::vector<HeapEntryLayout> layouts_;
+  bool layouts_built_ = false;
 };
 
 Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
@@ -142,6 +166,13 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
   uint64_t data_base = ks.meta.compression ? base + 4 : base;
   ByteReader r(data, data_base);
   if (!ks.meta.compression) r.skip(4);
+  // Values that cannot be walked: their lengths are inferred from the key group's bounds first.
+  std::vector<int64_t> lengths;
+  if (const auto& layouts = codecs.heap_layouts(); !layouts.empty()) {
+    std::string_view blocks = std::string_view(data).substr(r.position());
+    CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(blocks, r.offset(), layouts, region.key_group,
+                                                            codecs.max_parallelism()));
+  }
   size_t n = ks.meta.states.size();
   for (size_t i = 0; i < n; ++i) {
     CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
@@ -150,7 +181,8 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
     const uint64_t at = head.offset;
     const std::string& name = ks.meta.states[id].name;
     CKPT_ASSIGN_OR_RETURN(const KeyedStateCodec* codec, codecs.get(id));
-    if (count > 0 && !codec->heap_walkable())
+    const int64_t value_length = lengths.empty() ? -1 : lengths[id];
+    if (count > 0 && value_length < 0 && !codec->heap_walkable())
       return Error(ErrorCode::kNotSupported,
                    fmt::format("state '{}': heap entries cannot be delimited without the job's classes ({})", name,
                                codec->why_not_heap()),
@@ -158,7 +190,7 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
     bool wanted = filter.wants_state(name);
     static const EntrySink kDiscard = [](StateEntry&&) { return Status::OK(); };
     for (int32_t e = 0; e < count; ++e)
-      CKPT_RETURN_IF_ERROR(codec->read_heap_entry(r, region.key_group, wanted ? sink : kDiscard));
+      CKPT_RETURN_IF_ERROR(codec->read_heap_entry(r, region.key_group, wanted ? sink : kDiscard, value_length));
   }
   if (!r.at_end())
     return Error(ErrorCode::kCorruption,

@@ -123,11 +123,25 @@ Status KeyedStateCodec::emit_timer(nlohmann::json&& timer, int32_t key_group, co
   return sink(std::move(e));
 }
 
-Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink) const {
+HeapEntryLayout KeyedStateCodec::heap_entry_layout() const {
+  return heap_entry_layout_of(name_, kind_ == StateKind::kPriorityQueue, namespace_.get(), key_, value_.get());
+}
+
+Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink,
+                                        int64_t value_length) const {
+  // An inferred extent: the value is framed as in the RocksDB layout, hex if opaque.
+  auto read_value = [&](nlohmann::json& out) -> Status {
+    if (value_length < 0) {
+      value_->read(r, out);
+      return r.ok() ? Status::OK() : Status(reader_error(r));
+    }
+    if (!r.ok()) return reader_error(r);
+    CKPT_ASSIGN_OR_RETURN(out, decode_framed(*value_, r, static_cast<size_t>(value_length)));
+    return Status::OK();
+  };
   if (kind_ == StateKind::kPriorityQueue) {
     nlohmann::json element;
-    value_->read(r, element);
-    if (!r.ok()) return reader_error(r);
+    CKPT_RETURN_IF_ERROR(read_value(element));
     return emit_timer(std::move(element), key_group, sink);
   }
   StateEntry e;
@@ -136,8 +150,9 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
   e.has_key = e.has_namespace = true;
   namespace_->read(r, e.ns);
   key_->read(r, e.key);
-  value_->read(r, e.value);
-  if (!r.ok()) return reader_error(r);
+  CKPT_RETURN_IF_ERROR(read_value(e.value));
+  // A list or map that is one opaque blob (its elements cannot be told apart): shown whole.
+  if (value_length >= 0 && !value_->decodable()) return sink(std::move(e));
   if (kind_ == StateKind::kList) {
     // RocksDB and the canonical layout cannot hold an empty list: skip it here as well.
     if (e.value.is_array() && e.value.empty()) return Status::OK();

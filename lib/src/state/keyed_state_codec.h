@@ -14,6 +14,7 @@
 
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
+#include "state/heap_block_delimiter.h"
 #include "state/state_entry.h"
 #include "state/value_decoder.h"
 #include "support/byte_reader.h"
@@ -40,8 +41,13 @@ class KeyedStateCodec {
   bool heap_walkable() const;
   std::string why_not_heap() const;
 
-  // One heap entry of this state's block in key group `key_group` (§7).
-  Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink) const;
+  // The parts of this state's heap entries, for the delimiter (valid while the codec lives).
+  HeapEntryLayout heap_entry_layout() const;
+
+  // One heap entry of this state's block in key group `key_group` (§7). With `value_length`
+  // >= 0 (inferred by the delimiter) the value is that many bytes, shown as the serializer's
+  // opaque hex when it cannot be decoded, as the RocksDB layout shows it.
+  Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length = -1) const;
   // One RocksDB key / value pair (§10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
   Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,

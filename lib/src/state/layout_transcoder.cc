@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "state/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 
 namespace ckpt {
@@ -83,13 +84,24 @@ Status StateTranscoder::check_delimitable(const ValueDecoder& d, const char* wha
                            d.serializer_class(), d.why_not()));
 }
 
-Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out) const {
+HeapEntryLayout StateTranscoder::heap_entry_layout() const {
+  return heap_entry_layout_of(name_, kind_ == StateKind::kPriorityQueue, namespace_.get(), key_, value_.get());
+}
+
+Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
+                                      int64_t value_length) const {
+  // A whole value of known extent needs no decoder; lists and maps are re-framed per element.
+  const bool inferred = value_length >= 0 && kind_ != StateKind::kList && kind_ != StateKind::kMap;
+  auto value_bytes = [&](const char* what) -> Result<std::string_view> {
+    if (!inferred) CKPT_RETURN_IF_ERROR(check_delimitable(*value_, what));
+    std::string_view v = inferred ? r.bytes(static_cast<size_t>(value_length)) : skip_value(*value_, r);
+    if (!r.ok()) return r.take_error();
+    return v;
+  };
   std::string base;
   append_key_group_prefix(base, key_group, prefix_bytes_);
   if (kind_ == StateKind::kPriorityQueue) {
-    CKPT_RETURN_IF_ERROR(check_delimitable(*value_, "queue elements"));
-    std::string_view element = skip_value(*value_, r);
-    if (!r.ok()) return r.take_error();
+    CKPT_ASSIGN_OR_RETURN(std::string_view element, value_bytes("queue elements"));
     base.append(element);
     out->push_back({std::move(base), std::string()});
     return Status::OK();
@@ -131,9 +143,7 @@ Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vec
     if (!r.ok()) return r.take_error();
     return Status::OK();
   }
-  CKPT_RETURN_IF_ERROR(check_delimitable(*value_, "values"));
-  std::string_view v = skip_value(*value_, r);
-  if (!r.ok()) return r.take_error();
+  CKPT_ASSIGN_OR_RETURN(std::string_view v, value_bytes("values"));
   out->push_back({std::move(base), std::string(v)});
   return Status::OK();
 }
@@ -211,6 +221,30 @@ Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair
     ++i;
   }
   return entries;
+}
+
+Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
+                           std::string_view data, uint64_t base, int32_t max_parallelism,
+                           std::vector<std::vector<RocksPair>>& by_state) {
+  const size_t n = transcoders.size();
+  std::vector<int64_t> lengths;
+  std::vector<HeapEntryLayout> layouts;
+  for (const auto& t : transcoders) layouts.push_back(t->heap_entry_layout());
+  if (heap_values_need_inference(layouts)) {
+    CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(data, base, layouts, key_group, max_parallelism));
+  }
+  ByteReader r(data, base);
+  for (size_t i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
+    const int64_t value_length = lengths.empty() ? -1 : lengths[head.id];
+    for (int32_t e = 0; e < head.count; ++e)
+      CKPT_RETURN_IF_ERROR(transcoders[head.id]->heap_to_rocks(r, key_group, &by_state[head.id], value_length));
+  }
+  if (!r.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} bytes after the last state block of key group {}", r.remaining(), key_group),
+                 r.offset());
+  return Status::OK();
 }
 
 }  // namespace ckpt

@@ -16,6 +16,7 @@
 
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
+#include "state/heap_block_delimiter.h"
 #include "state/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
@@ -41,8 +42,13 @@ class StateTranscoder {
   const std::string& name() const { return name_; }
 
   // One heap entry at r's position -> its RocksDB pairs, appended to `out` (none for an
-  // empty list or map, which RocksDB cannot hold).
-  Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out) const;
+  // empty list or map, which RocksDB cannot hold). With `value_length` >= 0 (inferred by the
+  // delimiter) a value or queue element is that many bytes, copied whole.
+  Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
+                       int64_t value_length = -1) const;
+
+  // The parts of this state's heap entries, for the delimiter (valid while the transcoder lives).
+  HeapEntryLayout heap_entry_layout() const;
 
   // This state's pairs of one key group, sorted by key -> heap entries appended to `w`;
   // returns how many entries were written (a map's pairs of one key and namespace make one).
@@ -68,5 +74,12 @@ class StateTranscoder {
   std::unique_ptr<ValueDecoder> element_;   // LIST element; MAP user value
   std::unique_ptr<ValueDecoder> user_key_;  // MAP user key
 };
+
+// One heap key group's blocks (`data`: its bytes after the plain key-group number, data[0] at
+// absolute offset `base`) -> by_state[id] pairs, through transcoders[id]. Opaque values get
+// their lengths from the delimiter first, so that they are copied as they are.
+Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
+                           std::string_view data, uint64_t base, int32_t max_parallelism,
+                           std::vector<std::vector<RocksPair>>& by_state);
 
 }  // namespace ckpt
