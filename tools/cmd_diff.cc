@@ -41,7 +41,7 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_option("--format", a->format, "With --keys: ndjson prints each differing entry instead of the report")
       ->type_name("ndjson")
       ->check(CLI::IsMember({"ndjson"}));
-  sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j", a->jobs, "With --keys: decode N subtasks of each side at once")->type_name("N")->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);

@@ -7,8 +7,9 @@
 // inside the snapshot directory for relative ones), split into shared by both, new in B and
 // dropped since A, per operator and subtask too, so that B's incremental size over A shows
 // next to its full size. Keys (DiffOptions::keys): the logical entries through the dump layer,
-// which reads every backend and kind alike, compared a subtask (or, after a rescale, an
-// operator) at a time so memory stays bounded by that part's state.
+// which reads every backend and kind alike, both sides read in step a state at a time and
+// compared a key group at a time (key groups are global: rescaled sides line up), so memory
+// stays bounded by one key group per side plus the state's operator (non-keyed) entries.
 #pragma once
 
 #include <cstdint>

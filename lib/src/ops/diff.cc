@@ -167,8 +167,11 @@ Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, co
   CKPT_ASSIGN_OR_RETURN(Metadata ma, read_metadata_file(wa.metadata_path));
   CKPT_ASSIGN_OR_RETURN(Metadata mb, read_metadata_file(wb.metadata_path));
   DiffReport r = diff_metadata(ma, wa, mb, wb);
-  diff_states(collect_states(ma, wa, options.remap), collect_states(mb, wb, options.remap), r);
-  if (options.keys) CKPT_RETURN_IF_ERROR(diff_keys(wa.metadata_path, ma, wb.metadata_path, mb, options, r, changes));
+  std::map<std::string, OperatorStates> sa = collect_states(ma, wa, options.remap);
+  std::map<std::string, OperatorStates> sb = collect_states(mb, wb, options.remap);
+  diff_states(sa, sb, r);
+  if (options.keys)
+    CKPT_RETURN_IF_ERROR(diff_keys(wa.metadata_path, ma, sa, wb.metadata_path, mb, sb, options, r, changes));
   return r;
 }
 

@@ -1,21 +1,23 @@
 // The logical half of `ckpt diff --keys`: entries of both snapshots through the dump layer,
-// compared a subtask at a time (an operator at a time when its subtasks do not line up).
+// read side by side one (operator, state) at a time and compared a key group at a time.
+//
+// Key groups are global, so two sides line up by key group whatever their parallelism. The
+// dump hands out one state's keyed entries in ascending key groups in every layout (RocksDB
+// is read column family by column family, heap and canonical key group by key group), but
+// not several states' together: a RocksDB side gives state by state what a heap side gives
+// key group by key group. Reading a state at a time makes both sides agree, and a step back
+// in key groups is refused rather than compared wrongly.
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "ops/diff_internal.h"
 
 namespace ckpt {
 
 namespace {
-
-class CollectSink : public DumpSink {
- public:
-  void entry(const DumpEntry& e) override { entries.push_back(e); }
-  void problem(const Error&) override {}
-  std::vector<DumpEntry> entries;
-};
 
 // What names an entry regardless of backend and subtask. Entries without a key (operator list
 // elements) are named by their value: lists compare as multisets.
@@ -119,31 +121,124 @@ class Comparer {
   std::map<std::string, size_t> index_;
 };
 
-Result<std::vector<DumpEntry>> entries_of(const std::string& snapshot, const std::string& op,
-                                          std::optional<int32_t> subtask, const DiffOptions& options) {
-  DumpOptions d;
-  d.operator_filter = op;
-  d.state = options.state;
-  d.subtask = subtask;
-  d.jobs = options.jobs;
-  d.remap = options.remap;
-  CollectSink sink;
-  CKPT_ASSIGN_OR_RETURN(DumpSummary summary, dump_snapshot(snapshot, d, sink));
-  (void)summary;
-  return std::move(sink.entries);
-}
-
 std::set<int32_t> subtask_indices(const OperatorState& op) {
   std::set<int32_t> out;
   for (const SubtaskState& st : op.subtasks) out.insert(st.index);
   return out;
 }
 
+// One side of a pass: its key groups one after the other, operator entries set aside.
+class SideReader {
+ public:
+  SideReader(std::unique_ptr<DiffEntryStream> stream, const std::string& op) : stream_(std::move(stream)), op_(op) {}
+
+  // The next key group's entries into `group` (false at the end or on error: see status()).
+  bool next_group(std::vector<DumpEntry>* group, int32_t* key_group) {
+    group->clear();
+    if (!stream_ || failed_) return false;
+    if (!pending_) {
+      if (!pull()) return false;
+    }
+    const int32_t kg = *pending_->key_group;
+    if (last_ && kg <= *last_) {
+      failed_ = Error(ErrorCode::kNotSupported,
+                      fmt::format("operator {}: entries of state '{}' come in key group {} after key group {}, "
+                                  "expected ascending key groups",
+                                  op_, pending_->state, kg, *last_));
+      return false;
+    }
+    last_ = kg;
+    *key_group = kg;
+    group->push_back(std::move(*pending_));
+    pending_.reset();
+    while (pull()) {
+      if (*pending_->key_group != kg) break;
+      group->push_back(std::move(*pending_));
+      pending_.reset();
+    }
+    return true;
+  }
+
+  // Entries without a key group (operator state), by subtask, once the stream is read.
+  std::map<int32_t, std::vector<DumpEntry>>& operator_entries() { return operator_entries_; }
+  uint64_t operator_count() const { return operator_count_; }
+
+  Status status() {
+    if (failed_) return *failed_;
+    return stream_ ? stream_->status() : Status::OK();
+  }
+
+ private:
+  // Reads until the next keyed entry lands in pending_.
+  bool pull() {
+    DumpEntry e;
+    while (stream_->next(&e)) {
+      if (!e.key_group) {
+        operator_entries_[e.subtask].push_back(std::move(e));
+        ++operator_count_;
+        continue;
+      }
+      pending_ = std::move(e);
+      return true;
+    }
+    return false;
+  }
+
+  std::unique_ptr<DiffEntryStream> stream_;
+  std::string op_;
+  std::optional<DumpEntry> pending_;
+  std::optional<int32_t> last_;
+  std::optional<Error> failed_;
+  std::map<int32_t, std::vector<DumpEntry>> operator_entries_;
+  uint64_t operator_count_ = 0;
+};
+
+// The states an operator's passes read: every name either side's proxies give (or only the
+// one asked for), and whether entries of other names may exist (legacy raw-keyed timers, a
+// change log's own states, a proxy that could not be read), which one more pass catches.
+struct Passes {
+  std::vector<std::string> states;
+  bool rest = false;
+};
+
+bool may_hold_unnamed_states(const OperatorState* op) {
+  if (!op) return false;
+  for (const SubtaskState& st : op->subtasks) {
+    if (!st.raw_keyed.is_null()) return true;
+    uint8_t t = st.managed_keyed.type;
+    if (t == handle_type::kChangelogBackend || t == handle_type::kChangelogBackendV1) return true;
+  }
+  return false;
+}
+
+Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorState* ob,
+                 const std::map<std::string, OperatorStates>& sa, const std::map<std::string, OperatorStates>& sb,
+                 const std::string& only) {
+  Passes p;
+  if (!only.empty()) {
+    p.states.push_back(only);
+    return p;
+  }
+  std::set<std::string> names;
+  for (const auto* side : {&sa, &sb}) {
+    auto it = side->find(id);
+    if (it == side->end()) continue;
+    for (const auto& [name, shape] : it->second.states) names.insert(name);
+    p.rest |= !it->second.notes.empty();
+  }
+  p.states.assign(names.begin(), names.end());
+  p.rest |= may_hold_unnamed_states(oa) || may_hold_unnamed_states(ob);
+  return p;
+}
+
 }  // namespace
 
-Status diff_keys(const std::string& a, const Metadata& ma, const std::string& b, const Metadata& mb,
-                 const DiffOptions& options, DiffReport& report, KeyChangeSink* changes) {
+Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::string, OperatorStates>& sa,
+                 const std::string& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
+                 const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats) {
   report.keys_compared = true;
+  KeyDiffStats local;
+  if (!stats) stats = &local;
   std::map<std::string, const OperatorState*> ops_a, ops_b;
   std::vector<std::string> order;
   for (const OperatorState& op : ma.operators) {
@@ -157,24 +252,60 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::string& b,
   for (const std::string& id : order) {
     const OperatorState* oa = ops_a.count(id) ? ops_a[id] : nullptr;
     const OperatorState* ob = ops_b.count(id) ? ops_b[id] : nullptr;
+    // Operator state is compared per subtask where the subtasks line up, else as a whole.
+    const bool aligned = oa && ob && oa->parallelism == ob->parallelism && subtask_indices(*oa) == subtask_indices(*ob);
     Comparer comparer(id, report, changes);
-    std::vector<DumpEntry> none;
-    if (oa && ob && oa->parallelism == ob->parallelism && subtask_indices(*oa) == subtask_indices(*ob)) {
-      for (int32_t st : subtask_indices(*oa)) {
-        CKPT_ASSIGN_OR_RETURN(std::vector<DumpEntry> ea, entries_of(a, id, st, options));
-        CKPT_ASSIGN_OR_RETURN(std::vector<DumpEntry> eb, entries_of(b, id, st, options));
-        comparer.compare(ea, eb);
+    const Passes passes = passes_of(id, oa, ob, sa, sb, options.state);
+    const std::set<std::string> named(passes.states.begin(), passes.states.end());
+    std::vector<std::optional<std::string>> runs(passes.states.begin(), passes.states.end());
+    if (passes.rest) runs.push_back(std::nullopt);
+    for (const std::optional<std::string>& state : runs) {
+      stats->passes++;
+      auto open = [&](const std::string& snapshot, const OperatorState* op) -> std::unique_ptr<DiffEntryStream> {
+        if (!op) return nullptr;
+        DumpOptions d;
+        d.operator_filter = id;
+        d.state = state.value_or("");
+        d.jobs = options.jobs;
+        d.remap = options.remap;
+        std::function<bool(const DumpEntry&)> keep;
+        if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
+        return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));
+      };
+      SideReader ra(open(a, oa), id), rb(open(b, ob), id);
+      std::vector<DumpEntry> ga, gb;
+      int32_t ka = 0, kb = 0;
+      bool has_a = false, has_b = false;
+      // A side that stops short stops the diff before the other's rest is taken for changes.
+      auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
+        *has = r.next_group(g, k);
+        return *has ? Status::OK() : r.status();
+      };
+      CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+      CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
+      while (has_a || has_b) {
+        stats->peak_buffered = std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
+        const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
+        static const std::vector<DumpEntry> kNone;
+        comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
+        if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+        if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
       }
-      continue;
+      stats->peak_buffered = std::max(stats->peak_buffered, ra.operator_count() + rb.operator_count());
+      auto& oa_entries = ra.operator_entries();
+      auto& ob_entries = rb.operator_entries();
+      if (aligned) {
+        std::set<int32_t> subtasks;
+        for (const auto* side : {&oa_entries, &ob_entries})
+          for (const auto& [st, entries] : *side) subtasks.insert(st);
+        for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
+      } else {
+        std::vector<DumpEntry> all_a, all_b;
+        for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
+        for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
+        comparer.compare(all_a, all_b);
+      }
     }
-    std::vector<DumpEntry> ea, eb;
-    if (oa) {
-      CKPT_ASSIGN_OR_RETURN(ea, entries_of(a, id, std::nullopt, options));
-    }
-    if (ob) {
-      CKPT_ASSIGN_OR_RETURN(eb, entries_of(b, id, std::nullopt, options));
-    }
-    comparer.compare(ea, eb);
   }
   std::sort(report.keys.begin(), report.keys.end(), [](const KeyDiffCounts& x, const KeyDiffCounts& y) {
     return std::tie(x.operator_id, x.state) < std::tie(y.operator_id, y.state);
