@@ -32,10 +32,13 @@ std::string cell(const std::string& s, size_t width) {
   return s.substr(0, width - 3) + "...";
 }
 
+// Takes the lines the workers rendered: one write per chunk of lines.
 class NdjsonSink : public DumpSink {
  public:
   explicit NdjsonSink(Io& io) : io_(io) {}
   void entry(const DumpEntry& e) override { io_.out << to_ndjson(e) << '\n'; }
+  bool wants_ndjson() const override { return true; }
+  void ndjson(std::string_view lines) override { io_.out.write(lines.data(), static_cast<std::streamsize>(lines.size())); }
   void problem(const Error& e) override { print_error(io_, e.to_string()); }
 
  private:

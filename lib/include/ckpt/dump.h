@@ -5,14 +5,16 @@
 // legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
 // deterministic order: operators in file order, subtasks ascending, within a subtask operator
 // state then keyed state (key groups ascending) then raw-keyed timers. Subtasks are decoded
-// in parallel; the sink is only ever called from the calling thread, in that order. Memory
-// stays bounded by a few key groups (or SST blocks) per worker, whatever the state size.
+// in parallel and handed to the calling thread in chunks (a few hundred entries or 64 KiB of
+// text); the sink is only ever called from the calling thread, in that order. Memory stays
+// bounded by a few chunks per worker, whatever the state size.
 #pragma once
 
 #include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -55,6 +57,11 @@ class DumpSink {
  public:
   virtual ~DumpSink() = default;
   virtual void entry(const DumpEntry& e) = 0;
+  // The fast path for sinks that only print NDJSON: if true, dump_snapshot() calls ndjson()
+  // instead of entry(), with whole lines (to_ndjson() of each entry, each ending in '\n')
+  // that the worker threads rendered, in the same order.
+  virtual bool wants_ndjson() const { return false; }
+  virtual void ndjson(std::string_view lines) {}
   // Only with keep_going: a part of the snapshot that could not be dumped.
   virtual void problem(const Error& e) = 0;
 };

@@ -13,28 +13,102 @@
 #include "state/incremental_reader.h"
 #include "state/key_groups_reader.h"
 #include "state/operator_state_reader.h"
+#include "state/ndjson_line.h"
 #include "state/ordered_channels.h"
 #include "state/raw_timers_reader.h"
 #include "state/changelog_reader.h"
 #include "state/proxy_reader.h"
 #include "state/state_stream.h"
+#include "support/json_text.h"
 
 namespace ckpt {
 namespace {
 
-// Items buffered per running subtask before its worker waits for the printer.
-constexpr size_t kChannelCapacity = 4096;
-
-std::string json_text(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+// Entries travel from a worker to the printer in chunks, so that the printer wakes once per
+// chunk instead of once per entry.
+constexpr size_t kChunkBytes = 64 * 1024;  // NDJSON text per chunk (text sinks)
+constexpr size_t kChunkEntries = 256;      // entries per chunk (entry sinks)
+// Chunks buffered per running subtask before its worker waits for the printer.
+constexpr size_t kChannelCapacity = 4;
 
 bool equals_ignore_case(const std::string& a, const std::string& b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
 }
 
-using Item = std::variant<DumpEntry, Error>;
+struct Chunk {
+  std::string text;                // whole NDJSON lines, for sinks that want them
+  std::vector<DumpEntry> entries;  // for the others
+  uint64_t count = 0;              // entries (lines) in the chunk
+};
+using Item = std::variant<Chunk, Error>;
+
+// A worker's side of the handoff: renders entries into the current chunk and pushes full
+// chunks; a problem first pushes the entries before it, so the order holds.
+class ChunkWriter {
+ public:
+  ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, int32_t subtask)
+      : push_(push), text_(text), operator_hex_(std::move(operator_hex)), subtask_(subtask) {}
+
+  // False once the run is stopped (limit reached, another subtask failed).
+  bool add(StateEntry&& e) {
+    if (text_) render(e);
+    else chunk_.entries.push_back(to_dump_entry(std::move(e)));
+    ++chunk_.count;
+    if (chunk_.text.size() >= kChunkBytes || chunk_.entries.size() >= kChunkEntries) return flush();
+    return true;
+  }
+  bool problem(Error&& e) { return flush() && push_(Item(std::move(e))); }
+  bool flush() {
+    if (chunk_.count == 0) return true;
+    Chunk full = std::move(chunk_);
+    chunk_ = Chunk();
+    if (text_) chunk_.text.reserve(kChunkBytes + kChunkBytes / 8);
+    return push_(Item(std::move(full)));
+  }
+
+ private:
+  void render(const StateEntry& e) {
+    if (e.state != head_state_ || head_.empty()) {
+      head_state_ = e.state;
+      head_ = ndjson_line_head(operator_hex_, subtask_, e.state);
+    }
+    std::string& out = chunk_.text;
+    out += head_;
+    append_ndjson_tail(out, entry_kind_name(e.kind), e.kind != EntryKind::kOperator ? &e.key_group : nullptr,
+                       e.has_key ? &e.key : nullptr, e.has_namespace ? &e.ns : nullptr,
+                       e.has_user_key ? &e.user_key : nullptr, e.value,
+                       [](std::string& o, const nlohmann::json& j) { append_json_text(o, j); });
+    out += '\n';
+  }
+
+  DumpEntry to_dump_entry(StateEntry&& e) const {
+    DumpEntry d;
+    d.operator_id = operator_hex_;
+    d.subtask = subtask_;
+    d.state = std::move(e.state);
+    d.kind = entry_kind_name(e.kind);
+    if (e.kind != EntryKind::kOperator) d.key_group = e.key_group;
+    auto text = [](const nlohmann::json& j) {
+      std::string t;
+      append_json_text(t, j);
+      return t;
+    };
+    if (e.has_key) d.key = text(e.key);
+    if (e.has_namespace) d.namespace_json = text(e.ns);
+    if (e.has_user_key) d.user_key = text(e.user_key);
+    d.value = text(e.value);
+    return d;
+  }
+
+  const OrderedChannels<Item>::Push& push_;
+  const bool text_;
+  const std::string operator_hex_;
+  const int32_t subtask_;
+  Chunk chunk_;
+  std::string head_state_;
+  std::string head_;  // ndjson_line_head() of head_state_
+};
 
 // Everything a subtask's readers need, shared read-only between workers.
 struct Job {
@@ -98,24 +172,13 @@ Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism,
   }
 }
 
-void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& push) {
-  const std::string op_hex = operator_id_hex(t.op->id);
+void run_subtask(const Job& job, const Task& t, const std::string& op_hex, ChunkWriter& out) {
   const int32_t subtask = t.subtask->index;
   bool stopped = false;
   EntrySink sink = [&](StateEntry&& e) -> Status {
     if (!job.filter.wants_state(e.state)) return Status::OK();
     if (e.kind != EntryKind::kOperator && !job.filter.wants_key_group(e.key_group)) return Status::OK();
-    DumpEntry d;
-    d.operator_id = op_hex;
-    d.subtask = subtask;
-    d.state = std::move(e.state);
-    d.kind = entry_kind_name(e.kind);
-    if (e.kind != EntryKind::kOperator) d.key_group = e.key_group;
-    if (e.has_key) d.key = json_text(e.key);
-    if (e.has_namespace) d.namespace_json = json_text(e.ns);
-    if (e.has_user_key) d.user_key = json_text(e.user_key);
-    d.value = json_text(e.value);
-    if (!push(Item(std::move(d)))) {
+    if (!out.add(std::move(e))) {
       stopped = true;
       return stop_error();
     }
@@ -127,7 +190,7 @@ void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& 
     if (is_stop(e)) return std::move(e);
     if (!job.keep_going) return std::move(e);
     Error located = std::move(e).with_context(fmt::format("{}: {}", where, slot_now));
-    if (!push(Item(std::move(located)))) {
+    if (!out.problem(std::move(located))) {
       stopped = true;
       return stop_error();
     }
@@ -141,7 +204,7 @@ void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& 
     Status r = problems(std::move(e));
     if (!r.ok()) {
       // Not keep-going: the error ends this subtask and, at the printer, the dump.
-      if (!is_stop(r.error())) push(Item(std::move(r).error().with_context(fmt::format("{}: {}", where, slot))));
+      if (!is_stop(r.error())) out.problem(std::move(r).error().with_context(fmt::format("{}: {}", where, slot)));
       stopped = true;
     }
     return !stopped;
@@ -177,31 +240,47 @@ void run_task(const Job& job, const Task& t, const OrderedChannels<Item>::Push& 
     // reported against the subtask instead of taking the process down.
     Error e(ErrorCode::kCorruption, fmt::format("internal error: {}", ex.what()));
     e.file = job.metadata_file;
-    push(Item(std::move(e).with_context(where)));
+    out.problem(std::move(e).with_context(where));
   }
+}
+
+void run_task(const Job& job, const Task& t, bool text, const OrderedChannels<Item>::Push& push) {
+  const std::string op_hex = operator_id_hex(t.op->id);
+  ChunkWriter out(push, text, op_hex, t.subtask->index);
+  run_subtask(job, t, op_hex, out);
+  out.flush();
+}
+
+// Hands a chunk to the sink, cut where the limit falls.
+void deliver(Chunk& c, const DumpOptions& options, DumpSink& sink, bool text, DumpSummary& summary) {
+  uint64_t n = c.count;
+  if (options.limit && summary.entries + n >= options.limit) {
+    n = options.limit - summary.entries;
+    summary.limit_reached = true;
+    if (text) {
+      size_t end = 0;
+      for (uint64_t i = 0; i < n; ++i) end = c.text.find('\n', end) + 1;
+      c.text.resize(end);
+    } else {
+      c.entries.resize(n);
+    }
+  }
+  summary.entries += n;
+  if (text) {
+    sink.ndjson(c.text);
+    return;
+  }
+  for (const DumpEntry& e : c.entries) sink.entry(e);
 }
 
 }  // namespace
 
 std::string to_ndjson(const DumpEntry& e) {
-  std::string out;
-  out.reserve(96 + e.state.size() + e.value.size());
-  out += "{\"operator\":\"";
-  out += e.operator_id;
-  out += "\",\"subtask\":";
-  out += std::to_string(e.subtask);
-  out += ",\"state\":";
-  out += json_text(nlohmann::json(e.state));
-  out += ",\"kind\":\"";
-  out += e.kind;
-  out += '"';
-  if (e.key_group) out += ",\"key_group\":" + std::to_string(*e.key_group);
-  if (e.key) out += ",\"key\":" + *e.key;
-  if (e.namespace_json) out += ",\"namespace\":" + *e.namespace_json;
-  if (e.user_key) out += ",\"user_key\":" + *e.user_key;
-  out += ",\"value\":";
-  out += e.value;
-  out += '}';
+  std::string out = ndjson_line_head(e.operator_id, e.subtask, e.state);
+  const int32_t* key_group = e.key_group ? &*e.key_group : nullptr;
+  auto opt = [](const std::optional<std::string>& f) { return f ? &*f : nullptr; };
+  append_ndjson_tail(out, e.kind, key_group, opt(e.key), opt(e.namespace_json), opt(e.user_key), e.value,
+                     [](std::string& o, const std::string& json) { o += json; });
   return out;
 }
 
@@ -251,12 +330,14 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   }
 
   DumpSummary summary;
+  const bool text = sink.wants_ndjson();
   OrderedChannels<Item> channels(tasks.size(), kChannelCapacity);
-  channels.start(options.jobs, [&](size_t i, const OrderedChannels<Item>::Push& push) { run_task(job, tasks[i], push); });
+  channels.start(options.jobs,
+                 [&](size_t i, const OrderedChannels<Item>::Push& push) { run_task(job, tasks[i], text, push); });
   std::optional<Error> failure;
   for (size_t i = 0; i < tasks.size() && !failure && !summary.limit_reached; ++i) {
     Item item;
-    while (channels.pop(i, &item)) {
+    while (!summary.limit_reached && channels.pop(i, &item)) {
       if (auto* e = std::get_if<Error>(&item)) {
         if (!options.keep_going) {
           failure = std::move(*e);
@@ -266,12 +347,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
         sink.problem(*e);
         continue;
       }
-      sink.entry(std::get<DumpEntry>(item));
-      if (options.limit && ++summary.entries >= options.limit) {
-        summary.limit_reached = true;
-        break;
-      }
-      if (!options.limit) ++summary.entries;
+      deliver(std::get<Chunk>(item), options, sink, text, summary);
     }
   }
   channels.stop_and_join();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -11,5 +12,13 @@ namespace ckpt {
 inline std::string json_text(const nlohmann::json& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+// The project's one JSON string escaper: appends `s` quoted, byte-identical to json_text() of
+// the string (plain ASCII copied as is; anything else escaped and invalid UTF-8 replaced as
+// nlohmann does).
+void append_json_string(std::string& out, std::string_view s);
+
+// Appends json_text(j) to `out` without a temporary string per value (hot in ckpt dump).
+void append_json_text(std::string& out, const nlohmann::json& j);
 
 }  // namespace ckpt
