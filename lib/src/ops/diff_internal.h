@@ -47,8 +47,8 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
                  const std::string& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
                  const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats = nullptr);
 
-// One side's entries of one dump, produced on a thread of their own and handed over through a
-// small queue, so that two sides can be read in step. `keep` (may be empty) drops entries on
+// One side's entries of one dump, produced on a thread of their own and handed over in batches
+// through a small queue, so that two sides can be read in step. `keep` (may be empty) drops entries on
 // the reading thread. Destroying the stream early lets the dump finish unheard.
 class DiffEntryStream {
  public:
@@ -67,7 +67,9 @@ class DiffEntryStream {
   std::function<bool(const DumpEntry&)> keep_;
   std::mutex m_;
   std::condition_variable cv_;
-  std::deque<DumpEntry> queue_;
+  std::deque<std::vector<DumpEntry>> queue_;  // batches handed over
+  std::vector<DumpEntry> current_;             // the batch being read, from at_
+  size_t at_ = 0;
   bool done_ = false, cancelled_ = false;
   Status status_;
   std::thread thread_;
