@@ -1,4 +1,4 @@
-// Inferring the length of opaque values in a heap key group from the key group's bounds.
+// Inferring opaque heap value lengths from the key group's bounds (formats/keyed-state.md §6.1).
 #include "state/heap_block_delimiter.h"
 
 #include <algorithm>

@@ -1,14 +1,14 @@
 // state/heap_block_delimiter.h - the extent of heap values that no decoder can walk.
 //
-// The heap layout (flink-keyed-state.md §7) stores a key group as one block per registered
-// state, `i16 id, i32 count`, then `count` entries (namespace, key, value) with no lengths. A
-// value whose serializer needs the job's classes cannot be walked, so where its entries end is
-// not written anywhere. It is implied, though: the key group ends where the next one starts,
-// namespaces and keys decode (and hash to this key group), every registered state has exactly
-// one block, and a block head holds an id not seen yet and a count that fits. The delimiter
-// looks for the one value length L, shared by all values of such a block (with one entry, any
-// length), under which the whole rest of the key group parses exactly. More than one L, or
-// none, is an error naming the block: a guess would print wrong state without a warning.
+// The heap layout (formats/keyed-state.md §6, §6.1) stores a key group as one block per
+// registered state, `i16 id, i32 count`, then `count` entries (namespace, key, value) with no
+// lengths. A value whose serializer needs the job's classes cannot be walked, so where its
+// entries end is not written anywhere. It is implied, though: the key group ends where the next
+// one starts, namespaces and keys decode (and hash to this key group), every registered state
+// has exactly one block, and a block head holds an id not seen yet and a count that fits. The
+// delimiter looks for the one value length L, shared by all values of such a block (with one
+// entry, any length), under which the whole rest of the key group parses exactly. More than one
+// L, or none, is an error naming the block: a guess would print wrong state without a warning.
 #pragma once
 
 #include <cstdint>
