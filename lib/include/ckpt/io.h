@@ -19,6 +19,12 @@ Result<std::string> read_whole_file(const std::string& path, uint64_t max_size =
 // Write `bytes` to `path` atomically (temporary "<path>.ckpt-tmp-XXXXXX", fsync, rename).
 Status write_file_atomic(const std::string& path, std::string_view bytes);
 
+// fsync of one file or directory (e.g. the parent of a rename that published an output).
+Status sync_path(const std::string& path);
+// fsync of every regular file and directory under `dir`, then of `dir` itself: what must be
+// durable before a rename publishes it. Writers that skip per-file syncs call this once.
+Status sync_tree(const std::string& dir);
+
 // A fresh temporary directory beside `final_path` ("<final_path>.ckpt-tmp-XXXXXX"); commit()
 // renames it onto final_path (which must not exist or be an empty directory); the destructor
 // removes it if never committed.

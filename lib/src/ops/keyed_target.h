@@ -26,6 +26,8 @@ struct KeyedTarget {
   int32_t max_parallelism = 128;
   int64_t checkpoint_id = 0;
   KeyGroupRange range;
+  // RocksDB's per-file syncs skipped: the caller syncs out_dir once before publishing it.
+  bool deferred_sync = false;
 };
 
 struct KeyedTargetStats {

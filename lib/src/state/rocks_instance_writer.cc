@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_writer.h>
@@ -67,6 +69,68 @@ rocksdb::Status close_flink_db(std::unique_ptr<rocksdb::DB>* db, std::vector<roc
   return s;
 }
 
+// RocksDB's files with their syncs skipped, for writers whose caller syncs the whole output
+// once at the end (create(..., deferred_sync)): durability is the caller's, not lost.
+class DeferredSyncFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  using FSWritableFileOwnerWrapper::FSWritableFileOwnerWrapper;
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions&, rocksdb::IODebugContext*) override { return {}; }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions&, rocksdb::IODebugContext*) override { return {}; }
+  rocksdb::IOStatus RangeSync(uint64_t, uint64_t, const rocksdb::IOOptions&, rocksdb::IODebugContext*) override {
+    return {};
+  }
+};
+
+class DeferredSyncDirectory : public rocksdb::FSDirectoryWrapper {
+ public:
+  using FSDirectoryWrapper::FSDirectoryWrapper;
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions&, rocksdb::IODebugContext*) override { return {}; }
+  rocksdb::IOStatus FsyncWithDirOptions(const rocksdb::IOOptions&, rocksdb::IODebugContext*,
+                                        const rocksdb::DirFsyncOptions&) override {
+    return {};
+  }
+};
+
+class DeferredSyncFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  using FileSystemWrapper::FileSystemWrapper;
+  const char* Name() const override { return "CkptDeferredSyncFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* r,
+                                    rocksdb::IODebugContext* dbg) override {
+    return wrap(target()->NewWritableFile(f, o, r, dbg), r);
+  }
+  rocksdb::IOStatus ReopenWritableFile(const std::string& f, const rocksdb::FileOptions& o,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* r,
+                                       rocksdb::IODebugContext* dbg) override {
+    return wrap(target()->ReopenWritableFile(f, o, r, dbg), r);
+  }
+  rocksdb::IOStatus ReuseWritableFile(const std::string& f, const std::string& old, const rocksdb::FileOptions& o,
+                                      std::unique_ptr<rocksdb::FSWritableFile>* r,
+                                      rocksdb::IODebugContext* dbg) override {
+    return wrap(target()->ReuseWritableFile(f, old, o, r, dbg), r);
+  }
+  rocksdb::IOStatus NewDirectory(const std::string& name, const rocksdb::IOOptions& o,
+                                 std::unique_ptr<rocksdb::FSDirectory>* r, rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->NewDirectory(name, o, r, dbg);
+    if (s.ok() && *r) *r = std::make_unique<DeferredSyncDirectory>(std::move(*r));
+    return s;
+  }
+
+ private:
+  static rocksdb::IOStatus wrap(rocksdb::IOStatus s, std::unique_ptr<rocksdb::FSWritableFile>* r) {
+    if (s.ok() && *r) *r = std::make_unique<DeferredSyncFile>(std::move(*r));
+    return s;
+  }
+};
+
+// One for the process: RocksDB keeps a raw pointer to the Env of every open DB.
+rocksdb::Env* deferred_sync_env() {
+  static const std::unique_ptr<rocksdb::Env> env =
+      rocksdb::NewCompositeEnv(std::make_shared<DeferredSyncFileSystem>(rocksdb::FileSystem::Default()));
+  return env.get();
+}
+
 Status check_unique(const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -99,7 +163,8 @@ struct RocksInstanceWriter::Rep {
 };
 
 Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const std::string& scratch_dir,
-                                                                         std::vector<std::string> column_families) {
+                                                                         std::vector<std::string> column_families,
+                                                                         bool deferred_sync) {
   std::error_code ec;
   if (fs::exists(scratch_dir, ec))
     return Error(ErrorCode::kInvalidArgument, fmt::format("scratch directory '{}' exists already", scratch_dir));
@@ -112,6 +177,7 @@ Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const s
   rep.scratch = scratch_dir;
   CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyOptions cf, flink_cf_options());
   rep.options = rocksdb::Options(rocksdb::DBOptions(), cf);
+  if (deferred_sync) rep.options.env = deferred_sync_env();
   rep.writers.resize(column_families.size());
   rep.last_key.resize(column_families.size());
   rep.names = std::move(column_families);

@@ -47,8 +47,12 @@ class RocksInstanceWriter {
   // as the instance, which finish() renames out of it) holds the SST files
   // being written and the DB they are ingested into. `column_families` are the state names in
   // proxy order; add() addresses them by index.
+  // With `deferred_sync`, RocksDB's own fsyncs (each SST, MANIFEST, CURRENT, directory: some
+  // thirty per instance) are skipped and the caller syncs the finished output once, before the
+  // rename that publishes it (sync_tree in ckpt/io.h); otherwise every file is synced as written.
   static Result<std::unique_ptr<RocksInstanceWriter>> create(const std::string& scratch_dir,
-                                                             std::vector<std::string> column_families);
+                                                             std::vector<std::string> column_families,
+                                                             bool deferred_sync = false);
   ~RocksInstanceWriter();
 
   // One pair of family `cf`; keys of a family must be strictly ascending (bytewise).

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -91,6 +92,35 @@ Status write_file_atomic(const std::string& path, std::string_view bytes) {
     return io_error(path, "cannot rename temporary file into place", err);
   }
   return Status::OK();
+}
+
+Status sync_path(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(path, "cannot open to sync", errno);
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    return io_error(path, "cannot sync", err);
+  }
+  ::close(fd);
+  return Status::OK();
+}
+
+Status sync_tree(const std::string& dir) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_symlink(ec)) continue;
+    if (it->is_directory(ec)) {
+      dirs.push_back(it->path().string());
+    } else if (it->is_regular_file(ec)) {
+      CKPT_RETURN_IF_ERROR(sync_path(it->path().string()));
+    }
+  }
+  if (ec) return io_error(dir, "cannot list", ec.value());
+  // A directory's entries are durable once it is synced after them: deepest first.
+  for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) CKPT_RETURN_IF_ERROR(sync_path(*d));
+  return sync_path(dir);
 }
 
 Result<TempDir> TempDir::create_beside(const std::string& final_path) {
