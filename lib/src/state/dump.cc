@@ -75,10 +75,16 @@ class ChunkWriter {
     }
     std::string& out = chunk_.text;
     out += head_;
-    append_ndjson_tail(out, entry_kind_name(e.kind), e.kind != EntryKind::kOperator ? &e.key_group : nullptr,
-                       e.has_key ? &e.key : nullptr, e.has_namespace ? &e.ns : nullptr,
-                       e.has_user_key ? &e.user_key : nullptr, e.value,
-                       [](std::string& o, const nlohmann::json& j) { append_json_text(o, j); });
+    const int32_t* key_group = e.kind != EntryKind::kOperator ? &e.key_group : nullptr;
+    if (e.is_text) {
+      append_ndjson_tail(out, entry_kind_name(e.kind), key_group, e.has_key ? &e.key_text : nullptr,
+                         e.has_namespace ? &e.ns_text : nullptr, e.has_user_key ? &e.user_key_text : nullptr,
+                         e.value_text, [](std::string& o, const std::string& json) { o += json; });
+    } else {
+      append_ndjson_tail(out, entry_kind_name(e.kind), key_group, e.has_key ? &e.key : nullptr,
+                         e.has_namespace ? &e.ns : nullptr, e.has_user_key ? &e.user_key : nullptr, e.value,
+                         [](std::string& o, const nlohmann::json& j) { append_json_text(o, j); });
+    }
     out += '\n';
   }
 
@@ -89,15 +95,16 @@ class ChunkWriter {
     d.state = std::move(e.state);
     d.kind = entry_kind_name(e.kind);
     if (e.kind != EntryKind::kOperator) d.key_group = e.key_group;
-    auto text = [](const nlohmann::json& j) {
+    auto text = [&](nlohmann::json& tree, std::string& json) {
+      if (e.is_text) return std::move(json);
       std::string t;
-      append_json_text(t, j);
+      append_json_text(t, tree);
       return t;
     };
-    if (e.has_key) d.key = text(e.key);
-    if (e.has_namespace) d.namespace_json = text(e.ns);
-    if (e.has_user_key) d.user_key = text(e.user_key);
-    d.value = text(e.value);
+    if (e.has_key) d.key = text(e.key, e.key_text);
+    if (e.has_namespace) d.namespace_json = text(e.ns, e.ns_text);
+    if (e.has_user_key) d.user_key = text(e.user_key, e.user_key_text);
+    d.value = text(e.value, e.value_text);
     return d;
   }
 
@@ -156,10 +163,12 @@ Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism,
     case handle_type::kChangelogBackend: {
       ChangelogState state;
       ProxyReader proxies(job.resolve, job.metadata_file);
+      Job trees = job;  // replaying change logs needs the entries' values as trees
+      trees.filter.json_text = false;
       for (const KeyedHandle& m : h.materialized) {
         // Change logs store no key serializer: the materialized part's proxy has it.
         Status s = proxies.keyed(m, [&](const KeyedBackendMeta& meta) { state.set_key_serializer(meta.key_serializer); });
-        if (s.ok()) s = read_keyed(m, job, max_parallelism, state.collector(), problems);
+        if (s.ok()) s = read_keyed(m, trees, max_parallelism, state.collector(), problems);
         if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("materialized part")));
       }
       Status s = state.replay(h.non_materialized, h.range);
@@ -300,6 +309,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
     return found->path;
   };
   job.filter.state = options.state;
+  job.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
   if (options.key_groups) {
     job.filter.first_key_group = options.key_groups->first;
     job.filter.last_key_group = options.key_groups->second;

@@ -88,6 +88,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       CKPT_RETURN_IF_ERROR(problems(std::move(codec_or).error().with_context(fmt::format("state '{}'", info.name))));
       continue;
     }
+    codec_or.value()->set_json_text(filter.json_text);
     const KeyedStateCodec& codec = *codec_or.value();
     auto entry = [&](std::string_view key, std::string_view value) -> Status {
       int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());

@@ -196,28 +196,36 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   e.state = name_;
   e.key_group = kg;
   e.has_key = e.has_namespace = true;
+  e.is_text = json_text_;
+  // Each field decoded to its tree or, for consumers that print, straight to its JSON text.
+  auto field = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text) {
+    if (json_text_) d.write_json(r, text);
+    else d.read(r, tree);
+  };
+  auto framed = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text) -> Status {
+    if (json_text_) return decode_framed_json(d, r, r.remaining(), text);
+    CKPT_ASSIGN_OR_RETURN(tree, decode_framed(d, r, r.remaining()));
+    return Status::OK();
+  };
   uint64_t start = kr.position();
-  key_->read(kr, e.key);
+  field(*key_, kr, e.key, e.key_text);
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   start = kr.position();
-  namespace_->read(kr, e.ns);
+  field(*namespace_, kr, e.ns, e.ns_text);
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   if (!kr.ok()) return reader_error(kr);
   ByteReader vr(value, value_offset);
   if (kind_ == StateKind::kMap) {
     e.has_user_key = true;
-    auto uk = decode_framed(*user_key_, kr, kr.remaining());
-    if (!uk.ok()) return std::move(uk).error();
-    e.user_key = std::move(uk).value();
+    CKPT_RETURN_IF_ERROR(framed(*user_key_, kr, e.user_key, e.user_key_text));
     bool is_null = vr.boolean();
     if (!vr.ok()) return reader_error(vr);
     if (is_null) {
       if (!vr.at_end()) return Error(ErrorCode::kCorruption, "bytes after a null map value", vr.offset());
       e.value = nullptr;
+      e.value_text = "null";
     } else {
-      auto v = decode_framed(*element_, vr, vr.remaining());
-      if (!v.ok()) return std::move(v).error();
-      e.value = std::move(v).value();
+      CKPT_RETURN_IF_ERROR(framed(*element_, vr, e.value, e.value_text));
     }
     return sink(std::move(e));
   }
@@ -228,29 +236,34 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   if (kind_ == StateKind::kList) {
     if (!element_->decodable()) {
       // Elements cannot be told apart without their classes: show the whole value.
-      auto whole = decode_framed(*element_, vr, vr.remaining());
-      if (!whole.ok()) return std::move(whole).error();
-      e.value = std::move(whole).value();
+      CKPT_RETURN_IF_ERROR(framed(*element_, vr, e.value, e.value_text));
       return sink(std::move(e));
     }
-    e.value = nlohmann::json::array();
+    if (json_text_) e.value_text = "[";
+    else e.value = nlohmann::json::array();
+    size_t elements = 0;
     while (!vr.at_end()) {
-      nlohmann::json element;
-      element_->read(vr, element);
+      if (json_text_) {
+        if (elements) e.value_text += ',';
+        element_->write_json(vr, e.value_text);
+      } else {
+        nlohmann::json element;
+        element_->read(vr, element);
+        e.value.push_back(std::move(element));
+      }
+      ++elements;
       if (!vr.ok()) return reader_error(vr);
-      e.value.push_back(std::move(element));
       if (vr.at_end()) break;
       uint64_t at = vr.offset();
       if (vr.u8() != kListDelimiter)
         return Error(ErrorCode::kCorruption, "expected the list delimiter ',' between list elements", at);
       if (vr.at_end()) return Error(ErrorCode::kCorruption, "list value ends with a delimiter", at);
     }
-    if (e.value.empty()) return Status::OK();
+    if (elements == 0) return Status::OK();
+    if (json_text_) e.value_text += ']';
     return sink(std::move(e));
   }
-  auto v = decode_framed(*value_, vr, vr.remaining());
-  if (!v.ok()) return std::move(v).error();
-  e.value = std::move(v).value();
+  CKPT_RETURN_IF_ERROR(framed(*value_, vr, e.value, e.value_text));
   return sink(std::move(e));
 }
 

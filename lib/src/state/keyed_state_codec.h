@@ -48,6 +48,10 @@ class KeyedStateCodec {
   // >= 0 (inferred by the delimiter) the value is that many bytes, shown as the serializer's
   // opaque hex when it cannot be decoded, as the RocksDB layout shows it.
   Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length = -1) const;
+  // For consumers that print: read_rocks_entry() then hands entries as JSON text
+  // (StateEntry::is_text) except priority-queue elements, which stay trees.
+  void set_json_text(bool on) { json_text_ = on; }
+
   // One RocksDB key / value pair (§10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
   Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
@@ -61,6 +65,7 @@ class KeyedStateCodec {
   StateKind kind_ = StateKind::kUnknown;
   int prefix_bytes_ = 1;
   bool is_timer_ = false;
+  bool json_text_ = false;
   bool ambiguous_key_ = false;  // key and namespace both of variable length: lengths follow
   const ValueDecoder* key_ = nullptr;
   std::unique_ptr<ValueDecoder> namespace_;

@@ -5,7 +5,6 @@
 // already (DumpEntry, to_ndjson) or decoded values appended as text on a worker thread.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,12 +24,6 @@ inline std::string ndjson_line_head(std::string_view operator_hex, int32_t subta
   return head;
 }
 
-inline void append_decimal(std::string& out, int32_t n) {
-  char buf[16];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  out.append(buf, end);
-}
-
 // The rest of the line after the head, without a newline. `put(out, field)` appends a field's
 // JSON text; absent fields (nullptr) are left out.
 template <class Field, class Put>
@@ -41,7 +34,7 @@ void append_ndjson_tail(std::string& out, std::string_view kind, const int32_t* 
   out += '"';
   if (key_group) {
     out += ",\"key_group\":";
-    append_decimal(out, *key_group);
+    append_json_integer(out, *key_group);
   }
   if (key) {
     out += ",\"key\":";

@@ -15,6 +15,9 @@ struct StateFilter {
   std::string state;          // empty: every state
   int32_t first_key_group = 0;
   int32_t last_key_group = INT32_MAX;
+  // The consumer prints JSON text: readers may hand entries as text (StateEntry::is_text)
+  // where they can, skipping the trees.
+  bool json_text = false;
 
   bool wants_state(const std::string& name) const { return state.empty() || state == name; }
   bool wants_key_group(int32_t kg) const { return kg >= first_key_group && kg <= last_key_group; }

@@ -29,6 +29,13 @@ struct StateEntry {
   nlohmann::json ns;
   nlohmann::json user_key;
   nlohmann::json value;
+  // A reader asked for text (StateFilter::json_text) may fill these instead of the trees: each
+  // present field's compact JSON text, exactly json_text() of the tree it stands for.
+  bool is_text = false;
+  std::string key_text;
+  std::string ns_text;
+  std::string user_key_text;
+  std::string value_text;
 };
 
 // The error a sink returns to stop a reader early (the limit is reached, another subtask

@@ -5,6 +5,7 @@
 
 #include "state/value_decoders.h"
 #include "support/byte_reader.h"
+#include "support/json_text.h"
 
 namespace ckpt {
 
@@ -40,22 +41,57 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   return make_opaque(s, fmt::format("values of {} are not understood", s.display_name()));
 }
 
-Result<nlohmann::json> decode_framed(const ValueDecoder& d, ByteReader& r, size_t length) {
+void ValueDecoder::write_json(ByteReader& r, std::string& out) const {
+  nlohmann::json tree;
+  read(r, tree);
+  if (r.ok()) append_json_text(out, tree);
+}
+
+namespace {
+
+// The frame both forms share: `length` bytes, read whole by a decodable decoder or shown as
+// hex by an opaque one. `decode(sub)` reads the value from a reader over the frame.
+template <class Decode, class Opaque>
+Status read_frame(const ValueDecoder& d, ByteReader& r, size_t length, Decode&& decode, Opaque&& opaque) {
   uint64_t at = r.offset();
   std::string_view bytes = r.bytes(length);
   if (!r.ok()) return *r.error();
-  if (!d.decodable())
-    return nlohmann::json{{"hex", decoders::to_hex(bytes)}, {"why", d.why_not()}};
+  if (!d.decodable()) {
+    opaque(bytes);
+    return Status::OK();
+  }
   ByteReader sub(bytes, at);
-  nlohmann::json out;
-  d.read(sub, out);
+  decode(sub);
   if (!sub.ok()) return *sub.error();
   if (!sub.at_end())
     return Error(ErrorCode::kCorruption,
                  fmt::format("{} value ends {} bytes before the end of its {}-byte frame",
                              d.serializer_class(), sub.remaining(), length),
                  sub.offset());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<nlohmann::json> decode_framed(const ValueDecoder& d, ByteReader& r, size_t length) {
+  nlohmann::json out;
+  CKPT_RETURN_IF_ERROR(read_frame(
+      d, r, length, [&](ByteReader& sub) { d.read(sub, out); },
+      [&](std::string_view bytes) { out = nlohmann::json{{"hex", decoders::to_hex(bytes)}, {"why", d.why_not()}}; }));
   return out;
+}
+
+Status decode_framed_json(const ValueDecoder& d, ByteReader& r, size_t length, std::string& out) {
+  return read_frame(
+      d, r, length, [&](ByteReader& sub) { d.write_json(sub, out); },
+      [&](std::string_view bytes) {
+        // As the tree {"hex":..,"why":..} prints: members in key order.
+        out += "{\"hex\":\"";
+        out += decoders::to_hex(bytes);
+        out += "\",\"why\":";
+        append_json_string(out, d.why_not());
+        out += '}';
+      });
 }
 
 int32_t flink_murmur_hash(int32_t code) {

@@ -49,6 +49,10 @@ class ValueDecoder {
   // Read one value at r's position into `out`. On failure r carries the (sticky) error with
   // its absolute offset and `out` is unspecified; callers check r.ok().
   virtual void read(ByteReader& r, nlohmann::json& out) const = 0;
+  // Append one value's compact JSON text to `out`: exactly json_text() of what read() gives,
+  // consuming the same bytes, without building a tree for the common types (the dump's hot
+  // path). On failure r carries the error and what was appended is unspecified.
+  virtual void write_json(ByteReader& r, std::string& out) const;
   // Advance past one value without building JSON; consumes exactly what read() would. This is
   // what the heap layout needs for values it does not print (no length prefix there).
   virtual void skip(ByteReader& r) const;
@@ -90,6 +94,8 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& sna
 // offset); an opaque one yields {"hex":"..","why":".."}. r always ends after the `length` bytes
 // unless they are not there.
 Result<nlohmann::json> decode_framed(const ValueDecoder& decoder, ByteReader& r, size_t length);
+// The same, appended to `out` as JSON text (write_json()); on error `out` is unspecified.
+Status decode_framed_json(const ValueDecoder& decoder, ByteReader& r, size_t length, std::string& out);
 
 // Flink's MathUtils.murmurHash(int): one murmur3 round + fmix32, made non-negative.
 int32_t flink_murmur_hash(int32_t code);

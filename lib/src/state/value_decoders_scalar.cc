@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 
 #include "state/flink_string.h"
+#include "state/java_hash.h"
 #include "state/serializer_classes.h"
 #include "state/value_decoders.h"
+#include "support/json_text.h"
 
 namespace ckpt::decoders {
 namespace {
@@ -185,6 +187,50 @@ class ScalarDecoder final : public ValueDecoder {
     }
   }
 
+  // The types keys, namespaces and values most often have, written without a tree.
+  void write_json(ByteReader& r, std::string& out) const override {
+    switch (kind_) {
+      case Scalar::kBoolean: out += r.boolean() ? "true" : "false"; return;
+      case Scalar::kByte: append_json_integer(out, r.i8()); return;
+      case Scalar::kShort: append_json_integer(out, r.i16()); return;
+      case Scalar::kInt: append_json_integer(out, r.i32()); return;
+      case Scalar::kLong: append_json_integer(out, r.i64()); return;
+      case Scalar::kString: {
+        std::string s;
+        if (read_flink_string(r, &s)) append_json_string(out, s);
+        else out += "null";
+        return;
+      }
+      case Scalar::kDate: {
+        int64_t v = r.i64();
+        if (v == kLongMin) out += "null";
+        else append_json_integer(out, v);
+        return;
+      }
+      case Scalar::kVoidNamespace: r.u8(); out += "\"VoidNamespace\""; return;
+      case Scalar::kGlobalWindow: r.u8(); out += "\"GlobalWindow\""; return;
+      case Scalar::kTimeWindow: {
+        int64_t start = r.i64();
+        int64_t end = r.i64();
+        out += "{\"end\":";  // members in key order, as the tree prints
+        append_json_integer(out, end);
+        out += ",\"start\":";
+        append_json_integer(out, start);
+        out += '}';
+        return;
+      }
+      case Scalar::kByteArray: {
+        int32_t n = r.count(1, "byte array element");
+        std::string_view bytes = r.bytes(n);
+        out += "{\"bytes\":\"";
+        out += to_hex(bytes);
+        out += "\"}";
+        return;
+      }
+      default: ValueDecoder::write_json(r, out); return;
+    }
+  }
+
   void skip(ByteReader& r) const override {
     if (length_ > 0) { r.skip(static_cast<size_t>(length_)); return; }
     switch (kind_) {
@@ -220,6 +266,8 @@ class ScalarDecoder final : public ValueDecoder {
       }
       case Scalar::kString: return java_string_hash(v.get<std::string>());
       case Scalar::kDate: return java_long_hash(v.get<int64_t>());  // java.util.Date#hashCode
+      case Scalar::kBigInt: return java_big_integer_hash(v);
+      case Scalar::kBigDec: return java_big_decimal_hash(v);
       case Scalar::kDouble: {
         if (!v.is_number()) return std::nullopt;
         double d = v.get<double>();

@@ -1,10 +1,13 @@
 // Decoders of Flink's container and record serializers: tuples, rows, POJOs, lists, maps,
 // nullable / either / TTL wrappers, timers, enums (flink-serializers.md §3, §5).
+#include <algorithm>
+#include <iterator>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "state/value_decoders.h"
+#include "support/json_text.h"
 
 namespace ckpt::decoders {
 namespace {
@@ -43,7 +46,7 @@ class StructuredDecoder final : public ValueDecoder {
   StructuredDecoder(const SerializerSnapshot& s, Shape shape, std::vector<DecoderPtr> children)
       : ValueDecoder(s.serializer_class), shape_(shape), children_(std::move(children)),
         padding_(s.null_padding), row_kind_(s.row_kind), null_mask_(s.has_null_mask),
-        nullable_txn_(s.nullable_pending_txn) {}
+        nullable_txn_(s.nullable_pending_txn), outer_version_(s.outer_version) {}
 
   bool decodable() const override {
     for (const auto& c : children_)
@@ -183,6 +186,65 @@ class StructuredDecoder final : public ValueDecoder {
     }
   }
 
+  // Containers of the common types written without a tree; the rest through read().
+  void write_json(ByteReader& r, std::string& out) const override {
+    switch (shape_) {
+      case Shape::kTuple:
+        out += '[';
+        for (size_t i = 0; i < children_.size() && r.ok(); ++i) {
+          if (i) out += ',';
+          children_[i]->write_json(r, out);
+        }
+        out += ']';
+        return;
+      case Shape::kList: {
+        int32_t n = r.count(0, "list element");
+        out += '[';
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          if (i) out += ',';
+          children_[0]->write_json(r, out);
+        }
+        out += ']';
+        return;
+      }
+      case Shape::kMap: {
+        int32_t n = r.count(2, "map entry");
+        out += '[';
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          out += i ? ",[" : "[";
+          children_[0]->write_json(r, out);
+          out += ',';
+          if (r.boolean()) out += "null";
+          else children_[1]->write_json(r, out);
+          out += ']';
+        }
+        out += ']';
+        return;
+      }
+      case Shape::kNullable:
+        if (r.boolean()) {
+          r.skip(static_cast<size_t>(padding_));
+          out += "null";
+        } else {
+          children_[0]->write_json(r, out);
+        }
+        return;
+      case Shape::kOption:
+        if (r.boolean()) children_[0]->write_json(r, out);
+        else out += "null";
+        return;
+      case Shape::kTtl:
+        out += "{\"ttl_ts\":";  // members in key order, as the tree prints
+        append_json_integer(out, r.i64());
+        out += ",\"value\":";
+        children_[1]->write_json(r, out);
+        out += '}';
+        return;
+      case Shape::kDelegate: children_[0]->write_json(r, out); return;
+      default: ValueDecoder::write_json(r, out); return;
+    }
+  }
+
   std::optional<int32_t> java_hash_code(const nlohmann::json& v) const override {
     switch (shape_) {
       case Shape::kTuple: {
@@ -216,8 +278,59 @@ class StructuredDecoder final : public ValueDecoder {
       }
       case Shape::kNullable: case Shape::kDelegate: case Shape::kOption:
         return v.is_null() ? std::nullopt : children_[0]->java_hash_code(v);
+      case Shape::kRow: return row_hash_code(v);
       default: return std::nullopt;
     }
+  }
+
+  // Row#hashCode changed with Flink's versions, which the snapshot's outer version tells apart:
+  // up to 1.10 (version <= 2) Arrays.deepHashCode(fields); from 1.13 (version 4+)
+  // RowUtils.deepHashCodeRow, 31 * RowKind byte + a 1-seeded 31-fold of each field's
+  // deepHashCodeInternal. 1.11 and 1.12 (version 3) hashed rows yet another way: not recomputed.
+  std::optional<int32_t> row_hash_code(const nlohmann::json& v) const {
+    if (!v.is_object() || !v.contains("fields") || !v.contains("kind")) return std::nullopt;
+    const nlohmann::json& fields = v["fields"];
+    if (!fields.is_array() || fields.size() != children_.size() || outer_version_ == 3) return std::nullopt;
+    uint32_t h = 1;
+    for (size_t i = 0; i < children_.size(); ++i) {
+      std::optional<int32_t> f = 0;
+      if (outer_version_ <= 2) {
+        if (!fields[i].is_null()) f = children_[i]->java_hash_code(fields[i]);
+      } else {
+        f = deep_hash_code(*children_[i], fields[i]);
+      }
+      if (!f) return std::nullopt;
+      h = 31u * h + static_cast<uint32_t>(*f);
+    }
+    if (outer_version_ <= 2) return static_cast<int32_t>(h);
+    static const std::string kKinds[] = {"+I", "-U", "+U", "-D"};
+    const auto kind = std::find(std::begin(kKinds), std::end(kKinds), v["kind"].get<std::string>());
+    if (kind == std::end(kKinds)) return std::nullopt;
+    return static_cast<int32_t>(31u * static_cast<uint32_t>(kind - std::begin(kKinds)) + h);
+  }
+
+  // RowUtils.deepHashCodeInternal: null 0, a java.util.List a 1-seeded 31-fold of its elements'
+  // deep hashes, any other object Arrays.deepHashCode(new Object[]{o}) = 31 + o.hashCode().
+  // Maps and object arrays (their own deep forms) are not recomputed.
+  static std::optional<int32_t> deep_hash_code(const ValueDecoder& d, const nlohmann::json& v) {
+    if (v.is_null()) return 0;
+    const auto* s = dynamic_cast<const StructuredDecoder*>(&d);
+    if (s && (s->shape_ == Shape::kNullable || s->shape_ == Shape::kDelegate || s->shape_ == Shape::kOption))
+      return deep_hash_code(*s->children_[0], v);
+    if (s && s->shape_ == Shape::kList) {
+      if (!v.is_array()) return std::nullopt;
+      uint32_t h = 1;
+      for (const auto& e : v) {
+        auto eh = deep_hash_code(*s->children_[0], e);
+        if (!eh) return std::nullopt;
+        h = 31u * h + static_cast<uint32_t>(*eh);
+      }
+      return static_cast<int32_t>(h);
+    }
+    if (s && (s->shape_ == Shape::kMap || s->shape_ == Shape::kGenericArray)) return std::nullopt;
+    auto h = d.java_hash_code(v);
+    if (!h) return std::nullopt;
+    return static_cast<int32_t>(31u + static_cast<uint32_t>(*h));
   }
 
  private:
@@ -292,6 +405,7 @@ class StructuredDecoder final : public ValueDecoder {
   bool row_kind_;
   bool null_mask_;
   bool nullable_txn_;
+  int32_t outer_version_;
 };
 
 // PojoSerializer: flags byte, then fields (or a subclass' serializer).

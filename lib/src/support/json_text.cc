@@ -1,8 +1,6 @@
 // Compact JSON text appended in place, byte-identical to nlohmann's dump(-1) with replace.
 #include "support/json_text.h"
 
-#include <charconv>
-
 namespace ckpt {
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -24,24 +22,18 @@ void append_json_string(std::string& out, std::string_view s) {
   out += json_text(nlohmann::json(std::string(s)));
 }
 
-namespace {
-
-template <class T>
-void append_integer(std::string& out, T n) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  out.append(buf, end);
-}
-
-}  // namespace
-
 void append_json_text(std::string& out, const nlohmann::json& j) {
   using V = nlohmann::json::value_t;
   switch (j.type()) {
     case V::null: out += "null"; return;
     case V::boolean: out += j.get_ref<const bool&>() ? "true" : "false"; return;
-    case V::number_integer: append_integer(out, j.get_ref<const int64_t&>()); return;
-    case V::number_unsigned: append_integer(out, j.get_ref<const uint64_t&>()); return;
+    case V::number_integer: append_json_integer(out, j.get_ref<const int64_t&>()); return;
+    case V::number_unsigned: {
+      char buf[24];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, j.get_ref<const uint64_t&>());
+      out.append(buf, end);
+      return;
+    }
     case V::string: append_json_string(out, j.get_ref<const std::string&>()); return;
     case V::array: {
       out += '[';

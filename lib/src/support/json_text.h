@@ -2,6 +2,8 @@
 // lone surrogates (kept in their 3-byte form), which nlohmann's default dump() rejects by throwing.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,13 @@ inline std::string json_text(const nlohmann::json& j, int indent = -1) {
 // the string (plain ASCII copied as is; anything else escaped and invalid UTF-8 replaced as
 // nlohmann does).
 void append_json_string(std::string& out, std::string_view s);
+
+// An integer as JSON text (what json_text() prints for it).
+inline void append_json_integer(std::string& out, int64_t n) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, end);
+}
 
 // Appends json_text(j) to `out` without a temporary string per value (hot in ckpt dump).
 void append_json_text(std::string& out, const nlohmann::json& j);
