@@ -19,38 +19,37 @@ namespace ckpt {
 
 namespace {
 
-// What names an entry regardless of backend and subtask. Entries without a key (operator list
-// elements) are named by their value: lists compare as multisets.
-std::string identity(const DumpEntry& e) {
-  std::string id = e.state;
-  auto part = [&](const std::string& s) {
-    id += '\x1f';
-    id += s;
-  };
-  part(e.kind);
-  part(e.key_group ? std::to_string(*e.key_group) : "");
-  if (!e.key && !e.namespace_json && !e.user_key) {
-    part(e.value);
-    return id;
-  }
-  part(e.key.value_or(""));
-  part(e.namespace_json.value_or(""));
-  part(e.user_key.value_or(""));
-  return id;
+// What names an entry regardless of backend and subtask: state, kind, key group, key,
+// namespace and user key, compared field by field (no name is built per entry). Entries with
+// none of the last three (operator list elements) are named by their value: lists compare as
+// multisets.
+bool keyless(const DumpEntry& e) { return !e.key && !e.namespace_json && !e.user_key; }
+
+std::string_view part(const std::optional<std::string>& s) { return s ? std::string_view(*s) : std::string_view(); }
+
+int compare_identity(const DumpEntry& x, const DumpEntry& y) {
+  if (int c = x.state.compare(y.state)) return c;
+  if (int c = x.kind.compare(y.kind)) return c;
+  const int32_t gx = x.key_group.value_or(-1), gy = y.key_group.value_or(-1);
+  if (gx != gy) return gx < gy ? -1 : 1;
+  const bool kx = keyless(x), ky = keyless(y);
+  if (kx != ky) return kx ? -1 : 1;
+  if (kx) return x.value.compare(y.value);
+  if (int c = part(x.key).compare(part(y.key))) return c;
+  if (int c = part(x.namespace_json).compare(part(y.namespace_json))) return c;
+  return part(x.user_key).compare(part(y.user_key));
 }
 
-struct Named {
-  std::string id;
-  const DumpEntry* entry;
-};
-
-std::vector<Named> sorted(const std::vector<DumpEntry>& entries) {
-  std::vector<Named> out;
+std::vector<const DumpEntry*> sorted(const std::vector<DumpEntry>& entries) {
+  std::vector<const DumpEntry*> out;
   out.reserve(entries.size());
-  for (const DumpEntry& e : entries) out.push_back({identity(e), &e});
-  std::sort(out.begin(), out.end(), [](const Named& x, const Named& y) {
-    return x.id != y.id ? x.id < y.id : x.entry->value < y.entry->value;
-  });
+  for (const DumpEntry& e : entries) out.push_back(&e);
+  auto less = [](const DumpEntry* x, const DumpEntry* y) {
+    int c = compare_identity(*x, *y);
+    return c != 0 ? c < 0 : x->value < y->value;
+  };
+  // RocksDB hands out a key group in key order, often the order wanted already.
+  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
   return out;
 }
 
@@ -60,28 +59,29 @@ class Comparer {
       : op_(op), report_(report), changes_(changes) {}
 
   void compare(const std::vector<DumpEntry>& a, const std::vector<DumpEntry>& b) {
-    std::vector<Named> sa = sorted(a), sb = sorted(b);
+    std::vector<const DumpEntry*> sa = sorted(a), sb = sorted(b);
     size_t i = 0, j = 0;
     while (i < sa.size() || j < sb.size()) {
-      if (j == sb.size() || (i < sa.size() && sa[i].id < sb[j].id)) {
-        emit("removed", sa[i++].entry, nullptr);
-      } else if (i == sa.size() || sb[j].id < sa[i].id) {
-        emit("added", nullptr, sb[j++].entry);
+      const int c = i == sa.size() ? 1 : j == sb.size() ? -1 : compare_identity(*sa[i], *sb[j]);
+      if (c < 0) {
+        emit("removed", sa[i++], nullptr);
+      } else if (c > 0) {
+        emit("added", nullptr, sb[j++]);
       } else {
         // Same identity: a single entry per side is one that stayed or changed; several are
         // list elements compared as a multiset by value.
-        size_t ie = i, je = j;
-        while (ie < sa.size() && sa[ie].id == sa[i].id) ++ie;
-        while (je < sb.size() && sb[je].id == sb[j].id) ++je;
+        size_t ie = i + 1, je = j + 1;
+        while (ie < sa.size() && compare_identity(*sa[ie], *sa[i]) == 0) ++ie;
+        while (je < sb.size() && compare_identity(*sb[je], *sb[j]) == 0) ++je;
         if (ie - i == 1 && je - j == 1) {
-          if (sa[i].entry->value == sb[j].entry->value) counts(sa[i].entry->state).same++;
-          else emit("changed", sa[i].entry, sb[j].entry);
+          if (sa[i]->value == sb[j]->value) counts(sa[i]->state).same++;
+          else emit("changed", sa[i], sb[j]);
         } else {
           while (i < ie || j < je) {
-            if (j == je || (i < ie && sa[i].entry->value < sb[j].entry->value)) emit("removed", sa[i++].entry, nullptr);
-            else if (i == ie || sb[j].entry->value < sa[i].entry->value) emit("added", nullptr, sb[j++].entry);
+            if (j == je || (i < ie && sa[i]->value < sb[j]->value)) emit("removed", sa[i++], nullptr);
+            else if (i == ie || sb[j]->value < sa[i]->value) emit("added", nullptr, sb[j++]);
             else {
-              counts(sa[i].entry->state).same++;
+              counts(sa[i]->state).same++;
               ++i, ++j;
             }
           }
@@ -94,11 +94,15 @@ class Comparer {
 
  private:
   KeyDiffCounts& counts(const std::string& state) {
+    // Runs of one state are the rule: remember the last one instead of a lookup per entry.
+    if (last_ < report_.keys.size() && report_.keys[last_].state == state) return report_.keys[last_];
     auto it = index_.find(state);
-    if (it != index_.end()) return report_.keys[it->second];
-    index_.emplace(state, report_.keys.size());
-    report_.keys.push_back({op_, state});
-    return report_.keys.back();
+    if (it == index_.end()) {
+      it = index_.emplace(state, report_.keys.size()).first;
+      report_.keys.push_back({op_, state});
+    }
+    last_ = it->second;
+    return report_.keys[last_];
   }
 
   void emit(const char* what, const DumpEntry* before, const DumpEntry* after) {
@@ -119,6 +123,7 @@ class Comparer {
   DiffReport& report_;
   KeyChangeSink* changes_;
   std::map<std::string, size_t> index_;
+  size_t last_ = SIZE_MAX;
 };
 
 std::set<int32_t> subtask_indices(const OperatorState& op) {
@@ -136,25 +141,27 @@ class SideReader {
   bool next_group(std::vector<DumpEntry>* group, int32_t* key_group) {
     group->clear();
     if (!stream_ || failed_) return false;
-    if (!pending_) {
-      if (!pull()) return false;
+    if (pending_) {
+      group->push_back(std::move(*pending_));
+      pending_.reset();
+    } else if (!pull_into(group)) {
+      return false;
     }
-    const int32_t kg = *pending_->key_group;
+    const int32_t kg = *group->front().key_group;
     if (last_ && kg <= *last_) {
       failed_ = Error(ErrorCode::kNotSupported,
                       fmt::format("operator {}: entries of state '{}' come in key group {} after key group {}, "
                                   "expected ascending key groups",
-                                  op_, pending_->state, kg, *last_));
+                                  op_, group->front().state, kg, *last_));
       return false;
     }
     last_ = kg;
     *key_group = kg;
-    group->push_back(std::move(*pending_));
-    pending_.reset();
-    while (pull()) {
-      if (*pending_->key_group != kg) break;
-      group->push_back(std::move(*pending_));
-      pending_.reset();
+    while (pull_into(group)) {
+      if (*group->back().key_group == kg) continue;
+      pending_ = std::move(group->back());
+      group->pop_back();
+      break;
     }
     return true;
   }
@@ -169,18 +176,16 @@ class SideReader {
   }
 
  private:
-  // Reads until the next keyed entry lands in pending_.
-  bool pull() {
-    DumpEntry e;
-    while (stream_->next(&e)) {
-      if (!e.key_group) {
-        operator_entries_[e.subtask].push_back(std::move(e));
-        ++operator_count_;
-        continue;
-      }
-      pending_ = std::move(e);
-      return true;
+  // Reads until the next keyed entry lands at the back of `group` (read in place: entries
+  // are moved once, from the stream's batch).
+  bool pull_into(std::vector<DumpEntry>* group) {
+    group->emplace_back();
+    while (stream_->next(&group->back())) {
+      if (group->back().key_group) return true;
+      operator_entries_[group->back().subtask].push_back(std::move(group->back()));
+      ++operator_count_;
     }
+    group->pop_back();
     return false;
   }
 
