@@ -1,10 +1,12 @@
 // Value decoders on hand-built bytes: encodings, nulls, errors, framing and key groups.
 #include <catch2/catch.hpp>
 
+#include "state/java_hash.h"
 #include "state/serializer_snapshot.h"
 #include "state/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "support/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;
@@ -288,4 +290,84 @@ TEST_CASE("SQL RowData values decode every field from the logical types in the s
   auto v = decode_framed(**d, br, bad.size());
   REQUIRE_FALSE(v.ok());
   CHECK(v.error().offset == 0x504u);
+}
+
+namespace {
+
+const std::string kRow = "org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot";
+const std::string kList = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
+
+}  // namespace
+
+TEST_CASE("BigInteger hashCode folds the magnitude's 32-bit words and takes the sign", "[unit]") {
+  // 2^32 has mag {1, 0}: 31 * 1 + 0; -(2^32 + 5): -(31 + 5); 2^64 (printed as a string) has
+  // mag {1, 0, 0}: 31 * 31; small values are their own hash; zero is 0.
+  auto d = decoder_for(simple("org.apache.flink.api.common.typeutils.base.BigIntSerializer$BigIntSerializerSnapshot"));
+  CHECK(d->java_hash_code(json(0)) == 0);
+  CHECK(d->java_hash_code(json(7)) == 7);
+  CHECK(d->java_hash_code(json(-1)) == -1);
+  CHECK(d->java_hash_code(json(int64_t{4294967296})) == 31);
+  CHECK(d->java_hash_code(json(int64_t{-4294967301})) == -36);
+  CHECK(d->java_hash_code(json("18446744073709551616")) == 961);
+  CHECK(d->java_hash_code(json("-18446744073709551616")) == -961);
+  // Long.MIN_VALUE: mag {0x80000000, 0}, 31 * 2^31 wraps to 2^31, times -1 stays -2^31.
+  CHECK(java_big_integer_hash(json(INT64_MIN)) == INT32_MIN);
+  CHECK_FALSE(java_big_integer_hash(json("12a")).has_value());
+  CHECK_FALSE(d->java_hash_code(json(nullptr)).has_value());
+}
+
+TEST_CASE("BigDecimal hashCode is 31 times the unscaled value's hash plus the scale", "[unit]") {
+  // 123.45 = 12345 x 10^-2: 31 * 12345 + 2; -1E+3 = -1 x 10^3: 31 * -1 - 3.
+  auto d = decoder_for(simple("org.apache.flink.api.common.typeutils.base.BigDecSerializer$BigDecSerializerSnapshot"));
+  CHECK(d->java_hash_code(json{{"unscaled", 12345}, {"scale", 2}}) == 382697);
+  CHECK(d->java_hash_code(json{{"unscaled", -1}, {"scale", -3}}) == -34);
+  CHECK(d->java_hash_code(json{{"unscaled", "18446744073709551616"}, {"scale", 0}}) == 31 * 961);
+  CHECK_FALSE(d->java_hash_code(json{{"unscaled", 1}}).has_value());
+}
+
+TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit]") {
+  // Row.of(1L, "a"): up to Flink 1.10 Arrays.deepHashCode = 31 * (31 + 1) + 97 = 1089; from 1.13
+  // 31 * kind + (31 * (31 + (31 + 1)) + (31 + 97)) = 31 * kind + 2081; 1.11/1.12 not recomputed.
+  json row = json::parse(R"({"kind":"+I","fields":[1,"a"]})");
+  auto legacy = decoder_for(composite(kRow, 2, "", {kLong, kString}));
+  CHECK(legacy->java_hash_code(row) == 1089);
+  auto v3 = decoder_for(composite(kRow, 3, "", {kLong, kString}));
+  CHECK_FALSE(v3->java_hash_code(row).has_value());
+  auto current = decoder_for(composite(kRow, 4, std::string(1, '\1'), {kLong, kString}));
+  CHECK(current->java_hash_code(row) == 2081);
+  CHECK(current->java_hash_code(json::parse(R"({"kind":"-D","fields":[1,"a"]})")) == 31 * 3 + 2081);
+  // A null field adds 0; a List field is folded deeply: [5] -> 31 * 1 + (31 + 5) = 67.
+  CHECK(current->java_hash_code(json::parse(R"({"kind":"+I","fields":[null,"a"]})")) == 31 * (31 * 1 + 0) + 128);
+  auto with_list = decoder_for(composite(kRow, 4, std::string(1, '\1'), {composite(kList, 1, "", {kLong})}));
+  CHECK(with_list->java_hash_code(json::parse(R"({"kind":"+I","fields":[[5]]})")) == 31 * 1 + 67);
+  // Tuple2(1L, "a") as a key, for comparison with Tuple's own rule: 31 * 1 + 97.
+  auto tuple = decoder_for(composite("org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot", 1,
+                                     [] {
+                                       ByteWriter w;
+                                       w.utf("org.apache.flink.api.java.tuple.Tuple2");
+                                       return w.take();
+                                     }(),
+                                     {kLong, kString}));
+  CHECK(tuple->java_hash_code(json::parse(R"([1,"a"])")) == 128);
+}
+
+TEST_CASE("a POJO key's hashCode is user code - its key group is not recomputed", "[unit][corpus]") {
+  // PojoSerializer defines no hashCode: compute_key_group says it cannot tell rather than guess.
+  CKPT_REQUIRE_SHARED();
+  std::string dir = test::shared_dir() + "/testdata/flink-serializers/pojo-serializer-identical-schema-1.20";
+  std::string snapshot = test::read_file(dir + "/serializer-snapshot");
+  ByteReader sr(snapshot);
+  auto s = read_serializer_snapshot(sr, SnapshotFraming::kProxy);
+  REQUIRE(s.ok());
+  auto made = make_decoder(*s);
+  REQUIRE(made.ok());
+  auto& d = *made;
+  std::string data = test::read_file(dir + "/test-data");
+  ByteReader r(data);
+  auto value = decode_framed(*d, r, data.size());
+  REQUIRE(value.ok());
+  REQUIRE(value->is_object());
+  CHECK(value->contains("fields"));
+  CHECK_FALSE(d->java_hash_code(*value).has_value());
+  CHECK_FALSE(compute_key_group(*d, *value, 128).has_value());
 }
