@@ -96,7 +96,8 @@ class FileResolver {
   std::optional<std::string> candidate(std::string_view uri) const;
 
  private:
-  std::optional<Found> lookup(const std::string& path);
+  std::optional<Found> lookup(std::string_view path);
+  std::optional<Found> lookup_in(const std::string& dir, std::string_view name);
   struct Cache;
   std::string directory_;
   std::vector<PrefixRule> remap_;

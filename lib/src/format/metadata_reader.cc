@@ -7,6 +7,7 @@
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java_serialization.h"
+#include "format/metadata_streaming.h"
 #include "format/metadata_contexts.h"
 #include "support/byte_reader.h"
 
@@ -39,8 +40,9 @@ class Decoder {
  public:
   // `channel_subtask_index`: channel handles carry a leading subtask index (Flink 1.12+). Flink
   // 1.11 wrote V3 files without it; the caller retries with false when the first pass fails.
-  Decoder(std::string_view bytes, bool channel_subtask_index)
-      : r_(bytes), channel_subtask_index_(channel_subtask_index) {}
+  // With a `sink`, operators go there as they are read instead of into the result.
+  Decoder(std::string_view bytes, bool channel_subtask_index, OperatorSink* sink)
+      : r_(bytes), channel_subtask_index_(channel_subtask_index), sink_(sink) {}
 
   Result<Metadata> run() {
     Metadata m;
@@ -119,8 +121,12 @@ class Decoder {
       context_.clear();
     }
     int32_t n = r_.count(min_operator_record(version_), "operator");
-    m.operators.reserve(n);
-    for (int32_t i = 0; i < n && r_.ok(); ++i) m.operators.push_back(read_operator(i));
+    if (!sink_) m.operators.reserve(n);
+    for (int32_t i = 0; i < n && r_.ok(); ++i) {
+      OperatorState op = read_operator(i);
+      if (!sink_) m.operators.push_back(std::move(op));
+      else if (r_.ok()) sink_->operator_state(op, static_cast<size_t>(i));
+    }
     if (!r_.ok()) return;
     context_.clear();
     if (version_ <= 3) {
@@ -500,6 +506,7 @@ class Decoder {
 
   ByteReader r_;
   bool channel_subtask_index_;
+  OperatorSink* sink_;
   int32_t version_ = 0;
   int depth_ = 0;
   std::string context_;
@@ -511,17 +518,26 @@ bool is_version_3(std::string_view bytes) {
   return r.i32() == 3 && r.ok();
 }
 
-}  // namespace
-
-Result<Metadata> decode_metadata(std::string_view bytes, const std::string& file) {
-  auto result = Decoder(bytes, /*channel_subtask_index=*/true).run();
+Result<Metadata> decode(std::string_view bytes, const std::string& file, OperatorSink* sink) {
+  auto result = Decoder(bytes, /*channel_subtask_index=*/true, sink).run();
   if (!result.ok() && is_version_3(bytes)) {
     // Flink 1.11 wrote channel handles without the subtask index under the same version 3.
-    auto legacy = Decoder(bytes, /*channel_subtask_index=*/false).run();
+    if (sink) sink->restart();
+    auto legacy = Decoder(bytes, /*channel_subtask_index=*/false, sink).run();
     if (legacy.ok()) return legacy;
   }
   if (!result.ok() && !file.empty()) return std::move(result).error().with_file(file);
   return result;
+}
+
+}  // namespace
+
+Result<Metadata> decode_metadata(std::string_view bytes, const std::string& file) {
+  return decode(bytes, file, nullptr);
+}
+
+Result<Metadata> decode_metadata_streaming(std::string_view bytes, const std::string& file, OperatorSink& sink) {
+  return decode(bytes, file, &sink);
 }
 
 Result<Metadata> read_metadata_file(const std::string& path) {

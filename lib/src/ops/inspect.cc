@@ -2,10 +2,12 @@
 #include "ckpt/inspect.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "format/metadata_streaming.h"
 #include "ops/inspect_states.h"
 
 namespace ckpt {
@@ -92,7 +94,9 @@ const char* mode_kind(DistributionMode m) {
 
 class Builder {
  public:
-  explicit Builder(InspectReport& r) : r_(r) {}
+  Builder(InspectReport& r, const SnapshotLocation& where, const InspectOptions& options) : r_(r) {
+    if (options.states || options.count) states_ = std::make_unique<OperatorStatesReader>(where, options.remap);
+  }
 
   void add_operator(const OperatorState& op, size_t index) {
     OperatorSummary s;
@@ -139,10 +143,11 @@ class Builder {
     op_files_.push_back(files_);
     s.file_count = files_.size();
     r_.operators.push_back(std::move(s));
+    if (states_) states_->read(op, r_.operators.back());
   }
 
-  void finish(const std::string& directory, const std::vector<PrefixRule>& remap) {
-    FileResolver resolver(directory, remap);
+  void finish(const SnapshotLocation& where, const InspectOptions& options) {
+    FileResolver resolver(where.directory, options.remap);
     r_.files = std::move(collector_).finish(resolver);
     for (const auto& f : r_.files) {
       if (!f.exists) ++r_.missing_files;
@@ -157,6 +162,7 @@ class Builder {
       r_.checkpointed_size += r_.operators[i].checkpointed_size;
       r_.inline_bytes += r_.operators[i].inline_bytes;
     }
+    if (states_) finish_inspect_states(where, options, r_);
   }
 
  private:
@@ -245,13 +251,11 @@ class Builder {
   std::vector<std::string> kinds_;
   std::vector<uint32_t> files_;
   std::vector<std::vector<uint32_t>> op_files_;
+  std::unique_ptr<OperatorStatesReader> states_;
 };
 
-}  // namespace
-
-InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
-                               const InspectOptions& options) {
-  InspectReport r;
+// The report's summary of `m` except what its operators say.
+void add_head(InspectReport& r, const Metadata& m, const SnapshotLocation& where) {
   r.metadata_path = where.metadata_path;
   r.directory = where.directory;
   r.metadata_version = m.version;
@@ -259,20 +263,75 @@ InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
   r.kind = m.kind(&r.kind_inferred);
   r.properties = m.properties;
   r.master_states = m.master_states.size();
+}
+
+// Summarises each operator as the decoder hands it over, so that the whole model of a huge
+// `_metadata` never exists: at a million file references the model is several times the size
+// of the file, and the report needs a fraction of it.
+class StreamingBuilder : public OperatorSink {
+ public:
+  StreamingBuilder(const SnapshotLocation& where, const InspectOptions& options)
+      : where_(where), options_(options) {
+    restart();
+  }
+
+  void operator_state(OperatorState& op, size_t index) override {
+    // Files before V4 say their kind by their handles only: ask Metadata::kind() of each operator
+    // until one says canonical savepoint.
+    if (!canonical_) {
+      Metadata probe;
+      probe.operators.push_back(std::move(op));
+      canonical_ = probe.kind() == SnapshotKind::kSavepointCanonical;
+      op = std::move(probe.operators.front());
+    }
+    builder_->add_operator(op, index);
+  }
+
+  void restart() override {
+    builder_.reset();
+    report_ = InspectReport{};
+    builder_ = std::make_unique<Builder>(report_, where_, options_);
+    canonical_ = false;
+  }
+
+  InspectReport finish(const Metadata& head) && {
+    add_head(report_, head, where_);
+    if (report_.kind_inferred && canonical_) report_.kind = SnapshotKind::kSavepointCanonical;
+    builder_->finish(where_, options_);
+    builder_.reset();
+    return std::move(report_);
+  }
+
+ private:
+  const SnapshotLocation& where_;
+  const InspectOptions& options_;
+  InspectReport report_;
+  std::unique_ptr<Builder> builder_;
+  bool canonical_ = false;
+};
+
+}  // namespace
+
+InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
+                               const InspectOptions& options) {
+  InspectReport r;
+  add_head(r, m, where);
   r.operators.reserve(m.operators.size());
-  Builder b(r);
+  Builder b(r, where, options);
   for (size_t i = 0; i < m.operators.size(); ++i) b.add_operator(m.operators[i], i);
-  b.finish(where.directory, options.remap);
-  if (options.states || options.count) add_inspect_states(m, where, options, r);
+  b.finish(where, options);
   return r;
 }
 
 Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOptions& options) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(path));
   CKPT_ASSIGN_OR_RETURN(std::string bytes, read_whole_file(where.metadata_path));
-  CKPT_ASSIGN_OR_RETURN(Metadata m, decode_metadata(bytes, where.metadata_path));
-  InspectReport r = inspect_metadata(m, where, options);
-  r.metadata_size = bytes.size();
+  StreamingBuilder builder(where, options);
+  CKPT_ASSIGN_OR_RETURN(Metadata head, decode_metadata_streaming(bytes, where.metadata_path, builder));
+  size_t size = bytes.size();
+  bytes = std::string();  // the file's bytes are no longer needed: give them back before resolving
+  InspectReport r = std::move(builder).finish(head);
+  r.metadata_size = size;
   return r;
 }
 

@@ -12,40 +12,31 @@ namespace {
 
 std::string class_of(const SerializerSnapshot* s) { return s ? s->serializer_class : std::string(); }
 
-class StateCollector {
- public:
-  explicit StateCollector(OperatorSummary& op) : op_(op) {}
+// States in first-seen order; an operator has a handful, so a linear search finds them.
+StateSummary& find_or_add(OperatorSummary& op, const std::string& name) {
+  for (StateSummary& s : op.states)
+    if (s.name == name) return s;
+  op.states.push_back(StateSummary{});
+  op.states.back().name = name;
+  return op.states.back();
+}
 
-  void add(const StateMetaInfo& info, const SerializerSnapshot* keyed_key_serializer) {
-    StateSummary& s = find_or_add(info.name);
-    s.kind = state_kind_name(info.kind());
-    s.keyed = keyed_key_serializer != nullptr;
-    std::string key = s.keyed ? keyed_key_serializer->serializer_class : class_of(info.key_serializer());
-    // Change logs name no key serializer: keep the one a materialized part gave.
-    if (!key.empty()) s.key_serializer = std::move(key);
-    s.namespace_serializer = class_of(info.namespace_serializer());
-    const SerializerSnapshot* value = info.value_serializer();
-    s.value_serializer = class_of(value);
-    s.value_type = value ? serializer_signature(*value) : std::string();
-  }
+void add_state(OperatorSummary& op, const StateMetaInfo& info, const SerializerSnapshot* keyed_key_serializer) {
+  StateSummary& s = find_or_add(op, info.name);
+  s.kind = state_kind_name(info.kind());
+  s.keyed = keyed_key_serializer != nullptr;
+  std::string key = s.keyed ? keyed_key_serializer->serializer_class : class_of(info.key_serializer());
+  // Change logs name no key serializer: keep the one a materialized part gave.
+  if (!key.empty()) s.key_serializer = std::move(key);
+  s.namespace_serializer = class_of(info.namespace_serializer());
+  const SerializerSnapshot* value = info.value_serializer();
+  s.value_serializer = class_of(value);
+  s.value_type = value ? serializer_signature(*value) : std::string();
+}
 
-  void problem(const Error& e) {
-    if (op_.states_error.empty()) op_.states_error = e.to_string();
-  }
-
-  StateSummary& find_or_add(const std::string& name) {
-    auto it = index_.find(name);
-    if (it != index_.end()) return op_.states[it->second];
-    index_.emplace(name, op_.states.size());
-    op_.states.push_back(StateSummary{});
-    op_.states.back().name = name;
-    return op_.states.back();
-  }
-
- private:
-  OperatorSummary& op_;
-  std::map<std::string, size_t> index_;
-};
+void problem(OperatorSummary& op, const Error& e) {
+  if (op.states_error.empty()) op.states_error = e.to_string();
+}
 
 // Counts `ckpt dump` lines per operator and state.
 class CountingSink : public DumpSink {
@@ -70,11 +61,11 @@ class CountingSink : public DumpSink {
         return;
       }
   }
-  void apply(std::vector<StateCollector>& collectors) {
+  void apply() {
     for (size_t i = 0; i < r_.operators.size(); ++i) {
       for (StateSummary& s : r_.operators[i].states) s.entries = 0;
       for (const auto& [name, count] : counts_[i]) {
-        StateSummary& s = collectors[i].find_or_add(name);
+        StateSummary& s = find_or_add(r_.operators[i], name);
         // A state no proxy names: legacy raw-keyed timers, or a change log's own states.
         if (s.kind.empty()) {
           s.kind = count.kind == "timer" ? "TIMER" : count.kind == "keyed" ? "UNKNOWN" : "OPERATOR";
@@ -97,30 +88,31 @@ class CountingSink : public DumpSink {
 
 }  // namespace
 
-void add_inspect_states(const Metadata& m, const SnapshotLocation& where, const InspectOptions& options,
-                        InspectReport& r) {
-  ProxyReader reader(where, options.remap);
-  std::vector<StateCollector> collectors;
-  collectors.reserve(r.operators.size());
-  for (size_t i = 0; i < m.operators.size() && i < r.operators.size(); ++i) {
-    StateCollector& c = collectors.emplace_back(r.operators[i]);
-    for (const SubtaskState& st : m.operators[i].subtasks) {
-      for (const OperatorHandle& h : st.managed_operator) {
-        if (h.is_null()) continue;
-        auto meta = reader.operator_state(h);
-        if (!meta.ok()) {
-          c.problem(meta.error());
-          continue;
-        }
-        for (const StateMetaInfo& info : meta->list_states) c.add(info, nullptr);
-        for (const StateMetaInfo& info : meta->broadcast_states) c.add(info, nullptr);
+OperatorStatesReader::OperatorStatesReader(const SnapshotLocation& where, const std::vector<PrefixRule>& remap)
+    : reader_(std::make_unique<ProxyReader>(where, remap)) {}
+
+OperatorStatesReader::~OperatorStatesReader() = default;
+
+void OperatorStatesReader::read(const OperatorState& op, OperatorSummary& s) {
+  for (const SubtaskState& st : op.subtasks) {
+    for (const OperatorHandle& h : st.managed_operator) {
+      if (h.is_null()) continue;
+      auto meta = reader_->operator_state(h);
+      if (!meta.ok()) {
+        problem(s, meta.error());
+        continue;
       }
-      Status s = reader.keyed(st.managed_keyed, [&](const KeyedBackendMeta& meta) {
-        for (const StateMetaInfo& info : meta.states) c.add(info, &meta.key_serializer);
-      });
-      if (!s.ok()) c.problem(s.error());
+      for (const StateMetaInfo& info : meta->list_states) add_state(s, info, nullptr);
+      for (const StateMetaInfo& info : meta->broadcast_states) add_state(s, info, nullptr);
     }
+    Status status = reader_->keyed(st.managed_keyed, [&](const KeyedBackendMeta& meta) {
+      for (const StateMetaInfo& info : meta.states) add_state(s, info, &meta.key_serializer);
+    });
+    if (!status.ok()) problem(s, status.error());
   }
+}
+
+void finish_inspect_states(const SnapshotLocation& where, const InspectOptions& options, InspectReport& r) {
   r.states_read = true;
   if (!options.count) return;
   DumpOptions d;
@@ -134,7 +126,7 @@ void add_inspect_states(const Metadata& m, const SnapshotLocation& where, const 
       if (op.states_error.empty()) op.states_error = done.error().to_string();
     return;
   }
-  sink.apply(collectors);
+  sink.apply();
   r.counted = true;
 }
 

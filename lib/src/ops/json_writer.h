@@ -20,10 +20,12 @@ class JsonWriter {
   void end_object() { close('}'); }
   void begin_array() { open('['); }
   void end_array() { close(']'); }
+  // `k` is one of the writer's own member names, plain ASCII: written without escaping.
   void key(std::string_view k) {
     comma();
-    string_value(k);
-    out_ += ':';
+    out_ += '"';
+    out_ += k;
+    out_ += "\":";
     fresh_ = true;
   }
 

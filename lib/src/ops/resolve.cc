@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -38,11 +37,16 @@ const char* stream_role_name(StreamRole role) {
   return "unknown";
 }
 
-static std::string join_path(const std::string& dir, std::string_view name) {
-  if (dir.empty()) return std::string(name);
-  std::string out = dir;
-  if (out.back() != '/') out += '/';
+// `dir` + '/' + `name` into `out` (its old content replaced), one '/' between them.
+static void assign_joined(std::string& out, const std::string& dir, std::string_view name) {
+  out.assign(dir);
+  if (!out.empty() && out.back() != '/') out += '/';
   out += name;
+}
+
+static std::string join_path(const std::string& dir, std::string_view name) {
+  std::string out;
+  assign_joined(out, dir, name);
   return out;
 }
 
@@ -131,25 +135,43 @@ std::optional<std::string> local_path_of_uri(std::string_view uri) {
 }
 
 // Directory listings by directory path; file sizes stat'ed once, only for names that exist.
+// Looked up by string_view, so that resolving a million references allocates nothing per
+// reference that is not found.
 struct FileResolver::Cache {
-  struct Listing {
-    std::unordered_map<std::string, std::optional<uint64_t>> entries;  // nullopt: not stat'ed yet
-    std::unordered_set<std::string> not_regular;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, Listing> dirs;
+  template <class V>
+  using Map = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
+  struct Listing {
+    Map<std::optional<uint64_t>> entries;  // nullopt: not stat'ed yet
+  };
+  Map<Listing> dirs;
+  // References come in runs from one directory: the last listing used, found without hashing.
+  std::string last_dir;
+  Listing* last = nullptr;
+  // Reused for the joined paths of lookups.
+  std::string scratch;
 
-  Listing& listing(const std::string& dir) {
+  Listing& listing(std::string_view dir) {
+    if (last && dir == last_dir) return *last;
     auto it = dirs.find(dir);
-    if (it != dirs.end()) return it->second;
-    Listing l;
-    if (DIR* d = ::opendir(dir.c_str())) {
-      while (const dirent* e = ::readdir(d)) {
-        std::string_view n = e->d_name;
-        if (n != "." && n != "..") l.entries.emplace(std::string(n), std::nullopt);
+    if (it == dirs.end()) {
+      Listing l;
+      std::string d(dir);
+      if (DIR* h = ::opendir(d.c_str())) {
+        while (const dirent* e = ::readdir(h)) {
+          std::string_view n = e->d_name;
+          if (n != "." && n != "..") l.entries.emplace(std::string(n), std::nullopt);
+        }
+        ::closedir(h);
       }
-      ::closedir(d);
+      it = dirs.emplace(std::move(d), std::move(l)).first;
     }
-    return dirs.emplace(dir, std::move(l)).first->second;
+    last_dir.assign(dir);
+    last = &it->second;  // node-based map: stays valid as directories are added
+    return it->second;
   }
 };
 
@@ -158,23 +180,29 @@ FileResolver::FileResolver(std::string directory, std::vector<PrefixRule> remap)
 
 FileResolver::~FileResolver() = default;
 
-std::optional<FileResolver::Found> FileResolver::lookup(const std::string& path) {
+std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path) {
   size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string_view dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string_view name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (name.empty() || name == "." || name == "..") return std::nullopt;
   Cache::Listing& l = cache_->listing(dir);
   auto it = l.entries.find(name);
   if (it == l.entries.end()) return std::nullopt;
   if (!it->second) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::stat(std::string(path).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
       l.entries.erase(it);  // a directory or a dangling link is no state file
       return std::nullopt;
     }
     it->second = static_cast<uint64_t>(st.st_size);
   }
-  return Found{path, *it->second};
+  return Found{std::string(path), *it->second};
+}
+
+// join_path() in the cache's reused buffer: no allocation per reference.
+std::optional<FileResolver::Found> FileResolver::lookup_in(const std::string& dir, std::string_view name) {
+  assign_joined(cache_->scratch, dir, name);
+  return lookup(cache_->scratch);
 }
 
 std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
@@ -184,7 +212,7 @@ std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
 
 std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const std::string& uri) {
   if (uri.empty()) return std::nullopt;
-  if (handle_type == handle_type::kRelativeFile) return lookup(join_path(directory_, uri));
+  if (handle_type == handle_type::kRelativeFile) return lookup_in(directory_, uri);
   if (const PrefixRule* r = longest_prefix_rule(remap_, uri))
     if (auto f = lookup(apply_prefix_rule(*r, uri))) return f;
   if (auto local = local_path_of_uri(uri))
@@ -192,7 +220,7 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   size_t slash = uri.rfind('/');
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
   if (base.empty()) return std::nullopt;
-  return lookup(join_path(directory_, base));
+  return lookup_in(directory_, base);
 }
 
 // Relative and absolute names live in different spaces: "x" and "x" beside `_metadata` are

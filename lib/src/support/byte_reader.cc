@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "support/ascii_scan.h"
 #include "support/byte_writer.h"
 
 namespace ckpt {
@@ -148,9 +149,7 @@ int32_t ByteReader::count(size_t min_element_size, const char* what) {
 bool decode_modified_utf8(std::string_view in, std::string* out) {
   // Almost every stored string is plain ASCII (paths, names, class names): copy it whole
   // rather than a byte at a time, which showed in profiles of million-file metadata.
-  bool ascii = true;
-  for (char c : in) ascii &= static_cast<uint8_t>(c) - 1u < 0x7Fu;
-  if (ascii) {
+  if (is_ascii_without_nul(in)) {
     out->assign(in);
     return true;
   }
