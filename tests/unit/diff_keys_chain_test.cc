@@ -107,7 +107,7 @@ TEST_CASE("diff --keys of consecutive generated checkpoints reports exactly the 
 }
 
 TEST_CASE("ckpt diff --keys --format ndjson lists exactly the entries a generated chain step changed", "[cli]") {
-  // The CLI's change lines name the same (change, operator, state, key group, key, user key) set as the generator's truth, and exit 1.
+  // The CLI's change lines name the same (change, operator, state, key group, key, user key) set as the generator's truth, in the documented order (by operator, then state, then key group), and exit 1.
   test::ScratchDir dir;
   const std::string root = dir / "job";
   GenerateOptions o = chain_options(root, 7);
@@ -124,8 +124,17 @@ TEST_CASE("ckpt diff --keys --format ndjson lists exactly the entries a generate
   REQUIRE(r.status == 1);
   std::multiset<Named> seen;
   std::istringstream lines(r.out);
+  std::tuple<std::string, std::string, int32_t> previous;  // the documented order: operator, state, key group
+  std::set<std::string> operators_done;
   for (std::string line; std::getline(lines, line);) {
     auto j = nlohmann::json::parse(line);
+    std::tuple<std::string, std::string, int32_t> at{j.at("operator"), j.at("state"), j.at("key_group")};
+    if (std::get<0>(at) != std::get<0>(previous)) {
+      CHECK(operators_done.insert(std::get<0>(at)).second);  // each operator in one run
+    } else {
+      CHECK(previous <= at);
+    }
+    previous = at;
     seen.insert({j.at("change").get<std::string>(), j.at("operator").get<std::string>(), j.at("state").get<std::string>(),
                  j.at("key_group").get<int32_t>(), j.at("key").get<std::string>(),
                  j.contains("user_key") ? j.at("user_key").get<std::string>() : ""});
