@@ -2,11 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "state/heap_block_delimiter.h"
 #include "state/serializer_snapshot.h"
+#include "state/snappy_framed.h"
 #include "state/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
@@ -52,6 +54,21 @@ void entry(ByteWriter& w, int64_t key, std::string_view value) {
   w.u8(0);  // VoidNamespace
   w.i64(key);
   w.bytes(value);
+}
+
+// Two opaque states' blocks where the first value (15 bytes) holds what reads as the second
+// block's head and entry: the concatenation parses with the first value 0 or 15 bytes long.
+std::pair<ByteWriter, ByteWriter> two_readings() {
+  ByteWriter inner;
+  head(inner, 1, 1);
+  entry(inner, 9, "");
+  REQUIRE(inner.size() == 15);
+  ByteWriter first, second;
+  head(first, 0, 1);
+  entry(first, 5, inner.buffer());
+  head(second, 1, 1);
+  entry(second, 6, "xyz");
+  return {std::move(first), std::move(second)};
 }
 
 Result<std::vector<int64_t>> infer(const ByteWriter& w, const std::vector<HeapEntryLayout>& states,
@@ -103,15 +120,9 @@ TEST_CASE("heap delimiter: a key group that parses in two ways is refused as amb
   // lengths 0 and 15 both parse to the end, so the delimiter names the block instead of guessing.
   Decoders d;
   std::vector<HeapEntryLayout> states = {d.keyed("first", *d.opaque), d.keyed("second", *d.opaque)};
-  ByteWriter inner;
-  head(inner, 1, 1);
-  entry(inner, 9, "");
-  REQUIRE(inner.size() == 15);
   ByteWriter w;
-  head(w, 0, 1);
-  entry(w, 5, inner.buffer());
-  head(w, 1, 1);
-  entry(w, 6, "xyz");
+  auto [first, second] = two_readings();
+  w.bytes(first.buffer() + second.buffer());
   auto lengths = infer(w, states);
   REQUIRE_FALSE(lengths.ok());
   CHECK(lengths.error().code == ErrorCode::kNotSupported);
@@ -119,6 +130,34 @@ TEST_CASE("heap delimiter: a key group that parses in two ways is refused as amb
   CHECK(lengths.error().message ==
         "values of state 'first' cannot be delimited unambiguously: 0 and 15 bytes per value both let key group 0 "
         "parse to its end");
+}
+
+TEST_CASE("heap delimiter: in a compressed key group blocks start only where a snappy stream starts", "[unit]") {
+  // The ambiguous bytes above, each state block framed as its own Snappy stream as Flink's heap
+  // writer compresses them: the stream starts the decoder reports leave one reading, 15 bytes.
+  Decoders d;
+  std::vector<HeapEntryLayout> states = {d.keyed("first", *d.opaque), d.keyed("second", *d.opaque)};
+  auto [first, second] = two_readings();
+  ByteWriter framed;
+  for (const ByteWriter* block : {&first, &second}) {
+    framed.bytes(std::string("\xff\x06\x00\x00sNaPpY", 10));
+    uint32_t len = static_cast<uint32_t>(block->size() + 4);  // an uncompressed chunk: crc, then the bytes
+    framed.u8(0x01);
+    framed.u8(len & 0xff);
+    framed.u8((len >> 8) & 0xff);
+    framed.u8((len >> 16) & 0xff);
+    framed.u32(0);
+    framed.bytes(block->buffer());
+  }
+  ByteReader in(framed.buffer(), 0x800);
+  std::string data;
+  std::vector<size_t> starts;
+  REQUIRE(decode_snappy_framed(in, &data, 1 << 20, true, &starts).ok());
+  CHECK(starts == std::vector<size_t>{0, first.size()});
+  REQUIRE(data == first.buffer() + second.buffer());
+  auto lengths = infer_heap_value_lengths(data, 0x800, states, 0, 1, &starts);
+  REQUIRE(lengths.ok());
+  CHECK(*lengths == std::vector<int64_t>{15, 3});
 }
 
 TEST_CASE("heap delimiter: values of different lengths are refused cleanly", "[unit][corrupt]") {

@@ -19,8 +19,9 @@ bool walkable(const ValueDecoder* d) { return !d || d->decodable(); }
 class Delimiter {
  public:
   Delimiter(std::string_view data, uint64_t base, const std::vector<HeapEntryLayout>& states, int32_t key_group,
-            int32_t max_parallelism)
-      : data_(data),
+            int32_t max_parallelism, const std::vector<size_t>* block_starts)
+      : block_starts_(block_starts),
+        data_(data),
         base_(base),
         states_(states),
         key_group_(key_group),
@@ -105,6 +106,7 @@ class Delimiter {
   bool plausible_next(size_t pos, size_t done) const {
     if (done == states_.size()) return pos == data_.size();
     if (data_.size() - pos < kBlockHeadBytes) return false;
+    if (block_starts_ && !std::binary_search(block_starts_->begin(), block_starts_->end(), pos)) return false;
     ByteReader h(data_.substr(pos, kBlockHeadBytes));
     int16_t id = h.i16();
     int32_t count = h.i32();
@@ -210,6 +212,7 @@ class Delimiter {
     return 0;
   }
 
+  const std::vector<size_t>* block_starts_;  // sorted; null when not known
   std::string_view data_;
   uint64_t base_;
   const std::vector<HeapEntryLayout>& states_;
@@ -237,8 +240,9 @@ bool heap_values_need_inference(const std::vector<HeapEntryLayout>& states) {
 
 Result<std::vector<int64_t>> infer_heap_value_lengths(std::string_view data, uint64_t base,
                                                       const std::vector<HeapEntryLayout>& states, int32_t key_group,
-                                                      int32_t max_parallelism) {
-  return Delimiter(data, base, states, key_group, max_parallelism).run();
+                                                      int32_t max_parallelism,
+                                                      const std::vector<size_t>* block_starts) {
+  return Delimiter(data, base, states, key_group, max_parallelism, block_starts).run();
 }
 
 }  // namespace ckpt

@@ -56,8 +56,12 @@ bool heap_values_need_inference(const std::vector<HeapEntryLayout>& states);
 // the block is empty. Errors: kNotSupported where no length or more than one lets the key
 // group parse (or the work bound is reached), the stream's own error where it does not parse
 // at all.
+// `block_starts`, when known (a compressed key group: each state block is its own Snappy stream,
+// §8), lists the positions in `data` where a stream, so possibly a block, begins; a block head
+// is then looked for there only.
 Result<std::vector<int64_t>> infer_heap_value_lengths(std::string_view data, uint64_t base,
                                                       const std::vector<HeapEntryLayout>& states, int32_t key_group,
-                                                      int32_t max_parallelism);
+                                                      int32_t max_parallelism,
+                                                      const std::vector<size_t>* block_starts = nullptr);
 
 }  // namespace ckpt

@@ -69,7 +69,9 @@ struct KeyGroupsStream {
 
   // The bytes of a region as the layout sees them: decompressed if the proxy says so, from
   // `skip` bytes into the region (the heap layout's plain key-group number).
-  Status load(const Region& region, uint64_t skip, std::string* raw, std::string* out, uint64_t* base) const {
+  // With `stream_starts`, where each Snappy stream of a compressed region begins in `out`.
+  Status load(const Region& region, uint64_t skip, std::string* raw, std::string* out, uint64_t* base,
+              std::vector<size_t>* stream_starts = nullptr) const {
     CKPT_RETURN_IF_ERROR(stream->read(region.start, region.end - region.start, raw));
     *base = stream->base() + region.start;
     if (!meta.compression) {
@@ -80,7 +82,7 @@ struct KeyGroupsStream {
       return Error(ErrorCode::kCorruption, "key group region too short", *base);
     ByteReader in(std::string_view(*raw).substr(skip), *base + skip);
     out->clear();
-    return decode_snappy_framed(in, out, snappy_decompressed_limit(raw->size()));
+    return decode_snappy_framed(in, out, snappy_decompressed_limit(raw->size()), true, stream_starts);
   }
 };
 
@@ -162,7 +164,8 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
     return Error(ErrorCode::kCorruption,
                  fmt::format("heap key group block starts with key group {}, expected {}", stored, region.key_group),
                  ks.stream->base() + region.start);
-  CKPT_RETURN_IF_ERROR(ks.load(region, 4, &raw, &data, &base));
+  std::vector<size_t> stream_starts;
+  CKPT_RETURN_IF_ERROR(ks.load(region, 4, &raw, &data, &base, &stream_starts));
   uint64_t data_base = ks.meta.compression ? base + 4 : base;
   ByteReader r(data, data_base);
   if (!ks.meta.compression) r.skip(4);
@@ -170,8 +173,10 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
   std::vector<int64_t> lengths;
   if (const auto& layouts = codecs.heap_layouts(); !layouts.empty()) {
     std::string_view blocks = std::string_view(data).substr(r.position());
+    // Compressed, every state block is a Snappy stream of its own: blocks start at stream starts.
     CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(blocks, r.offset(), layouts, region.key_group,
-                                                            codecs.max_parallelism()));
+                                                            codecs.max_parallelism(),
+                                                            ks.meta.compression ? &stream_starts : nullptr));
   }
   size_t n = ks.meta.states.size();
   for (size_t i = 0; i < n; ++i) {

@@ -17,7 +17,7 @@ constexpr std::string_view kIdentifier = "sNaPpY";
 }  // namespace
 
 Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output,
-                            bool expect_identifier) {
+                            bool expect_identifier, std::vector<size_t>* stream_starts) {
   bool first = expect_identifier;
   bool any = false;
   while (!in.at_end()) {
@@ -37,6 +37,7 @@ Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output,
     if (type == kStreamIdentifier) {
       if (body != kIdentifier)
         return Error(ErrorCode::kCorruption, "malformed snappy stream identifier", chunk_start);
+      if (stream_starts) stream_starts->push_back(out->size());
       continue;
     }
     if (type == kCompressedChunk || type == kUncompressedChunk) {

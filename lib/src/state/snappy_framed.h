@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ckpt/error.h"
 #include "support/byte_reader.h"
@@ -25,7 +26,9 @@ namespace ckpt {
 // per chunk, so more than this is a hostile stream.
 inline uint64_t snappy_decompressed_limit(uint64_t compressed) { return compressed * 32 + 65536; }
 
+// With `stream_starts`, the size of `out` at every stream identifier chunk is appended to it:
+// where each of several back-to-back streams begins in the output (a heap state block's start).
 Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output,
-                            bool expect_identifier = true);
+                            bool expect_identifier = true, std::vector<size_t>* stream_starts = nullptr);
 
 }  // namespace ckpt
