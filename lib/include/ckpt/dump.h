@@ -5,7 +5,7 @@
 // legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
 // deterministic order: operators in file order, subtasks ascending, within a subtask operator
 // state then keyed state (key groups ascending) then raw-keyed timers. Subtasks are decoded
-// in parallel and handed to the calling thread in chunks (a few hundred entries or 64 KiB of
+// in parallel and handed to the calling thread in chunks (a few hundred entries or 256 KiB of
 // text); the sink is only ever called from the calling thread, in that order. Memory stays
 // bounded by a few chunks per worker, whatever the state size.
 #pragma once

@@ -26,7 +26,7 @@ namespace {
 
 // Entries travel from a worker to the printer in chunks, so that the printer wakes once per
 // chunk instead of once per entry.
-constexpr size_t kChunkBytes = 64 * 1024;  // NDJSON text per chunk (text sinks)
+constexpr size_t kChunkBytes = 256 * 1024;  // NDJSON text per chunk (text sinks)
 constexpr size_t kChunkEntries = 256;      // entries per chunk (entry sinks)
 // Chunks buffered per running subtask before its worker waits for the printer.
 constexpr size_t kChannelCapacity = 4;

@@ -97,10 +97,15 @@ Result<SstFile> SstFile::open(const StateStream& stream) {
   return f;
 }
 
+// A whole-file scan: without an explicit readahead RocksDB reads block by block (one pread of
+// a few KiB each); 2 MiB per open scan keeps memory bounded and the reads few.
+constexpr size_t kScanReadahead = size_t{2} << 20;
+
 Status SstFile::for_each(const std::function<Status(std::string_view, std::string_view)>& fn) const {
   rocksdb::ReadOptions ro;
   ro.verify_checksums = true;
   ro.fill_cache = false;
+  ro.readahead_size = kScanReadahead;
   std::unique_ptr<rocksdb::Iterator> it(rep_->reader->NewIterator(ro));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     rocksdb::Slice k = it->key();
