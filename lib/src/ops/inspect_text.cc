@@ -1,6 +1,8 @@
 // The inspect report as text for people: a summary, one aligned row per operator, problems.
+#include <iterator>
 #include <ostream>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "ckpt/inspect.h"
@@ -90,20 +92,50 @@ std::string kind_line(const InspectReport& r) {
   return k;
 }
 
-void write_handle(std::ostream& out, const InspectReport& r, const HandleSummary& h) {
-  std::string line = fmt::format("    {} {}", handle_slot_name(h.slot), h.kind);
-  if (h.key_groups)
-    line += h.key_groups->empty() ? " key-groups []"
-                                  : fmt::format(" key-groups [{}, {}]", h.key_groups->first, h.key_groups->last());
-  line += fmt::format(" size {}", human_size(h.state_size));
-  if (h.checkpointed_size != h.state_size) line += fmt::format(" (incremental {})", human_size(h.checkpointed_size));
-  if (h.inline_bytes > 0) line += fmt::format(" inline {}", human_size(h.inline_bytes));
-  out << line << '\n';
-  if (!h.states.empty()) out << "      states: " << join(h.states, ", ") << '\n';
+// Lines of the verbose listing and of the problems go through one buffer written out in large
+// pieces, formatted by compiled format strings: a snapshot copied without its files has a
+// problem line per file, millions of them.
+class LineBuffer {
+ public:
+  explicit LineBuffer(std::ostream& out) : out_(out) {}
+  ~LineBuffer() { flush(); }
+  std::string& text() { return buf_; }
+  // Hands full pieces to the stream; called after each line.
+  void line_done() {
+    if (buf_.size() >= kPiece) flush();
+  }
+  void flush() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+  }
+
+ private:
+  static constexpr size_t kPiece = 1 << 20;
+  std::ostream& out_;
+  std::string buf_;
+};
+
+template <class... A>
+void put(LineBuffer& b, const auto& format, A&&... args) {
+  fmt::format_to(std::back_inserter(b.text()), format, std::forward<A>(args)...);
+}
+
+void write_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& h) {
+  put(out, FMT_COMPILE("    {} {}"), handle_slot_name(h.slot), h.kind);
+  if (h.key_groups) {
+    if (h.key_groups->empty()) out.text() += " key-groups []";
+    else put(out, FMT_COMPILE(" key-groups [{}, {}]"), h.key_groups->first, h.key_groups->last());
+  }
+  put(out, FMT_COMPILE(" size {}"), human_size(h.state_size));
+  if (h.checkpointed_size != h.state_size) put(out, FMT_COMPILE(" (incremental {})"), human_size(h.checkpointed_size));
+  if (h.inline_bytes > 0) put(out, FMT_COMPILE(" inline {}"), human_size(h.inline_bytes));
+  out.text() += '\n';
+  if (!h.states.empty()) put(out, FMT_COMPILE("      states: {}\n"), join(h.states, ", "));
   for (uint32_t fi : h.files) {
     const ReferencedFile& f = r.files[fi];
-    out << fmt::format("      file {} {} {}\n", f.uri, human_size(f.size), file_status(f));
+    put(out, FMT_COMPILE("      file {} {} {}\n"), f.uri, human_size(f.size), file_status(f));
   }
+  out.line_done();
 }
 
 }  // namespace
@@ -148,33 +180,35 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
   ops.write(out);
   if (r.states_read) write_states(out, r);
 
+  LineBuffer lines(out);
   if (verbose) {
     for (const auto& op : r.operators) {
-      out << fmt::format("\noperator {}", op.id);
-      if (!op.uid.empty()) out << fmt::format(" uid '{}'", op.uid);
-      if (!op.name.empty()) out << fmt::format(" name '{}'", op.name);
-      out << fmt::format(" parallelism {} max parallelism {}{}\n", op.parallelism, op.max_parallelism,
-                         op.fully_finished ? " (finished)" : "");
+      put(lines, FMT_COMPILE("\noperator {}"), op.id);
+      if (!op.uid.empty()) put(lines, FMT_COMPILE(" uid '{}'"), op.uid);
+      if (!op.name.empty()) put(lines, FMT_COMPILE(" name '{}'"), op.name);
+      put(lines, FMT_COMPILE(" parallelism {} max parallelism {}{}\n"), op.parallelism, op.max_parallelism,
+          op.fully_finished ? " (finished)" : "");
       if (op.coordinator) {
-        out << "  coordinator\n";
-        write_handle(out, r, *op.coordinator);
+        lines.text() += "  coordinator\n";
+        write_handle(lines, r, *op.coordinator);
       }
       for (const auto& st : op.subtasks) {
-        out << fmt::format("  subtask {}{}\n", st.index, st.finished ? " (finished)" : "");
-        for (const auto& h : st.handles) write_handle(out, r, h);
+        put(lines, FMT_COMPILE("  subtask {}{}\n"), st.index, st.finished ? " (finished)" : "");
+        for (const auto& h : st.handles) write_handle(lines, r, h);
       }
     }
   }
 
   if (!r.files_ok()) {
-    out << "\nproblems:\n";
+    lines.text() += "\nproblems:\n";
     for (const auto& f : r.files) {
       if (f.exists && !f.is_short()) continue;
       const FileReference& ref = f.references.front();
-      out << fmt::format("  {} {} (operator {}, subtask {}, {})", file_status(f), f.uri,
-                         r.operators[ref.operator_index].id, ref.subtask, handle_slot_name(ref.slot));
-      if (f.path) out << fmt::format(" at {}", *f.path);
-      out << '\n';
+      put(lines, FMT_COMPILE("  {} {} (operator {}, subtask {}, {})"), file_status(f), f.uri,
+          r.operators[ref.operator_index].id, ref.subtask, handle_slot_name(ref.slot));
+      if (f.path) put(lines, FMT_COMPILE(" at {}"), *f.path);
+      lines.text() += '\n';
+      lines.line_done();
     }
   }
 }

@@ -1,18 +1,13 @@
 // Compact JSON text appended in place, byte-identical to nlohmann's dump(-1) with replace.
 #include "support/json_text.h"
 
+#include "support/ascii_scan.h"
+
 namespace ckpt {
 
 void append_json_string(std::string& out, std::string_view s) {
-  bool plain = true;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
+  // Checked a word at a time: at a million paths per `inspect --json` a byte loop showed.
+  if (is_json_plain(s)) {
     out += '"';
     out += s;
     out += '"';
