@@ -151,17 +151,22 @@ void write_file(std::string& out, const InspectReport& r, const ReferencedFile& 
 // Metadata strings may hold WTF-8 (lone surrogates): replace rather than throw.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// Writes `each(line, i)` for i < n, one element per line, through one reused buffer.
+// Writes `each(text, i)` for i < n, one element per line, through one reused buffer handed to
+// the stream in pieces of about a MiB (a million files make hundreds of MiB of JSON).
 template <class F>
 void write_array(std::ostream& out, size_t n, F each) {
-  out << '[';
-  std::string line;
+  constexpr size_t kPiece = 1 << 20;
+  std::string text = "[";
   for (size_t i = 0; i < n; ++i) {
-    line.assign(i ? ",\n    " : "\n    ");
-    each(line, i);
-    out << line;
+    text += i ? ",\n    " : "\n    ";
+    each(text, i);
+    if (text.size() >= kPiece) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
+    }
   }
-  out << (n == 0 ? "]" : "\n  ]");
+  text += n == 0 ? "]" : "\n  ]";
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace
