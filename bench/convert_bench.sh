@@ -1,30 +1,71 @@
 #!/bin/sh
 # ckpt convert throughput and peak memory against a plain SstFileWriter loop (bench/README.md).
-# usage: bench/convert_bench.sh BUILD_DIR [KEYS] [VALUE_SIZE] [PARALLELISM]
+# usage: bench/convert_bench.sh BUILD_DIR [ROUNDS] [KEYS...]
+#   KEYS: one snapshot size per value (1000-byte values, value+list+map state, 4 subtasks:
+#   about 5.1 KB of keys and values per key; 105000 ~ 512 MiB, 420000 ~ 2 GiB).
 set -eu
 build=$1
-keys=${2:-300000}
-value_size=${3:-1000}
-par=${4:-4}
+rounds=${2:-3}
+shift 2 || shift $#
+sizes=${*:-105000 420000}
+value_size=1000
+par=4
+states=value,list,map
 ckpt="$build/tools/ckpt"
 loop="$build/bench/ckpt_convert_bench_sst_loop"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-convert-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-timed() { /usr/bin/time -f "%e s, max RSS %M KiB" "$@"; }
+results="$work/results"
+: > "$results"
 
-"$ckpt" generate --output "$work/heap" --backend heap --parallelism "$par" --keys "$keys" \
-  --value-size "$value_size" --states value,list,map --seed 1 -j 2
-du -sb "$work/heap" | awk '{printf "input: heap snapshot, %d bytes\n", $1}'
-cat "$work/heap"/* > /dev/null
-for j in 1 2; do
-  echo "convert --to rocksdb -j $j:"
-  timed "$ckpt" convert "$work/heap" --to rocksdb --output "$work/rocks-$j" -j "$j"
-  sync
+# record SIZE RUN J ROUND SECONDS RSS_KIB
+timed() {
+  size=$1 run=$2 j=$3 round=$4
+  shift 4
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null
+  echo "$size $run $j $round $(cat "$work/time")" >> "$results"
+}
+
+for keys in $sizes; do
+  echo "== $keys keys: generating heap and rocksdb inputs (df: $(df -h "$work" | awk 'NR==2{print $4}') free)"
+  "$ckpt" generate --output "$work/heap" --backend heap --parallelism $par --keys "$keys" \
+    --value-size $value_size --states $states --seed 1 -j 2
+  "$ckpt" generate --output "$work/rocks" --backend rocksdb --parallelism $par --keys "$keys" \
+    --value-size $value_size --states $states --seed 1 -j 2
+  cat "$work"/heap/* "$work"/rocks/*/* > /dev/null 2>&1 || true
+  for round in $(seq "$rounds"); do
+    for j in 1 2; do
+      for run in heap:rocksdb rocks:heap heap:canonical rocks:canonical; do
+        in=${run%%:*} to=${run##*:}
+        timed "$keys" "$in->$to" $j "$round" "$ckpt" convert "$work/$in" --to "$to" --output "$work/out" -j $j
+        rm -rf "$work/out"
+      done
+      "$loop" "$work/loop" 1 $par "$keys" $value_size $states 1 $j > "$work/loop.txt"
+      awk -v k="$keys" -v j=$j -v r="$round" \
+        '{print k, "sst-loop", j, r, $9, $15; print k, $5, $7 > "'"$work"'/volume-" k}' "$work/loop.txt" >> "$results"
+      rm -rf "$work/loop"
+    done
+  done
+  rm -rf "$work/heap" "$work/rocks"
 done
-echo "convert rocksdb --to heap -j 2:"
-timed "$ckpt" convert "$work/rocks-2" --to heap --output "$work/heap-back" -j 2
-echo "convert --to canonical -j 2:"
-timed "$ckpt" convert "$work/heap" --to canonical --output "$work/canonical" -j 2
-echo "plain SstFileWriter loop, same keys and values (one core):"
-timed "$loop" "$work/loop" 1 "$par" "$keys" "$value_size" value,list,map 1
-sync
+
+echo
+echo "size(keys) run -j | best s | spread s | MB/s | entries/s | % of loop (same -j) | peak RSS MiB (max)"
+sort -k1,1n -k2,2 -k3,3n "$results" | awk -v dir="$work" '
+  function flush() {
+    if (key == "") return
+    getline vol < (dir "/volume-" size); close(dir "/volume-" size)
+    split(vol, v, " ")
+    best_of[size, j, run] = best
+    line[++n] = sprintf("%s %s -j %s|%.2f|%.2f|%.0f|%.0f|%s|%.0f", size, run, j, best, worst - best,
+                        v[3] / best / 1e6, v[2] / best, size SUBSEP j, rss / 1024)
+  }
+  { k = $1 " " $2 " " $3
+    if (k != key) { flush(); key = k; size = $1; run = $2; j = $3; best = $5; worst = $5; rss = 0 }
+    if ($5 < best) best = $5; if ($5 > worst) worst = $5; if ($6 > rss) rss = $6 }
+  END { flush()
+    for (i = 1; i <= n; ++i) { split(line[i], f, "|"); split(f[1], h, " ")
+      lim = best_of[h[1], h[4], "sst-loop"]
+      printf "%s | %s | %s | %s | %s | %.0f%% | %s\n", f[1], f[2], f[3], f[4], f[5], 100 * lim / f[2], f[7] } }'
+echo
+echo "load while measuring: $(uptime)"

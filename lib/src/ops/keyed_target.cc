@@ -41,7 +41,8 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
   CKPT_RETURN_IF_ERROR(produce([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
     for (size_t id = 0; id < by_state.size(); ++id) {
       auto& pairs = by_state[id];
-      std::sort(pairs.begin(), pairs.end());
+      // Native sources arrive in key order already; heap ones in their hash tables' order.
+      if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
       for (const RocksPair& p : pairs) CKPT_RETURN_IF_ERROR(writer->add(id, p.key, p.value));
       entries += pairs.size();
     }

@@ -57,7 +57,8 @@ Status KeyedStreamWriter::write(const std::string& bytes) {
 
 Status KeyedStreamWriter::heap_block(int32_t kg, std::vector<std::vector<RocksPair>>* by_state) {
   offsets_[kg - range_.first] = static_cast<int64_t>(written_);
-  ByteWriter w;
+  ByteWriter& w = block_;
+  w.buffer().clear();
   w.i32(kg);
   for (size_t id = 0; id < meta_.states.size(); ++id) {
     w.i16(static_cast<int16_t>(id));
@@ -65,7 +66,7 @@ Status KeyedStreamWriter::heap_block(int32_t kg, std::vector<std::vector<RocksPa
     w.i32(0);
     if (!by_state || (*by_state)[id].empty()) continue;
     auto& pairs = (*by_state)[id];
-    std::sort(pairs.begin(), pairs.end());
+    if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
     std::vector<const RocksPair*> sorted;
     sorted.reserve(pairs.size());
     for (const RocksPair& p : pairs) sorted.push_back(&p);
@@ -94,11 +95,12 @@ Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPai
     if (!by_state[id].empty()) ids.push_back(id);
   if (ids.empty()) return Status::OK();
   offsets_[kg - range_.first] = static_cast<int64_t>(written_);
-  ByteWriter w;
+  ByteWriter& w = block_;
+  w.buffer().clear();
   w.u16(static_cast<uint16_t>(ids.front()));
   for (size_t i = 0; i < ids.size(); ++i) {
     auto& pairs = by_state[ids[i]];
-    std::sort(pairs.begin(), pairs.end());
+    if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
     for (size_t j = 0; j < pairs.size(); ++j) {
       const bool last = j + 1 == pairs.size();
       std::string key = pairs[j].key;

@@ -17,6 +17,7 @@
 #include "state/backend_meta.h"
 #include "state/key_groups_reader.h"
 #include "state/layout_transcoder.h"
+#include "support/byte_writer.h"
 
 namespace ckpt {
 
@@ -52,6 +53,9 @@ class KeyedStreamWriter {
   std::vector<std::unique_ptr<StateTranscoder>> transcoders_;
   std::vector<int64_t> offsets_;
   uint64_t written_ = 0;
+  // One key group's bytes, reused: a fresh buffer per key group made malloc hand its pages
+  // back and fault them in again for every key group.
+  ByteWriter block_;
 };
 
 }  // namespace ckpt

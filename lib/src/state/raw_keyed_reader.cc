@@ -53,10 +53,17 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
     }));
   }
   std::vector<std::vector<RocksPair>> by_state(names.size());
+  // Pairs handed back after each key group keep their strings' capacity for the next one:
+  // freeing a key group's worth of strings let malloc return the pages, and faulting them in
+  // again cost as much system time as the conversion.
+  std::vector<RocksPair> spare;
   int32_t current = -1;
   auto flush = [&]() -> Status {
     Status s = fn(current, by_state);
-    for (auto& pairs : by_state) pairs.clear();
+    for (auto& pairs : by_state) {
+      for (RocksPair& p : pairs) spare.push_back(std::move(p));
+      pairs.clear();
+    }
     return s;
   };
   // A rescale's left-overs outside the handle's range are skipped, as Flink clips them.
@@ -67,7 +74,14 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
           if (current >= 0) CKPT_RETURN_IF_ERROR(flush());
           current = kg;
         }
-        by_state[id].push_back({std::string(key), std::string(value)});
+        if (spare.empty()) {
+          by_state[id].push_back({std::string(key), std::string(value)});
+        } else {
+          RocksPair& p = by_state[id].emplace_back(std::move(spare.back()));
+          spare.pop_back();
+          p.key.assign(key);
+          p.value.assign(value);
+        }
         return Status::OK();
       }));
   if (current >= 0) return flush();
