@@ -8,6 +8,7 @@
 
 #include "ckpt/io.h"
 #include "format/metadata_streaming.h"
+#include "support/file_image.h"
 #include "ops/inspect_states.h"
 
 namespace ckpt {
@@ -325,11 +326,18 @@ InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
 
 Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOptions& options) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(path));
-  CKPT_ASSIGN_OR_RETURN(std::string bytes, read_whole_file(where.metadata_path));
+  std::optional<FileImage> image = FileImage::read(where.metadata_path);
+  std::string read;
+  if (!image) {
+    CKPT_ASSIGN_OR_RETURN(read, read_whole_file(where.metadata_path));  // says why it cannot
+  }
+  std::string_view bytes = image ? image->bytes() : std::string_view(read);
   StreamingBuilder builder(where, options);
   CKPT_ASSIGN_OR_RETURN(Metadata head, decode_metadata_streaming(bytes, where.metadata_path, builder));
   size_t size = bytes.size();
-  bytes = std::string();  // the file's bytes are no longer needed: give them back before resolving
+  // The file's bytes are no longer needed: give them back before resolving.
+  if (image) image->release();
+  read = std::string();
   InspectReport r = std::move(builder).finish(head);
   r.metadata_size = size;
   return r;
