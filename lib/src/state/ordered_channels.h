@@ -2,8 +2,10 @@
 //
 // Task i's items reach the consumer only after all items of tasks before it. Workers take
 // tasks in ascending order, so the task the consumer waits for is always running or done;
-// each task buffers at most `capacity` items, after which its worker waits. Memory is thus
-// bounded by jobs x capacity items, and a stop (limit reached, fatal error) wakes everyone.
+// each task buffers at most `capacity` items, after which its worker waits, and a worker
+// starts a task only within 2 x jobs tasks of the one being consumed (finished tasks keep
+// their items until then). Memory is thus bounded by 2 x jobs x capacity items whatever the
+// number of tasks, and a stop (limit reached, fatal error) wakes everyone.
 #pragma once
 
 #include <atomic>
@@ -33,11 +35,17 @@ class OrderedChannels {
   void start(int jobs, Produce produce) {
     produce_ = std::move(produce);
     size_t n = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(jobs, 1)), channels_.size()));
+    window_ = 2 * n;
     for (size_t i = 0; i < n && !channels_.empty(); ++i) workers_.emplace_back([this] { work(); });
   }
 
   // Next item of task `task` (call for tasks in ascending order); false when it has no more.
   bool pop(size_t task, Item* out) {
+    if (task > consuming_.load()) {
+      std::lock_guard<std::mutex> lock(window_m_);
+      consuming_.store(task);
+      window_cv_.notify_all();
+    }
     Channel& c = *channels_[task];
     std::unique_lock<std::mutex> lock(c.m);
     c.cv.wait(lock, [&] { return !c.items.empty() || c.done; });
@@ -52,6 +60,10 @@ class OrderedChannels {
 
   void stop_and_join() {
     stop_.store(true);
+    {
+      std::lock_guard<std::mutex> lock(window_m_);
+      window_cv_.notify_all();
+    }
     for (auto& c : channels_) {
       std::lock_guard<std::mutex> lock(c->m);
       c->cv.notify_all();
@@ -73,6 +85,10 @@ class OrderedChannels {
     for (;;) {
       size_t task = next_.fetch_add(1);
       if (task >= channels_.size()) return;
+      {
+        std::unique_lock<std::mutex> lock(window_m_);
+        window_cv_.wait(lock, [&] { return task < consuming_.load() + window_ || stop_.load(); });
+      }
       Channel& c = *channels_[task];
       if (!stop_.load()) {
         produce_(task, [&](Item&& item) {
@@ -95,6 +111,11 @@ class OrderedChannels {
   std::vector<std::thread> workers_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
+  // The task the consumer pops from; workers start tasks below consuming_ + window_.
+  std::atomic<size_t> consuming_{0};
+  size_t window_ = 2;
+  std::mutex window_m_;
+  std::condition_variable window_cv_;
   Produce produce_;
 };
 

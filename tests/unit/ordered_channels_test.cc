@@ -1,0 +1,53 @@
+// OrderedChannels: items come out in task order, and workers do not run ahead of the consumer
+// by more than their window, however many small tasks follow a slow one.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "state/ordered_channels.h"
+
+using namespace ckpt;
+
+TEST_CASE("ordered channels keep task order and start at most 2 x jobs tasks ahead of the consumer", "[unit]") {
+  // Task 0 is slow; the other 199 are tiny. While the consumer waits on task 0, the second
+  // worker may start tasks 1..3 only (window 4 for two jobs), not run through all of them.
+  constexpr size_t kTasks = 200;
+  std::atomic<size_t> started{0};
+  std::atomic<size_t> started_while_slow{0};
+  OrderedChannels<size_t> channels(kTasks, 2);
+  channels.start(2, [&](size_t task, const OrderedChannels<size_t>::Push& push) {
+    ++started;
+    if (task == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      started_while_slow = started.load();
+    }
+    for (size_t k = 0; k < 3; ++k)
+      if (!push(task * 10 + k)) return;
+  });
+  std::vector<size_t> got;
+  for (size_t t = 0; t < kTasks; ++t) {
+    size_t item;
+    while (channels.pop(t, &item)) got.push_back(item);
+  }
+  channels.stop_and_join();
+  CHECK(started_while_slow.load() <= 4);
+  CHECK(started_while_slow.load() >= 2);  // the other worker did run ahead, within the window
+  REQUIRE(got.size() == kTasks * 3);
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == (i / 3) * 10 + i % 3);
+}
+
+TEST_CASE("stopping ordered channels wakes workers that wait for room or for their window", "[unit]") {
+  // A consumer that gives up after one item must not leave a worker blocked (join returns).
+  OrderedChannels<int> channels(50, 1);
+  channels.start(3, [&](size_t, const OrderedChannels<int>::Push& push) {
+    for (int k = 0; k < 100; ++k)
+      if (!push(int{k})) return;
+  });
+  int item = -1;
+  REQUIRE(channels.pop(0, &item));
+  CHECK(item == 0);
+  channels.stop_and_join();
+  CHECK(channels.stopped());
+}
