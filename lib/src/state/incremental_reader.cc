@@ -20,9 +20,13 @@ bool is_sst_name(const std::string& name) {
   return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
 }
 
+// What the grouping pass keeps of an SST: its place and key range. The file itself is opened
+// again for its scan, so that only one table reader (index and filter blocks) is held at a
+// time, however many SSTs a subtask has.
 struct Table {
   const NamedStream* source = nullptr;
-  SstFile sst;
+  std::string first_key;
+  std::string last_key;
 };
 
 Status add_file_context(Error&& e, const NamedStream& f, const std::string& fallback_file, const ProblemSink& problems) {
@@ -76,7 +80,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       CKPT_RETURN_IF_ERROR(add_file_context(std::move(e), *f, stream->file(), problems));
       continue;
     }
-    by_state[it - meta.states.begin()].push_back({f, std::move(sst).value()});
+    by_state[it - meta.states.begin()].push_back({f, sst->first_key(), sst->last_key()});
   }
 
   std::unique_ptr<RocksInstanceReader> instance;  // opened on the first overlapping state
@@ -103,8 +107,8 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       std::vector<std::pair<std::string, std::string>> ranges;
       bool overlap = false;
       for (const Table& t : by_state[id]) {
-        if (t.sst.first_key().empty() && t.sst.last_key().empty()) continue;
-        ranges.emplace_back(t.sst.first_key(), t.sst.last_key());
+        if (t.first_key.empty() && t.last_key.empty()) continue;
+        ranges.emplace_back(t.first_key, t.last_key);
       }
       std::sort(ranges.begin(), ranges.end());
       for (size_t i = 1; i < ranges.size(); ++i) overlap |= ranges[i].first <= ranges[i - 1].second;
@@ -124,15 +128,20 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
         }
         continue;
       }
-      std::sort(by_state[id].begin(), by_state[id].end(), [](const Table& a, const Table& b) {
-        return a.sst.first_key() < b.sst.first_key();
-      });
+      std::sort(by_state[id].begin(), by_state[id].end(),
+                [](const Table& a, const Table& b) { return a.first_key < b.first_key; });
     }
     for (const Table& t : by_state[id]) {
-      Status s = t.sst.for_each(entry);
+      auto stream = StateStream::open(t.source->handle, resolve, metadata_file);
+      if (!stream.ok()) {
+        CKPT_RETURN_IF_ERROR(add_file_context(std::move(stream).error(), *t.source, metadata_file, problems));
+        continue;
+      }
+      auto sst = SstFile::open(stream.value());
+      Status s = sst.ok() ? sst->for_each(entry) : Status(std::move(sst).error());
       if (!s.ok()) {
         if (is_stop(s.error())) return s;
-        CKPT_RETURN_IF_ERROR(add_file_context(std::move(s).error(), *t.source, t.sst.file(), problems));
+        CKPT_RETURN_IF_ERROR(add_file_context(std::move(s).error(), *t.source, stream->file(), problems));
       }
     }
   }
