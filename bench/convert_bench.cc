@@ -74,8 +74,9 @@ bool write_subtask(const GenerateModel& model, const rocksdb::Options& options, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 9) {
-    std::fprintf(stderr, "usage: %s OUT_DIR OPERATORS PARALLELISM KEYS VALUE_SIZE STATES SEED THREADS\n", argv[0]);
+  if (argc != 9 && argc != 10) {
+    std::fprintf(stderr, "usage: %s OUT_DIR OPERATORS PARALLELISM KEYS VALUE_SIZE STATES SEED THREADS [MAX_PARALLELISM]\n",
+                 argv[0]);
     return 2;
   }
   GenerateOptions o;
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   for (std::string s; std::getline(ss, s, ',');) o.states.push_back(s);
   o.seed = std::strtoull(argv[7], nullptr, 10);
   const int threads = std::max(1, std::atoi(argv[8]));
+  if (argc == 10) o.max_parallelism = std::atoi(argv[9]);
   auto model = GenerateModel::make(o);
   if (!model.ok()) {
     std::fprintf(stderr, "%s\n", model.error().to_string().c_str());

@@ -1,8 +1,9 @@
 #!/bin/sh
 # ckpt convert throughput and peak memory against a plain SstFileWriter loop (bench/README.md).
-# usage: bench/convert_bench.sh BUILD_DIR [ROUNDS] [KEYS...]
+# usage: bench/convert_bench.sh BUILD_DIR [ROUNDS] [KEYS[:MAX_PARALLELISM]...]
 #   KEYS: one snapshot size per value (1000-byte values, value+list+map state, 4 subtasks:
-#   about 5.1 KB of keys and values per key; 105000 ~ 512 MiB, 420000 ~ 2 GiB).
+#   about 5.1 KB of keys and values per key; 105000 ~ 512 MiB, 420000 ~ 2 GiB); the key groups
+#   (MAX_PARALLELISM, default 128) set the unit convert holds in memory.
 set -eu
 build=$1
 rounds=${2:-3}
@@ -26,22 +27,25 @@ timed() {
   echo "$size $run $j $round $(cat "$work/time")" >> "$results"
 }
 
-for keys in $sizes; do
-  echo "== $keys keys: generating heap and rocksdb inputs (df: $(df -h "$work" | awk 'NR==2{print $4}') free)"
+for size in $sizes; do
+  keys=${size%%:*}
+  maxpar=128
+  case $size in *:*) maxpar=${size##*:} ;; esac
+  echo "== $keys keys, $maxpar key groups: generating heap and rocksdb inputs (df: $(df -h "$work" | awk 'NR==2{print $4}') free)"
   "$ckpt" generate --output "$work/heap" --backend heap --parallelism $par --keys "$keys" \
-    --value-size $value_size --states $states --seed 1 -j 2
+    --max-parallelism "$maxpar" --value-size $value_size --states $states --seed 1 -j 2
   "$ckpt" generate --output "$work/rocks" --backend rocksdb --parallelism $par --keys "$keys" \
-    --value-size $value_size --states $states --seed 1 -j 2
+    --max-parallelism "$maxpar" --value-size $value_size --states $states --seed 1 -j 2
   cat "$work"/heap/* "$work"/rocks/*/* > /dev/null 2>&1 || true
   for round in $(seq "$rounds"); do
     for j in 1 2; do
       for run in heap:rocksdb rocks:heap heap:canonical rocks:canonical; do
         in=${run%%:*} to=${run##*:}
-        timed "$keys" "$in->$to" $j "$round" "$ckpt" convert "$work/$in" --to "$to" --output "$work/out" -j $j
+        timed "$size" "$in->$to" $j "$round" "$ckpt" convert "$work/$in" --to "$to" --output "$work/out" -j $j
         rm -rf "$work/out"
       done
-      "$loop" "$work/loop" 1 $par "$keys" $value_size $states 1 $j > "$work/loop.txt"
-      awk -v k="$keys" -v j=$j -v r="$round" \
+      "$loop" "$work/loop" 1 $par "$keys" $value_size $states 1 $j "$maxpar" > "$work/loop.txt"
+      awk -v k="$size" -v j=$j -v r="$round" \
         '{print k, "sst-loop", j, r, $9, $15; print k, $5, $7 > "'"$work"'/volume-" k}' "$work/loop.txt" >> "$results"
       rm -rf "$work/loop"
     done
@@ -50,7 +54,7 @@ for keys in $sizes; do
 done
 
 echo
-echo "size(keys) run -j | best s | spread s | MB/s | entries/s | % of loop (same -j) | peak RSS MiB (max)"
+echo "keys:key-groups run -j | best s | spread s | MB/s | entries/s | % of loop (same -j) | peak RSS MiB (max)"
 sort -k1,1n -k2,2 -k3,3n "$results" | awk -v dir="$work" '
   function flush() {
     if (key == "") return
