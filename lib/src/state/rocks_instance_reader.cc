@@ -64,12 +64,16 @@ rocksdb::ReadOptions scan_options() {
   return ro;
 }
 
-// Writes the stream under `dst`: a hard link or copy of a whole plain file, else its bytes in
-// bounded chunks (inline bytes, a segment of a merged file).
+// Places the stream under `dst`: a whole plain file hard-linked, else symbolically linked (the
+// instance is only read, and a copy of a multi-GB snapshot into a temp directory that may be
+// tmpfs would defeat reading it in bounded memory), else copied; other streams (inline bytes,
+// a segment of a merged file) written out in bounded chunks.
 Status write_out(const StateStream& stream, const std::string& dst) {
   if (!stream.path().empty() && stream.base() == 0) {
     if (::link(stream.path().c_str(), dst.c_str()) == 0) return Status::OK();
     std::error_code ec;
+    const fs::path target = fs::absolute(stream.path(), ec);
+    if (!ec && ::symlink(target.c_str(), dst.c_str()) == 0) return Status::OK();
     if (fs::copy_file(stream.path(), dst, ec)) return Status::OK();
     return instance_error(dst, ErrorCode::kIOError, fmt::format("cannot copy {}: {}", stream.path(), ec.message()));
   }

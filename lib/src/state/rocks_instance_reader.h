@@ -3,8 +3,8 @@
 // When several SSTs of one column family overlap (Flink's L0 files, a partly compacted
 // instance), only the instance's MANIFEST says which entry is newest; per-file iterators
 // would show deleted and overwritten values. This reads the handle the way Flink's restore
-// does: its files placed in a temporary directory (SSTs hard-linked when possible, inline and
-// segment files written out) and the instance opened with Flink's merge operator.
+// does: its files placed in a temporary directory (hard or symbolic links to whole files, inline
+// and segment files written out) and the instance opened with Flink's merge operator.
 #pragma once
 
 #include <cstdint>
