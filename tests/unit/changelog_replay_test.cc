@@ -69,6 +69,15 @@ Change data(int32_t key_group, uint8_t op, int16_t id, int64_t key, const std::v
   return Change{key_group, w.buffer()};
 }
 
+// `c` followed by a whole list (i32 size, then the elements).
+Change whole(Change c, std::vector<int64_t> elements) {
+  ByteWriter w;
+  w.i32(static_cast<int32_t>(elements.size()));
+  for (int64_t e : elements) w.i64(e);
+  c.bytes += w.buffer();
+  return c;
+}
+
 KeyedHandle log_of(std::vector<Change> changes) {
   KeyedHandle h;
   h.type = handle_type::kInMemoryChangelog;
@@ -137,14 +146,6 @@ TEST_CASE("change logs apply list, map and value operations on top of the materi
       data(0, 0, 2, 2),                  // v[2] cleared
       data(200, 1, 2, 7, {700}),         // outside the range: ignored
   };
-  // Whole lists: i32 size, then the elements.
-  auto whole = [](Change c, std::vector<int64_t> elements) {
-    ByteWriter w;
-    w.i32(static_cast<int32_t>(elements.size()));
-    for (int64_t e : elements) w.i64(e);
-    c.bytes += w.buffer();
-    return c;
-  };
   changes[4] = whole(changes[4], {20, 21});
   changes[6] = whole(changes[6], {30});
   REQUIRE(state.replay({log_of(changes)}, KeyGroupRange{0, 128}).ok());
@@ -185,4 +186,76 @@ TEST_CASE("a change before its state's metadata or with bytes left over is an er
   REQUIRE_FALSE(extra.ok());
   CHECK(extra.error().to_string().find("8 bytes after the change") != std::string::npos);
   CHECK(extra.error().offset == 20u);
+}
+
+namespace {
+
+// Flink's RocksDB key of a Long key in VoidNamespace, key group 0 (max parallelism 128): one
+// prefix byte, the key, the namespace byte; map user keys follow.
+std::string rocks_key(int64_t key, std::vector<int64_t> user_key = {}) {
+  ByteWriter w;
+  w.u8(0);
+  w.i64(key);
+  w.u8(0);
+  for (int64_t u : user_key) w.i64(u);
+  return w.buffer();
+}
+
+std::string longs(std::vector<int64_t> values, bool map_value = false) {
+  ByteWriter w;
+  if (map_value) w.u8(0);  // MapSerializer's null flag
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) w.u8(',');
+    w.i64(values[i]);
+  }
+  return w.buffer();
+}
+
+}  // namespace
+
+TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout pairs", "[unit]") {
+  // The changes of the decoded replay above, applied to pairs for conversion: list elements
+  // joined by the merge operator's ',', map values behind their null flag, cleared entries gone,
+  // values copied byte for byte.
+  auto list = [](ByteWriter& w) { composite_of_longs(w, kList, 1); };
+  auto map = [](ByteWriter& w) { composite_of_longs(w, kMap, 2); };
+  auto value = [](ByteWriter& w) { simple(w, kLong); };
+  std::vector<Change> changes = {
+      metadata(0, "l", "LIST", list), metadata(1, "m", "MAP", map), metadata(2, "v", "VALUE", value),
+      data(0, 5, 0, 1, {11}), whole(data(0, 3, 0, 2), {20, 21}), data(0, 0, 0, 2), whole(data(0, 1, 0, 3), {30}),
+      data(0, 6, 1, 1, {6, 60}), data(0, 7, 1, 1, {5}), data(0, 1, 2, 1, {100}), data(0, 1, 2, 2, {200}),
+      data(0, 0, 2, 2), data(200, 1, 2, 7, {700}),
+  };
+  std::vector<KeyedHandle> logs = {log_of(changes)};
+  auto meta = read_changelog_meta(logs);
+  REQUIRE(meta.ok());
+  meta->key_serializer = long_snapshot();
+  auto state = ChangelogState::make_raw(*meta, 128);
+  REQUIRE(state.ok());
+  // The materialized part: l[1] = [10], m[1][5] = 50.
+  std::vector<std::vector<RocksPair>> materialized(3);
+  materialized[0].push_back({rocks_key(1), longs({10})});
+  materialized[1].push_back({rocks_key(1, {5}), longs({50}, true)});
+  REQUIRE((*state)->raw_collector(*meta)(0, materialized).ok());
+  REQUIRE((*state)->replay(logs, KeyGroupRange{0, 128}).ok());
+
+  std::vector<std::vector<RocksPair>> got;
+  std::vector<int32_t> groups;
+  REQUIRE((*state)->emit_raw([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
+    groups.push_back(kg);
+    got = by_state;
+    return Status::OK();
+  }).ok());
+  CHECK(groups == std::vector<int32_t>{0});
+  REQUIRE(got.size() == 3);
+  auto same = [](const std::vector<RocksPair>& pairs, const std::vector<RocksPair>& expected) {
+    REQUIRE(pairs.size() == expected.size());
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      CHECK(pairs[i].key == expected[i].key);
+      CHECK(pairs[i].value == expected[i].value);
+    }
+  };
+  same(got[0], {{rocks_key(1), longs({10, 11})}, {rocks_key(3), longs({30})}});
+  same(got[1], {{rocks_key(1, {6}), longs({60}, true)}});
+  same(got[2], {{rocks_key(1), longs({100})}});
 }

@@ -33,6 +33,7 @@ constexpr const char* kNoKeySerializer = "changelog without key serializer snaps
 // Keys of unknown length are found by trying each split; change records are small, this
 // bounds the work on a damaged one.
 constexpr size_t kMaxGuessedKeyBytes = 4096;
+constexpr char kListDelimiter = ',';  // RocksDB's list merge operator joins elements with it
 
 bool is_timer_serializer(const SerializerSnapshot& s) {
   return s.snapshot_class.find("TimerSerializer") != std::string::npos;
@@ -45,6 +46,14 @@ bool is_metadata(uint8_t op, int32_t key_group) {
 Error wrong_op(uint8_t op, StateKind kind, const std::string& name, uint64_t at) {
   return Error(ErrorCode::kCorruption,
                fmt::format("change operation {} does not apply to {} state '{}'", op, state_kind_name(kind), name), at);
+}
+
+// MERGE_NAMESPACES of a value-like state can only move one source's value to an empty target:
+// combining values would need the job's reduce or aggregate function.
+Status check_movable(size_t merged, bool target_exists, StateKind kind, const std::string& name) {
+  if (merged <= 1 && !target_exists) return Status::OK();
+  return Error(ErrorCode::kNotSupported,
+               fmt::format("merging namespaces of {} state '{}' needs the job's function", state_kind_name(kind), name));
 }
 
 // The state meta info of a metadata change, r placed after the op byte.
@@ -90,14 +99,48 @@ struct ChangelogState::LoggedState {
   std::unique_ptr<ValueDecoder> value;     // the whole state value (a list, a map)
   std::unique_ptr<ValueDecoder> element;   // list element; map user value
   std::unique_ptr<ValueDecoder> user_key;  // map
+  size_t raw_index = 0;                    // byte-level mode: the state's place in RawStore::meta
 };
 
-// One key / value change, parsed before it is applied.
+// One key / value change, parsed before it is applied: decoded (dump) or only delimited
+// (byte-level mode), the bytes of each part kept either way.
 struct ChangelogState::KvChange {
+  bool trees = true;
   nlohmann::json key;
   nlohmann::json ns;
   std::vector<nlohmann::json> values;  // the operation's payload, in stored order
+  std::string_view key_bytes, ns_bytes;
+  std::vector<std::string_view> raw;   // the bytes of each of `values`
 };
+
+// Byte-level mode: pairs per key group, per state of `meta`, by RocksDB key.
+struct ChangelogState::RawStore {
+  KeyedBackendMeta meta;
+  std::vector<std::unique_ptr<StateTranscoder>> transcoders;  // by index in meta.states
+  std::map<int32_t, std::vector<std::map<std::string, std::string>>> groups;
+
+  std::map<std::string, std::string>& pairs(int32_t key_group, size_t state) {
+    auto& g = groups[key_group];
+    if (g.empty()) g.resize(meta.states.size());
+    return g[state];
+  }
+};
+
+namespace {
+
+std::string_view span(const ByteReader& r, size_t start) {
+  return std::string_view(reinterpret_cast<const char*>(r.data()) + start, r.position() - start);
+}
+
+// Appends elements already joined by the delimiter to the list value at `key`.
+void append_list(std::map<std::string, std::string>& pairs, const std::string& key, std::string_view joined) {
+  if (joined.empty()) return;
+  std::string& v = pairs[key];
+  if (!v.empty()) v.push_back(kListDelimiter);
+  v.append(joined);
+}
+
+}  // namespace
 
 ChangelogState::ChangelogState() : key_(decoders::make_opaque(SerializerSnapshot{}, kNoKeySerializer)) {}
 ChangelogState::~ChangelogState() = default;
@@ -162,9 +205,12 @@ Status ChangelogState::apply(const Change& c, const KeyGroupRange& range) {
   if (it == states_.end())
     return Error(ErrorCode::kCorruption, fmt::format("change to state id {} before its metadata", id), id_at);
   const LoggedState& s = *it->second;
-  if (s.kind == StateKind::kPriorityQueue) return apply_queue(s, op, c.key_group, r);
+  if (s.kind == StateKind::kPriorityQueue)
+    return raw_ ? apply_raw_queue(s, op, c.key_group, r) : apply_queue(s, op, c.key_group, r);
   KvChange kv;
+  kv.trees = raw_ == nullptr;
   CKPT_RETURN_IF_ERROR(parse_kv(s, op, r, kv));
+  if (raw_) return apply_raw_kv(s, op, c.key_group, kv);
   return apply_kv(s, op, c.key_group, std::move(kv));
 }
 
@@ -210,6 +256,14 @@ Status ChangelogState::apply_metadata(ByteReader& r) {
     return Error(ErrorCode::kCorruption,
                  fmt::format("state '{}' of kind {} in a keyed change log", info.name, state_kind_name(s->kind)), at);
   }
+  if (raw_) {
+    auto same = std::find_if(raw_->meta.states.begin(), raw_->meta.states.end(),
+                             [&](const StateMetaInfo& m) { return m.name == info.name; });
+    if (same == raw_->meta.states.end())
+      return Error(ErrorCode::kCorruption, fmt::format("state '{}' is missing from the change logs' meta data", info.name),
+                   at);
+    s->raw_index = static_cast<size_t>(same - raw_->meta.states.begin());
+  }
   s->info = std::move(info);
   states_[id] = std::move(s);
   return Status::OK();
@@ -236,8 +290,11 @@ Status ChangelogState::apply_queue(const LoggedState& s, uint8_t op, int32_t key
 
 Status ChangelogState::parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const {
   if (key_->decodable()) {
-    key_->read(r, c.key);
+    size_t start = r.position();
+    if (c.trees) key_->read(r, c.key);
+    else key_->skip(r);
     if (!r.ok()) return r.take_error();
+    c.key_bytes = span(r, start);
     return parse_kv_rest(s, op, r, c);
   }
   // Without a key serializer the key's length is unknown: it ends where namespace and payload
@@ -246,9 +303,10 @@ Status ChangelogState::parse_kv(const LoggedState& s, uint8_t op, ByteReader& r,
   for (size_t len = 0; start + len <= r.size() && len <= kMaxGuessedKeyBytes; ++len) {
     ByteReader t(r.data() + start + len, r.size() - start - len, r.offset() + len);
     KvChange trial;
+    trial.trees = c.trees;
     if (!parse_kv_rest(s, op, t, trial).ok()) continue;
-    trial.key = {{"hex", decoders::to_hex(std::string_view(reinterpret_cast<const char*>(r.data()) + start, len))},
-                 {"why", kNoKeySerializer}};
+    trial.key_bytes = std::string_view(reinterpret_cast<const char*>(r.data()) + start, len);
+    if (trial.trees) trial.key = {{"hex", decoders::to_hex(trial.key_bytes)}, {"why", kNoKeySerializer}};
     c = std::move(trial);
     return Status::OK();
   }
@@ -258,8 +316,16 @@ Status ChangelogState::parse_kv(const LoggedState& s, uint8_t op, ByteReader& r,
 
 Status ChangelogState::parse_kv_rest(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const {
   uint64_t at = r.offset();
-  s.ns->read(r, c.ns);
-  auto read = [&](const ValueDecoder& d) { d.read(r, c.values.emplace_back()); };
+  size_t ns_start = r.position();
+  if (c.trees) s.ns->read(r, c.ns);
+  else s.ns->skip(r);
+  c.ns_bytes = span(r, ns_start);
+  auto read = [&](const ValueDecoder& d) {
+    size_t start = r.position();
+    if (c.trees) d.read(r, c.values.emplace_back());
+    else d.skip(r);
+    c.raw.push_back(span(r, start));
+  };
   const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
   switch (op) {
     case kClear:
@@ -382,10 +448,7 @@ Status ChangelogState::apply_kv(const LoggedState& s, uint8_t op, int32_t key_gr
         return Status::OK();
       }
       if (merged.empty()) return Status::OK();
-      if (merged.size() > 1 || entries_.count(target_id))
-        return Error(ErrorCode::kNotSupported,
-                     fmt::format("merging namespaces of {} state '{}' needs the job's function",
-                                 state_kind_name(s.kind), s.info.name));
+      CKPT_RETURN_IF_ERROR(check_movable(merged.size(), entries_.count(target_id) > 0, s.kind, s.info.name));
       target.value = std::move(merged[0]);
       entries_[target_id] = std::move(target);
       return Status::OK();
@@ -418,6 +481,154 @@ Status ChangelogState::emit(const StateFilter& filter, const EntrySink& sink) {
   }
   entries_.clear();
   return Status::OK();
+}
+
+Result<std::unique_ptr<ChangelogState>> ChangelogState::make_raw(const KeyedBackendMeta& meta,
+                                                                 int32_t max_parallelism) {
+  std::unique_ptr<ChangelogState> c(new ChangelogState());
+  if (!meta.key_serializer.serializer_class.empty()) c->set_key_serializer(meta.key_serializer);
+  c->key_known_ = true;  // the transcoders below hold key_: it must not be replaced
+  c->raw_ = std::make_unique<RawStore>();
+  c->raw_->meta = meta;
+  for (const StateMetaInfo& info : meta.states) {
+    CKPT_ASSIGN_OR_RETURN(auto t, StateTranscoder::make(info, *c->key_, max_parallelism));
+    c->raw_->transcoders.push_back(std::move(t));
+  }
+  return c;
+}
+
+KeyGroupPairsFn ChangelogState::raw_collector(const KeyedBackendMeta& part) {
+  std::vector<size_t> index;
+  for (const StateMetaInfo& info : part.states) {
+    const StateMetaInfo* m = raw_->meta.find(info.name);
+    index.push_back(m ? static_cast<size_t>(m - raw_->meta.states.data()) : raw_->meta.states.size());
+  }
+  return [this, index](int32_t key_group, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+    for (size_t i = 0; i < by_state.size() && i < index.size(); ++i) {
+      if (by_state[i].empty()) continue;
+      if (index[i] >= raw_->meta.states.size())
+        return Error(ErrorCode::kCorruption, fmt::format("materialized state {} is missing from the meta data", i));
+      auto& pairs = raw_->pairs(key_group, index[i]);
+      for (RocksPair& p : by_state[i]) pairs[std::move(p.key)] = std::move(p.value);
+    }
+    return Status::OK();
+  };
+}
+
+Status ChangelogState::emit_raw(const KeyGroupPairsFn& fn) {
+  std::vector<std::vector<RocksPair>> by_state;
+  for (auto& [key_group, states] : raw_->groups) {
+    by_state.assign(raw_->meta.states.size(), {});
+    bool any = false;
+    for (size_t i = 0; i < states.size(); ++i)
+      for (auto& [k, v] : states[i]) {
+        by_state[i].push_back({k, std::move(v)});
+        any = true;
+      }
+    if (any) CKPT_RETURN_IF_ERROR(fn(key_group, by_state));
+  }
+  raw_->groups.clear();
+  return Status::OK();
+}
+
+Status ChangelogState::apply_raw_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r) {
+  const StateTranscoder& t = *raw_->transcoders[s.raw_index];
+  auto& pairs = raw_->pairs(key_group, s.raw_index);
+  const std::string base = t.rocks_base(key_group, {}, {});
+  std::vector<RocksPair> out;
+  if (op == kAddElement) {
+    int32_t n = r.count(1, "queue element");
+    for (int32_t i = 0; i < n && r.ok(); ++i) CKPT_RETURN_IF_ERROR(t.value_to_rocks(base, r, &out));
+    for (RocksPair& p : out) pairs[std::move(p.key)] = std::move(p.value);
+  } else if (op == kRemoveElement) {
+    CKPT_RETURN_IF_ERROR(t.value_to_rocks(base, r, &out));
+    for (const RocksPair& p : out) pairs.erase(p.key);
+  } else {
+    return wrong_op(op, s.kind, s.info.name, r.offset());
+  }
+  if (!r.ok()) return r.take_error();
+  if (!r.at_end()) return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
+  return Status::OK();
+}
+
+Status ChangelogState::apply_raw_kv(const LoggedState& s, uint8_t op, int32_t key_group, const KvChange& c) {
+  const StateTranscoder& t = *raw_->transcoders[s.raw_index];
+  // Flink suffixes keys with their length only where its key serializer has none: unknown here.
+  if (!key_->decodable() && t.ambiguous_key())
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("state '{}': without a key serializer snapshot the RocksDB key framing is unknown "
+                             "(namespace of variable length)",
+                             s.info.name));
+  auto& pairs = raw_->pairs(key_group, s.raw_index);
+  const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
+  const std::string base = t.rocks_base(key_group, c.key_bytes, c.ns_bytes);
+  // A whole list or map value as its serializer wrote it -> pairs; list values are joined.
+  auto whole = [&](std::string_view value) -> Status {
+    ByteReader vr(value);
+    std::vector<RocksPair> out;
+    CKPT_RETURN_IF_ERROR(t.value_to_rocks(base, vr, &out));
+    for (RocksPair& p : out) {
+      if (list) append_list(pairs, p.key, p.value);
+      else pairs[std::move(p.key)] = std::move(p.value);
+    }
+    return Status::OK();
+  };
+  auto erase_map = [&](const std::string& prefix) {
+    for (auto it = pairs.lower_bound(prefix); it != pairs.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
+      it = pairs.erase(it);
+  };
+
+  switch (op) {
+    case kClear:
+      if (map) erase_map(base);
+      else pairs.erase(base);
+      return Status::OK();
+    case kSet:
+    case kSetInternal:
+      pairs.erase(base);
+      if (list) return whole(c.raw.at(0));
+      pairs[base] = std::string(c.raw.at(0));
+      return Status::OK();
+    case kAdd:
+      return whole(c.raw.at(0));
+    case kMergeNamespaces: {
+      // Heap semantics, as apply_kv: the sources' states are removed and merged into the target's.
+      const std::string target = t.rocks_base(key_group, c.key_bytes, c.raw.at(0));
+      std::vector<std::string> merged;
+      for (size_t i = 1; i < c.raw.size(); ++i) {
+        auto it = pairs.find(t.rocks_base(key_group, c.key_bytes, c.raw[i]));
+        if (it == pairs.end() || it->first == target) continue;
+        merged.push_back(std::move(it->second));
+        pairs.erase(it);
+      }
+      if (list) {
+        for (const std::string& m : merged) append_list(pairs, target, m);
+        return Status::OK();
+      }
+      if (merged.empty()) return Status::OK();
+      CKPT_RETURN_IF_ERROR(check_movable(merged.size(), pairs.count(target) > 0, s.kind, s.info.name));
+      pairs[target] = std::move(merged[0]);
+      return Status::OK();
+    }
+    case kAddElement:
+      if (list) {
+        append_list(pairs, base, c.raw.at(0));
+        return Status::OK();
+      }
+      [[fallthrough]];
+    case kAddOrUpdateElement: {
+      // RocksDB map values carry MapSerializer's null flag before the user value.
+      std::string value(1, '\0');
+      value.append(c.raw.at(1));
+      pairs[base + std::string(c.raw.at(0))] = std::move(value);
+      return Status::OK();
+    }
+    case kRemoveElement:
+      pairs.erase(base + std::string(c.raw.at(0)));
+      return Status::OK();
+    default:
+      return Error(ErrorCode::kCorruption, fmt::format("unknown change operation {}", op));
+  }
 }
 
 }  // namespace ckpt

@@ -3,7 +3,9 @@
 // A ChangelogStateBackendHandle is a materialized part (any keyed layout) plus change logs
 // to replay on top of it. The logical state is only known once every change is applied, so
 // this reader, unlike the others, holds the subtask's state in memory: changelog snapshots
-// are small by design (materialization truncates the log).
+// are small by design (materialization truncates the log). One parser of the change records
+// feeds two appliers: decoded entries for `ckpt dump`, and (make_raw) RocksDB-layout pairs with
+// every value byte as the job wrote it for `ckpt convert`.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
+#include "state/raw_keyed_reader.h"
 #include "state/read_options.h"
 #include "state/serializer_snapshot.h"
 #include "state/state_entry.h"
@@ -34,6 +37,16 @@ class ChangelogState {
   ChangelogState();
   ~ChangelogState();
 
+  // Byte-level mode, for conversion: the state is kept as RocksDB-layout pairs of `meta`'s
+  // states (the materialized proxy's, then those the logs register; its key serializer, if
+  // any, delimits logged keys). Changes needing the job's functions are refused.
+  static Result<std::unique_ptr<ChangelogState>> make_raw(const KeyedBackendMeta& meta, int32_t max_parallelism);
+  // Byte-level mode: receives the materialized part's pairs (states indexed as in `part`).
+  KeyGroupPairsFn raw_collector(const KeyedBackendMeta& part);
+  // Byte-level mode: the resulting pairs, key groups ascending, states indexed as in make_raw's
+  // meta, each state's pairs sorted by key.
+  Status emit_raw(const KeyGroupPairsFn& fn);
+
   // The key serializer of the materialized part's backend proxy. Change logs store none:
   // without it keys are decoded with the key serializer a timer state's snapshot nests, and
   // failing that shown as hex.
@@ -49,6 +62,7 @@ class ChangelogState {
  private:
   struct LoggedState;
   struct KvChange;
+  struct RawStore;
 
   static std::string identity(const StateEntry& e);
   Status apply(const Change& c, const KeyGroupRange& range);
@@ -57,11 +71,14 @@ class ChangelogState {
   Status parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;
   Status parse_kv_rest(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;
   Status apply_kv(const LoggedState& s, uint8_t op, int32_t key_group, KvChange&& c);
+  Status apply_raw_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r);
+  Status apply_raw_kv(const LoggedState& s, uint8_t op, int32_t key_group, const KvChange& c);
 
   std::unique_ptr<ValueDecoder> key_;
   bool key_known_ = false;  // from the materialized part: timer snapshots are not consulted
   std::map<int16_t, std::unique_ptr<LoggedState>> states_;  // by the log's short state id
   std::map<std::string, StateEntry> entries_;  // identity -> entry, ordered for output
+  std::unique_ptr<RawStore> raw_;               // byte-level mode only
 };
 
 }  // namespace ckpt

@@ -88,8 +88,30 @@ HeapEntryLayout StateTranscoder::heap_entry_layout() const {
   return heap_entry_layout_of(name_, kind_ == StateKind::kPriorityQueue, namespace_.get(), key_, value_.get());
 }
 
+std::string StateTranscoder::rocks_base(int32_t key_group, std::string_view key, std::string_view ns) const {
+  std::string base;
+  append_key_group_prefix(base, key_group, prefix_bytes_);
+  if (kind_ == StateKind::kPriorityQueue) return base;
+  base.append(key);
+  if (ambiguous_key_) append_variable_length(base, key.size());
+  base.append(ns);
+  if (ambiguous_key_) append_variable_length(base, ns.size());
+  return base;
+}
+
 Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
                                       int64_t value_length) const {
+  if (kind_ == StateKind::kPriorityQueue) return value_to_rocks(rocks_base(key_group, {}, {}), r, out, value_length);
+  CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
+  CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
+  std::string_view ns = skip_value(*namespace_, r);
+  std::string_view key = skip_value(*key_, r);
+  if (!r.ok()) return r.take_error();
+  return value_to_rocks(rocks_base(key_group, key, ns), r, out, value_length);
+}
+
+Status StateTranscoder::value_to_rocks(std::string base, ByteReader& r, std::vector<RocksPair>* out,
+                                       int64_t value_length) const {
   // A whole value of known extent needs no decoder; lists and maps are re-framed per element.
   const bool inferred = value_length >= 0 && kind_ != StateKind::kList && kind_ != StateKind::kMap;
   auto value_bytes = [&](const char* what) -> Result<std::string_view> {
@@ -98,24 +120,12 @@ Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vec
     if (!r.ok()) return r.take_error();
     return v;
   };
-  std::string base;
-  append_key_group_prefix(base, key_group, prefix_bytes_);
   if (kind_ == StateKind::kPriorityQueue) {
     CKPT_ASSIGN_OR_RETURN(std::string_view element, value_bytes("queue elements"));
     base.append(element);
     out->push_back({std::move(base), std::string()});
     return Status::OK();
   }
-  CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
-  CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
-  std::string_view ns = skip_value(*namespace_, r);
-  std::string_view key = skip_value(*key_, r);
-  if (!r.ok()) return r.take_error();
-  base.append(key);
-  if (ambiguous_key_) append_variable_length(base, key.size());
-  base.append(ns);
-  if (ambiguous_key_) append_variable_length(base, ns.size());
-
   if (kind_ == StateKind::kList) {
     CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "list elements"));
     int32_t n = r.count(1, "list element");

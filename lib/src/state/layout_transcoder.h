@@ -47,6 +47,17 @@ class StateTranscoder {
   Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
                        int64_t value_length = -1) const;
 
+  // The RocksDB key of (key, namespace) in `key_group`, which every pair of that entry starts
+  // with (for queues: the key-group prefix, which the element follows).
+  std::string rocks_base(int32_t key_group, std::string_view key, std::string_view ns) const;
+  // Whether keys and namespaces carry length suffixes in RocksDB keys (both of variable length).
+  bool ambiguous_key() const { return ambiguous_key_; }
+  // One whole state value (a list or map as its serializer writes it; a queue element) at r's
+  // position -> its pairs under `base`, as heap_to_rocks does after the key and namespace.
+  Status value_to_rocks(std::string base, ByteReader& r, std::vector<RocksPair>* out,
+                        int64_t value_length = -1) const;
+  StateKind kind() const { return kind_; }
+
   // The parts of this state's heap entries, for the delimiter (valid while the transcoder lives).
   HeapEntryLayout heap_entry_layout() const;
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "state/canonical_stream.h"
+#include "state/changelog_reader.h"
 #include "state/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocks_instance_reader.h"
@@ -17,6 +18,9 @@ namespace ckpt {
 namespace {
 
 bool is_incremental(uint8_t type) { return type == handle_type::kIncrementalV1 || type == handle_type::kIncremental; }
+bool is_changelog(uint8_t type) {
+  return type == handle_type::kChangelogBackendV1 || type == handle_type::kChangelogBackend;
+}
 
 Result<KeyedBackendMeta> read_proxy_prefix(const StateStream& stream, uint64_t length) {
   std::string head;
@@ -88,6 +92,21 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
   return Status::OK();
 }
 
+// The materialized part's pairs with the change logs replayed on them, in memory (§12).
+Status read_changelog(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
+                             const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ChangelogState> state, ChangelogState::make_raw(source.meta, max_parallelism));
+  for (const KeyedHandle& m : handle.materialized) {
+    if (m.is_null()) continue;
+    CKPT_ASSIGN_OR_RETURN(RawKeyedSource part, open_raw_keyed(m, resolve, metadata_file, max_parallelism));
+    Status s = read_raw_keyed(m, part, resolve, metadata_file, max_parallelism, state->raw_collector(part.meta));
+    if (!s.ok()) return std::move(s).error().with_context("materialized part");
+  }
+  Status s = state->replay(handle.non_materialized, handle.range);
+  if (!s.ok()) return std::move(s).error().with_context("change log");
+  return state->emit_raw(fn);
+}
+
 }  // namespace
 
 const char* keyed_layout_name(KeyedLayout l) {
@@ -95,6 +114,7 @@ const char* keyed_layout_name(KeyedLayout l) {
     case KeyedLayout::kHeap: return "heap";
     case KeyedLayout::kCanonical: return "canonical";
     case KeyedLayout::kNative: return "rocksdb";
+    case KeyedLayout::kChangelog: return "changelog";
   }
   return "heap";
 }
@@ -102,6 +122,32 @@ const char* keyed_layout_name(KeyedLayout l) {
 Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
                                       const std::string& metadata_file, int32_t max_parallelism) {
   RawKeyedSource source;
+  if (is_changelog(handle.type)) {
+    source.layout = KeyedLayout::kChangelog;
+    for (const KeyedHandle& m : handle.materialized) {
+      if (m.is_null()) continue;
+      CKPT_ASSIGN_OR_RETURN(RawKeyedSource part, open_raw_keyed(m, resolve, metadata_file, max_parallelism));
+      if (source.meta.key_serializer.serializer_class.empty()) source.meta = part.meta;
+      for (StateMetaInfo& info : part.meta.states)
+        if (!source.meta.find(info.name)) source.meta.states.push_back(std::move(info));
+    }
+    CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(handle.non_materialized));
+    if (source.meta.key_serializer.serializer_class.empty()) source.meta.key_serializer = logged.key_serializer;
+    // A state registered again by the logs takes its last registration, as on restore.
+    for (StateMetaInfo& info : logged.states) {
+      auto same = std::find_if(source.meta.states.begin(), source.meta.states.end(),
+                               [&](const StateMetaInfo& s) { return s.name == info.name; });
+      if (same != source.meta.states.end()) *same = std::move(info);
+      else source.meta.states.push_back(std::move(info));
+    }
+    // Flink's restore takes the key serializer from the job, so a log-only handle may name none;
+    // every backend proxy (and the RocksDB key framing) needs it.
+    if (source.meta.key_serializer.serializer_class.empty())
+      return Error(ErrorCode::kNotSupported,
+                   "changelog-backend handle stores no key serializer snapshot (no materialized part, no timers): "
+                   "its state cannot be written for another backend");
+    return source;
+  }
   if (is_incremental(handle.type)) {
     source.layout = KeyedLayout::kNative;
     CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle.delegate, resolve, metadata_file));
@@ -127,6 +173,7 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
                       const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn) {
   if (source.layout == KeyedLayout::kNative)
     return read_native(handle, source, resolve, metadata_file, max_parallelism, fn);
+  if (source.layout == KeyedLayout::kChangelog) return read_changelog(handle, source, resolve, metadata_file, max_parallelism, fn);
   const KeyedBackendMeta& meta = source.meta;
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(meta.key_serializer));
   Transcoders transcoders;

@@ -3,7 +3,9 @@
 // The reading half of `ckpt convert`: whatever the handle (heap or canonical key groups, a
 // RocksDB native snapshot), the entries come out in Flink's RocksDB layout (§10), grouped by
 // key group (ascending) and by state (indexed as in the handle's keyed proxy), with every value
-// byte as the job wrote it. Heap entries are re-framed by StateTranscoder.
+// byte as the job wrote it. Heap entries are re-framed by StateTranscoder. A changelog-backend
+// handle is its materialized part read this way with the change logs replayed on the pairs
+// (ChangelogState's byte-level mode): the one layout held in memory per subtask.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,8 @@
 
 namespace ckpt {
 
-enum class KeyedLayout : uint8_t { kHeap, kCanonical, kNative };
-const char* keyed_layout_name(KeyedLayout l);  // "heap", "canonical", "rocksdb"
+enum class KeyedLayout : uint8_t { kHeap, kCanonical, kNative, kChangelog };
+const char* keyed_layout_name(KeyedLayout l);  // "heap", "canonical", "rocksdb", "changelog"
 
 // by_state[i]: pairs of proxy state i in this key group (unsorted for heap and canonical
 // sources: the heap writer's order is its hash tables').
@@ -31,7 +33,9 @@ struct RawKeyedSource {
   KeyedBackendMeta meta;
 };
 
-// Reads the proxy of `handle` (types 3, 5, 7, 11, 12) and tells its layout.
+// Reads the proxy of `handle` (types 3, 5, 7, 11, 12) and tells its layout. For a changelog
+// backend handle (13, 14) `meta` is its materialized part's proxy plus the states its change
+// logs register, keyed by the materialized key serializer (else the one timers nest).
 Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
                                       const std::string& metadata_file, int32_t max_parallelism);
 
