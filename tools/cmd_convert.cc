@@ -16,6 +16,7 @@ struct ConvertArgs {
   std::string output;
   int jobs = 1;
   std::vector<std::string> remap;
+  std::string key_serializers_from;
 };
 }  // namespace
 
@@ -27,6 +28,9 @@ Runner setup_convert(CLI::App& sub) {
       ->required()
       ->type_name("DIR");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
+  sub.add_option("--key-serializers-from", a->key_serializers_from,
+                 "Another snapshot of the job naming the key serializers change logs lack")
+      ->type_name("SNAPSHOT");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     Result<ConvertTarget> to = parse_convert_target(a->to);
@@ -41,6 +45,7 @@ Runner setup_convert(CLI::App& sub) {
     options.output = a->output;
     options.jobs = a->jobs;
     options.remap = std::move(*remap);
+    options.key_serializers_from = a->key_serializers_from;
     Result<ConvertSummary> s = convert_snapshot(a->snapshot, options);
     if (!s.ok()) {
       print_error(io, s.error().to_string());

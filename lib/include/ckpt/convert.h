@@ -45,6 +45,10 @@ struct ConvertOptions {
   std::string output;  // must not exist, or be an empty directory
   int jobs = 1;        // subtasks converted at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap, for the input's files
+  // Another snapshot of the same job (its files found through `remap` too) whose keyed
+  // proxies supply, per operator, the key serializer a changelog-backend handle may lack
+  // (Flink's restore takes it from the job). Empty: such handles are refused.
+  std::string key_serializers_from;
 };
 
 struct ConvertSummary {

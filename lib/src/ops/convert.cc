@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -28,6 +29,7 @@ struct Job {
   std::string out_dir;  // the temporary output directory
   ConvertTarget to = ConvertTarget::kCanonical;
   bool modern_types = true;  // 11 / 12 rather than 5 / 3
+  std::map<std::string, SerializerSnapshot> key_serializers;  // by operator id (hex), for changelog handles
 };
 
 struct Counters {
@@ -60,7 +62,10 @@ Result<StreamHandle> copy_stream(const StreamHandle& h, const Job& job, const st
 Result<KeyedHandle> convert_keyed(const KeyedHandle& in, const OperatorState& op, int32_t subtask, const Job& job,
                                   Counters& c) {
   if (in.is_null()) return in;
-  CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(in, job.resolve, job.metadata_file, op.max_parallelism));
+  auto key = job.key_serializers.find(operator_id_hex(op.id));
+  CKPT_ASSIGN_OR_RETURN(RawKeyedSource source,
+                        open_raw_keyed(in, job.resolve, job.metadata_file, op.max_parallelism,
+                                       key == job.key_serializers.end() ? nullptr : &key->second));
   KeyedTarget target;
   target.to = job.to;
   target.modern_types = job.modern_types;
@@ -132,6 +137,40 @@ bool uses_modern_types(const Metadata& m) {
   return m.version >= 4;
 }
 
+PathResolver resolver_of(const std::string& directory, const std::vector<PrefixRule>& remap) {
+  auto resolver = std::make_shared<FileResolver>(directory, remap);
+  auto mutex = std::make_shared<std::mutex>();
+  return [resolver, mutex](uint8_t type, const std::string& uri) -> std::optional<std::string> {
+    std::lock_guard<std::mutex> lock(*mutex);
+    auto found = resolver->find(type, uri);
+    if (!found) return std::nullopt;
+    return found->path;
+  };
+}
+
+// Per operator, the first key serializer a keyed proxy of `snapshot` names.
+Result<std::map<std::string, SerializerSnapshot>> key_serializers_of(const std::string& snapshot,
+                                                                     const std::vector<PrefixRule>& remap) {
+  CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
+  CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  PathResolver resolve = resolver_of(where.directory, remap);
+  std::map<std::string, SerializerSnapshot> keys;
+  for (const OperatorState& op : metadata.operators)
+    for (const SubtaskState& st : op.subtasks) {
+      if (st.managed_keyed.is_null()) continue;
+      auto source = open_raw_keyed(st.managed_keyed, resolve, where.metadata_path, op.max_parallelism);
+      if (!source.ok()) {
+        if (source.error().code == ErrorCode::kNotSupported) continue;  // no key serializer there either
+        return std::move(source).error().with_context(
+            fmt::format("key serializers from operator {}, subtask {}", operator_id_hex(op.id), st.index));
+      }
+      if (source->meta.key_serializer.serializer_class.empty()) continue;
+      keys.emplace(operator_id_hex(op.id), source->meta.key_serializer);
+      break;
+    }
+  return keys;
+}
+
 }  // namespace
 
 const char* convert_target_name(ConvertTarget t) {
@@ -160,17 +199,13 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
 
-  auto resolver = std::make_shared<FileResolver>(where.directory, options.remap);
-  auto resolver_mutex = std::make_shared<std::mutex>();
   Job job;
   job.metadata = &metadata;
   job.metadata_file = where.metadata_path;
-  job.resolve = [resolver, resolver_mutex](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    std::lock_guard<std::mutex> lock(*resolver_mutex);
-    auto found = resolver->find(type, uri);
-    if (!found) return std::nullopt;
-    return found->path;
-  };
+  job.resolve = resolver_of(where.directory, options.remap);
+  if (!options.key_serializers_from.empty()) {
+    CKPT_ASSIGN_OR_RETURN(job.key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
+  }
   job.to = options.to;
   job.modern_types = uses_modern_types(metadata);
   CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(options.output));

@@ -120,7 +120,8 @@ const char* keyed_layout_name(KeyedLayout l) {
 }
 
 Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
-                                      const std::string& metadata_file, int32_t max_parallelism) {
+                                      const std::string& metadata_file, int32_t max_parallelism,
+                                      const SerializerSnapshot* key_fallback) {
   RawKeyedSource source;
   if (is_changelog(handle.type)) {
     source.layout = KeyedLayout::kChangelog;
@@ -142,10 +143,12 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResol
     }
     // Flink's restore takes the key serializer from the job, so a log-only handle may name none;
     // every backend proxy (and the RocksDB key framing) needs it.
+    if (source.meta.key_serializer.serializer_class.empty() && key_fallback)
+      source.meta.key_serializer = *key_fallback;
     if (source.meta.key_serializer.serializer_class.empty())
       return Error(ErrorCode::kNotSupported,
                    "changelog-backend handle stores no key serializer snapshot (no materialized part, no timers): "
-                   "its state cannot be written for another backend");
+                   "its state cannot be written for another backend without one from another snapshot of the job");
     return source;
   }
   if (is_incremental(handle.type)) {

@@ -35,9 +35,11 @@ struct RawKeyedSource {
 
 // Reads the proxy of `handle` (types 3, 5, 7, 11, 12) and tells its layout. For a changelog
 // backend handle (13, 14) `meta` is its materialized part's proxy plus the states its change
-// logs register, keyed by the materialized key serializer (else the one timers nest).
+// logs register, keyed by the materialized key serializer (else the one timers nest, else
+// `key_fallback` if given).
 Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
-                                      const std::string& metadata_file, int32_t max_parallelism);
+                                      const std::string& metadata_file, int32_t max_parallelism,
+                                      const SerializerSnapshot* key_fallback = nullptr);
 
 // Every key group of the handle that holds entries, ascending, one at a time: memory is bounded
 // by one key group. Native snapshots are read through their RocksDB instance (opened
