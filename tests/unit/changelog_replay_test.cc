@@ -35,7 +35,8 @@ void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
 }
 
 // A METADATA change (Flink 1.17: code 8, meta info version 6) of a key / value state.
-Change metadata(int16_t id, const std::string& name, const char* type, const std::function<void(ByteWriter&)>& value) {
+Change metadata(int16_t id, const std::string& name, const char* type, const std::function<void(ByteWriter&)>& value,
+                const char* ns = kVoid) {
   ByteWriter w;
   w.u8(8);
   w.i32(6);
@@ -47,7 +48,7 @@ Change metadata(int16_t id, const std::string& name, const char* type, const std
   w.i32(2);
   w.utf("NAMESPACE_SERIALIZER");
   w.i32(2);
-  simple(w, kVoid);
+  simple(w, ns);
   w.utf("VALUE_SERIALIZER");
   w.i32(2);
   value(w);
@@ -211,6 +212,18 @@ std::string longs(std::vector<int64_t> values, bool map_value = false) {
   return w.buffer();
 }
 
+// A byte-level replayer of `logs`' states with Long keys (max parallelism 128); `meta` gets
+// the states it indexes.
+std::unique_ptr<ChangelogState> raw_state(const std::vector<KeyedHandle>& logs, KeyedBackendMeta* meta) {
+  auto m = read_changelog_meta(logs);
+  REQUIRE(m.ok());
+  *meta = std::move(*m);
+  meta->key_serializer = long_snapshot();
+  auto state = ChangelogState::make_raw(*meta, 128);
+  REQUIRE(state.ok());
+  return std::move(*state);
+}
+
 }  // namespace
 
 TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout pairs", "[unit]") {
@@ -227,21 +240,18 @@ TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout p
       data(0, 0, 2, 2), data(200, 1, 2, 7, {700}),
   };
   std::vector<KeyedHandle> logs = {log_of(changes)};
-  auto meta = read_changelog_meta(logs);
-  REQUIRE(meta.ok());
-  meta->key_serializer = long_snapshot();
-  auto state = ChangelogState::make_raw(*meta, 128);
-  REQUIRE(state.ok());
+  KeyedBackendMeta meta;
+  auto state = raw_state(logs, &meta);
   // The materialized part: l[1] = [10], m[1][5] = 50.
   std::vector<std::vector<RocksPair>> materialized(3);
   materialized[0].push_back({rocks_key(1), longs({10})});
   materialized[1].push_back({rocks_key(1, {5}), longs({50}, true)});
-  REQUIRE((*state)->raw_collector(*meta)(0, materialized).ok());
-  REQUIRE((*state)->replay(logs, KeyGroupRange{0, 128}).ok());
+  REQUIRE(state->raw_collector(meta)(0, materialized).ok());
+  REQUIRE(state->replay(logs, KeyGroupRange{0, 128}).ok());
 
   std::vector<std::vector<RocksPair>> got;
   std::vector<int32_t> groups;
-  REQUIRE((*state)->emit_raw([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
+  REQUIRE(state->emit_raw([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
     groups.push_back(kg);
     got = by_state;
     return Status::OK();
@@ -258,4 +268,54 @@ TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout p
   same(got[0], {{rocks_key(1), longs({10, 11})}, {rocks_key(3), longs({30})}});
   same(got[1], {{rocks_key(1, {6}), longs({60}, true)}});
   same(got[2], {{rocks_key(1), longs({100})}});
+}
+
+TEST_CASE("the byte-level replay merges list namespaces and refuses merging values that need the job's function", "[unit]") {
+  // MERGE_NAMESPACES (Long namespaces): list sources are appended to the target and removed; a
+  // reducing state whose target already holds a value would need the job's reduce function.
+  auto list = [](ByteWriter& w) { composite_of_longs(w, kList, 1); };
+  auto value = [](ByteWriter& w) { simple(w, kLong); };
+  // op, state id, Long key 1, Long namespace `ns`, then `payload` longs.
+  auto change = [](uint8_t op, int16_t id, int64_t ns, std::vector<int64_t> payload, int32_t sources = -1) {
+    ByteWriter w;
+    w.u8(op);
+    w.i16(id);
+    w.i64(1);
+    w.i64(ns);
+    for (size_t i = 0; i < payload.size(); ++i) {
+      if (sources >= 0 && i == 1) w.i32(sources);  // MERGE_NS: target, count, sources
+      w.i64(payload[i]);
+    }
+    return Change{0, w.buffer()};
+  };
+  std::vector<Change> changes = {
+      metadata(0, "l", "LIST", list, kLong), metadata(1, "r", "REDUCING", value, kLong),
+      change(5, 0, 10, {1}), change(5, 0, 20, {2}), change(5, 0, 30, {3}),
+      change(4, 0, 10, {10, 20, 30}, 2),  // l: namespaces 20 and 30 merged into 10
+      change(1, 1, 10, {5}), change(1, 1, 20, {6}),
+  };
+  std::vector<KeyedHandle> logs = {log_of(changes)};
+  KeyedBackendMeta meta;
+  auto state = raw_state(logs, &meta);
+  REQUIRE(state->replay(logs, KeyGroupRange{0, 128}).ok());
+  std::vector<std::vector<RocksPair>> got;
+  REQUIRE(state->emit_raw([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) {
+    got = by_state;
+    return Status::OK();
+  }).ok());
+  ByteWriter key;
+  key.u8(0);
+  key.i64(1);
+  key.i64(10);
+  REQUIRE(got.at(0).size() == 1);
+  CHECK(got[0][0].key == key.buffer());
+  CHECK(got[0][0].value == longs({1, 2, 3}));
+
+  changes.push_back(change(4, 1, 10, {10, 20}, 1));  // r: 20 into 10, which holds 5
+  logs = {log_of(changes)};
+  auto again = raw_state(logs, &meta);
+  auto refused = again->replay(logs, KeyGroupRange{0, 128});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::kNotSupported);
+  CHECK(refused.error().message == "merging namespaces of REDUCING state 'r' needs the job's function");
 }
