@@ -17,19 +17,20 @@
 #include "state/ordered_channels.h"
 #include "state/raw_timers_reader.h"
 #include "state/changelog_reader.h"
+#include "state/dump_tuning.h"
 #include "state/proxy_reader.h"
 #include "state/state_stream.h"
 #include "support/json_text.h"
+#include "support/spill_file.h"
 
 namespace ckpt {
-namespace {
 
-// Entries travel from a worker to the printer in chunks, so that the printer wakes once per
-// chunk instead of once per entry.
-constexpr size_t kChunkBytes = 256 * 1024;  // NDJSON text per chunk (text sinks)
-constexpr size_t kChunkEntries = 256;      // entries per chunk (entry sinks)
-// Chunks buffered per running subtask before its worker waits for the printer.
-constexpr size_t kChannelCapacity = 4;
+DumpTuning& dump_tuning() {
+  static DumpTuning tuning;
+  return tuning;
+}
+
+namespace {
 
 bool equals_ignore_case(const std::string& a, const std::string& b) {
   return a.size() == b.size() &&
@@ -47,15 +48,21 @@ using Item = std::variant<Chunk, Error>;
 // chunks; a problem first pushes the entries before it, so the order holds.
 class ChunkWriter {
  public:
+  // Entries travel to the printer in chunks, so that it wakes once per chunk, not per entry.
   ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, int32_t subtask)
-      : push_(push), text_(text), operator_hex_(std::move(operator_hex)), subtask_(subtask) {}
+      : push_(push),
+        text_(text),
+        chunk_bytes_(dump_tuning().chunk_bytes),
+        chunk_entries_(dump_tuning().chunk_entries),
+        operator_hex_(std::move(operator_hex)),
+        subtask_(subtask) {}
 
   // False once the run is stopped (limit reached, another subtask failed).
   bool add(StateEntry&& e) {
     if (text_) render(e);
     else chunk_.entries.push_back(to_dump_entry(std::move(e)));
     ++chunk_.count;
-    if (chunk_.text.size() >= kChunkBytes || chunk_.entries.size() >= kChunkEntries) return flush();
+    if (chunk_.text.size() >= chunk_bytes_ || chunk_.entries.size() >= chunk_entries_) return flush();
     return true;
   }
   bool problem(Error&& e) { return flush() && push_(Item(std::move(e))); }
@@ -63,7 +70,7 @@ class ChunkWriter {
     if (chunk_.count == 0) return true;
     Chunk full = std::move(chunk_);
     chunk_ = Chunk();
-    if (text_) chunk_.text.reserve(kChunkBytes + kChunkBytes / 8);
+    if (text_) chunk_.text.reserve(chunk_bytes_ + chunk_bytes_ / 8);
     return push_(Item(std::move(full)));
   }
 
@@ -110,11 +117,64 @@ class ChunkWriter {
 
   const OrderedChannels<Item>::Push& push_;
   const bool text_;
+  const size_t chunk_bytes_;
+  const size_t chunk_entries_;
   const std::string operator_hex_;
   const int32_t subtask_;
   Chunk chunk_;
   std::string head_state_;
   std::string head_;  // ndjson_line_head() of head_state_
+};
+
+// A subtask's text chunks that are ready before the printer gets to it: each record is the
+// chunk's size and entry count, then its text. Errors and entry chunks are never spilled (the
+// worker waits for room instead), so the printer's limit counting sees the same chunks.
+class ChunkSpill : public OrderedChannels<Item>::Overflow {
+ public:
+  explicit ChunkSpill(std::unique_ptr<SpillFile> file) : file_(std::move(file)) {}
+
+  // A spill file in $TMPDIR, or null (counted) when none can be created.
+  static std::unique_ptr<OrderedChannels<Item>::Overflow> make() {
+    auto file = SpillFile::create();
+    if (!file.ok()) {
+      ++dump_tuning().spill_failures;
+      return nullptr;
+    }
+    return std::make_unique<ChunkSpill>(std::move(file).value());
+  }
+
+  bool write(Item& item) override {
+    auto* c = std::get_if<Chunk>(&item);
+    if (!c || !c->entries.empty()) return false;
+    uint64_t header[2] = {c->text.size(), c->count};
+    if (!file_->append(std::string_view(reinterpret_cast<const char*>(header), sizeof header), c->text).ok()) {
+      ++dump_tuning().spill_failures;
+      return false;
+    }
+    ++dump_tuning().spilled_chunks;
+    return true;
+  }
+
+  void read(Item* out) override {
+    uint64_t header[2] = {0, 0};
+    Status s = file_->read(sizeof header, reinterpret_cast<char*>(header));
+    Chunk c;
+    // The header is our own, but a chunk is never larger than what the file still holds.
+    if (s.ok() && header[0] > file_->written()) s = Error(ErrorCode::kCorruption, "spilled chunk larger than its file");
+    if (s.ok()) {
+      c.text.resize(header[0]);
+      c.count = header[1];
+      s = file_->read(c.text.size(), c.text.data());
+    }
+    if (!s.ok()) {
+      *out = Item(std::move(s).error().with_context("reading back spilled output"));
+      return;
+    }
+    *out = Item(std::move(c));
+  }
+
+ private:
+  std::unique_ptr<SpillFile> file_;
 };
 
 // Everything a subtask's readers need, shared read-only between workers.
@@ -341,7 +401,9 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
 
   DumpSummary summary;
   const bool text = sink.wants_ndjson();
-  OrderedChannels<Item> channels(tasks.size(), kChannelCapacity);
+  OrderedChannels<Item>::MakeOverflow spill;
+  if (text && dump_tuning().spill) spill = &ChunkSpill::make;
+  OrderedChannels<Item> channels(tasks.size(), dump_tuning().channel_capacity, spill);
   channels.start(options.jobs,
                  [&](size_t i, const OrderedChannels<Item>::Push& push) { run_task(job, tasks[i], text, push); });
   std::optional<Error> failure;

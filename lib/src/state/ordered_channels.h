@@ -6,6 +6,13 @@
 // starts a task only within 2 x jobs tasks of the one being consumed (finished tasks keep
 // their items until then). Memory is thus bounded by 2 x jobs x capacity items whatever the
 // number of tasks, and a stop (limit reached, fatal error) wakes everyone.
+//
+// With an Overflow, a worker whose task is not the one being consumed does not wait when its
+// buffer is full: it writes further items to the overflow (a file) and the consumer reads them
+// back when it gets there. A run of overflowed items sits in the task's queue as one marker;
+// the marker takes items only while it is the queue's last entry and the consumer has not
+// reached the task, so whatever is pushed after it comes after it. Memory stays bounded as
+// above; the overflow holds at most the output of the tasks running ahead.
 #pragma once
 
 #include <atomic>
@@ -27,7 +34,20 @@ class OrderedChannels {
   using Push = std::function<bool(Item&&)>;
   using Produce = std::function<void(size_t task, const Push& push)>;
 
-  OrderedChannels(size_t tasks, size_t capacity) : capacity_(capacity), channels_(tasks) {
+  // Items that wait on disk instead of in memory, read back in the order written.
+  class Overflow {
+   public:
+    virtual ~Overflow() = default;
+    // Takes `item` (moved from only on success); false if it cannot or will not be written.
+    virtual bool write(Item& item) = 0;
+    // The next item written (an overflow that cannot read back says so in the item).
+    virtual void read(Item* out) = 0;
+  };
+  // A new overflow for one task, or null when none can be had (the worker then waits).
+  using MakeOverflow = std::function<std::unique_ptr<Overflow>()>;
+
+  OrderedChannels(size_t tasks, size_t capacity, MakeOverflow make_overflow = nullptr)
+      : capacity_(capacity), make_overflow_(std::move(make_overflow)), channels_(tasks) {
     for (auto& c : channels_) c = std::make_unique<Channel>();
   }
   ~OrderedChannels() { stop_and_join(); }
@@ -48,13 +68,26 @@ class OrderedChannels {
     }
     Channel& c = *channels_[task];
     std::unique_lock<std::mutex> lock(c.m);
-    c.cv.wait(lock, [&] { return !c.items.empty() || c.done; });
-    if (c.items.empty()) return false;
-    *out = std::move(c.items.front());
-    c.items.pop_front();
+    c.cv.wait(lock, [&] { return !c.slots.empty() || c.done; });
+    if (c.slots.empty()) {
+      c.overflow.reset();  // its disk space goes back now, not at the end of the run
+      return false;
+    }
+    Slot& front = c.slots.front();
+    if (front.overflowed != 0) {
+      c.overflow->read(out);
+      if (--front.overflowed == 0) c.slots.pop_front();
+      return true;
+    }
+    *out = std::move(front.item);
+    c.slots.pop_front();
+    --c.in_memory;
     c.cv.notify_all();
     return true;
   }
+
+  // Items written to overflows so far (tests check that a tiny capacity really spills).
+  size_t overflowed() const { return overflowed_.load(); }
 
   bool stopped() const { return stop_.load(); }
 
@@ -74,12 +107,54 @@ class OrderedChannels {
   }
 
  private:
+  // An item in memory (overflowed == 0) or a marker for that many items in the overflow.
+  struct Slot {
+    Item item;
+    size_t overflowed = 0;
+  };
   struct Channel {
     std::mutex m;
     std::condition_variable cv;
-    std::deque<Item> items;
+    std::deque<Slot> slots;
+    size_t in_memory = 0;  // slots holding an item
     bool done = false;
+    std::unique_ptr<Overflow> overflow;
+    bool overflow_failed = false;  // no file, or a write failed: wait as without one
   };
+
+  // Runs under c.m. True if the item went to the overflow (as a run that must stay last).
+  bool try_overflow(Channel& c, size_t task, Item& item) {
+    if (!make_overflow_ || c.overflow_failed || task <= consuming_.load()) return false;
+    bool open_run = !c.slots.empty() && c.slots.back().overflowed != 0;
+    if (!open_run && c.in_memory < capacity_) return false;
+    if (!c.overflow) c.overflow = make_overflow_();
+    if (!c.overflow || !c.overflow->write(item)) {
+      c.overflow_failed = true;
+      return false;
+    }
+    ++overflowed_;
+    if (open_run) {
+      ++c.slots.back().overflowed;
+    } else {
+      c.slots.push_back(Slot{Item(), 1});
+      c.cv.notify_all();
+    }
+    return true;
+  }
+
+  bool push(Channel& c, size_t task, Item&& item) {
+    std::unique_lock<std::mutex> lock(c.m);
+    for (;;) {
+      if (stop_.load()) return false;
+      if (try_overflow(c, task, item)) return true;
+      if (c.in_memory < capacity_) break;
+      c.cv.wait(lock);
+    }
+    c.slots.push_back(Slot{std::move(item), 0});
+    ++c.in_memory;
+    c.cv.notify_all();
+    return true;
+  }
 
   void work() {
     for (;;) {
@@ -91,14 +166,7 @@ class OrderedChannels {
       }
       Channel& c = *channels_[task];
       if (!stop_.load()) {
-        produce_(task, [&](Item&& item) {
-          std::unique_lock<std::mutex> lock(c.m);
-          c.cv.wait(lock, [&] { return c.items.size() < capacity_ || stop_.load(); });
-          if (stop_.load()) return false;
-          c.items.push_back(std::move(item));
-          c.cv.notify_all();
-          return true;
-        });
+        produce_(task, [&](Item&& item) { return push(c, task, std::move(item)); });
       }
       std::lock_guard<std::mutex> lock(c.m);
       c.done = true;
@@ -107,7 +175,9 @@ class OrderedChannels {
   }
 
   size_t capacity_;
+  MakeOverflow make_overflow_;
   std::vector<std::unique_ptr<Channel>> channels_;
+  std::atomic<size_t> overflowed_{0};
   std::vector<std::thread> workers_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
