@@ -1,28 +1,158 @@
 // libFuzzer target: keyed state streams (heap and canonical key groups, framed Snappy,
-// proxy, value decoders) behind a key-groups handle, and operator-state streams.
+// proxy, value decoders, heap value-length inference) behind a key-groups handle,
+// operator-state streams, RocksDB entries as trees and as JSON text, and change logs.
 //
-// Input: u8 mode (bit 0: operator state), u8 key-group count n (at most 8), n x u32 offsets,
-// then the stream bytes, served inline. Must never crash, hang or allocate without bound.
+// Input: u8 mode, then by mode:
+//   bit 3 (change log): records `i32 key group, u16 length, bytes` to the end, one in-memory
+//     change log (type 9) replayed by ChangelogState; bit 4 picks the byte-level mode (convert),
+//     bit 5 gives the decoding mode a Long key serializer;
+//   bit 2 (JSON text): a keyed proxy, then records `u8 state, u16 key length, key, u16 value
+//     length, value`, each read by KeyedStateCodec::read_rocks_entry as a tree and as JSON text:
+//     both must fail or both give the same entry, text equal to the tree's text;
+//   otherwise: u8 key-group count n (at most 8), n x u32 offsets, then the stream bytes, served
+//     inline; bit 0: operator state; bit 1: savepoint key-groups handle (type 7, canonical).
+// Must never crash, hang or allocate without bound.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "state/backend_meta.h"
+#include "state/changelog_reader.h"
 #include "state/key_groups_reader.h"
+#include "state/keyed_state_codec.h"
 #include "state/operator_state_reader.h"
 #include "state/state_stream.h"
+#include "support/json_text.h"
 
 using namespace ckpt;
 
+namespace {
+
+[[noreturn]] void finding(const char* what, const Error* e = nullptr) {
+  std::fprintf(stderr, "fuzz_state_streams: %s%s%s\n", what, e ? ": " : "", e ? e->to_string().c_str() : "");
+  std::abort();
+}
+
+uint32_t be(const uint8_t* p, int bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+SerializerSnapshot long_key_serializer() {
+  ByteWriter w;
+  w.utf("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+  w.i32(3);
+  ByteReader r(w.buffer());
+  auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+  if (!s.ok()) finding("the Long key serializer snapshot does not read", &s.error());
+  return *s;
+}
+
+void fuzz_changelog(uint8_t mode, const uint8_t* data, size_t size) {
+  KeyedHandle log;
+  log.type = handle_type::kInMemoryChangelog;
+  for (size_t at = 0; at + 6 <= size;) {
+    Change c;
+    c.key_group = static_cast<int32_t>(be(data + at, 4));
+    size_t n = be(data + at + 4, 2);
+    at += 6;
+    n = std::min(n, size - at);
+    c.bytes.assign(reinterpret_cast<const char*>(data + at), n);
+    at += n;
+    log.changes.push_back(std::move(c));
+  }
+  std::vector<KeyedHandle> logs{log};
+  KeyGroupRange range{0, 128};
+  if (mode & 16) {
+    auto meta = read_changelog_meta(logs);
+    if (!meta.ok()) return;
+    if (meta->key_serializer.snapshot_class.empty()) meta->key_serializer = long_key_serializer();
+    auto state = ChangelogState::make_raw(*meta, 128);
+    if (!state.ok()) return;
+    if (!(*state)->replay(logs, range).ok()) return;
+    (void)(*state)->emit_raw([](int32_t, std::vector<std::vector<RocksPair>>&) { return Status::OK(); });
+    return;
+  }
+  ChangelogState state;
+  if (mode & 32) state.set_key_serializer(long_key_serializer());
+  if (!state.replay(logs, range).ok()) return;
+  (void)state.emit(StateFilter{}, [](StateEntry&&) { return Status::OK(); });
+}
+
+// An entry as the dump prints it: the text fields, from the tree where the reader gave one.
+std::string printed(const StateEntry& e) {
+  auto text = [&](const nlohmann::json& tree, const std::string& t) { return e.is_text ? t : json_text(tree); };
+  std::string s = e.state + '\x1f' + std::to_string(static_cast<int>(e.kind)) + '\x1f' + std::to_string(e.key_group);
+  if (e.has_key) s += '\x1f' + text(e.key, e.key_text);
+  if (e.has_namespace) s += '\x1f' + text(e.ns, e.ns_text);
+  if (e.has_user_key) s += '\x1f' + text(e.user_key, e.user_key_text);
+  return s + '\x1f' + text(e.value, e.value_text);
+}
+
+void fuzz_json_text(const uint8_t* data, size_t size) {
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  ByteReader r(in);
+  auto meta = read_keyed_backend_meta(r);
+  if (!meta.ok() || meta->states.empty()) return;
+  auto key = make_decoder(meta->key_serializer);
+  if (!key.ok()) return;
+  std::vector<std::unique_ptr<KeyedStateCodec>> trees, texts;
+  for (const auto& s : meta->states) {
+    auto a = KeyedStateCodec::make(s, **key, 128);
+    auto b = KeyedStateCodec::make(s, **key, 128);
+    if (!a.ok() || !b.ok()) return;
+    (*b)->set_json_text(true);
+    trees.push_back(std::move(*a));
+    texts.push_back(std::move(*b));
+  }
+  size_t at = r.position();
+  for (int i = 0; i < 64 && at + 3 <= size; ++i) {
+    size_t id = data[at] % trees.size();
+    size_t kn = std::min<size_t>(be(data + at + 1, 2), size - at - 3);
+    size_t k = at + 3;
+    size_t v = k + kn;
+    size_t vn = v + 2 <= size ? std::min<size_t>(be(data + v, 2), size - v - 2) : 0;
+    v = std::min(v + 2, size);
+    at = v + vn;
+    std::string_view kb = in.substr(k, kn), vb = in.substr(v, vn);
+    std::vector<std::string> got[2];
+    Status st[2];
+    for (int t = 0; t < 2; ++t) {
+      const auto& codec = t ? texts[id] : trees[id];
+      st[t] = codec->read_rocks_entry(kb, k, vb, v, [&](StateEntry&& e) {
+        got[t].push_back(printed(e));
+        return Status::OK();
+      });
+    }
+    if (st[0].ok() != st[1].ok()) finding(st[0].ok() ? "the text path fails where the tree path succeeds" : "the text path succeeds where the tree path fails", st[0].ok() ? &st[1].error() : &st[0].error());
+    if (!st[0].ok() && st[0].error().offset != st[1].error().offset) finding("the text path fails at another offset", &st[1].error());
+    if (st[0].ok() && got[0] != got[1]) finding("the text path prints a different entry than the tree path");
+  }
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  if (data[0] & 8) {
+    fuzz_changelog(data[0], data + 1, size - 1);
+    return 0;
+  }
+  if (data[0] & 4) {
+    fuzz_json_text(data + 1, size - 1);
+    return 0;
+  }
   if (size < 2) return 0;
   bool operator_state = data[0] & 1;
   size_t n = data[1] % 9;
   if (size < 2 + 4 * n) return 0;
   std::vector<int64_t> offsets;
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t* p = data + 2 + 4 * i;
-    offsets.push_back((int64_t{p[0]} << 24) | (p[1] << 16) | (p[2] << 8) | p[3]);
-  }
+  for (size_t i = 0; i < n; ++i) offsets.push_back(be(data + 2 + 4 * i, 4));
   StreamHandle inline_stream;
   inline_stream.type = handle_type::kByteStream;
   inline_stream.name = "fuzz";

@@ -1,0 +1,199 @@
+// Writes fuzz_state_streams seeds into a directory: inline state streams, keyed proxies and
+// in-memory change logs of the real snapshots, and a heap stream built with the project's own
+// writers whose state names a serializer ckpt cannot decode (so that seeds reach the heap
+// value-length inference). Usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ckpt/metadata.h"
+#include "state/backend_meta.h"
+#include "state/key_groups_reader.h"
+#include "state/serializer_snapshot.h"
+#include "state/state_stream.h"
+#include "state/value_decoder.h"
+#include "support/byte_writer.h"
+
+using namespace ckpt;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path out_dir;
+int written = 0;
+
+void seed(const std::string& name, const std::string& bytes) {
+  std::ofstream(out_dir / name, std::ios::binary) << bytes;
+  ++written;
+}
+
+void be(std::string& s, uint32_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) s.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+// The key-groups / operator layout of the target: mode, n, n offsets, the stream.
+std::string stream_seed(uint8_t mode, const std::vector<int64_t>& offsets, const std::string& data) {
+  size_t n = std::min<size_t>(offsets.size(), 8);
+  std::string s{static_cast<char>(mode), static_cast<char>(n)};
+  for (size_t i = 0; i < n; ++i) be(s, static_cast<uint32_t>(offsets[i]), 4);
+  return s + data;
+}
+
+std::string changelog_seed(uint8_t mode, const std::vector<Change>& changes) {
+  std::string s{static_cast<char>(mode)};
+  for (const auto& c : changes) {
+    be(s, static_cast<uint32_t>(c.key_group), 4);
+    be(s, static_cast<uint32_t>(std::min<size_t>(c.bytes.size(), 0xffff)), 2);
+    s += c.bytes.substr(0, 0xffff);
+  }
+  return s;
+}
+
+void keyed(const KeyedHandle& h, const std::string& tag) {
+  if ((h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
+       h.type == handle_type::kSavepointKeyGroups) &&
+      h.delegate.type == handle_type::kByteStream) {
+    seed(tag + "-keyed", stream_seed(h.type == handle_type::kSavepointKeyGroups ? 2 : 0, h.offsets, h.delegate.data));
+    // The proxy alone, for the JSON-text mode's records to follow.
+    ByteReader r(h.delegate.data);
+    if (read_keyed_backend_meta(r).ok()) seed(tag + "-proxy", "\x04" + h.delegate.data.substr(0, r.position()));
+  }
+  if (h.type == handle_type::kInMemoryChangelog && !h.changes.empty()) {
+    for (uint8_t mode : {8, 8 | 16, 8 | 32}) seed(tag + "-log" + std::to_string(mode), changelog_seed(mode, h.changes));
+  }
+  for (size_t i = 0; i < h.materialized.size(); ++i) keyed(h.materialized[i], tag + "-m" + std::to_string(i));
+  for (size_t i = 0; i < h.non_materialized.size(); ++i) keyed(h.non_materialized[i], tag + "-n" + std::to_string(i));
+}
+
+void from_corpus(const fs::path& flink) {
+  for (const auto& dir : fs::directory_iterator(flink)) {
+    auto m = read_metadata_file(dir.path().string());
+    if (!m.ok()) continue;
+    std::string name = dir.path().filename().string();
+    for (size_t o = 0; o < m->operators.size(); ++o) {
+      for (const auto& st : m->operators[o].subtasks) {
+        std::string tag = name + "-" + std::to_string(o) + "-" + std::to_string(st.index);
+        keyed(st.managed_keyed, tag);
+        for (const auto& op : st.managed_operator) {
+          if (op.delegate.type != handle_type::kByteStream || op.states.empty()) continue;
+          seed(tag + "-operator", stream_seed(1, op.states.front().offsets, op.delegate.data));
+        }
+      }
+    }
+  }
+}
+
+SerializerSnapshot snapshot(const std::string& cls) {
+  ByteWriter w;
+  w.utf(cls);
+  w.i32(3);
+  ByteReader r(w.buffer());
+  auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+  if (!s.ok()) {
+    std::fprintf(stderr, "make_stream_seeds: %s\n", s.error().to_string().c_str());
+    std::exit(1);
+  }
+  return *s;
+}
+
+StateMetaInfo value_state(const std::string& name, const std::string& value_class) {
+  StateMetaInfo s;
+  s.name = name;
+  s.options = {{"KEYED_STATE_TYPE", "VALUE"}};
+  s.serializers = {
+      {"NAMESPACE_SERIALIZER", snapshot("org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot")},
+      {"VALUE_SERIALIZER", snapshot(value_class)},
+  };
+  return s;
+}
+
+// Long keys in VoidNamespace; one state of a job's own serializer (values of 5 bytes, no
+// length in the heap layout), one of Strings. Key group 0 of 1, max parallelism 128.
+void heap_with_unknown_serializer() {
+  const char* kLong = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
+  KeyedBackendMeta meta;
+  meta.key_serializer = snapshot(kLong);
+  meta.states.push_back(value_state("opaque", "com.example.JobSerializer$JobSerializerSnapshot"));
+  meta.states.push_back(value_state("text", "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot"));
+  auto proxy = write_keyed_backend_meta(meta);
+  auto key_decoder = make_decoder(meta.key_serializer);
+  if (!proxy.ok() || !key_decoder.ok()) std::exit(1);
+  std::vector<int64_t> keys;
+  for (int64_t k = 0; keys.size() < 3; ++k)
+    if (compute_key_group(**key_decoder, nlohmann::json(k), 128) == 0) keys.push_back(k);
+  ByteWriter w;
+  w.bytes(*proxy);
+  int64_t offset = static_cast<int64_t>(w.buffer().size());
+  w.i32(0);  // key group 0
+  w.i16(0);
+  w.i32(static_cast<int32_t>(keys.size()));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    w.u8(0);  // VoidNamespace
+    w.i64(keys[i]);
+    w.bytes(std::string(5, static_cast<char>('a' + i)));
+  }
+  w.i16(1);
+  w.i32(1);
+  w.u8(0);
+  w.i64(keys[0]);
+  w.u8(3);  // StringValue: length + 1, then the characters
+  w.bytes("hi");
+  std::string data = w.buffer();
+  seed("heap-unknown-serializer", stream_seed(0, {offset}, data));
+
+  // The seed must reach the inference and come out with the three opaque values.
+  KeyedHandle h;
+  h.type = handle_type::kKeyGroupsWithId;
+  h.range = {0, 1};
+  h.offsets = {offset};
+  h.delegate.type = handle_type::kByteStream;
+  h.delegate.data = data;
+  PathResolver none = [](uint8_t, const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  auto stream = StateStream::open(h.delegate, none, "seed");
+  int entries = 0;
+  Status st = stream.ok() ? read_key_groups_handle(
+                                h, *stream, 128, StateFilter{}, [&](StateEntry&&) { ++entries; return Status::OK(); },
+                                [](Error&& e) { return Status(std::move(e)); })
+                          : Status(stream.error());
+  if (!st.ok() || entries != 4) {
+    std::fprintf(stderr, "make_stream_seeds: the heap seed reads %d entries: %s\n", entries,
+                 st.ok() ? "" : st.error().to_string().c_str());
+    std::exit(1);
+  }
+  // The same proxy for the JSON-text mode, with a String entry of state 1 and an opaque one of 0.
+  std::string text{'\x04'};
+  text += *proxy;
+  auto record = [&](uint8_t state, const std::string& key, const std::string& value) {
+    text.push_back(static_cast<char>(state));
+    be(text, static_cast<uint32_t>(key.size()), 2);
+    text += key;
+    be(text, static_cast<uint32_t>(value.size()), 2);
+    text += value;
+  };
+  ByteWriter k;
+  k.u8(0);  // key group prefix
+  k.i64(keys[0]);
+  k.u8(0);  // VoidNamespace
+  record(1, k.buffer(), "\x03hi");
+  record(0, k.buffer(), "aaaaa");
+  seed("rocks-text-entries", text);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR\n");
+    return 2;
+  }
+  out_dir = argv[2];
+  fs::create_directories(out_dir);
+  heap_with_unknown_serializer();
+  if (fs::is_directory(argv[1])) from_corpus(argv[1]);
+  std::printf("make_stream_seeds: %d seeds in %s\n", written, argv[2]);
+  return 0;
+}
