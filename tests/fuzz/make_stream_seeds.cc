@@ -13,6 +13,7 @@
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
 #include "state/key_groups_reader.h"
+#include "state/raw_keyed_reader.h"
 #include "state/serializer_snapshot.h"
 #include "state/state_stream.h"
 #include "state/value_decoder.h"
@@ -53,20 +54,49 @@ std::string changelog_seed(uint8_t mode, const std::vector<Change>& changes) {
   return s;
 }
 
-void keyed(const KeyedHandle& h, const std::string& tag) {
+// A JSON-text record: u8 state, u16 key length, key, u16 value length, value.
+void record(std::string& s, uint8_t state, const std::string& key, const std::string& value) {
+  if (key.size() > 0xffff || value.size() > 0xffff) return;
+  s.push_back(static_cast<char>(state));
+  be(s, static_cast<uint32_t>(key.size()), 2);
+  s += key;
+  be(s, static_cast<uint32_t>(value.size()), 2);
+  s += value;
+}
+
+// The handle's proxy followed by its own entries in the RocksDB layout, as JSON-text records.
+void text_seed(const KeyedHandle& h, int32_t max_parallelism, const std::string& proxy, const std::string& tag) {
+  PathResolver none = [](uint8_t, const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  auto source = open_raw_keyed(h, none, "seed", max_parallelism);
+  if (!source.ok()) return;
+  std::string s = "\x04" + proxy;
+  int records = 0;
+  (void)read_raw_keyed(h, *source, none, "seed", max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) {
+    for (size_t id = 0; id < by_state.size(); ++id)
+      for (const auto& p : by_state[id])
+        if (records < 64) record(s, static_cast<uint8_t>(id), p.key, p.value), ++records;
+    return Status::OK();
+  });
+  if (records > 0) seed(tag + "-entries", s);
+}
+
+void keyed(const KeyedHandle& h, int32_t max_parallelism, const std::string& tag) {
   if ((h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
        h.type == handle_type::kSavepointKeyGroups) &&
       h.delegate.type == handle_type::kByteStream) {
     seed(tag + "-keyed", stream_seed(h.type == handle_type::kSavepointKeyGroups ? 2 : 0, h.offsets, h.delegate.data));
     // The proxy alone, for the JSON-text mode's records to follow.
     ByteReader r(h.delegate.data);
-    if (read_keyed_backend_meta(r).ok()) seed(tag + "-proxy", "\x04" + h.delegate.data.substr(0, r.position()));
+    if (read_keyed_backend_meta(r).ok()) {
+      seed(tag + "-proxy", "\x04" + h.delegate.data.substr(0, r.position()));
+      if (max_parallelism <= 128) text_seed(h, max_parallelism, h.delegate.data.substr(0, r.position()), tag);
+    }
   }
   if (h.type == handle_type::kInMemoryChangelog && !h.changes.empty()) {
     for (uint8_t mode : {8, 8 | 16, 8 | 32}) seed(tag + "-log" + std::to_string(mode), changelog_seed(mode, h.changes));
   }
-  for (size_t i = 0; i < h.materialized.size(); ++i) keyed(h.materialized[i], tag + "-m" + std::to_string(i));
-  for (size_t i = 0; i < h.non_materialized.size(); ++i) keyed(h.non_materialized[i], tag + "-n" + std::to_string(i));
+  for (size_t i = 0; i < h.materialized.size(); ++i) keyed(h.materialized[i], max_parallelism, tag + "-m" + std::to_string(i));
+  for (size_t i = 0; i < h.non_materialized.size(); ++i) keyed(h.non_materialized[i], max_parallelism, tag + "-n" + std::to_string(i));
 }
 
 void from_corpus(const fs::path& flink) {
@@ -77,7 +107,7 @@ void from_corpus(const fs::path& flink) {
     for (size_t o = 0; o < m->operators.size(); ++o) {
       for (const auto& st : m->operators[o].subtasks) {
         std::string tag = name + "-" + std::to_string(o) + "-" + std::to_string(st.index);
-        keyed(st.managed_keyed, tag);
+        keyed(st.managed_keyed, m->operators[o].max_parallelism, tag);
         for (const auto& op : st.managed_operator) {
           if (op.delegate.type != handle_type::kByteStream || op.states.empty()) continue;
           seed(tag + "-operator", stream_seed(1, op.states.front().offsets, op.delegate.data));
@@ -167,19 +197,12 @@ void heap_with_unknown_serializer() {
   // The same proxy for the JSON-text mode, with a String entry of state 1 and an opaque one of 0.
   std::string text{'\x04'};
   text += *proxy;
-  auto record = [&](uint8_t state, const std::string& key, const std::string& value) {
-    text.push_back(static_cast<char>(state));
-    be(text, static_cast<uint32_t>(key.size()), 2);
-    text += key;
-    be(text, static_cast<uint32_t>(value.size()), 2);
-    text += value;
-  };
   ByteWriter k;
   k.u8(0);  // key group prefix
   k.i64(keys[0]);
   k.u8(0);  // VoidNamespace
-  record(1, k.buffer(), "\x03hi");
-  record(0, k.buffer(), "aaaaa");
+  record(text, 1, k.buffer(), "\x03hi");
+  record(text, 0, k.buffer(), "aaaaa");
   seed("rocks-text-entries", text);
 }
 
