@@ -206,6 +206,75 @@ void heap_with_unknown_serializer() {
   seed("rocks-text-entries", text);
 }
 
+
+// A change log of list, map and value states of Long keys (as tests/unit/changelog_replay_test.cc
+// builds them), so that seeds reach every kind of data change and not only the corpus's SETs.
+void simple(ByteWriter& w, const char* cls) {
+  w.utf(cls);
+  w.i32(3);
+}
+
+void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
+  w.utf(cls);
+  w.i32(3);
+  w.i32(911108);
+  w.i32(1);
+  w.i32(1333245);
+  w.i32(1);
+  w.i32(nested);
+  for (int i = 0; i < nested; ++i) simple(w, "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+}
+
+Change metadata_change(int16_t id, const std::string& name, const char* type, const char* composite, int nested) {
+  ByteWriter w;
+  w.u8(8);  // METADATA, meta info version 6 (Flink 1.17)
+  w.i32(6);
+  w.utf(name);
+  w.i32(0);
+  w.i32(1);
+  w.utf("KEYED_STATE_TYPE");
+  w.utf(type);
+  w.i32(2);
+  w.utf("NAMESPACE_SERIALIZER");
+  w.i32(2);
+  simple(w, "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot");
+  w.utf("VALUE_SERIALIZER");
+  w.i32(2);
+  if (composite) composite_of_longs(w, composite, nested);
+  else simple(w, "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+  w.boolean(false);
+  w.boolean(false);
+  w.i16(id);
+  w.u8(0);
+  return Change{-1, w.buffer()};
+}
+
+Change data_change(int32_t key_group, uint8_t op, int16_t id, int64_t key, const std::vector<int64_t>& payload = {},
+                   int32_t whole_list = -1) {
+  ByteWriter w;
+  w.u8(op);
+  w.i16(id);
+  w.i64(key);
+  w.u8(0);  // VoidNamespace
+  if (whole_list >= 0) w.i32(whole_list);
+  for (int64_t v : payload) w.i64(v);
+  return Change{key_group, w.buffer()};
+}
+
+void hand_built_changelog() {
+  const char* kList = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
+  const char* kMap = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
+  std::vector<Change> changes = {
+      metadata_change(0, "l", "LIST", kList, 1), metadata_change(1, "m", "MAP", kMap, 2),
+      metadata_change(2, "v", "VALUE", nullptr, 0),
+      data_change(0, 5, 0, 1, {11}), data_change(0, 3, 0, 2, {20, 21}, 2), data_change(0, 0, 0, 2),
+      data_change(0, 1, 0, 3, {30}, 1), data_change(0, 6, 1, 1, {6, 60}), data_change(0, 7, 1, 1, {5}),
+      data_change(0, 1, 2, 1, {100}), data_change(0, 1, 2, 2, {200}), data_change(0, 0, 2, 2),
+      data_change(0, 4, 0, 1, {1}, 0), data_change(200, 1, 2, 7, {700}),
+  };
+  for (uint8_t mode : {8, 8 | 16, 8 | 32}) seed("hand-built-log" + std::to_string(mode), changelog_seed(mode, changes));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,6 +285,7 @@ int main(int argc, char** argv) {
   out_dir = argv[2];
   fs::create_directories(out_dir);
   heap_with_unknown_serializer();
+  hand_built_changelog();
   if (fs::is_directory(argv[1])) from_corpus(argv[1]);
   std::printf("make_stream_seeds: %d seeds in %s\n", written, argv[2]);
   return 0;
