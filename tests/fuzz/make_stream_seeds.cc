@@ -214,14 +214,11 @@ void simple(ByteWriter& w, const char* cls) {
   w.i32(3);
 }
 
+// A List / Map serializer snapshot of Long elements: composite v3 (its magic number, version 1),
+// outer version 1 (ditto), the nested count, then the nested Long snapshots.
 void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
   w.utf(cls);
-  w.i32(3);
-  w.i32(911108);
-  w.i32(1);
-  w.i32(1333245);
-  w.i32(1);
-  w.i32(nested);
+  for (int32_t v : {3, 911108, 1, 1333245, 1, nested}) w.i32(v);
   for (int i = 0; i < nested; ++i) simple(w, "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
 }
 
