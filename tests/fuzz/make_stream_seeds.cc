@@ -15,6 +15,7 @@
 #include "state/key_groups_reader.h"
 #include "state/raw_keyed_reader.h"
 #include "state/serializer_snapshot.h"
+#include "state/snapshot_bytes.h"
 #include "state/state_stream.h"
 #include "state/value_decoder.h"
 #include "support/byte_writer.h"
@@ -209,17 +210,13 @@ void heap_with_unknown_serializer() {
 
 // A change log of list, map and value states of Long keys (as tests/unit/changelog_replay_test.cc
 // builds them), so that seeds reach every kind of data change and not only the corpus's SETs.
-void simple(ByteWriter& w, const char* cls) {
-  w.utf(cls);
-  w.i32(3);
-}
+void simple(ByteWriter& w, const char* cls) { write_simple_snapshot(w, cls); }
 
-// A List / Map serializer snapshot of Long elements: composite v3 (its magic number, version 1),
-// outer version 1 (ditto), the nested count, then the nested Long snapshots.
+// A List / Map serializer snapshot of Long elements (state/snapshot_bytes.h).
 void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
-  w.utf(cls);
-  for (int32_t v : {3, 911108, 1, 1333245, 1, nested}) w.i32(v);
-  for (int i = 0; i < nested; ++i) simple(w, "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+  const char* kLongSnapshot = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
+  if (nested == 1) write_composite_snapshot(w, cls, {kLongSnapshot});
+  else write_composite_snapshot(w, cls, {kLongSnapshot, kLongSnapshot});
 }
 
 Change metadata_change(int16_t id, const std::string& name, const char* type, const char* composite, int nested) {

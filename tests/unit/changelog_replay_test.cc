@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "state/changelog_reader.h"
+#include "state/snapshot_bytes.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 
@@ -17,21 +18,12 @@ const char* kList = "org.apache.flink.api.common.typeutils.base.ListSerializerSn
 const char* kMap = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
 const char* kVoid = "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 
-void simple(ByteWriter& w, const char* cls) {
-  w.utf(cls);
-  w.i32(3);
-}
+void simple(ByteWriter& w, const char* cls) { write_simple_snapshot(w, cls); }
 
-// A List / Map serializer snapshot (composite v3, outer v1) of Long elements, as Flink writes it.
+// A List / Map serializer snapshot of Long elements, as Flink writes it.
 void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
-  w.utf(cls);
-  w.i32(3);
-  w.i32(911108);
-  w.i32(1);
-  w.i32(1333245);
-  w.i32(1);
-  w.i32(nested);
-  for (int i = 0; i < nested; ++i) simple(w, kLong);
+  if (nested == 1) write_composite_snapshot(w, cls, {kLong});
+  else write_composite_snapshot(w, cls, {kLong, kLong});
 }
 
 // A METADATA change (Flink 1.17: code 8, meta info version 6) of a key / value state.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "state/keyed_state_codec.h"
+#include "state/snapshot_bytes.h"
 #include "state/value_decoder.h"
 #include "support/byte_writer.h"
 
@@ -19,24 +20,6 @@ constexpr const char* kVoidNamespaceSnapshot =
 constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
 constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
 
-// A SimpleTypeSerializerSnapshot in its versioned form (§3.2-3.3): class, version 3, no body.
-void simple(ByteWriter& w, const char* cls) {
-  w.utf(cls);
-  w.i32(3);
-}
-
-// A CompositeTypeSerializerSnapshot (§3.4) with outer version 1 and no outer data.
-void composite(ByteWriter& w, const char* cls, std::initializer_list<const char*> nested) {
-  w.utf(cls);
-  w.i32(3);
-  w.i32(911108);
-  w.i32(1);
-  w.i32(1333245);
-  w.i32(1);
-  w.i32(static_cast<int32_t>(nested.size()));
-  for (const char* n : nested) simple(w, n);
-}
-
 // StateMetaInfoSnapshot (§4) of a keyed KEY_VALUE state in VoidNamespace.
 void keyed_state(ByteWriter& w, const std::string& name, const char* type, char kind) {
   w.utf(name);
@@ -47,12 +30,12 @@ void keyed_state(ByteWriter& w, const std::string& name, const char* type, char 
   w.i32(2);
   w.utf("VALUE_SERIALIZER");
   w.i32(2);  // proxy version
-  if (kind == 'v') simple(w, kBytesSnapshot);
-  if (kind == 'l') composite(w, kListSnapshot, {kBytesSnapshot});
-  if (kind == 'm') composite(w, kMapSnapshot, {kStringSnapshot, kBytesSnapshot});
+  if (kind == 'v') write_simple_snapshot(w, kBytesSnapshot);
+  if (kind == 'l') write_composite_snapshot(w, kListSnapshot, {kBytesSnapshot});
+  if (kind == 'm') write_composite_snapshot(w, kMapSnapshot, {kStringSnapshot, kBytesSnapshot});
   w.utf("NAMESPACE_SERIALIZER");
   w.i32(2);
-  simple(w, kVoidNamespaceSnapshot);
+  write_simple_snapshot(w, kVoidNamespaceSnapshot);
 }
 
 // StringValue.writeString for ASCII: varint7 (length + 1), then one byte per char.
@@ -93,7 +76,7 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
   w.i32(6);
   w.boolean(false);
   w.i32(2);
-  simple(w, kStringSnapshot);
+  write_simple_snapshot(w, kStringSnapshot);
   w.i16(static_cast<int16_t>(o.states.size()));
   for (const std::string& s : o.states) {
     char kind = s == "value" ? 'v' : s == "list" ? 'l' : s == "map" ? 'm' : 0;
