@@ -28,6 +28,13 @@ struct Region {
   uint64_t end = 0;
 };
 
+// Where the bytes of the region loaded last live, reused from region to region.
+struct RegionBuffers {
+  MappedRange mapped;  // large regions of files, read in place
+  std::string raw;     // other regions, read
+  std::string data;    // decompressed regions
+};
+
 // The stream's proxy and the byte range of every key group that has one.
 struct KeyGroupsStream {
   const KeyedHandle* handle = nullptr;
@@ -68,29 +75,34 @@ struct KeyGroupsStream {
   }
 
   // The bytes of a region as the layout sees them: decompressed if the proxy says so, from
-  // `skip` bytes into the region (the heap layout's plain key-group number).
+  // `skip` bytes into the region (the heap layout's plain key-group number), held by `b`.
   // With `stream_starts`, where each Snappy stream of a compressed region begins in `out`.
-  Status load(const Region& region, uint64_t skip, std::string* raw, std::string* out, uint64_t* base,
+  Status load(const Region& region, uint64_t skip, RegionBuffers* b, std::string_view* out, uint64_t* base,
               std::vector<size_t>* stream_starts = nullptr) const {
-    CKPT_RETURN_IF_ERROR(stream->read(region.start, region.end - region.start, raw));
+    CKPT_ASSIGN_OR_RETURN(std::string_view raw,
+                          stream->view(region.start, region.end - region.start, &b->mapped, &b->raw));
     *base = stream->base() + region.start;
     if (!meta.compression) {
-      *out = std::move(*raw);
+      *out = raw;
       return Status::OK();
     }
-    if (raw->size() < skip)
+    if (raw.size() < skip)
       return Error(ErrorCode::kCorruption, "key group region too short", *base);
-    ByteReader in(std::string_view(*raw).substr(skip), *base + skip);
-    out->clear();
-    return decode_snappy_framed(in, out, snappy_decompressed_limit(raw->size()), true, stream_starts);
+    ByteReader in(raw.substr(skip), *base + skip);
+    b->data.clear();
+    CKPT_RETURN_IF_ERROR(
+        decode_snappy_framed(in, &b->data, snappy_decompressed_limit(raw.size()), true, stream_starts));
+    *out = b->data;
+    return Status::OK();
   }
 };
 
 // Does the region hold one canonical block for its own key group?
 bool looks_canonical(const KeyGroupsStream& ks, const Region& region, int prefix_bytes) {
-  std::string raw, data;
+  RegionBuffers buffers;
+  std::string_view data;
   uint64_t base = 0;
-  if (!ks.load(region, 0, &raw, &data, &base).ok()) return false;
+  if (!ks.load(region, 0, &buffers, &data, &base).ok()) return false;
   ByteReader r(data, base);
   Status s = parse_canonical_key_group(r, static_cast<int>(ks.meta.states.size()), [&](const CanonicalPair& p) -> Status {
     if (key_group_of_rocks_key(p.key, prefix_bytes) != region.key_group)
@@ -153,7 +165,7 @@ class Codecs {
 
 Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
                         const EntrySink& sink) {
-  std::string raw, data;
+  std::string raw;
   uint64_t base = 0;
   // The key-group number before the (possibly compressed) state blocks is always plain.
   CKPT_RETURN_IF_ERROR(ks.stream->read(region.start, std::min<uint64_t>(4, region.end - region.start), &raw));
@@ -165,14 +177,16 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
                  fmt::format("heap key group block starts with key group {}, expected {}", stored, region.key_group),
                  ks.stream->base() + region.start);
   std::vector<size_t> stream_starts;
-  CKPT_RETURN_IF_ERROR(ks.load(region, 4, &raw, &data, &base, &stream_starts));
+  RegionBuffers buffers;
+  std::string_view data;
+  CKPT_RETURN_IF_ERROR(ks.load(region, 4, &buffers, &data, &base, &stream_starts));
   uint64_t data_base = ks.meta.compression ? base + 4 : base;
   ByteReader r(data, data_base);
   if (!ks.meta.compression) r.skip(4);
   // Values that cannot be walked: their lengths are inferred from the key group's bounds first.
   std::vector<int64_t> lengths;
   if (const auto& layouts = codecs.heap_layouts(); !layouts.empty()) {
-    std::string_view blocks = std::string_view(data).substr(r.position());
+    std::string_view blocks = data.substr(r.position());
     // Compressed, every state block is a Snappy stream of its own: blocks start at stream starts.
     CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(blocks, r.offset(), layouts, region.key_group,
                                                             codecs.max_parallelism(),
@@ -206,9 +220,10 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
 
 Status read_canonical_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs,
                              const StateFilter& filter, const EntrySink& sink) {
-  std::string raw, data;
+  RegionBuffers buffers;
+  std::string_view data;
   uint64_t base = 0;
-  CKPT_RETURN_IF_ERROR(ks.load(region, 0, &raw, &data, &base));
+  CKPT_RETURN_IF_ERROR(ks.load(region, 0, &buffers, &data, &base));
   ByteReader r(data, base);
   return parse_canonical_key_group(r, static_cast<int>(ks.meta.states.size()), [&](const CanonicalPair& p) -> Status {
     const std::string& name = ks.meta.states[p.state_id].name;
@@ -279,15 +294,15 @@ Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& st
   std::vector<const Region*> order;
   for (const Region& r : ks.regions) order.push_back(&r);
   std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });
-  std::string raw, data;
+  RegionBuffers buffers;
   for (const Region* region : order) {
     uint64_t base = 0;
     const uint64_t skip = layout == KeyGroupsLayout::kHeap ? 4 : 0;
     if (region->end - region->start < skip)
       return Error(ErrorCode::kCorruption, fmt::format("key group {} block too short", region->key_group),
                    stream.base() + region->start);
-    CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &raw, &data, &base));
-    std::string_view view(data);
+    std::string_view view;
+    CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &buffers, &view, &base));
     if (!ks.meta.compression) view.remove_prefix(skip);
     Status s = fn(ks.meta, layout, region->key_group, view, base + skip);
     if (!s.ok()) {

@@ -49,6 +49,30 @@ void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_byt
   out.push_back(static_cast<char>(key_group & 0xff));
 }
 
+RocksPair& RocksPairPool::add(std::vector<RocksPair>& out) {
+  if (spare_.empty()) return out.emplace_back();
+  RocksPair& p = out.emplace_back(std::move(spare_.back()));
+  spare_.pop_back();
+  return p;
+}
+
+void RocksPairPool::recycle(std::vector<RocksPair>& pairs) {
+  // A rare huge value would otherwise stay allocated in its slot for good; values that large
+  // cost more to copy than to allocate anyway.
+  constexpr size_t kKeptCapacity = 64 * 1024;
+  for (RocksPair& p : pairs) {
+    if (p.key.capacity() > kKeptCapacity) std::string().swap(p.key);
+    if (p.value.capacity() > kKeptCapacity) std::string().swap(p.value);
+    spare_.push_back(std::move(p));
+  }
+  pairs.clear();
+}
+
+void RocksPairPool::recycle(std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools) {
+  if (pools.size() < by_state.size()) pools.resize(by_state.size());
+  for (size_t i = 0; i < by_state.size(); ++i) pools[i].recycle(by_state[i]);
+}
+
 Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make(const StateMetaInfo& info,
                                                                const ValueDecoder& key_decoder,
                                                                int32_t max_parallelism) {
@@ -74,6 +98,8 @@ Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make(const StateMetaIn
     CKPT_ASSIGN_OR_RETURN(t->user_key_, nested(*value, 0, info.name));
     CKPT_ASSIGN_OR_RETURN(t->element_, nested(*value, 1, info.name));
   }
+  t->all_decodable_ = key_decoder.decodable() && t->namespace_->decodable() && t->value_->decodable() &&
+                      (!t->element_ || t->element_->decodable()) && (!t->user_key_ || t->user_key_->decodable());
   return t;
 }
 
@@ -90,71 +116,95 @@ HeapEntryLayout StateTranscoder::heap_entry_layout() const {
 
 std::string StateTranscoder::rocks_base(int32_t key_group, std::string_view key, std::string_view ns) const {
   std::string base;
-  append_key_group_prefix(base, key_group, prefix_bytes_);
-  if (kind_ == StateKind::kPriorityQueue) return base;
-  base.append(key);
-  if (ambiguous_key_) append_variable_length(base, key.size());
-  base.append(ns);
-  if (ambiguous_key_) append_variable_length(base, ns.size());
+  append_rocks_base(base, key_group, key, ns);
   return base;
 }
 
+void StateTranscoder::append_rocks_base(std::string& out, int32_t key_group, std::string_view key,
+                                        std::string_view ns) const {
+  append_key_group_prefix(out, key_group, prefix_bytes_);
+  if (kind_ == StateKind::kPriorityQueue) return;
+  out.append(key);
+  if (ambiguous_key_) append_variable_length(out, key.size());
+  out.append(ns);
+  if (ambiguous_key_) append_variable_length(out, ns.size());
+}
+
 Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
-                                      int64_t value_length) const {
-  if (kind_ == StateKind::kPriorityQueue) return value_to_rocks(rocks_base(key_group, {}, {}), r, out, value_length);
-  CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
-  CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
+                                      RocksPairPool& pool, int64_t value_length) const {
+  std::string& base = pool.base_;
+  base.clear();
+  if (kind_ == StateKind::kPriorityQueue) {
+    append_rocks_base(base, key_group, {}, {});
+    return value_to_rocks(base, r, out, value_length, &pool);
+  }
+  if (!all_decodable_) {
+    CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
+    CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
+  }
   std::string_view ns = skip_value(*namespace_, r);
   std::string_view key = skip_value(*key_, r);
   if (!r.ok()) return r.take_error();
-  return value_to_rocks(rocks_base(key_group, key, ns), r, out, value_length);
+  append_rocks_base(base, key_group, key, ns);
+  return value_to_rocks(base, r, out, value_length, &pool);
 }
 
-Status StateTranscoder::value_to_rocks(std::string base, ByteReader& r, std::vector<RocksPair>* out,
-                                       int64_t value_length) const {
+Status StateTranscoder::value_to_rocks(std::string_view base, ByteReader& r, std::vector<RocksPair>* out,
+                                       int64_t value_length, RocksPairPool* pool) const {
+  auto add = [&]() -> RocksPair& {
+    RocksPair& p = pool ? pool->add(*out) : out->emplace_back();
+    p.key.assign(base);
+    return p;
+  };
   // A whole value of known extent needs no decoder; lists and maps are re-framed per element.
   const bool inferred = value_length >= 0 && kind_ != StateKind::kList && kind_ != StateKind::kMap;
   auto value_bytes = [&](const char* what) -> Result<std::string_view> {
-    if (!inferred) CKPT_RETURN_IF_ERROR(check_delimitable(*value_, what));
+    if (!inferred && !all_decodable_) CKPT_RETURN_IF_ERROR(check_delimitable(*value_, what));
     std::string_view v = inferred ? r.bytes(static_cast<size_t>(value_length)) : skip_value(*value_, r);
     if (!r.ok()) return r.take_error();
     return v;
   };
   if (kind_ == StateKind::kPriorityQueue) {
     CKPT_ASSIGN_OR_RETURN(std::string_view element, value_bytes("queue elements"));
-    base.append(element);
-    out->push_back({std::move(base), std::string()});
+    RocksPair& p = add();
+    p.key.append(element);
+    p.value.clear();
     return Status::OK();
   }
   if (kind_ == StateKind::kList) {
-    CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "list elements"));
+    if (!all_decodable_) CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "list elements"));
     int32_t n = r.count(1, "list element");
-    std::string joined;
+    if (!r.ok()) return r.take_error();
+    if (n == 0) return Status::OK();
+    std::string& joined = add().value;
+    joined.clear();
     for (int32_t i = 0; i < n && r.ok(); ++i) {
       if (i > 0) joined.push_back(kListDelimiter);
       joined.append(skip_value(*element_, r));
     }
     if (!r.ok()) return r.take_error();
-    if (n > 0) out->push_back({std::move(base), std::move(joined)});
     return Status::OK();
   }
   if (kind_ == StateKind::kMap) {
-    CKPT_RETURN_IF_ERROR(check_delimitable(*user_key_, "map keys"));
-    CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "map values"));
+    if (!all_decodable_) {
+      CKPT_RETURN_IF_ERROR(check_delimitable(*user_key_, "map keys"));
+      CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "map values"));
+    }
     int32_t n = r.count(2, "map entry");
     for (int32_t i = 0; i < n && r.ok(); ++i) {
       std::string_view user_key = skip_value(*user_key_, r);
       bool is_null = r.boolean();
-      RocksPair p{base, std::string(1, is_null ? '\1' : '\0')};
+      if (!r.ok()) break;
+      RocksPair& p = add();
       p.key.append(user_key);
+      p.value.assign(1, is_null ? '\1' : '\0');
       if (!is_null) p.value.append(skip_value(*element_, r));
-      if (r.ok()) out->push_back(std::move(p));
     }
     if (!r.ok()) return r.take_error();
     return Status::OK();
   }
   CKPT_ASSIGN_OR_RETURN(std::string_view v, value_bytes("values"));
-  out->push_back({std::move(base), std::string(v)});
+  add().value.assign(v);
   return Status::OK();
 }
 
@@ -235,8 +285,9 @@ Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair
 
 Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
                            std::string_view data, uint64_t base, int32_t max_parallelism,
-                           std::vector<std::vector<RocksPair>>& by_state) {
+                           std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools) {
   const size_t n = transcoders.size();
+  if (pools.size() < n) pools.resize(n);
   std::vector<int64_t> lengths;
   std::vector<HeapEntryLayout> layouts;
   for (const auto& t : transcoders) layouts.push_back(t->heap_entry_layout());
@@ -248,7 +299,7 @@ Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& 
     CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
     const int64_t value_length = lengths.empty() ? -1 : lengths[head.id];
     for (int32_t e = 0; e < head.count; ++e)
-      CKPT_RETURN_IF_ERROR(transcoders[head.id]->heap_to_rocks(r, key_group, &by_state[head.id], value_length));
+      CKPT_RETURN_IF_ERROR(transcoders[head.id]->heap_to_rocks(r, key_group, &by_state[head.id], pools[head.id], value_length));
   }
   if (!r.at_end())
     return Error(ErrorCode::kCorruption,

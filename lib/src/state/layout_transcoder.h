@@ -33,6 +33,25 @@ struct RocksPair {
 // The key-group prefix of RocksDB keys (1 or 2 bytes big endian, §6).
 void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_bytes);
 
+// One state's pairs handed back after a key group, reused for the next one: their strings keep
+// their capacity, so a producer of pairs allocates for its largest key group once rather than
+// for every pair (a key and a value allocation per pair was a tenth of heap -> rocksdb). One
+// pool per state, so that a reused value is not sized for another state's values.
+class RocksPairPool {
+ public:
+  // A pair appended to `out` whose key and value the caller assigns (a reused pair holds old bytes).
+  RocksPair& add(std::vector<RocksPair>& out);
+  // Every pair of `pairs` into the pool; `pairs` is left empty, keeping its capacity.
+  void recycle(std::vector<RocksPair>& pairs);
+  // by_state[i] into pools[i], for each state.
+  static void recycle(std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools);
+
+ private:
+  friend class StateTranscoder;
+  std::vector<RocksPair> spare_;
+  std::string base_;  // the key prefix of the entry being transcoded
+};
+
 class StateTranscoder {
  public:
   // `key_decoder` (the proxy's key serializer) must outlive the transcoder.
@@ -41,21 +60,24 @@ class StateTranscoder {
 
   const std::string& name() const { return name_; }
 
-  // One heap entry at r's position -> its RocksDB pairs, appended to `out` (none for an
-  // empty list or map, which RocksDB cannot hold). With `value_length` >= 0 (inferred by the
-  // delimiter) a value or queue element is that many bytes, copied whole.
-  Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
+  // One heap entry at r's position -> its RocksDB pairs, appended to `out` from `pool` (none
+  // for an empty list or map, which RocksDB cannot hold). With `value_length` >= 0 (inferred by
+  // the delimiter) a value or queue element is that many bytes, copied whole.
+  Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out, RocksPairPool& pool,
                        int64_t value_length = -1) const;
 
   // The RocksDB key of (key, namespace) in `key_group`, which every pair of that entry starts
   // with (for queues: the key-group prefix, which the element follows).
   std::string rocks_base(int32_t key_group, std::string_view key, std::string_view ns) const;
+  // The same appended to `out`.
+  void append_rocks_base(std::string& out, int32_t key_group, std::string_view key, std::string_view ns) const;
   // Whether keys and namespaces carry length suffixes in RocksDB keys (both of variable length).
   bool ambiguous_key() const { return ambiguous_key_; }
   // One whole state value (a list or map as its serializer writes it; a queue element) at r's
-  // position -> its pairs under `base`, as heap_to_rocks does after the key and namespace.
-  Status value_to_rocks(std::string base, ByteReader& r, std::vector<RocksPair>* out,
-                        int64_t value_length = -1) const;
+  // position -> its pairs under `base`, as heap_to_rocks does after the key and namespace
+  // (pairs from `pool` if given).
+  Status value_to_rocks(std::string_view base, ByteReader& r, std::vector<RocksPair>* out,
+                        int64_t value_length = -1, RocksPairPool* pool = nullptr) const;
   StateKind kind() const { return kind_; }
 
   // The parts of this state's heap entries, for the delimiter (valid while the transcoder lives).
@@ -84,13 +106,16 @@ class StateTranscoder {
   std::unique_ptr<ValueDecoder> value_;     // whole state object (heap); queue element
   std::unique_ptr<ValueDecoder> element_;   // LIST element; MAP user value
   std::unique_ptr<ValueDecoder> user_key_;  // MAP user key
+  // Every decoder above is decodable, so no per-entry check_delimitable() can fail: they are
+  // skipped (virtual calls per entry, a tenth of the transcoding otherwise).
+  bool all_decodable_ = false;
 };
 
 // One heap key group's blocks (`data`: its bytes after the plain key-group number, data[0] at
-// absolute offset `base`) -> by_state[id] pairs, through transcoders[id]. Opaque values get
-// their lengths from the delimiter first, so that they are copied as they are.
+// absolute offset `base`) -> by_state[id] pairs (from pools[id]), through transcoders[id].
+// Opaque values get their lengths from the delimiter first, so that they are copied as they are.
 Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
                            std::string_view data, uint64_t base, int32_t max_parallelism,
-                           std::vector<std::vector<RocksPair>>& by_state);
+                           std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools);
 
 }  // namespace ckpt

@@ -57,17 +57,13 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
     }));
   }
   std::vector<std::vector<RocksPair>> by_state(names.size());
-  // Pairs handed back after each key group keep their strings' capacity for the next one:
-  // freeing a key group's worth of strings let malloc return the pages, and faulting them in
+  // Freeing a key group's worth of strings let malloc return the pages, and faulting them in
   // again cost as much system time as the conversion.
-  std::vector<RocksPair> spare;
+  std::vector<RocksPairPool> pools(names.size());
   int32_t current = -1;
   auto flush = [&]() -> Status {
     Status s = fn(current, by_state);
-    for (auto& pairs : by_state) {
-      for (RocksPair& p : pairs) spare.push_back(std::move(p));
-      pairs.clear();
-    }
+    RocksPairPool::recycle(by_state, pools);
     return s;
   };
   // A rescale's left-overs outside the handle's range are skipped, as Flink clips them.
@@ -78,14 +74,9 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
           if (current >= 0) CKPT_RETURN_IF_ERROR(flush());
           current = kg;
         }
-        if (spare.empty()) {
-          by_state[id].push_back({std::string(key), std::string(value)});
-        } else {
-          RocksPair& p = by_state[id].emplace_back(std::move(spare.back()));
-          spare.pop_back();
-          p.key.assign(key);
-          p.value.assign(value);
-        }
+        RocksPair& p = pools[id].add(by_state[id]);
+        p.key.assign(key);
+        p.value.assign(value);
         return Status::OK();
       }));
   if (current >= 0) return flush();
@@ -187,13 +178,14 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
     }
   const int prefix = key_group_prefix_bytes(max_parallelism);
   CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle.delegate, resolve, metadata_file));
-  std::vector<std::vector<RocksPair>> by_state;
+  std::vector<std::vector<RocksPair>> by_state(meta.states.size());
+  std::vector<RocksPairPool> pools(meta.states.size());
   return for_each_key_group_block(
       handle, stream, max_parallelism,
       [&](const KeyedBackendMeta&, KeyGroupsLayout layout, int32_t kg, std::string_view data, uint64_t base) -> Status {
-        by_state.assign(meta.states.size(), {});
+        RocksPairPool::recycle(by_state, pools);
         if (layout == KeyGroupsLayout::kHeap) {
-          CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state));
+          CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state, pools));
         } else {
           ByteReader r(data, base);
           CKPT_RETURN_IF_ERROR(parse_canonical_key_group(
@@ -201,7 +193,9 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
                 if (key_group_of_rocks_key(p.key, prefix) != kg)
                   return Error(ErrorCode::kCorruption, fmt::format("key prefix names another key group than {}", kg),
                                p.key_offset);
-                by_state[p.state_id].push_back({p.key, std::string(p.value)});
+                RocksPair& pair = pools[p.state_id].add(by_state[p.state_id]);
+                pair.key.assign(p.key);
+                pair.value.assign(p.value);
                 return Status::OK();
               }));
         }

@@ -94,15 +94,30 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
   return s;
 }
 
+Status StateStream::check_range(uint64_t offset, uint64_t len) const {
+  if (offset <= size_ && len <= size_ - offset) return Status::OK();
+  Error e(ErrorCode::kCorruption,
+          fmt::format("range [{:#x}, {:#x}) lies beyond the end of the stream ({:#x} bytes)", base_ + offset,
+                      base_ + offset + len, base_ + size_),
+          base_ + offset);
+  e.file = file_;
+  return e;
+}
+
+Result<std::string_view> StateStream::view(uint64_t offset, uint64_t len, MappedRange* mapping,
+                                           std::string* buffer) const {
+  // Below this a read's copy costs less than setting up and tearing down a mapping.
+  constexpr uint64_t kMapAtLeast = 256 * 1024;
+  mapping->reset();
+  CKPT_RETURN_IF_ERROR(check_range(offset, len));
+  if (inline_) return std::string_view(*inline_).substr(offset, len);
+  if (len >= kMapAtLeast && mapping->map(fd_->fd, base_ + offset, len)) return mapping->bytes();
+  CKPT_RETURN_IF_ERROR(read(offset, len, buffer));
+  return std::string_view(*buffer);
+}
+
 Status StateStream::read(uint64_t offset, uint64_t len, std::string* out) const {
-  if (offset > size_ || len > size_ - offset) {
-    Error e(ErrorCode::kCorruption,
-            fmt::format("range [{:#x}, {:#x}) lies beyond the end of the stream ({:#x} bytes)",
-                        base_ + offset, base_ + offset + len, base_ + size_),
-            base_ + offset);
-    e.file = file_;
-    return e;
-  }
+  CKPT_RETURN_IF_ERROR(check_range(offset, len));
   if (inline_) {
     out->assign(*inline_, offset, len);
     return Status::OK();

@@ -12,9 +12,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "support/mapped_range.h"
 
 namespace ckpt {
 
@@ -32,6 +34,10 @@ class StateStream {
   // Stream bytes [offset, offset + len) into `out` (replacing its content).
   Status read(uint64_t offset, uint64_t len, std::string* out) const;
   Status read_all(std::string* out) const { return read(0, size_, out); }
+  // Stream bytes [offset, offset + len) without a copy where that pays: inline bytes in place,
+  // large file ranges mapped into `mapping`, the rest read into `buffer`. The view lives as
+  // long as those two are left alone (and the handle's Metadata, for inline bytes).
+  Result<std::string_view> view(uint64_t offset, uint64_t len, MappedRange* mapping, std::string* buffer) const;
   // Absolute position of stream byte 0 in file(): the segment start, else 0.
   uint64_t base() const { return base_; }
   // What errors name: the file opened, or the `_metadata` file for inline bytes.
@@ -43,6 +49,8 @@ class StateStream {
   const std::string& description() const { return description_; }
 
  private:
+  Status check_range(uint64_t offset, uint64_t len) const;
+
   struct Fd;
   std::shared_ptr<Fd> fd_;
   const std::string* inline_ = nullptr;  // points into the caller's Metadata
