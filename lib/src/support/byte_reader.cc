@@ -15,15 +15,9 @@ void ByteReader::fail_at(uint64_t absolute_offset, std::string message, ErrorCod
   error_ = Error(code, std::move(message), absolute_offset);
 }
 
-const uint8_t* ByteReader::take(size_t n) {
-  if (error_) return nullptr;
-  if (n > size_ - pos_) {
-    fail(fmt::format("unexpected end of data: expected {} bytes, found {}", n, size_ - pos_));
-    return nullptr;
-  }
-  const uint8_t* p = data_ + pos_;
-  pos_ += n;
-  return p;
+const uint8_t* ByteReader::take_short(size_t n) {
+  if (!error_) fail(fmt::format("unexpected end of data: expected {} bytes, found {}", n, size_ - pos_));
+  return nullptr;
 }
 
 void ByteReader::seek(size_t position) {
@@ -33,11 +27,6 @@ void ByteReader::seek(size_t position) {
     return;
   }
   pos_ = position;
-}
-
-uint8_t ByteReader::u8() {
-  const uint8_t* p = take(1);
-  return p ? p[0] : 0;
 }
 
 uint16_t ByteReader::u16() {
@@ -105,11 +94,6 @@ uint64_t ByteReader::varint(int max_bytes) {
   pos_ = saved;
   fail_at(start, fmt::format("varint longer than {} bytes", max_bytes));
   return 0;
-}
-
-std::string_view ByteReader::bytes(size_t n) {
-  const uint8_t* p = take(n);
-  return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
 }
 
 std::string ByteReader::utf() {

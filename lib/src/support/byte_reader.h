@@ -25,7 +25,10 @@ class ByteReader {
   explicit ByteReader(std::string_view bytes, uint64_t base = 0)
       : ByteReader(bytes.data(), bytes.size(), base) {}
 
-  uint8_t u8();
+  uint8_t u8() {
+    const uint8_t* p = take(1);
+    return p ? p[0] : 0;
+  }
   int8_t i8() { return static_cast<int8_t>(u8()); }
   bool boolean() { return u8() != 0; }
   uint16_t u16();
@@ -43,7 +46,10 @@ class ByteReader {
   uint64_t varint(int max_bytes = 10);
 
   // A view of the next n bytes (valid as long as the underlying buffer is).
-  std::string_view bytes(size_t n);
+  std::string_view bytes(size_t n) {
+    const uint8_t* p = take(n);
+    return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
+  }
   // Java's DataInput.readUTF: u16 byte count, then modified UTF-8, returned as UTF-8
   // (a lone surrogate becomes its 3-byte form, so writing it back gives the same bytes).
   // Non-canonical forms that Java's writer never produces are rejected as corruption so
@@ -75,7 +81,15 @@ class ByteReader {
   }
 
  private:
-  const uint8_t* take(size_t n);
+  // Inline, with the failure out of line: decoders skipping values call u8() and bytes() per
+  // field, and a call into the library for each was a few per cent of `ckpt convert`.
+  const uint8_t* take(size_t n) {
+    if (error_ || n > size_ - pos_) return take_short(n);
+    const uint8_t* p = data_ + pos_;
+    pos_ += n;
+    return p;
+  }
+  const uint8_t* take_short(size_t n);
 
   const uint8_t* data_;
   size_t size_;
