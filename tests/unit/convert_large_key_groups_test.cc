@@ -1,5 +1,5 @@
-// ckpt convert with key groups of a MiB and more, which are read in place (mapped) rather than
-// copied, and whose pairs reuse the previous key group's strings: the state comes out whole.
+// ckpt convert with key groups of a MiB and more, read into one reused buffer, whose pairs reuse
+// the previous key group's strings: the state comes out whole.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -49,9 +49,9 @@ void convert(const std::string& in, ConvertTarget to, const std::string& out) {
 }  // namespace
 
 TEST_CASE("heap and rocksdb snapshots with key groups of a MiB convert with every entry", "[unit]") {
-  // Heap key groups here hold about a MiB each (checked below), so they are mapped; converting
-  // heap -> rocksdb, rocksdb -> heap (whose pairs are recycled between key groups, the largest
-  // first and smaller ones after) and heap -> canonical -> heap must dump exactly as ckpt
+  // Heap key groups here hold a MiB and more each (checked below); converting heap -> rocksdb,
+  // rocksdb -> heap and heap -> canonical -> heap (each recycling its buffer and pairs from one
+  // key group to the next, larger and smaller ones in turn) must dump exactly as ckpt
   // generate's own rocksdb snapshot of the same seed does.
   test::ScratchDir tmp;
   REQUIRE(generate_snapshot(big_key_groups(tmp / "heap", GenerateBackend::kHeap)).ok());
@@ -59,7 +59,7 @@ TEST_CASE("heap and rocksdb snapshots with key groups of a MiB convert with ever
   uint64_t heap_bytes = 0;
   for (const auto& e : fs::directory_iterator(tmp / "heap"))
     if (e.path().filename() != "_metadata") heap_bytes += e.file_size();
-  REQUIRE(heap_bytes / 6 > (1u << 20));  // six key groups: each far above the mapping threshold
+  REQUIRE(heap_bytes / 6 > (1u << 20));  // six key groups of a MiB and more
 
   const auto expected = dump_lines(tmp / "rocks");
   REQUIRE(expected.size() > 1800);

@@ -28,11 +28,11 @@ struct Region {
   uint64_t end = 0;
 };
 
-// Where the bytes of the region loaded last live, reused from region to region.
+// Where the bytes of the region loaded last live, reused from region to region: a fresh
+// buffer per region had to be zero-filled (and faulted in) before each read.
 struct RegionBuffers {
-  MappedRange mapped;  // large regions of files, read in place
-  std::string raw;     // other regions, read
-  std::string data;    // decompressed regions
+  std::string raw;   // read (inline bytes are used in place)
+  std::string data;  // decompressed
 };
 
 // The stream's proxy and the byte range of every key group that has one.
@@ -80,7 +80,7 @@ struct KeyGroupsStream {
   Status load(const Region& region, uint64_t skip, RegionBuffers* b, std::string_view* out, uint64_t* base,
               std::vector<size_t>* stream_starts = nullptr) const {
     CKPT_ASSIGN_OR_RETURN(std::string_view raw,
-                          stream->view(region.start, region.end - region.start, &b->mapped, &b->raw));
+                          stream->view(region.start, region.end - region.start, &b->raw));
     *base = stream->base() + region.start;
     if (!meta.compression) {
       *out = raw;

@@ -104,14 +104,9 @@ Status StateStream::check_range(uint64_t offset, uint64_t len) const {
   return e;
 }
 
-Result<std::string_view> StateStream::view(uint64_t offset, uint64_t len, MappedRange* mapping,
-                                           std::string* buffer) const {
-  // Below this a read's copy costs less than setting up and tearing down a mapping.
-  constexpr uint64_t kMapAtLeast = 256 * 1024;
-  mapping->reset();
+Result<std::string_view> StateStream::view(uint64_t offset, uint64_t len, std::string* buffer) const {
   CKPT_RETURN_IF_ERROR(check_range(offset, len));
   if (inline_) return std::string_view(*inline_).substr(offset, len);
-  if (len >= kMapAtLeast && mapping->map(fd_->fd, base_ + offset, len)) return mapping->bytes();
   CKPT_RETURN_IF_ERROR(read(offset, len, buffer));
   return std::string_view(*buffer);
 }

@@ -12,11 +12,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
-#include "support/mapped_range.h"
 
 namespace ckpt {
 
@@ -34,10 +32,9 @@ class StateStream {
   // Stream bytes [offset, offset + len) into `out` (replacing its content).
   Status read(uint64_t offset, uint64_t len, std::string* out) const;
   Status read_all(std::string* out) const { return read(0, size_, out); }
-  // Stream bytes [offset, offset + len) without a copy where that pays: inline bytes in place,
-  // large file ranges mapped into `mapping`, the rest read into `buffer`. The view lives as
-  // long as those two are left alone (and the handle's Metadata, for inline bytes).
-  Result<std::string_view> view(uint64_t offset, uint64_t len, MappedRange* mapping, std::string* buffer) const;
+  // Stream bytes [offset, offset + len): inline bytes in place (the view lives as long as the
+  // handle's Metadata), file bytes read into `buffer`.
+  Result<std::string_view> view(uint64_t offset, uint64_t len, std::string* buffer) const;
   // Absolute position of stream byte 0 in file(): the segment start, else 0.
   uint64_t base() const { return base_; }
   // What errors name: the file opened, or the `_metadata` file for inline bytes.
