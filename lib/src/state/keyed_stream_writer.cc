@@ -103,10 +103,13 @@ Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPai
     if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
     for (size_t j = 0; j < pairs.size(); ++j) {
       const bool last = j + 1 == pairs.size();
-      std::string key = pairs[j].key;
-      if (last) key[0] = static_cast<char>(static_cast<uint8_t>(key[0]) | kMetaDataFollowsFlag);
+      const std::string& key = pairs[j].key;
       w.i32(static_cast<int32_t>(key.size()));
+      const size_t key_at = w.size();
       w.bytes(key);
+      // The flag goes on the written copy: a copy of every key just for the last one's flag
+      // cost an allocation per pair.
+      if (last && !key.empty()) w.buffer()[key_at] = static_cast<char>(static_cast<uint8_t>(key[0]) | kMetaDataFollowsFlag);
       w.i32(static_cast<int32_t>(pairs[j].value.size()));
       w.bytes(pairs[j].value);
       if (last) w.u16(i + 1 == ids.size() ? kEndOfKeyGroupMark : static_cast<uint16_t>(ids[i + 1]));

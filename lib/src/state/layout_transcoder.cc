@@ -235,6 +235,7 @@ Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair
   CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
   CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
   int32_t entries = 0;
+  std::vector<std::string_view> elements;  // one list's, reused: an allocation per list otherwise
   for (size_t i = 0; i < pairs.size();) {
     const std::string& k = pairs[i]->key;
     KeyParts parts;
@@ -247,7 +248,7 @@ Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair
       CKPT_RETURN_IF_ERROR(check_delimitable(*element_, "list elements"));
       const std::string& v = pairs[i]->value;
       ByteReader r(v);
-      std::vector<std::string_view> elements;
+      elements.clear();
       while (!r.at_end() && r.ok()) {
         elements.push_back(skip_value(*element_, r));
         if (!r.at_end() && r.ok() && r.u8() != static_cast<uint8_t>(kListDelimiter))
