@@ -209,7 +209,7 @@ Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_vie
     if (!s.ok()) return rocks_error(rep.sst_path(cf), s);
   }
   // SstFileWriter refuses a key not above its last one (it keeps that key anyway): a second
-  // copy here for our own check cost a few per cent of heap -> rocksdb.
+  // copy here for our own check cost 1-2% of heap -> rocksdb.
   rocksdb::Status s = writer->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
   if (s.IsInvalidArgument())
     return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
