@@ -154,10 +154,15 @@ struct RocksInstanceWriter::Rep {
   std::unique_ptr<rocksdb::DB> db;  // open from create() on: the SST files name its families
   std::vector<rocksdb::ColumnFamilyHandle*> handles;  // [0] is "default"
   std::vector<std::unique_ptr<rocksdb::SstFileWriter>> writers;  // opened on first add
+  std::vector<std::vector<std::string>> finished_files;  // per family, ascending key ranges
+  std::vector<std::string> rolled_after;  // per family: the last key of its last finished file
+  uint64_t target_file_bytes = kRocksTargetFileBytes;
   uint64_t entries = 0;
   bool finished = false;
 
-  std::string sst_path(size_t cf) const { return fmt::format("{}/cf-{}.sst", scratch, cf); }
+  std::string sst_path(size_t cf) const {
+    return fmt::format("{}/cf-{}-{}.sst", scratch, cf, finished_files[cf].size());
+  }
   std::string db_dir() const { return scratch + "/db"; }
 
   Status open_db() { return open_flink_db(db_dir(), options, names, &db, &handles); }
@@ -167,7 +172,8 @@ struct RocksInstanceWriter::Rep {
 
 Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const std::string& scratch_dir,
                                                                          std::vector<std::string> column_families,
-                                                                         bool deferred_sync) {
+                                                                         bool deferred_sync,
+                                                                         uint64_t target_file_bytes) {
   std::error_code ec;
   if (fs::exists(scratch_dir, ec))
     return Error(ErrorCode::kInvalidArgument, fmt::format("scratch directory '{}' exists already", scratch_dir));
@@ -182,6 +188,9 @@ Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const s
   rep.options = rocksdb::Options(rocksdb::DBOptions(), cf);
   if (deferred_sync) rep.options.env = deferred_sync_env();
   rep.writers.resize(column_families.size());
+  rep.target_file_bytes = std::max<uint64_t>(1, target_file_bytes);
+  rep.finished_files.resize(column_families.size());
+  rep.rolled_after.resize(column_families.size());
   rep.names = std::move(column_families);
   CKPT_RETURN_IF_ERROR(rep.open_db());
   return w;
@@ -207,6 +216,8 @@ Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_vie
     writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), rep.options, rep.handles[cf + 1]);
     rocksdb::Status s = writer->Open(rep.sst_path(cf));
     if (!s.ok()) return rocks_error(rep.sst_path(cf), s);
+    if (!rep.finished_files[cf].empty() && key <= std::string_view(rep.rolled_after[cf]))
+      return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
   }
   // SstFileWriter refuses a key not above its last one (it keeps that key anyway): a second
   // copy here for our own check cost 1-2% of heap -> rocksdb.
@@ -215,6 +226,16 @@ Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_vie
     return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
   if (!s.ok()) return rocks_error(rep.sst_path(cf), s);
   ++rep.entries;
+  // A family's file is closed at Flink's target file size: SstFileWriter holds a file's whole
+  // index and filter until Finish, which would make memory grow with the state.
+  if (writer->FileSize() >= rep.target_file_bytes) {
+    const std::string path = rep.sst_path(cf);
+    s = writer->Finish();
+    if (!s.ok()) return rocks_error(path, s);
+    writer.reset();
+    rep.finished_files[cf].push_back(path);
+    rep.rolled_after[cf].assign(key);
+  }
   return Status::OK();
 }
 
@@ -222,22 +243,22 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
   Rep& rep = *rep_;
   if (rep.finished) return Error(ErrorCode::kInvalidArgument, "instance writer already finished");
   rep.finished = true;
-  std::vector<bool> has_file(rep.names.size(), false);
   for (size_t i = 0; i < rep.writers.size(); ++i) {
     if (!rep.writers[i]) continue;
+    const std::string path = rep.sst_path(i);
     rocksdb::Status s = rep.writers[i]->Finish();
-    if (!s.ok()) return rocks_error(rep.sst_path(i), s);
+    if (!s.ok()) return rocks_error(path, s);
     rep.writers[i].reset();
-    has_file[i] = true;
+    rep.finished_files[i].push_back(path);
   }
 
   rocksdb::DB* db = rep.db.get();
   rocksdb::Status s;
   for (size_t i = 0; i < rep.names.size() && s.ok(); ++i) {
-    if (!has_file[i]) continue;
+    if (rep.finished_files[i].empty()) continue;
     rocksdb::IngestExternalFileOptions ingest;
     ingest.move_files = true;
-    s = db->IngestExternalFile(rep.handles[i + 1], {rep.sst_path(i)}, ingest);
+    s = db->IngestExternalFile(rep.handles[i + 1], rep.finished_files[i], ingest);
   }
   rocksdb::Status closed = rep.close_db();
   if (!s.ok()) return rocks_error(instance_dir, s);

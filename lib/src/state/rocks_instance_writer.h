@@ -5,7 +5,8 @@
 // operator ("stringappendtest", RocksDB's StringAppendTESTOperator with delimiter ','), the
 // bytewise comparator, an unused "default" family, and keys in Flink's layout (key-group
 // prefix, key, namespace, user key). The writer takes each state's pairs in ascending key
-// order, streams them into one SstFileWriter per family (memory does not grow with the state),
+// order, streams them into SstFileWriters, one open per family and closed at Flink's target file
+// size (memory does not grow with the state),
 // into a DB opened on a scratch directory with every family, ingests them and closes the DB:
 // the output directory holds exactly what an uploaded native snapshot
 // holds (NNNNNN.sst, MANIFEST-NNNNNN, CURRENT, OPTIONS-NNNNNN) and opens with `ldb`.
@@ -41,6 +42,10 @@ struct RocksInstanceFiles {
   uint64_t entries = 0;                  // pairs added
 };
 
+// The default of Flink's state.backend.rocksdb.compaction.level.target-file-size-base (64 MB):
+// the size of the SST files its RocksDB backend compacts into.
+inline constexpr uint64_t kRocksTargetFileBytes = 64ull << 20;
+
 class RocksInstanceWriter {
  public:
   // `scratch_dir` (created; removed by finish() and by the destructor; on the same file system
@@ -50,9 +55,13 @@ class RocksInstanceWriter {
   // With `deferred_sync`, RocksDB's own fsyncs (each SST, MANIFEST, CURRENT, directory: some
   // thirty per instance) are skipped and the caller syncs the finished output once, before the
   // rename that publishes it (sync_tree in ckpt/io.h); otherwise every file is synced as written.
+  // A family's SST file is closed once it reaches `target_file_bytes` and the next pair opens
+  // another (non-overlapping, ingested together): SstFileWriter keeps a file's index and filter
+  // in memory until it finishes, so bounded files keep memory independent of the state's size.
   static Result<std::unique_ptr<RocksInstanceWriter>> create(const std::string& scratch_dir,
                                                              std::vector<std::string> column_families,
-                                                             bool deferred_sync = false);
+                                                             bool deferred_sync = false,
+                                                             uint64_t target_file_bytes = kRocksTargetFileBytes);
   ~RocksInstanceWriter();
 
   // One pair of family `cf`; keys of a family must be strictly ascending (bytewise).
