@@ -11,6 +11,7 @@
 //     both must fail or both give the same entry, text equal to the tree's text;
 //   otherwise: u8 key-group count n (at most 8), n x u32 offsets, then the stream bytes, served
 //     inline; bit 0: operator state; bit 1: savepoint key-groups handle (type 7, canonical).
+//   Keyed handles are also read by convert's reader (read_raw_keyed), with checks on its pairs.
 // Must never crash, hang or allocate without bound.
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "state/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 #include "state/operator_state_reader.h"
+#include "state/raw_keyed_reader.h"
 #include "state/state_stream.h"
 #include "support/json_text.h"
 
@@ -135,6 +137,25 @@ void fuzz_json_text(const uint8_t* data, size_t size) {
   }
 }
 
+// The same key groups through convert's reader (heap entries re-framed into Flink's RocksDB
+// layout): each pair must be in the key group it was handed over with and name a proxy state.
+void fuzz_raw_keyed(const KeyedHandle& h, const PathResolver& no_files) {
+  auto source = open_raw_keyed(h, no_files, "fuzz", 128);
+  if (!source.ok()) return;
+  const size_t states = source->meta.states.size();
+  int32_t previous = -1;
+  (void)read_raw_keyed(h, *source, no_files, "fuzz", 128, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
+    if (kg <= previous || kg < h.range.first || kg > h.range.last()) finding("raw key groups out of order or range");
+    previous = kg;
+    if (by_state.size() > states) finding("raw pairs of a state the proxy does not name");
+    for (const auto& pairs : by_state)
+      for (const RocksPair& p : pairs)
+        // max parallelism 128: a one-byte key-group prefix (Flink's computeRequiredBytesInKeyGroupPrefix)
+        if (p.key.empty() || static_cast<uint8_t>(p.key[0]) != kg) finding("a raw pair's key-group prefix differs from its key group");
+    return Status::OK();
+  });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -179,5 +200,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Result<StateStream> stream = StateStream::open(h.delegate, no_files, "fuzz");
   if (!stream.ok()) return 0;
   (void)read_key_groups_handle(h, *stream, 128, all, discard, keep_going);
+  fuzz_raw_keyed(h, no_files);
   return 0;
 }
