@@ -226,6 +226,9 @@ Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance
   if (!s.ok()) return rocks_error(dir, "rocksdb cannot list the column families", s);
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(kBlockCacheBytes);
+  // Index blocks in the cache, not held by each open file's reader: an instance keeps every
+  // file open, so otherwise memory grows with the number of SSTs (about 0.6 MiB per 64 MiB).
+  table.cache_index_and_filter_blocks = true;
   std::shared_ptr<rocksdb::TableFactory> factory(rocksdb::NewBlockBasedTableFactory(table));
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
   for (const std::string& n : out.names) {
