@@ -7,77 +7,13 @@
 #include "state/snapshot_bytes.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "support/changelog_records.h"
 
 using namespace ckpt;
+using namespace ckpt::test;
 using nlohmann::json;
 
 namespace {
-
-const char* kLong = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
-const char* kList = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
-const char* kMap = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
-const char* kVoid = "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
-
-void simple(ByteWriter& w, const char* cls) { write_simple_snapshot(w, cls); }
-
-// A List / Map serializer snapshot of Long elements, as Flink writes it.
-void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
-  if (nested == 1) write_composite_snapshot(w, cls, {kLong});
-  else write_composite_snapshot(w, cls, {kLong, kLong});
-}
-
-// A METADATA change (Flink 1.17: code 8, meta info version 6) of a key / value state.
-Change metadata(int16_t id, const std::string& name, const char* type, const std::function<void(ByteWriter&)>& value,
-                const char* ns = kVoid) {
-  ByteWriter w;
-  w.u8(8);
-  w.i32(6);
-  w.utf(name);
-  w.i32(0);  // KEY_VALUE
-  w.i32(1);
-  w.utf("KEYED_STATE_TYPE");
-  w.utf(type);
-  w.i32(2);
-  w.utf("NAMESPACE_SERIALIZER");
-  w.i32(2);
-  simple(w, ns);
-  w.utf("VALUE_SERIALIZER");
-  w.i32(2);
-  value(w);
-  w.boolean(false);  // no TTL
-  w.boolean(false);  // no default value
-  w.i16(id);
-  w.u8(0);
-  return Change{-1, w.buffer()};
-}
-
-// A data change of state `id` for Long key `key` in VoidNamespace, then `payload`.
-Change data(int32_t key_group, uint8_t op, int16_t id, int64_t key, const std::vector<int64_t>& payload = {}) {
-  ByteWriter w;
-  w.u8(op);
-  w.i16(id);
-  w.i64(key);
-  w.u8(0);  // VoidNamespace
-  for (int64_t v : payload) w.i64(v);
-  return Change{key_group, w.buffer()};
-}
-
-// `c` followed by a whole list (i32 size, then the elements).
-Change whole(Change c, std::vector<int64_t> elements) {
-  ByteWriter w;
-  w.i32(static_cast<int32_t>(elements.size()));
-  for (int64_t e : elements) w.i64(e);
-  c.bytes += w.buffer();
-  return c;
-}
-
-KeyedHandle log_of(std::vector<Change> changes) {
-  KeyedHandle h;
-  h.type = handle_type::kInMemoryChangelog;
-  h.handle_id = "log";
-  h.changes = std::move(changes);
-  return h;
-}
 
 StateEntry keyed(const std::string& state, int64_t key, json value) {
   StateEntry e;
@@ -88,25 +24,6 @@ StateEntry keyed(const std::string& state, int64_t key, json value) {
   e.ns = "VoidNamespace";
   e.value = std::move(value);
   return e;
-}
-
-std::vector<std::string> emitted(ChangelogState& state) {
-  std::vector<std::string> out;
-  REQUIRE(state.emit(StateFilter{}, [&](StateEntry&& e) {
-    out.push_back(e.state + " " + e.key.dump() + (e.has_user_key ? " " + e.user_key.dump() : "") + " = " + e.value.dump());
-    return Status::OK();
-  }).ok());
-  return out;
-}
-
-SerializerSnapshot long_snapshot() {
-  ByteWriter w;
-  w.i32(2);
-  simple(w, kLong);
-  ByteReader r(w.buffer());
-  auto s = read_serializer_snapshot(r, SnapshotFraming::kProxy);
-  REQUIRE(s.ok());
-  return *s;
 }
 
 }  // namespace
@@ -123,34 +40,34 @@ TEST_CASE("change logs apply list, map and value operations on top of the materi
   m.user_key = 5;
   REQUIRE(materialized(std::move(m)).ok());
 
-  auto list = [](ByteWriter& w) { composite_of_longs(w, kList, 1); };
-  auto map = [](ByteWriter& w) { composite_of_longs(w, kMap, 2); };
-  auto value = [](ByteWriter& w) { simple(w, kLong); };
+  auto list = [](ByteWriter& w) { composite_of_longs(w, kListSnapshot, 1); };
+  auto map = [](ByteWriter& w) { composite_of_longs(w, kMapSnapshot, 2); };
+  auto value = [](ByteWriter& w) { write_simple_snapshot(w, kLongSnapshot); };
   std::vector<Change> changes = {
-      metadata(0, "l", "LIST", list), metadata(1, "m", "MAP", map), metadata(2, "v", "VALUE", value),
-      data(0, 5, 0, 1, {11}),            // l[1] += 11
-      data(0, 3, 0, 2, {}),              // l[2] addAll: patched below with a whole list
-      data(0, 0, 0, 2),                  // l[2] cleared
-      data(0, 1, 0, 3, {}),              // l[3] = [30]: patched below
-      data(0, 6, 1, 1, {6, 60}),         // m[1][6] = 60
-      data(0, 7, 1, 1, {5}),             // m[1] remove 5
-      data(0, 1, 2, 1, {100}),           // v[1] = 100
-      data(0, 1, 2, 2, {200}),           // v[2] = 200
-      data(0, 0, 2, 2),                  // v[2] cleared
-      data(200, 1, 2, 7, {700}),         // outside the range: ignored
+      metadata_change(0, "l", "LIST", list), metadata_change(1, "m", "MAP", map), metadata_change(2, "v", "VALUE", value),
+      data_change(0, 5, 0, 1, {11}),            // l[1] += 11
+      data_change(0, 3, 0, 2, {}),              // l[2] addAll: patched below with a whole list
+      data_change(0, 0, 0, 2),                  // l[2] cleared
+      data_change(0, 1, 0, 3, {}),              // l[3] = [30]: patched below
+      data_change(0, 6, 1, 1, {6, 60}),         // m[1][6] = 60
+      data_change(0, 7, 1, 1, {5}),             // m[1] remove 5
+      data_change(0, 1, 2, 1, {100}),           // v[1] = 100
+      data_change(0, 1, 2, 2, {200}),           // v[2] = 200
+      data_change(0, 0, 2, 2),                  // v[2] cleared
+      data_change(200, 1, 2, 7, {700}),         // outside the range: ignored
   };
-  changes[4] = whole(changes[4], {20, 21});
-  changes[6] = whole(changes[6], {30});
-  REQUIRE(state.replay({log_of(changes)}, KeyGroupRange{0, 128}).ok());
+  changes[4] = with_whole_list(changes[4], {20, 21});
+  changes[6] = with_whole_list(changes[6], {30});
+  REQUIRE(state.replay({in_memory_log(changes)}, KeyGroupRange{0, 128}).ok());
   CHECK(emitted(state) == std::vector<std::string>{"l 1 = [10,11]", "l 3 = [30]", "m 1 6 = 60", "v 1 = 100"});
 }
 
 TEST_CASE("without a key serializer a change's key is the bytes that leave namespace and value the rest", "[unit]") {
   // The flat-map operators of Flink's migration test: no materialized part, no timer state.
   ChangelogState state;
-  std::vector<Change> changes = {metadata(4, "v", "VALUE", [](ByteWriter& w) { simple(w, kLong); }),
-                                 data(3, 1, 4, 9, {90})};
-  REQUIRE(state.replay({log_of(changes)}, KeyGroupRange{0, 128}).ok());
+  std::vector<Change> changes = {metadata_change(4, "v", "VALUE", [](ByteWriter& w) { write_simple_snapshot(w, kLongSnapshot); }),
+                                 data_change(3, 1, 4, 9, {90})};
+  REQUIRE(state.replay({in_memory_log(changes)}, KeyGroupRange{0, 128}).ok());
   std::vector<StateEntry> out;
   REQUIRE(state.emit(StateFilter{}, [&](StateEntry&& e) {
     out.push_back(std::move(e));
@@ -167,77 +84,32 @@ TEST_CASE("a change before its state's metadata or with bytes left over is an er
   // Errors carry the change's index, key group and log, and the offset inside the change.
   ChangelogState state;
   state.set_key_serializer(long_snapshot());
-  auto early = state.replay({log_of({data(0, 1, 3, 1, {1})})}, KeyGroupRange{0, 128});
+  auto early = state.replay({in_memory_log({data_change(0, 1, 3, 1, {1})})}, KeyGroupRange{0, 128});
   REQUIRE_FALSE(early.ok());
   CHECK(early.error().to_string().find("change to state id 3 before its metadata") != std::string::npos);
   CHECK(early.error().to_string().find("change 0 (key group 0) of change log 'log'") != std::string::npos);
 
   ChangelogState other;
   other.set_key_serializer(long_snapshot());
-  auto value = [](ByteWriter& w) { simple(w, kLong); };
-  auto extra = other.replay({log_of({metadata(0, "v", "VALUE", value), data(0, 1, 0, 1, {1, 2})})}, KeyGroupRange{0, 128});
+  auto value = [](ByteWriter& w) { write_simple_snapshot(w, kLongSnapshot); };
+  auto extra = other.replay({in_memory_log({metadata_change(0, "v", "VALUE", value), data_change(0, 1, 0, 1, {1, 2})})}, KeyGroupRange{0, 128});
   REQUIRE_FALSE(extra.ok());
   CHECK(extra.error().to_string().find("8 bytes after the change") != std::string::npos);
   CHECK(extra.error().offset == 20u);
 }
 
-namespace {
-
-// Flink's RocksDB key of a Long key in VoidNamespace, key group 0 (max parallelism 128): one
-// prefix byte, the key, the namespace byte; map user keys follow.
-std::string rocks_key(int64_t key, std::vector<int64_t> user_key = {}) {
-  ByteWriter w;
-  w.u8(0);
-  w.i64(key);
-  w.u8(0);
-  for (int64_t u : user_key) w.i64(u);
-  return w.buffer();
-}
-
-std::string longs(std::vector<int64_t> values, bool map_value = false) {
-  ByteWriter w;
-  if (map_value) w.u8(0);  // MapSerializer's null flag
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) w.u8(',');
-    w.i64(values[i]);
-  }
-  return w.buffer();
-}
-
-// A byte-level replayer of `logs`' states with Long keys (max parallelism 128); `meta` gets
-// the states it indexes.
-std::unique_ptr<ChangelogState> raw_state(const std::vector<KeyedHandle>& logs, KeyedBackendMeta* meta) {
-  auto m = read_changelog_meta(logs);
-  REQUIRE(m.ok());
-  *meta = std::move(*m);
-  meta->key_serializer = long_snapshot();
-  auto state = ChangelogState::make_raw(*meta, 128);
-  REQUIRE(state.ok());
-  return std::move(*state);
-}
-
-}  // namespace
-
 TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout pairs", "[unit]") {
   // The changes of the decoded replay above, applied to pairs for conversion: list elements
   // joined by the merge operator's ',', map values behind their null flag, cleared entries gone,
   // values copied byte for byte.
-  auto list = [](ByteWriter& w) { composite_of_longs(w, kList, 1); };
-  auto map = [](ByteWriter& w) { composite_of_longs(w, kMap, 2); };
-  auto value = [](ByteWriter& w) { simple(w, kLong); };
-  std::vector<Change> changes = {
-      metadata(0, "l", "LIST", list), metadata(1, "m", "MAP", map), metadata(2, "v", "VALUE", value),
-      data(0, 5, 0, 1, {11}), whole(data(0, 3, 0, 2), {20, 21}), data(0, 0, 0, 2), whole(data(0, 1, 0, 3), {30}),
-      data(0, 6, 1, 1, {6, 60}), data(0, 7, 1, 1, {5}), data(0, 1, 2, 1, {100}), data(0, 1, 2, 2, {200}),
-      data(0, 0, 2, 2), data(200, 1, 2, 7, {700}),
-  };
-  std::vector<KeyedHandle> logs = {log_of(changes)};
+  std::vector<Change> changes = list_map_value_changes();
+  std::vector<KeyedHandle> logs = {in_memory_log(changes)};
   KeyedBackendMeta meta;
-  auto state = raw_state(logs, &meta);
+  auto state = raw_replayer(logs, &meta);
   // The materialized part: l[1] = [10], m[1][5] = 50.
   std::vector<std::vector<RocksPair>> materialized(3);
-  materialized[0].push_back({rocks_key(1), longs({10})});
-  materialized[1].push_back({rocks_key(1, {5}), longs({50}, true)});
+  materialized[0].push_back({rocks_key(1), rocks_longs({10})});
+  materialized[1].push_back({rocks_key(1, {5}), rocks_longs({50}, true)});
   REQUIRE(state->raw_collector(meta)(0, materialized).ok());
   REQUIRE(state->replay(logs, KeyGroupRange{0, 128}).ok());
 
@@ -257,16 +129,16 @@ TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout p
       CHECK(pairs[i].value == expected[i].value);
     }
   };
-  same(got[0], {{rocks_key(1), longs({10, 11})}, {rocks_key(3), longs({30})}});
-  same(got[1], {{rocks_key(1, {6}), longs({60}, true)}});
-  same(got[2], {{rocks_key(1), longs({100})}});
+  same(got[0], {{rocks_key(1), rocks_longs({10, 11})}, {rocks_key(3), rocks_longs({30})}});
+  same(got[1], {{rocks_key(1, {6}), rocks_longs({60}, true)}});
+  same(got[2], {{rocks_key(1), rocks_longs({100})}});
 }
 
 TEST_CASE("the byte-level replay merges list namespaces and refuses merging values that need the job's function", "[unit]") {
   // MERGE_NAMESPACES (Long namespaces): list sources are appended to the target and removed; a
   // reducing state whose target already holds a value would need the job's reduce function.
-  auto list = [](ByteWriter& w) { composite_of_longs(w, kList, 1); };
-  auto value = [](ByteWriter& w) { simple(w, kLong); };
+  auto list = [](ByteWriter& w) { composite_of_longs(w, kListSnapshot, 1); };
+  auto value = [](ByteWriter& w) { write_simple_snapshot(w, kLongSnapshot); };
   // op, state id, Long key 1, Long namespace `ns`, then `payload` longs.
   auto change = [](uint8_t op, int16_t id, int64_t ns, std::vector<int64_t> payload, int32_t sources = -1) {
     ByteWriter w;
@@ -281,14 +153,14 @@ TEST_CASE("the byte-level replay merges list namespaces and refuses merging valu
     return Change{0, w.buffer()};
   };
   std::vector<Change> changes = {
-      metadata(0, "l", "LIST", list, kLong), metadata(1, "r", "REDUCING", value, kLong),
+      metadata_change(0, "l", "LIST", list, kLongSnapshot), metadata_change(1, "r", "REDUCING", value, kLongSnapshot),
       change(5, 0, 10, {1}), change(5, 0, 20, {2}), change(5, 0, 30, {3}),
       change(4, 0, 10, {10, 20, 30}, 2),  // l: namespaces 20 and 30 merged into 10
       change(1, 1, 10, {5}), change(1, 1, 20, {6}),
   };
-  std::vector<KeyedHandle> logs = {log_of(changes)};
+  std::vector<KeyedHandle> logs = {in_memory_log(changes)};
   KeyedBackendMeta meta;
-  auto state = raw_state(logs, &meta);
+  auto state = raw_replayer(logs, &meta);
   REQUIRE(state->replay(logs, KeyGroupRange{0, 128}).ok());
   std::vector<std::vector<RocksPair>> got;
   REQUIRE(state->emit_raw([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) {
@@ -301,11 +173,11 @@ TEST_CASE("the byte-level replay merges list namespaces and refuses merging valu
   key.i64(10);
   REQUIRE(got.at(0).size() == 1);
   CHECK(got[0][0].key == key.buffer());
-  CHECK(got[0][0].value == longs({1, 2, 3}));
+  CHECK(got[0][0].value == rocks_longs({1, 2, 3}));
 
   changes.push_back(change(4, 1, 10, {10, 20}, 1));  // r: 20 into 10, which holds 5
-  logs = {log_of(changes)};
-  auto again = raw_state(logs, &meta);
+  logs = {in_memory_log(changes)};
+  auto again = raw_replayer(logs, &meta);
   auto refused = again->replay(logs, KeyGroupRange{0, 128});
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().code == ErrorCode::kNotSupported);

@@ -81,7 +81,9 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
     r.handle = site_description(site);
     r.type = s.type;
     r.start = s.start;
-    r.size = s.size;
+    // A change log file's handle declares its stream's bytes (after the compression flag,
+    // uncompressed: OutputStreamWithPos#getPos), not the file's size.
+    r.size = site.role == StreamRole::kChangelogPiece ? -1 : s.size;
     if (site.local_name) r.local_name = *site.local_name;
     it->second.push_back(std::move(r));
   });

@@ -128,7 +128,7 @@ void check_keyed_offsets(const KeyedHandle& h, const OperatorState& op, int32_t 
   for (const KeyedHandle& k : h.materialized) check_keyed_offsets(k, op, subtask, slot + " materialized", report);
   for (const KeyedHandle& k : h.non_materialized) check_keyed_offsets(k, op, subtask, slot + " change log", report);
   for (const ChangelogPiece& p : h.pieces)
-    check_offsets_in({p.offset}, declared_size(p.handle), p.handle, op, subtask, slot + " change log", "piece", report);
+    check_offsets_in({p.offset}, declared_size(p.handle), p.handle, op, subtask, slot, "piece", report);
 }
 
 void check_operator_offsets(const OperatorHandle& h, const OperatorState& op, int32_t subtask, const char* slot,

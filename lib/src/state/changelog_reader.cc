@@ -1,4 +1,4 @@
-// Changelog backend: materialized entries plus replayed in-memory change logs, applied the way
+// Changelog backend: materialized entries plus replayed change logs (inline or in files), applied the way
 // Flink's ChangelogBackendLogApplier and its per-kind StateChangeAppliers do.
 #include "state/changelog_reader.h"
 
@@ -68,24 +68,28 @@ Result<StateMetaInfo> read_metadata_info(ByteReader& r) {
 
 }  // namespace
 
-Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs) {
+Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs, const ChangelogFiles& files) {
   KeyedBackendMeta meta;
   for (const KeyedHandle& log : logs) {
-    for (const Change& c : log.changes) {
-      ByteReader r(c.bytes);
-      if (c.key_group != kCommonKeyGroup || !is_metadata(r.u8(), c.key_group)) continue;
-      auto info = read_metadata_info(r);
-      if (!info.ok())
-        return std::move(info).error().with_context(fmt::format("change log '{}'", log.handle_id));
-      const SerializerSnapshot* element = info->value_serializer();
+    Status s = for_each_logged_change(log, files, [&](const LoggedChange& c) -> Status {
+      ByteReader r(c.bytes, c.offset);
+      if (c.key_group != kCommonKeyGroup || !is_metadata(r.u8(), c.key_group)) return Status::OK();
+      CKPT_ASSIGN_OR_RETURN(StateMetaInfo info, read_metadata_info(r));
+      const SerializerSnapshot* element = info.value_serializer();
       // TimerSerializer nests (key, namespace): the backend's key serializer.
-      if (meta.key_serializer.serializer_class.empty() && info->kind() == StateKind::kPriorityQueue && element &&
+      if (meta.key_serializer.serializer_class.empty() && info.kind() == StateKind::kPriorityQueue && element &&
           is_timer_serializer(*element) && !element->nested.empty())
         meta.key_serializer = element->nested[0];
       auto same = std::find_if(meta.states.begin(), meta.states.end(),
-                               [&](const StateMetaInfo& s) { return s.name == info->name; });
-      if (same != meta.states.end()) *same = std::move(*info);
-      else meta.states.push_back(std::move(*info));
+                               [&](const StateMetaInfo& s) { return s.name == info.name; });
+      if (same != meta.states.end()) *same = std::move(info);
+      else meta.states.push_back(std::move(info));
+      return Status::OK();
+    });
+    if (!s.ok()) {
+      // A file log's errors already name the log (and its piece).
+      if (is_file_changelog(log.type)) return std::move(s).error();
+      return std::move(s).error().with_context(fmt::format("change log '{}'", log.handle_id));
     }
   }
   return meta;
@@ -170,30 +174,31 @@ EntrySink ChangelogState::collector() {
   };
 }
 
-Status ChangelogState::replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range) {
+Status ChangelogState::replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range,
+                              const ChangelogFiles& files) {
   if (!key_known_) {
-    auto meta = read_changelog_meta(logs);
+    auto meta = read_changelog_meta(logs, files);
     if (meta.ok() && !meta->key_serializer.serializer_class.empty()) {
       auto d = make_decoder(meta->key_serializer);
       if (d.ok() && (*d)->decodable()) key_ = std::move(*d);
     }
   }
   for (const KeyedHandle& log : logs) {
-    if (log.type != handle_type::kInMemoryChangelog)
-      return Error(ErrorCode::kNotSupported,
-                   fmt::format("change logs in files (handle type {:#04x}) cannot be dumped yet", log.type));
-    for (size_t i = 0; i < log.changes.size(); ++i) {
-      Status s = apply(log.changes[i], range);
-      if (!s.ok())
-        return std::move(s).error().with_context(
-            fmt::format("change {} (key group {}) of change log '{}'", i, log.changes[i].key_group, log.handle_id));
-    }
+    const bool in_files = is_file_changelog(log.type);
+    CKPT_RETURN_IF_ERROR(for_each_logged_change(log, files, [&](const LoggedChange& c) -> Status {
+      Status s = apply(c, range);
+      if (s.ok()) return s;
+      // A file log's reader adds the file, the piece and the log.
+      if (in_files) return std::move(s).error().with_context(fmt::format("change {} (key group {})", c.index, c.key_group));
+      return std::move(s).error().with_context(
+          fmt::format("change {} (key group {}) of change log '{}'", c.index, c.key_group, log.handle_id));
+    }));
   }
   return Status::OK();
 }
 
-Status ChangelogState::apply(const Change& c, const KeyGroupRange& range) {
-  ByteReader r(c.bytes);
+Status ChangelogState::apply(const LoggedChange& c, const KeyGroupRange& range) {
+  ByteReader r(c.bytes, c.offset);
   uint8_t op = r.u8();
   if (!r.ok()) return r.take_error();
   if (is_metadata(op, c.key_group)) return apply_metadata(r);

@@ -17,6 +17,7 @@
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
+#include "state/changelog_file_reader.h"
 #include "state/raw_keyed_reader.h"
 #include "state/read_options.h"
 #include "state/serializer_snapshot.h"
@@ -29,8 +30,8 @@ namespace ckpt {
 // The states the change logs register (their metadata changes; a state registered again keeps
 // its first place and takes the last registration), as a backend proxy would list them. Change
 // logs store no key serializer: `key_serializer` is the one a timer state's snapshot nests,
-// else empty (no class).
-Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs);
+// else empty (no class). Logs in files (types 10, 13) are read through `files`.
+Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs, const ChangelogFiles& files = {});
 
 class ChangelogState {
  public:
@@ -53,9 +54,10 @@ class ChangelogState {
   void set_key_serializer(const SerializerSnapshot& key);
   // Receives the materialized part's entries.
   EntrySink collector();
-  // Applies the non-materialized handles in order (in-memory change logs, type 9, as
-  // ChangelogBackendLogApplier does); data changes of key groups outside `range` are ignored.
-  Status replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range);
+  // Applies the non-materialized handles in order (in-memory change logs, type 9, and logs in
+  // files, types 10 and 13, found through `files`), as ChangelogBackendLogApplier does; data
+  // changes of key groups outside `range` are ignored.
+  Status replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range, const ChangelogFiles& files = {});
   // The resulting entries, key groups ascending.
   Status emit(const StateFilter& filter, const EntrySink& sink);
 
@@ -65,7 +67,7 @@ class ChangelogState {
   struct RawStore;
 
   static std::string identity(const StateEntry& e);
-  Status apply(const Change& c, const KeyGroupRange& range);
+  Status apply(const LoggedChange& c, const KeyGroupRange& range);
   Status apply_metadata(ByteReader& r);
   Status apply_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r);
   Status parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;

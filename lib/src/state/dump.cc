@@ -231,7 +231,7 @@ Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism,
         if (s.ok()) s = read_keyed(m, trees, max_parallelism, state.collector(), problems);
         if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("materialized part")));
       }
-      Status s = state.replay(h.non_materialized, h.range);
+      Status s = state.replay(h.non_materialized, h.range, {job.resolve, job.metadata_file});
       if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("change log")));
       return state.emit(job.filter, sink);
     }

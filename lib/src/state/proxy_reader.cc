@@ -60,7 +60,7 @@ Status ProxyReader::keyed(const KeyedHandle& h, const std::function<void(const K
       for (const KeyedHandle& m : h.materialized) CKPT_RETURN_IF_ERROR(keyed(m, visit));
       if (!h.non_materialized.empty()) {
         // States registered after the last materialization exist only in the change logs.
-        CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(h.non_materialized));
+        CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(h.non_materialized, {resolve_, metadata_file_}));
         if (!logged.states.empty()) visit(logged);
       }
       return Status::OK();

@@ -93,7 +93,7 @@ Status read_changelog(const KeyedHandle& handle, const RawKeyedSource& source, c
     Status s = read_raw_keyed(m, part, resolve, metadata_file, max_parallelism, state->raw_collector(part.meta));
     if (!s.ok()) return std::move(s).error().with_context("materialized part");
   }
-  Status s = state->replay(handle.non_materialized, handle.range);
+  Status s = state->replay(handle.non_materialized, handle.range, {resolve, metadata_file});
   if (!s.ok()) return std::move(s).error().with_context("change log");
   return state->emit_raw(fn);
 }
@@ -123,7 +123,7 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResol
       for (StateMetaInfo& info : part.meta.states)
         if (!source.meta.find(info.name)) source.meta.states.push_back(std::move(info));
     }
-    CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(handle.non_materialized));
+    CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(handle.non_materialized, {resolve, metadata_file}));
     if (source.meta.key_serializer.serializer_class.empty()) source.meta.key_serializer = logged.key_serializer;
     // A state registered again by the logs takes its last registration, as on restore.
     for (StateMetaInfo& info : logged.states) {
