@@ -5,7 +5,8 @@
 // Input: u8 mode, then by mode:
 //   bit 3 (change log): records `i32 key group, u16 length, bytes` to the end, one in-memory
 //     change log (type 9) replayed by ChangelogState; bit 4 picks the byte-level mode (convert),
-//     bit 5 gives the decoding mode a Long key serializer;
+//     bit 5 gives the decoding mode a Long key serializer; bit 6: instead `u32 offset, u32
+//     offset`, then one log file (types 10, 13) read at those two offsets;
 //   bit 2 (JSON text): a keyed proxy, then records `u8 state, u16 key length, key, u16 value
 //     length, value`, each read by KeyedStateCodec::read_rocks_entry as a tree and as JSON text:
 //     both must fail or both give the same entry, text equal to the tree's text;
@@ -55,10 +56,27 @@ SerializerSnapshot long_key_serializer() {
   return *s;
 }
 
+// Bit 6: `u32 offset, u32 offset`, then one log file (flag byte, change sets) served inline,
+// read by a type-13 handle of two pieces at those offsets.
+KeyedHandle file_log(const uint8_t* data, size_t size) {
+  KeyedHandle log;
+  log.type = handle_type::kChangelogFile;
+  if (size < 8) return log;
+  for (int i = 0; i < 2; ++i) {
+    ChangelogPiece p;
+    p.offset = be(data + 4 * i, 4);
+    p.handle.type = handle_type::kByteStream;
+    p.handle.data.assign(reinterpret_cast<const char*>(data + 8), size - 8);
+    log.pieces.push_back(std::move(p));
+  }
+  return log;
+}
+
 void fuzz_changelog(uint8_t mode, const uint8_t* data, size_t size) {
   KeyedHandle log;
   log.type = handle_type::kInMemoryChangelog;
-  for (size_t at = 0; at + 6 <= size;) {
+  if (mode & 64) log = file_log(data, size);
+  for (size_t at = 0; !(mode & 64) && at + 6 <= size;) {
     Change c;
     c.key_group = static_cast<int32_t>(be(data + at, 4));
     size_t n = be(data + at + 4, 2);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,31 @@ std::string changelog_seed(uint8_t mode, const std::vector<Change>& changes) {
   return s;
 }
 
+// The change-log-file layout of the target (bit 6): two piece offsets, then a plain log file
+// (flag 0, StateChangeFormat) of two change sets, `changes` split in half.
+std::string changelog_file_seed(uint8_t mode, const std::vector<Change>& changes) {
+  std::string sets[2];
+  size_t half = changes.size() / 2;
+  for (int i = 0; i < 2; ++i) {
+    std::map<int32_t, std::vector<const Change*>> groups;  // ascending key groups, order kept
+    for (size_t j = i == 0 ? 0 : half; j < (i == 0 ? half : changes.size()); ++j)
+      groups[changes[j].key_group].push_back(&changes[j]);
+    be(sets[i], static_cast<uint32_t>(groups.size()), 4);
+    for (const auto& [key_group, group] : groups) {
+      be(sets[i], static_cast<uint32_t>(group.size()), 4);
+      be(sets[i], static_cast<uint32_t>(key_group), 4);
+      for (const Change* c : group) {
+        be(sets[i], static_cast<uint32_t>(c->bytes.size()), 4);
+        sets[i] += c->bytes;
+      }
+    }
+  }
+  std::string s{static_cast<char>(mode | 64)};
+  be(s, 0, 4);
+  be(s, static_cast<uint32_t>(sets[0].size()), 4);
+  return s + '\0' + sets[0] + sets[1];
+}
+
 // A JSON-text record: u8 state, u16 key length, key, u16 value length, value.
 void record(std::string& s, uint8_t state, const std::string& key, const std::string& value) {
   if (key.size() > 0xffff || value.size() > 0xffff) return;
@@ -94,7 +120,10 @@ void keyed(const KeyedHandle& h, int32_t max_parallelism, const std::string& tag
     }
   }
   if (h.type == handle_type::kInMemoryChangelog && !h.changes.empty()) {
-    for (uint8_t mode : {8, 8 | 16, 8 | 32}) seed(tag + "-log" + std::to_string(mode), changelog_seed(mode, h.changes));
+    for (uint8_t mode : {8, 8 | 16, 8 | 32}) {
+      seed(tag + "-log" + std::to_string(mode), changelog_seed(mode, h.changes));
+      seed(tag + "-log-file" + std::to_string(mode), changelog_file_seed(mode, h.changes));
+    }
   }
   for (size_t i = 0; i < h.materialized.size(); ++i) keyed(h.materialized[i], max_parallelism, tag + "-m" + std::to_string(i));
   for (size_t i = 0; i < h.non_materialized.size(); ++i) keyed(h.non_materialized[i], max_parallelism, tag + "-n" + std::to_string(i));
@@ -266,7 +295,10 @@ void hand_built_changelog() {
       data_change(0, 1, 2, 1, {100}), data_change(0, 1, 2, 2, {200}), data_change(0, 0, 2, 2),
       data_change(0, 4, 0, 1, {1}, 0), data_change(200, 1, 2, 7, {700}),
   };
-  for (uint8_t mode : {8, 8 | 16, 8 | 32}) seed("hand-built-log" + std::to_string(mode), changelog_seed(mode, changes));
+  for (uint8_t mode : {8, 8 | 16, 8 | 32}) {
+    seed("hand-built-log" + std::to_string(mode), changelog_seed(mode, changes));
+    seed("hand-built-log-file" + std::to_string(mode), changelog_file_seed(mode, changes));
+  }
 }
 
 }  // namespace
