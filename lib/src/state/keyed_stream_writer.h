@@ -53,6 +53,8 @@ class KeyedStreamWriter {
   std::vector<std::unique_ptr<StateTranscoder>> transcoders_;
   std::vector<int64_t> offsets_;
   uint64_t written_ = 0;
+  uint64_t writeback_started_ = 0;  // bytes handed to the kernel's writeback so far
+  static constexpr uint64_t kWritebackBytes = 8 << 20;
   // One key group's bytes, reused: a fresh buffer per key group made malloc hand its pages
   // back and fault them in again for every key group.
   ByteWriter block_;
