@@ -37,17 +37,20 @@ for size in $sizes; do
   "$ckpt" generate --output "$work/rocks" --backend rocksdb --parallelism $par --keys "$keys" \
     --max-parallelism "$maxpar" --value-size $value_size --states $states --seed 1 -j 2
   cat "$work"/heap/* "$work"/rocks/*/* > /dev/null 2>&1 || true
+  sync
   for round in $(seq "$rounds"); do
     for j in 1 2; do
       for run in heap:rocksdb rocks:heap heap:canonical rocks:canonical; do
         in=${run%%:*} to=${run##*:}
         timed "$size" "$in->$to" $j "$round" "$ckpt" convert "$work/$in" --to "$to" --output "$work/out" -j $j
-        rm -rf "$work/out"
+        # The file system here discards freed blocks (ext4 -o discard) at its next commit: a
+        # sync after each delete keeps that work out of the next timed run.
+        rm -rf "$work/out" && sync
       done
       "$loop" "$work/loop" 1 $par "$keys" $value_size $states 1 $j "$maxpar" > "$work/loop.txt"
       awk -v k="$size" -v j=$j -v r="$round" \
         '{print k, "sst-loop", j, r, $9, $15; print k, $5, $7 > "'"$work"'/volume-" k}' "$work/loop.txt" >> "$results"
-      rm -rf "$work/loop"
+      rm -rf "$work/loop" && sync
     done
   done
   rm -rf "$work/heap" "$work/rocks"
