@@ -24,6 +24,7 @@ struct RestoreArgs {
   bool force = false;
   bool json = false;
   std::vector<std::string> remap;
+  std::string key_serializers_from;
 };
 }  // namespace
 
@@ -43,6 +44,9 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_option("-j", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
+  sub.add_option("--key-serializers-from", a->key_serializers_from,
+                 "Another snapshot of the job naming the key serializers change logs lack")
+      ->type_name("SNAPSHOT");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     RestoreOptions options;
@@ -61,6 +65,7 @@ Runner setup_restore(CLI::App& sub) {
     options.full_check = a->full_check;
     options.jobs = a->jobs;
     options.force = a->force;
+    options.key_serializers_from = a->key_serializers_from;
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
     if (!remap) return kExitError;
     options.remap = std::move(*remap);

@@ -37,6 +37,9 @@ struct RestoreOptions {
   int jobs = 1;        // subtasks restored at once
   bool force = false;  // replace a non-empty output directory
   std::vector<PrefixRule> remap;
+  // Another snapshot of the job whose keyed proxies name the key serializers that changelog
+  // handles without a materialized part lack (as ckpt-convert's --key-serializers-from).
+  std::string key_serializers_from;
   // Called after each subtask is restored (never concurrently) with (done, total).
   std::function<void(size_t, size_t)> progress;
 };
@@ -55,8 +58,8 @@ struct RestoredInstance {
   uint64_t entries = 0;
 };
 
-// A subtask with keyed state that was not restored, and why (a changelog handle, a state that
-// cannot be re-framed without the job's classes).
+// A subtask with keyed state that was not restored, and why (a changelog handle naming no key
+// serializer, a state that cannot be re-framed without the job's classes).
 struct SkippedSubtask {
   std::string operator_id;
   int32_t subtask = 0;

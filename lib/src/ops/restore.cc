@@ -8,12 +8,16 @@
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
+
 #include "ckpt/io.h"
+#include "ckpt/walk.h"
+#include "ops/key_serializers.h"
 #include "ops/restore_instance.h"
 
 namespace ckpt {
@@ -34,10 +38,12 @@ bool is_native(const KeyedHandle& h) {
   return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
 }
 
-// Native handles are placed; heap and canonical key-groups handles are rebuilt.
+// Native handles are placed; heap and canonical key-groups handles are rebuilt, and so are
+// changelog backend handles (their materialized part with the change logs replayed).
 bool restorable(const KeyedHandle& h) {
   return is_native(h) || h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
-         h.type == handle_type::kSavepointKeyGroups;
+         h.type == handle_type::kSavepointKeyGroups || h.type == handle_type::kChangelogBackend ||
+         h.type == handle_type::kChangelogBackendV1;
 }
 
 Error invalid(const std::string& file, std::string message, ErrorCode code = ErrorCode::kInvalidArgument) {
@@ -63,6 +69,11 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   CKPT_RETURN_IF_ERROR(check_output(options.output, options.force));
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+
+  std::map<std::string, SerializerSnapshot> key_serializers;
+  if (!options.key_serializers_from.empty()) {
+    CKPT_ASSIGN_OR_RETURN(key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
+  }
 
   RestoreReport report;
   report.output = options.output;
@@ -91,6 +102,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
       job.keep = h.range;
       job.link = options.link;
       job.full_check = options.full_check;
+      if (auto key = key_serializers.find(id); key != key_serializers.end()) job.key_fallback = &key->second;
       if (options.key_groups) {
         int32_t first = std::max(options.key_groups->first, h.range.first);
         int32_t last = std::min(options.key_groups->second, h.range.last());
@@ -116,9 +128,9 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   FileResolver resolver(where.directory, options.remap);
   ResolvedPaths paths;
   for (const InstanceJob& job : jobs) {
-    std::vector<const StreamHandle*> streams = {&job.handle->delegate};
-    for (const auto* list : {&job.handle->shared_files, &job.handle->private_files})
-      for (const NamedStream& f : *list) streams.push_back(&f.handle);
+    // Every stream of the handle: a changelog handle's materialized parts and log files too.
+    std::vector<const StreamHandle*> streams;
+    visit_streams(*job.handle, [&](const StreamHandle& s, StreamRole, const std::string*) { streams.push_back(&s); });
     for (const StreamHandle* s : streams) {
       if (!s->is_file() || paths.count(s->path)) continue;
       auto found = resolver.find(s->type, s->path);

@@ -1,4 +1,4 @@
-// Heap and canonical handles restored as RocksDB instances: their entries re-framed in Flink's
+// Heap, canonical and changelog handles restored as RocksDB instances: their entries re-framed in Flink's
 // RocksDB key layout (values untouched) and written with the RocksDB API.
 #include <algorithm>
 #include <filesystem>
@@ -14,7 +14,7 @@ namespace ckpt {
 Status build_instance(const InstanceJob& job, const PathResolver& resolve, const std::string& metadata_file,
                       RestoredInstance& out, std::vector<std::string>* states) {
   const int32_t max_par = job.op->max_parallelism;
-  CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(*job.handle, resolve, metadata_file, max_par));
+  CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(*job.handle, resolve, metadata_file, max_par, job.key_fallback));
   for (const StateMetaInfo& s : source.meta.states) states->push_back(s.name);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(job.directory).parent_path(), ec);

@@ -9,6 +9,7 @@
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
 #include "ckpt/restore.h"
+#include "state/serializer_snapshot.h"
 #include "state/state_stream.h"
 
 namespace ckpt {
@@ -22,13 +23,14 @@ struct InstanceJob {
   bool clip = false;                    // delete entries outside `keep`, then compact
   bool link = false;
   bool full_check = false;              // read every entry back, checksums verified
+  const SerializerSnapshot* key_fallback = nullptr;  // changelog handles storing none, else null
 };
 
 // Where every file handle's URI was found, resolved up front (the resolver is not shared
 // between threads).
 using ResolvedPaths = std::unordered_map<std::string, std::string>;
 
-// Heap and canonical key-groups handles: writes the instance at job.directory from the
+// Heap and canonical key-groups handles and changelog handles: writes the instance at job.directory from the
 // handle's entries in Flink's RocksDB layout, keeping only job.keep; `states` gets the proxy's
 // state names. kNotSupported where a state's entries cannot be delimited.
 Status build_instance(const InstanceJob& job, const PathResolver& resolve, const std::string& metadata_file,
