@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -16,10 +15,10 @@
 #include "state/key_groups_reader.h"
 #include "state/raw_keyed_reader.h"
 #include "state/serializer_snapshot.h"
-#include "state/snapshot_bytes.h"
 #include "state/state_stream.h"
 #include "state/value_decoder.h"
 #include "support/byte_writer.h"
+#include "support/change_records.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -59,26 +58,14 @@ std::string changelog_seed(uint8_t mode, const std::vector<Change>& changes) {
 // The change-log-file layout of the target (bit 6): two piece offsets, then a plain log file
 // (flag 0, StateChangeFormat) of two change sets, `changes` split in half.
 std::string changelog_file_seed(uint8_t mode, const std::vector<Change>& changes) {
-  std::string sets[2];
-  size_t half = changes.size() / 2;
-  for (int i = 0; i < 2; ++i) {
-    std::map<int32_t, std::vector<const Change*>> groups;  // ascending key groups, order kept
-    for (size_t j = i == 0 ? 0 : half; j < (i == 0 ? half : changes.size()); ++j)
-      groups[changes[j].key_group].push_back(&changes[j]);
-    be(sets[i], static_cast<uint32_t>(groups.size()), 4);
-    for (const auto& [key_group, group] : groups) {
-      be(sets[i], static_cast<uint32_t>(group.size()), 4);
-      be(sets[i], static_cast<uint32_t>(key_group), 4);
-      for (const Change* c : group) {
-        be(sets[i], static_cast<uint32_t>(c->bytes.size()), 4);
-        sets[i] += c->bytes;
-      }
-    }
-  }
+  const size_t half = changes.size() / 2;
+  ByteWriter sets[2];
+  test::write_change_set(sets[0], {changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(half)});
+  test::write_change_set(sets[1], {changes.begin() + static_cast<std::ptrdiff_t>(half), changes.end()});
   std::string s{static_cast<char>(mode | 64)};
   be(s, 0, 4);
   be(s, static_cast<uint32_t>(sets[0].size()), 4);
-  return s + '\0' + sets[0] + sets[1];
+  return s + '\0' + sets[0].buffer() + sets[1].buffer();
 }
 
 // A JSON-text record: u8 state, u16 key length, key, u16 value length, value.
@@ -237,64 +224,19 @@ void heap_with_unknown_serializer() {
 }
 
 
-// A change log of list, map and value states of Long keys (as tests/unit/changelog_replay_test.cc
-// builds them), so that seeds reach every kind of data change and not only the corpus's SETs.
-void simple(ByteWriter& w, const char* cls) { write_simple_snapshot(w, cls); }
-
-// A List / Map serializer snapshot of Long elements (state/snapshot_bytes.h).
-void composite_of_longs(ByteWriter& w, const char* cls, int nested) {
-  const char* kLongSnapshot = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
-  if (nested == 1) write_composite_snapshot(w, cls, {kLongSnapshot});
-  else write_composite_snapshot(w, cls, {kLongSnapshot, kLongSnapshot});
-}
-
-Change metadata_change(int16_t id, const std::string& name, const char* type, const char* composite, int nested) {
-  ByteWriter w;
-  w.u8(8);  // METADATA, meta info version 6 (Flink 1.17)
-  w.i32(6);
-  w.utf(name);
-  w.i32(0);
-  w.i32(1);
-  w.utf("KEYED_STATE_TYPE");
-  w.utf(type);
-  w.i32(2);
-  w.utf("NAMESPACE_SERIALIZER");
-  w.i32(2);
-  simple(w, "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot");
-  w.utf("VALUE_SERIALIZER");
-  w.i32(2);
-  if (composite) composite_of_longs(w, composite, nested);
-  else simple(w, "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
-  w.boolean(false);
-  w.boolean(false);
-  w.i16(id);
-  w.u8(0);
-  return Change{-1, w.buffer()};
-}
-
-Change data_change(int32_t key_group, uint8_t op, int16_t id, int64_t key, const std::vector<int64_t>& payload = {},
-                   int32_t whole_list = -1) {
-  ByteWriter w;
-  w.u8(op);
-  w.i16(id);
-  w.i64(key);
-  w.u8(0);  // VoidNamespace
-  if (whole_list >= 0) w.i32(whole_list);
-  for (int64_t v : payload) w.i64(v);
-  return Change{key_group, w.buffer()};
-}
-
+// A change log of list, map and value states of Long keys (tests/support/change_records.h, as the
+// changelog tests build it) plus a MERGE_NS, so that seeds reach every kind of data change and
+// not only the corpus's SETs.
 void hand_built_changelog() {
-  const char* kList = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
-  const char* kMap = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
-  std::vector<Change> changes = {
-      metadata_change(0, "l", "LIST", kList, 1), metadata_change(1, "m", "MAP", kMap, 2),
-      metadata_change(2, "v", "VALUE", nullptr, 0),
-      data_change(0, 5, 0, 1, {11}), data_change(0, 3, 0, 2, {20, 21}, 2), data_change(0, 0, 0, 2),
-      data_change(0, 1, 0, 3, {30}, 1), data_change(0, 6, 1, 1, {6, 60}), data_change(0, 7, 1, 1, {5}),
-      data_change(0, 1, 2, 1, {100}), data_change(0, 1, 2, 2, {200}), data_change(0, 0, 2, 2),
-      data_change(0, 4, 0, 1, {1}, 0), data_change(200, 1, 2, 7, {700}),
-  };
+  std::vector<Change> changes = test::list_map_value_changes();
+  ByteWriter merge;  // MERGE_NS (op 4) of list "l", key 1, VoidNamespace, then i32 0 and a Long
+  merge.u8(4);
+  merge.i16(0);
+  merge.i64(1);
+  merge.u8(0);
+  merge.i32(0);
+  merge.i64(1);
+  changes.push_back(Change{0, merge.buffer()});
   for (uint8_t mode : {8, 8 | 16, 8 | 32}) {
     seed("hand-built-log" + std::to_string(mode), changelog_seed(mode, changes));
     seed("hand-built-log-file" + std::to_string(mode), changelog_file_seed(mode, changes));
