@@ -52,6 +52,9 @@ int run(int argc, const char* const* argv, Io& io) {
         // The library does not throw; this catches std::bad_alloc and bugs, never silently.
         print_error(io, std::string("internal error: ") + e.what());
         return kExitError;
+      } catch (...) {
+        print_error(io, "internal error: an exception that is not a std::exception");
+        return kExitError;
       }
     }
   }

@@ -24,6 +24,8 @@ constexpr size_t kMinChange = 4 + 4;
 constexpr size_t kMinChangelogPiece = 8 + 1;
 constexpr size_t kMinV3ChannelHandle = 4 + 4 + 4 + 8 + 1;  // 1.11 layout, no subtask index
 constexpr size_t kMinV6ChannelHandle = 1 + 4 + 8 + 1 + 4;  // a merged handle
+// Flink's UPPER_BOUND_MAX_PARALLELISM (KeyGroupRangeAssignment): key groups are 0 to 32767.
+constexpr int64_t kMaxKeyGroups = 32768;
 
 size_t min_operator_record(int32_t version) {
   if (version <= 2) return 16 + 4 + 4 + 4 + 4;
@@ -325,6 +327,11 @@ class Decoder {
     if (r_.ok() && kg.count > 0 &&
         (kg.first < 0 || int64_t{kg.first} + kg.count - 1 > INT32_MAX)) {
       r_.fail_at(at, fmt::format("invalid key-group range: first {}, count {}", kg.first, kg.count));
+    } else if (r_.ok() && kg.count > 0 && int64_t{kg.first} + kg.count > kMaxKeyGroups) {
+      // No job has more key groups (max parallelism is at most 32768): readers and writers
+      // size tables by ranges, so an impossible one stops here rather than as gigabytes.
+      r_.fail_at(at, fmt::format("key-group range {}+{} ends beyond key group {}, the last any job can have",
+                                 kg.first, kg.count, kMaxKeyGroups - 1));
     }
     return kg;
   }

@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -16,6 +15,7 @@
 #include "ckpt/walk.h"
 #include "format/java_serialization.h"
 #include "ops/compact_rocks.h"
+#include "support/worker_threads.h"
 
 namespace fs = std::filesystem;
 
@@ -169,12 +169,10 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
 
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next++) < instances.size();) instances[i].files = compact_instance(instances[i].job);
+    for (size_t i; (i = next++) < instances.size();)
+      instances[i].files = catch_internal([&] { return compact_instance(instances[i].job); });
   };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < std::min<int>(options.jobs, static_cast<int>(instances.size())); ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  CKPT_RETURN_IF_ERROR(run_on_threads(std::min<int>(options.jobs, static_cast<int>(instances.size())), worker));
 
   for (Instance& in : instances) {
     OperatorState& op = out.operators[in.op];

@@ -1,6 +1,8 @@
 // DiffEntryStream: one side's dump read on its own thread, so that both sides advance together.
 #include "ops/diff_internal.h"
 
+#include "support/worker_threads.h"
+
 namespace ckpt {
 
 namespace {
@@ -43,11 +45,15 @@ class DiffEntryStream::Sink : public DumpSink {
 DiffEntryStream::DiffEntryStream(std::string snapshot, DumpOptions options, std::function<bool(const DumpEntry&)> keep)
     : keep_(std::move(keep)) {
   thread_ = std::thread([this, snapshot = std::move(snapshot), options = std::move(options)] {
-    Sink sink(*this);
-    Result<DumpSummary> r = dump_snapshot(snapshot, options, sink);
-    if (r.ok()) sink.flush();
+    Status s = catch_internal([&]() -> Status {
+      Sink sink(*this);
+      Result<DumpSummary> r = dump_snapshot(snapshot, options, sink);
+      if (!r.ok()) return std::move(r).error();
+      sink.flush();
+      return Status::OK();
+    });
     std::lock_guard<std::mutex> lock(m_);
-    if (!r.ok()) status_ = std::move(r).error();
+    if (!s.ok()) status_ = std::move(s).error();
     done_ = true;
     cv_.notify_all();
   });

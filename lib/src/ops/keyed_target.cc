@@ -5,7 +5,6 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "ckpt/io.h"
 #include "state/keyed_stream_writer.h"
 #include "state/rocks_instance_writer.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 
@@ -123,19 +123,16 @@ Status run_parallel(size_t tasks, int jobs, const std::function<Status(size_t)>&
       }
       size_t i = next++;
       if (i >= tasks) return;
-      Status s = fn(i);
+      Status s = catch_internal([&] { return fn(i); });
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!failure) failure = std::move(s).error();
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int i = 1; i < std::max(1, std::min<int>(jobs, static_cast<int>(tasks))); ++i) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  Status threads = run_on_threads(std::max(1, std::min<int>(jobs, static_cast<int>(tasks))), worker);
   if (failure) return std::move(*failure);
-  return Status::OK();
+  return threads;
 }
 
 StreamHandle file_stream_handle(uint8_t type, std::string path, uint64_t size) {

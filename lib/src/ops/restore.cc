@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -19,6 +18,7 @@
 #include "ckpt/walk.h"
 #include "ops/key_serializers.h"
 #include "ops/restore_instance.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 namespace {
@@ -155,17 +155,17 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   size_t done = 0;
   auto work = [&] {
     for (size_t i; !failed && (i = next.fetch_add(1)) < jobs.size();) {
-      results[i] = restore_instance(jobs[i], paths, where.metadata_path);
+      results[i] = catch_internal([&]() -> Result<RestoredInstance> {
+        Result<RestoredInstance> r = restore_instance(jobs[i], paths, where.metadata_path);
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        ++done;
+        if (options.progress) options.progress(done, jobs.size());
+        return r;
+      });
       if (!results[i]->ok() && results[i]->error().code != ErrorCode::kNotSupported) failed = true;
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      ++done;
-      if (options.progress) options.progress(done, jobs.size());
     }
   };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < std::max(options.jobs, 1) && static_cast<size_t>(j) < jobs.size(); ++j) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  CKPT_RETURN_IF_ERROR(run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(jobs.size())), work));
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i]) continue;
     if (!results[i]->ok() && results[i]->error().code == ErrorCode::kNotSupported) {

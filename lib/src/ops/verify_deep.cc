@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -14,6 +13,7 @@
 #include "state/keyed_state_codec.h"
 #include "state/rocks_sst.h"
 #include "state/state_stream.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 namespace {
@@ -102,14 +102,20 @@ struct SstOutcome {
   bool skipped = false;
 };
 
-SstOutcome check_sst(const SstTask& t, const PathResolver& resolve, const std::string& metadata_file,
-                     const std::unordered_set<std::string>& faulty) {
-  SstOutcome out;
+// A problem about the SST of `t`, its kind and message still to be said.
+VerifyProblem sst_problem(const SstTask& t, const std::string& metadata_file) {
   VerifyProblem p;
   p.operator_id = operator_id_hex(t.op->id);
   p.subtask = t.subtask;
   p.handle = fmt::format("managed-keyed {} {}", t.role, t.file->name);
   p.file = t.file->handle.is_file() ? t.file->handle.path : metadata_file;
+  return p;
+}
+
+SstOutcome check_sst(const SstTask& t, const PathResolver& resolve, const std::string& metadata_file,
+                     const std::unordered_set<std::string>& faulty) {
+  SstOutcome out;
+  VerifyProblem p = sst_problem(t, metadata_file);
   if (faulty.count(t.file->handle.path)) {
     out.skipped = true;
     return out;
@@ -171,13 +177,20 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   std::vector<SstOutcome> outcomes(tasks.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < tasks.size();)
-      outcomes[i] = check_sst(tasks[i], resolve, where.metadata_path, faulty);
+    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      Result<SstOutcome> o = catch_internal(
+          [&]() -> Result<SstOutcome> { return check_sst(tasks[i], resolve, where.metadata_path, faulty); });
+      if (o.ok()) {
+        outcomes[i] = std::move(o).value();
+      } else {
+        // Not known to be damaged, not known to be sound: an SST that was not checked.
+        outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
+        outcomes[i].problem->message = o.error().message;
+      }
+    }
   };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < std::max(options.jobs, 1) && static_cast<size_t>(j) < tasks.size(); ++j) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  Status threads = run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(tasks.size())), work);
+  if (!threads.ok()) report.problems.push_back(problem_of_dump_error(threads.error()));
   for (size_t i = 0; i < outcomes.size(); ++i) {
     SstOutcome& o = outcomes[i];
     if (o.skipped) continue;

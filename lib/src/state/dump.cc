@@ -22,6 +22,7 @@
 #include "state/state_stream.h"
 #include "support/json_text.h"
 #include "support/spill_file.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 
@@ -407,19 +408,29 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   channels.start(options.jobs,
                  [&](size_t i, const OrderedChannels<Item>::Push& push) { run_task(job, tasks[i], text, push); });
   std::optional<Error> failure;
+  auto fail = [&](Error&& e) {
+    if (!options.keep_going) {
+      failure = std::move(e);
+      return;
+    }
+    ++summary.problems;
+    sink.problem(e);
+  };
   for (size_t i = 0; i < tasks.size() && !failure && !summary.limit_reached; ++i) {
     Item item;
-    while (!summary.limit_reached && channels.pop(i, &item)) {
+    bool more = true;  // false once the task has given its last item
+    while (!summary.limit_reached && !failure && (more = channels.pop(i, &item))) {
       if (auto* e = std::get_if<Error>(&item)) {
-        if (!options.keep_going) {
-          failure = std::move(*e);
-          break;
-        }
-        ++summary.problems;
-        sink.problem(*e);
+        fail(std::move(*e));
         continue;
       }
       deliver(std::get<Chunk>(item), options, sink, text, summary);
+    }
+    if (more) continue;  // cut short by the limit or an error
+    if (std::exception_ptr thrown = channels.thrown(i)) {
+      Error e = internal_error(thrown).with_file(where.metadata_path);
+      fail(std::move(e).with_context(
+          fmt::format("operator {}, subtask {}", operator_id_hex(tasks[i].op->id), tasks[i].subtask->index)));
     }
   }
   channels.stop_and_join();

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "support/json_input.h"
+
 namespace ckpt {
 
 namespace {
@@ -59,11 +61,12 @@ std::optional<int32_t> java_big_integer_hash(const nlohmann::json& v) {
 }
 
 std::optional<int32_t> java_big_decimal_hash(const nlohmann::json& v) {
-  if (!v.is_object() || !v.contains("unscaled") || !v.contains("scale") || !v["scale"].is_number_integer())
-    return std::nullopt;
-  auto unscaled = java_big_integer_hash(v["unscaled"]);
+  const nlohmann::json* unscaled_member = json_member(v, "unscaled");
+  const nlohmann::json* scale = json_member(v, "scale");
+  if (!unscaled_member || !scale || !scale->is_number_integer()) return std::nullopt;
+  auto unscaled = java_big_integer_hash(*unscaled_member);
   if (!unscaled) return std::nullopt;
-  return static_cast<int32_t>(31u * static_cast<uint32_t>(*unscaled) + static_cast<uint32_t>(v["scale"].get<int32_t>()));
+  return static_cast<int32_t>(31u * static_cast<uint32_t>(*unscaled) + static_cast<uint32_t>(scale->get<int32_t>()));
 }
 
 }  // namespace ckpt

@@ -22,12 +22,16 @@ struct ClassDesc {
   uint8_t flags = 0;
   std::vector<FieldDesc> fields;
   std::shared_ptr<const ClassDesc> super;
+  bool complete = false;  // its superclass has been read
 };
 
-// A handle refers to a class descriptor or to a value.
+// A handle refers to a class descriptor or to a value. Handles are numbered when an object is
+// begun, so the stream can refer to one still being read; such references are where cycles of
+// shared_ptr (leaks, endless walks) would come from, and are cut (see content()).
 struct Handle {
   std::shared_ptr<const ClassDesc> desc;
   ValuePtr value;
+  bool complete = true;  // false while the value's contents are being read
 };
 
 class Parser {
@@ -48,13 +52,38 @@ class Parser {
     handles_.emplace_back();
     return handles_.size() - 1;
   }
-  // A new value that takes the next handle, as every object, array, enum, class and string does.
-  std::shared_ptr<Value> registered(Value::Kind kind, std::string class_name) {
-    auto v = std::make_shared<Value>();
+  // Every node of the tree comes from here: a hundred bytes or more each for as little as one
+  // byte of input (a primitive array element), so their number is capped, not only the bytes.
+  bool budget() {
+    if (++nodes_ <= kMaxNodes) return true;
+    if (nodes_ == kMaxNodes + 1) r_.fail(fmt::format("java stream holds more than {} objects", kMaxNodes));
+    return false;
+  }
+  std::shared_ptr<Value> fresh() {
+    (void)budget();
+    return std::make_shared<Value>();
+  }
+  std::shared_ptr<ClassDesc> fresh_desc() {
+    (void)budget();
+    return std::make_shared<ClassDesc>();
+  }
+  // A new value that takes the next handle, as every object, array, enum, class and string does;
+  // *handle is its number, for finished() once its contents are read.
+  std::shared_ptr<Value> registered(Value::Kind kind, std::string class_name, size_t* handle = nullptr) {
+    auto v = fresh();
     v->kind = kind;
     v->class_name = std::move(class_name);
-    handles_[new_handle()].value = v;
+    size_t h = new_handle();
+    handles_[h].value = v;
+    if (handle) {
+      handles_[h].complete = false;
+      *handle = h;
+    }
     return v;
+  }
+  // A TC_RESET may have cleared the handles meanwhile.
+  void finished(size_t handle) {
+    if (handle < handles_.size()) handles_[handle].complete = true;
   }
   const Handle* reference() {
     uint64_t at = r_.offset();
@@ -72,9 +101,13 @@ class Parser {
     return false;
   }
 
+  // Far more than the logical types of a table of thousands of columns take.
+  static constexpr size_t kMaxNodes = size_t{1} << 16;
+
   ByteReader& r_;
   int max_depth_;
   std::vector<Handle> handles_;
+  size_t nodes_ = 0;
 };
 
 ValuePtr null_value() {
@@ -92,7 +125,11 @@ std::shared_ptr<const ClassDesc> Parser::class_desc(int depth) {
     case kReference: {
       const Handle* h = reference();
       if (h && !h->desc) r_.fail_at(at, "java stream reference to a non-class where a class descriptor was expected");
-      return h ? h->desc : nullptr;
+      // No Java class is its own ancestor: a descriptor still being read cannot be a superclass
+      // or the class of an object (and a cycle of superclasses could never be walked to its end).
+      if (h && h->desc && !h->desc->complete)
+        r_.fail_at(at, fmt::format("java stream reference to class descriptor {} while it is being read", h->desc->name));
+      return h && r_.ok() ? h->desc : nullptr;
     }
     case kClassDesc:
     case kProxyClassDesc: return new_class_desc(tc, depth);
@@ -103,7 +140,7 @@ std::shared_ptr<const ClassDesc> Parser::class_desc(int depth) {
 }
 
 std::shared_ptr<const ClassDesc> Parser::new_class_desc(uint8_t tc, int depth) {
-  auto d = std::make_shared<ClassDesc>();
+  auto d = fresh_desc();
   if (tc == kProxyClassDesc) {
     size_t h = new_handle();
     int32_t n = r_.count(2, "proxy interface");
@@ -135,6 +172,7 @@ std::shared_ptr<const ClassDesc> Parser::new_class_desc(uint8_t tc, int depth) {
   std::vector<ValuePtr> ignored;
   annotations(&ignored, depth);
   d->super = class_desc(depth + 1);
+  d->complete = true;
   return r_.ok() ? d : nullptr;
 }
 
@@ -150,7 +188,7 @@ void Parser::annotations(std::vector<ValuePtr>* out, int depth) {
 }
 
 ValuePtr Parser::primitive(char type) {
-  auto v = std::make_shared<Value>();
+  auto v = fresh();
   v->kind = Value::Kind::kPrimitive;
   switch (type) {
     case 'B': v->number = r_.i8(); break;
@@ -171,7 +209,8 @@ ValuePtr Parser::new_object(int depth) {
     r_.fail("java object without a class descriptor");
     return nullptr;
   }
-  auto v = registered(Value::Kind::kObject, desc->name);
+  size_t handle = 0;
+  auto v = registered(Value::Kind::kObject, desc->name, &handle);
   std::vector<const ClassDesc*> chain;
   for (const ClassDesc* c = desc.get(); c && chain.size() < 64; c = c->super.get()) chain.push_back(c);
   for (auto it = chain.rbegin(); it != chain.rend() && r_.ok(); ++it) {
@@ -191,6 +230,7 @@ ValuePtr Parser::new_object(int depth) {
     }
     if (c.flags & kWriteMethod) annotations(&v->annotations, depth);
   }
+  finished(handle);
   return r_.ok() ? ValuePtr(v) : nullptr;
 }
 
@@ -201,7 +241,8 @@ ValuePtr Parser::new_array(int depth) {
     r_.fail("java array without an array class descriptor");
     return nullptr;
   }
-  auto v = registered(Value::Kind::kArray, desc->name);
+  size_t handle = 0;
+  auto v = registered(Value::Kind::kArray, desc->name, &handle);
   char type = desc->name[1];
   bool objects = type == 'L' || type == '[';
   int32_t n = r_.count(1, "java array element");
@@ -209,6 +250,7 @@ ValuePtr Parser::new_array(int depth) {
     ValuePtr e = objects ? content(depth + 1) : primitive(type);
     v->elements.push_back(e ? e : null_value());
   }
+  finished(handle);
   return r_.ok() ? ValuePtr(v) : nullptr;
 }
 
@@ -238,8 +280,16 @@ ValuePtr Parser::content(int depth) {
     case kReference: {
       const Handle* h = reference();
       if (!h) return nullptr;
+      if (h->value && !h->complete) {
+        // Into an object or array still being read: Java graphs may be cyclic, this tree is
+        // not (a shared_ptr cycle would leak). The reference stands for the value, unfilled.
+        auto v = fresh();
+        v->kind = h->value->kind;
+        v->class_name = h->value->class_name;
+        return v;
+      }
       if (h->value) return h->value;
-      auto v = std::make_shared<Value>();  // a class descriptor used as a value
+      auto v = fresh();  // a class descriptor used as a value
       v->kind = Value::Kind::kClass;
       v->class_name = h->desc ? h->desc->name : "";
       return v;
@@ -266,7 +316,7 @@ ValuePtr Parser::content(int depth) {
     case kClassDesc:
     case kProxyClassDesc: {
       auto desc = new_class_desc(tc, depth);
-      auto v = std::make_shared<Value>();
+      auto v = fresh();
       v->kind = Value::Kind::kClass;
       v->class_name = desc ? desc->name : "";
       return v;
@@ -274,7 +324,7 @@ ValuePtr Parser::content(int depth) {
     case kBlockData:
     case kBlockDataLong: {
       size_t n = tc == kBlockData ? r_.u8() : static_cast<size_t>(r_.count(1, "java block data byte"));
-      auto v = std::make_shared<Value>();
+      auto v = fresh();
       v->kind = Value::Kind::kBlockData;
       v->text = std::string(r_.bytes(n));
       return r_.ok() ? ValuePtr(v) : nullptr;

@@ -164,6 +164,10 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
       return Error(ErrorCode::kCorruption, fmt::format("state '{}': map value did not decode to pairs", name_),
                    r.offset());
     for (auto& pair : pairs) {
+      // A map state whose value serializer is not a MapSerializer decodes to something else.
+      if (!pair.is_array() || pair.size() != 2)
+        return Error(ErrorCode::kCorruption, fmt::format("state '{}': map value did not decode to pairs", name_),
+                     r.offset());
       StateEntry m;
       m.state = name_;
       m.key_group = key_group;

@@ -18,6 +18,11 @@ namespace ckpt {
 Result<std::unique_ptr<KeyedStreamWriter>> KeyedStreamWriter::create(const std::string& path, KeyGroupsLayout layout,
                                                                      KeyedBackendMeta meta, KeyGroupRange range,
                                                                      int32_t max_parallelism) {
+  // The offsets are a table over the range: a range the job cannot have is refused before
+  // the table is sized by it.
+  if (range.count < 0 || (range.count > 0 && (range.first < 0 || int64_t{range.first} + range.count > max_parallelism)))
+    return Error(ErrorCode::kCorruption, fmt::format("key-group range {}+{} does not fit the job's key groups 0-{}",
+                                                     range.first, range.count, max_parallelism - 1));
   std::unique_ptr<KeyedStreamWriter> w(new KeyedStreamWriter());
   w->path_ = path;
   w->layout_ = layout;

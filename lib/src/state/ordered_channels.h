@@ -13,12 +13,16 @@
 // the marker takes items only while it is the queue's last entry and the consumer has not
 // reached the task, so whatever is pushed after it comes after it. Memory stays bounded as
 // above; the overflow holds at most the output of the tasks running ahead.
+//
+// An exception thrown by a task ends that task only; the consumer asks thrown(task) after the
+// task's last item.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -86,6 +90,13 @@ class OrderedChannels {
     return true;
   }
 
+  // What task `task`'s produce() threw, once pop() has returned false for it; null if nothing.
+  std::exception_ptr thrown(size_t task) {
+    Channel& c = *channels_[task];
+    std::lock_guard<std::mutex> lock(c.m);
+    return c.thrown;
+  }
+
   // Items written to overflows so far (tests check that a tiny capacity really spills).
   size_t overflowed() const { return overflowed_.load(); }
 
@@ -120,6 +131,7 @@ class OrderedChannels {
     bool done = false;
     std::unique_ptr<Overflow> overflow;
     bool overflow_failed = false;  // no file, or a write failed: wait as without one
+    std::exception_ptr thrown;     // what the task's produce() threw
   };
 
   // Runs under c.m. True if the item went to the overflow (as a run that must stay last).
@@ -165,10 +177,17 @@ class OrderedChannels {
         window_cv_.wait(lock, [&] { return task < consuming_.load() + window_ || stop_.load(); });
       }
       Channel& c = *channels_[task];
+      std::exception_ptr thrown;
       if (!stop_.load()) {
-        produce_(task, [&](Item&& item) { return push(c, task, std::move(item)); });
+        // An exception leaving a worker would end the process: the consumer gets it instead.
+        try {
+          produce_(task, [&](Item&& item) { return push(c, task, std::move(item)); });
+        } catch (...) {
+          thrown = std::current_exception();
+        }
       }
       std::lock_guard<std::mutex> lock(c.m);
+      c.thrown = thrown;
       c.done = true;
       c.cv.notify_all();
     }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "state/avro_schema.h"
 #include "state/flink_string.h"
 #include "state/logical_types.h"
 #include "state/serializer_classes.h"
@@ -295,16 +296,25 @@ void SnapshotParser::enumeration(SerializerSnapshot& s) {
 void SnapshotParser::avro(SerializerSnapshot& s) {
   s.form = SnapshotForm::kOpaqueKnown;
   if (s.version == 1) {
+    s.avro_schema_offset = r_.offset();
     s.avro_schema = r_.utf();
   } else if (s.version == 2) {
     s.type_class = r_.utf();
+    s.avro_schema_offset = r_.offset();
     s.avro_schema = r_.utf();
   } else if (s.version == 3) {
     read_flink_string(r_, &s.type_class);
+    s.avro_schema_offset = r_.offset();
     read_flink_string(r_, &s.avro_schema);
   } else {
     r_.not_supported_at(s.offset, fmt::format("unsupported Avro serializer snapshot version {}", s.version));
   }
+  // A schema Avro would not accept is an error here, in the file that holds it; one naming a
+  // type it does not define only leaves the values opaque (make_decoder).
+  if (!r_.ok()) return;
+  Result<AvroSchema> schema = parse_avro_schema(s);
+  if (!schema.ok() && schema.error().code == ErrorCode::kCorruption)
+    r_.fail_at(*schema.error().offset, schema.error().message);
 }
 
 void SnapshotParser::ttl_aware(SerializerSnapshot& s, int depth) {

@@ -87,6 +87,7 @@ struct SerializerSnapshot {
   std::vector<LogicalType> logical_types;            // kRowData, one per field
   bool logical_types_decoded = false;                // kRowData: false if the Java stream was not understood
   std::string avro_schema;                           // Avro snapshots
+  uint64_t avro_schema_offset = 0;                   // Avro: absolute offset of the schema string
 
   // kLegacyConfig: the Java-serialized serializer (the bytes of the TypeSerializerSerializationProxy
   // payload) and the config snapshot's own version.

@@ -4,108 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "state/avro_schema.h"
 #include "state/value_decoders.h"
 
 namespace ckpt::decoders {
 namespace {
 
 constexpr int kMaxDepth = 64;
-
-enum class AvroKind { kNull, kBoolean, kInt, kLong, kFloat, kDouble, kBytes, kString, kRecord, kEnum, kArray,
-                      kMap, kUnion, kFixed };
-
-struct AvroNode {
-  AvroKind kind = AvroKind::kNull;
-  std::string name;                       // record / enum / fixed full name
-  std::vector<std::string> field_names;   // record fields; enum symbols
-  std::vector<size_t> children;           // record fields, union branches, array item, map value
-  size_t fixed_size = 0;
-};
-
-// The schema as a graph of nodes (named types may refer to themselves).
-class AvroSchema {
- public:
-  Status parse(const std::string& text) {
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded()) return Error(ErrorCode::kCorruption, "avro schema is not valid JSON");
-    auto root = node(j, "");
-    if (!root.ok()) return root.error();
-    root_ = *root;
-    return Status::OK();
-  }
-  const AvroNode& at(size_t i) const { return nodes_[i]; }
-  size_t root() const { return root_; }
-
- private:
-  Result<size_t> node(const nlohmann::json& j, const std::string& ns) {
-    if (nodes_.size() > 10000) return Error(ErrorCode::kCorruption, "avro schema too large");
-    if (j.is_array()) {
-      size_t id = add(AvroKind::kUnion);
-      for (const auto& b : j) {
-        CKPT_ASSIGN_OR_RETURN(size_t c, node(b, ns));
-        nodes_[id].children.push_back(c);
-      }
-      return id;
-    }
-    if (j.is_string()) return primitive_or_named(j.get<std::string>(), ns);
-    if (!j.is_object() || !j.contains("type")) return Error(ErrorCode::kCorruption, "avro schema node without a type");
-    const auto& type = j["type"];
-    if (!type.is_string()) return node(type, ns);
-    std::string t = type.get<std::string>();
-    if (t == "record" || t == "error" || t == "enum" || t == "fixed") {
-      std::string name = j.value("name", "");
-      std::string space = j.value("namespace", ns);
-      std::string full = name.find('.') != std::string::npos || space.empty() ? name : space + "." + name;
-      std::string inner_ns = full.substr(0, full.rfind('.') == std::string::npos ? 0 : full.rfind('.'));
-      size_t id = add(t == "enum" ? AvroKind::kEnum : t == "fixed" ? AvroKind::kFixed : AvroKind::kRecord);
-      nodes_[id].name = full;
-      named_[full] = id;
-      if (t == "enum") {
-        for (const auto& s : j.value("symbols", nlohmann::json::array())) nodes_[id].field_names.push_back(s);
-      } else if (t == "fixed") {
-        nodes_[id].fixed_size = j.value("size", size_t{0});
-      } else {
-        for (const auto& f : j.value("fields", nlohmann::json::array())) {
-          if (!f.is_object() || !f.contains("type")) return Error(ErrorCode::kCorruption, "avro field without a type");
-          CKPT_ASSIGN_OR_RETURN(size_t c, node(f["type"], inner_ns));
-          nodes_[id].field_names.push_back(f.value("name", ""));
-          nodes_[id].children.push_back(c);
-        }
-      }
-      return id;
-    }
-    if (t == "array" || t == "map") {
-      size_t id = add(t == "array" ? AvroKind::kArray : AvroKind::kMap);
-      const char* key = t == "array" ? "items" : "values";
-      if (!j.contains(key)) return Error(ErrorCode::kCorruption, fmt::format("avro {} without {}", t, key));
-      CKPT_ASSIGN_OR_RETURN(size_t c, node(j[key], ns));
-      nodes_[id].children.push_back(c);
-      return id;
-    }
-    return primitive_or_named(t, ns);
-  }
-
-  Result<size_t> primitive_or_named(const std::string& t, const std::string& ns) {
-    static const std::map<std::string, AvroKind> kPrimitives = {
-        {"null", AvroKind::kNull},   {"boolean", AvroKind::kBoolean}, {"int", AvroKind::kInt},
-        {"long", AvroKind::kLong},   {"float", AvroKind::kFloat},     {"double", AvroKind::kDouble},
-        {"bytes", AvroKind::kBytes}, {"string", AvroKind::kString}};
-    if (auto p = kPrimitives.find(t); p != kPrimitives.end()) return add(p->second);
-    if (auto n = named_.find(t); n != named_.end()) return n->second;
-    if (auto n = named_.find(ns + "." + t); n != named_.end()) return n->second;
-    return Error(ErrorCode::kNotSupported, fmt::format("avro type {} is not defined in the schema", t));
-  }
-
-  size_t add(AvroKind k) {
-    nodes_.emplace_back();
-    nodes_.back().kind = k;
-    return nodes_.size() - 1;
-  }
-
-  std::vector<AvroNode> nodes_;
-  std::map<std::string, size_t> named_;
-  size_t root_ = 0;
-};
 
 class AvroDecoder final : public ValueDecoder {
  public:
@@ -193,10 +98,11 @@ class AvroDecoder final : public ValueDecoder {
 }  // namespace
 
 Result<DecoderPtr> make_avro(const SerializerSnapshot& s) {
-  AvroSchema schema;
-  Status st = schema.parse(s.avro_schema);
-  if (!st.ok()) return make_opaque(s, fmt::format("avro schema not understood: {}", st.error().message));
-  return DecoderPtr(std::make_unique<AvroDecoder>(s, std::move(schema)));
+  Result<AvroSchema> schema = parse_avro_schema(s);
+  if (!schema.ok() && schema.error().code == ErrorCode::kNotSupported)
+    return make_opaque(s, fmt::format("avro schema not understood: {}", schema.error().message));
+  if (!schema.ok()) return std::move(schema).error();
+  return DecoderPtr(std::make_unique<AvroDecoder>(s, std::move(schema).value()));
 }
 
 }  // namespace ckpt::decoders

@@ -256,16 +256,23 @@ class ScalarDecoder final : public ValueDecoder {
 
   std::optional<int32_t> java_hash_code(const nlohmann::json& v) const override {
     if (v.is_null()) return std::nullopt;
+    // `v` is what read() gave, but any JSON may be passed: a value of another type has no hash
+    // here rather than an exception.
     switch (kind_) {
-      case Scalar::kBoolean: return v.get<bool>() ? 1231 : 1237;
-      case Scalar::kByte: case Scalar::kShort: case Scalar::kInt: return v.get<int32_t>();
-      case Scalar::kLong: return java_long_hash(v.get<int64_t>());
-      case Scalar::kChar: {
-        std::string s = v.get<std::string>();
-        return java_string_hash(s);  // a one-unit string hashes to its unit
-      }
-      case Scalar::kString: return java_string_hash(v.get<std::string>());
-      case Scalar::kDate: return java_long_hash(v.get<int64_t>());  // java.util.Date#hashCode
+      case Scalar::kBoolean:
+        if (!v.is_boolean()) return std::nullopt;
+        return v.get<bool>() ? 1231 : 1237;
+      case Scalar::kByte: case Scalar::kShort: case Scalar::kInt:
+        if (!v.is_number_integer()) return std::nullopt;
+        return v.get<int32_t>();
+      case Scalar::kLong:
+      case Scalar::kDate:  // java.util.Date#hashCode is its millis' Long hash
+        if (!v.is_number_integer()) return std::nullopt;
+        return java_long_hash(v.get<int64_t>());
+      case Scalar::kChar:  // a one-unit string hashes to its unit
+      case Scalar::kString:
+        if (!v.is_string()) return std::nullopt;
+        return java_string_hash(v.get_ref<const std::string&>());
       case Scalar::kBigInt: return java_big_integer_hash(v);
       case Scalar::kBigDec: return java_big_decimal_hash(v);
       case Scalar::kDouble: {

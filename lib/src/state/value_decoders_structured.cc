@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "state/value_decoders.h"
+#include "support/json_input.h"
 #include "support/json_text.h"
 
 namespace ckpt::decoders {
@@ -288,8 +289,10 @@ class StructuredDecoder final : public ValueDecoder {
   // RowUtils.deepHashCodeRow, 31 * RowKind byte + a 1-seeded 31-fold of each field's
   // deepHashCodeInternal. 1.11 and 1.12 (version 3) hashed rows yet another way: not recomputed.
   std::optional<int32_t> row_hash_code(const nlohmann::json& v) const {
-    if (!v.is_object() || !v.contains("fields") || !v.contains("kind")) return std::nullopt;
-    const nlohmann::json& fields = v["fields"];
+    const nlohmann::json* fields_member = json_member(v, "fields");
+    const nlohmann::json* kind_member = json_member(v, "kind");
+    if (!fields_member || !kind_member || !kind_member->is_string()) return std::nullopt;
+    const nlohmann::json& fields = *fields_member;
     if (!fields.is_array() || fields.size() != children_.size() || outer_version_ == 3) return std::nullopt;
     uint32_t h = 1;
     for (size_t i = 0; i < children_.size(); ++i) {
@@ -304,7 +307,7 @@ class StructuredDecoder final : public ValueDecoder {
     }
     if (outer_version_ <= 2) return static_cast<int32_t>(h);
     static const std::string kKinds[] = {"+I", "-U", "+U", "-D"};
-    const auto kind = std::find(std::begin(kKinds), std::end(kKinds), v["kind"].get<std::string>());
+    const auto kind = std::find(std::begin(kKinds), std::end(kKinds), kind_member->get_ref<const std::string&>());
     if (kind == std::end(kKinds)) return std::nullopt;
     return static_cast<int32_t>(31u * static_cast<uint32_t>(kind - std::begin(kKinds)) + h);
   }

@@ -1,0 +1,105 @@
+// An exception thrown on a worker thread (a bug, std::bad_alloc, a caller's callback) comes back
+// as an "internal error" instead of std::terminate. Cases without RocksDB run in a child
+// process, where an abort is an outcome the test sees; the others (a forked child cannot use
+// the RocksDB thread pools of its parent) would abort the test binary, which fails them too.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "ckpt/dump.h"
+#include "ckpt/restore.h"
+#include "ops/diff_internal.h"
+#include "ops/keyed_target.h"
+#include "state/ordered_channels.h"
+#include "support/child_process.h"
+#include "support/hostile_snapshot.h"
+#include "support/test_support.h"
+
+using namespace ckpt;
+
+namespace {
+
+// The child's outcome must be a clean exit 0 with `out` as its report.
+void require_clean_exit(const test::ChildOutcome& o, const std::string& expected_out) {
+  INFO("child: exited " << o.exited << " code " << o.exit_code << " signal " << o.signal << " out '" << o.out
+                        << "' err '" << o.err << "'");
+  REQUIRE(o.exited);
+  CHECK(o.exit_code == 0);
+  CHECK(o.out == expected_out);
+}
+
+}  // namespace
+
+TEST_CASE("run_parallel returns an exception of a worker task as an internal error", "[unit]") {
+  // Convert and generate run their subtasks through run_parallel: a task throwing on the
+  // second thread used to end the process with SIGABRT.
+  auto o = test::run_in_child([](std::string& out, std::string&) {
+    const auto main_thread = std::this_thread::get_id();
+    std::atomic<bool> other_ran{false};
+    Status s = run_parallel(2, 2, [&](size_t) -> Status {
+      if (std::this_thread::get_id() != main_thread) {
+        other_ran = true;
+        throw std::runtime_error("boom");
+      }
+      // Hold this thread's task until the other thread has taken the other one.
+      for (int i = 0; i < 500 && !other_ran; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return Status::OK();
+    });
+    out = s.ok() ? "ok" : s.error().message;
+    return 0;
+  });
+  require_clean_exit(o, "internal error: boom");
+}
+
+TEST_CASE("ordered channels survive a task that throws and deliver the other tasks", "[unit]") {
+  // The dump's worker pool: task 1 throws something that is not even a std::exception.
+  auto o = test::run_in_child([](std::string& out, std::string&) {
+    OrderedChannels<int> channels(3, 4);
+    channels.start(2, [](size_t task, const OrderedChannels<int>::Push& push) {
+      push(static_cast<int>(task) * 10);
+      if (task == 1) throw 42;
+      push(static_cast<int>(task) * 10 + 1);
+    });
+    for (size_t t = 0; t < 3; ++t)
+      for (int item; channels.pop(t, &item);) out += std::to_string(item) + " ";
+    channels.stop_and_join();
+    return 0;
+  });
+  require_clean_exit(o, "0 1 10 20 21 ");
+}
+
+TEST_CASE("restore returns an exception of its progress callback on a worker as an internal error", "[unit]") {
+  test::ScratchDir tmp;
+  REQUIRE(test::generate_rocksdb_savepoint(tmp / "in").ok());
+  RestoreOptions options;
+  options.output = tmp / "out";
+  options.jobs = 2;
+  options.progress = [](size_t, size_t) { throw std::runtime_error("progress failed"); };
+  std::optional<Result<RestoreReport>> r;
+  REQUIRE_NOTHROW(r.emplace(restore_snapshot(tmp / "in", options)));
+  REQUIRE_FALSE(r->ok());
+  CHECK(r->error().message == "internal error: progress failed");
+  CHECK_FALSE(std::filesystem::exists(tmp / "out"));
+}
+
+TEST_CASE("a diff side whose reader throws ends with an internal error", "[unit]") {
+  // diff --keys reads each side on a thread of its own; its filter runs there.
+  test::ScratchDir tmp;
+  REQUIRE(test::generate_rocksdb_savepoint(tmp / "in").ok());
+  DiffEntryStream side(tmp / "in", DumpOptions{}, [](const DumpEntry&) -> bool {
+    throw std::runtime_error("filter failed");
+  });
+  DumpEntry e;
+  size_t entries = 0;
+  while (side.next(&e)) ++entries;
+  CHECK(entries == 0);
+  Status s = side.status();
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == "internal error: filter failed");
+}
