@@ -1,6 +1,8 @@
 // ckpt gc: files under a job's checkpoint directory that nothing references (man/ckpt-gc.1.md).
 #include <memory>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
@@ -11,7 +13,9 @@ namespace ckpt::cli {
 namespace {
 struct GcArgs {
   std::string root;
-  std::string older_than = "1h";
+  std::string older_than = "1d";
+  std::vector<std::string> referenced_by;
+  bool allow_empty = false;
   bool apply = false;
   bool json = false;
 };
@@ -20,8 +24,14 @@ struct GcArgs {
 Runner setup_gc(CLI::App& sub) {
   auto a = std::make_shared<GcArgs>();
   sub.add_option("ROOT", a->root, "A job's checkpoint directory (holding chk-*/, shared/, taskowned/)")->required();
-  sub.add_option("--older-than", a->older_than, "Keep orphans modified within this margin (default 1h)")
+  sub.add_option("--older-than", a->older_than, "Keep orphans modified within this margin (default 1d)")
       ->type_name("DURATION");
+  sub.add_option("--referenced-by", a->referenced_by,
+                 "Another job's checkpoint directory, a savepoint directory or a snapshot whose snapshots "
+                 "also reference ROOT's files (repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);  // one DIR per flag: `--referenced-by B ROOT` must leave ROOT alone
+  sub.add_flag("--allow-empty", a->allow_empty, "Run even if no checkpoint or savepoint is retained");
   sub.add_flag("--apply", a->apply, "Delete the orphans older than the margin, logging each");
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   return [a](Io& io) {
@@ -33,6 +43,8 @@ Runner setup_gc(CLI::App& sub) {
     GcOptions options;
     options.older_than_seconds = *margin;
     options.apply = a->apply;
+    options.referenced_by = a->referenced_by;
+    options.allow_empty = a->allow_empty;
     // Deletions are logged on stderr as they happen, so the log survives an interrupted run.
     options.on_delete = [&io](const GcFile& f) {
       if (f.deleted) io.err << "ckpt: deleted " << f.path << " (" << human_size(static_cast<int64_t>(f.size)) << ")\n";

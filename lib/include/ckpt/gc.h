@@ -1,15 +1,35 @@
-// ckpt/gc.h - files under a job's checkpoint directory that no retained checkpoint references.
+// ckpt/gc.h - files under a job's checkpoint directory that no retained snapshot references.
 //
 // A job's checkpoint directory, as Flink lays it out, holds `chk-<id>/` (each with `_metadata`
 // once complete), `shared/` (incremental RocksDB files reused across checkpoints) and
 // `taskowned/`. Flink deletes what its current run tracked; files of crashed runs, failed
-// uploads and discarded checkpoints stay forever. collect_garbage() reads every `chk-*/_metadata`
-// (refusing to run if one cannot be read: a checkpoint that cannot be read cannot be known not
-// to need a file), matches the URIs they reference against the files under `shared/` and
-// `taskowned/` by their path from the job directory on (so a checkpoint written on another
-// machine or under another mount still protects its files), and lists the rest. Files younger
-// than the margin may belong to a checkpoint still being written: they are listed, marked, and
-// never deleted.
+// uploads and discarded checkpoints stay forever. collect_garbage() reads every
+// `chk-*/_metadata` and `savepoint-*/_metadata` of ROOT and of every `referenced_by` directory
+// (refusing to run if one exists but cannot be read: a snapshot that cannot be read cannot be
+// known not to need a file), matches the URIs they reference against the files under `shared/`
+// and `taskowned/` by their path from the job directory on (so a checkpoint written on another
+// machine or under another mount still protects its files), and lists the rest.
+//
+// Other jobs: a job restored in CLAIM (or legacy) mode references its predecessor's `shared/`
+// from its own checkpoints, which live under another root. Those roots must be named in
+// `referenced_by`; with nothing retained at all, every file would look orphaned, so that is
+// refused unless `allow_empty`.
+//
+// The margin: files modified within `older_than_seconds` are listed, marked young, and never
+// deleted. A shared file exists before any `_metadata` references it: Flink uploads a
+// checkpoint's new SSTs while the checkpoint is in progress (up to its timeout, 10 minutes by
+// default, often raised to hours for large state) and writes `_metadata` only on completion; and Flink 2.x's
+// ForSt backend keeps its live database in `shared/op_<operator>_attempt_<n>/` by default
+// (state.backend.forst.primary-dir: checkpoint-dir), where compactions write SSTs that the next
+// completed checkpoint adopts in place, without a copy. Such a file is unreferenced for as long
+// as no checkpoint completes after it was written. The default margin is therefore a day, not
+// an hour: several checkpoint intervals even for jobs that checkpoint hourly, and room for a
+// run of failed checkpoints.
+//
+// Safety: nothing outside ROOT is ever listed or deleted. Symlinks under ROOT are reported in
+// `skipped_symlinks`, never followed (`shared/` or `taskowned/` themselves included); deletions
+// go through directory fds opened without following symlinks from ROOT, and unlink a file only
+// if it is still the regular file scanned (device, inode, size, modification time).
 #pragma once
 
 #include <cstdint>
@@ -35,15 +55,29 @@ struct GcFile {
 };
 
 struct GcOptions {
-  int64_t older_than_seconds = 3600;
+  int64_t older_than_seconds = 86400;  // one day: why, in the comment at the top
   bool apply = false;  // delete the orphans older than the margin
+  // Other jobs' checkpoint directories, savepoint directories or snapshot directories whose
+  // snapshots (`chk-*`, `savepoint-*`, or DIR itself) count as references. Each must hold one.
+  std::vector<std::string> referenced_by;
+  bool allow_empty = false;  // run even if no snapshot at all is retained
   // apply: called after each deletion attempt (deleted, or error set).
   std::function<void(const GcFile&)> on_delete;
 };
 
+// A `referenced_by` directory and the snapshots read from it.
+struct GcReferencingDir {
+  std::string dir;                     // as given
+  std::vector<std::string> snapshots;  // "chk-<id>", "savepoint-*", or "." for DIR itself
+};
+
 struct GcReport {
   std::string root;
-  std::vector<std::string> retained;  // "chk-<id>" with a readable `_metadata`, sorted by id
+  // "chk-<id>" with a readable `_metadata`, sorted by id (then those read just before deleting)
+  std::vector<std::string> retained;
+  std::vector<std::string> savepoints;  // "savepoint-*" under ROOT with a readable `_metadata`
+  std::vector<GcReferencingDir> referenced_by;
+  std::vector<std::string> skipped_symlinks;  // under shared/ and taskowned/, relative to ROOT
   size_t files_scanned = 0;           // under shared/ and taskowned/
   uint64_t bytes_scanned = 0;
   size_t referenced = 0;              // of those, referenced by a retained checkpoint
@@ -55,18 +89,23 @@ struct GcReport {
   size_t failed = 0;                  // apply: deletions that failed
 };
 
-// Errors: ROOT is not a directory, or a `chk-*/_metadata` exists but cannot be read or decoded
-// (the error names it); deletion failures are recorded per file, not returned.
+// Errors: ROOT (or a `referenced_by` directory) is not a directory, a `referenced_by` directory
+// holds no snapshot, a `_metadata` exists but is not a readable regular file or cannot be
+// decoded (the error names it), nothing is retained without `allow_empty`; deletion failures
+// are recorded per file, not returned.
 Result<GcReport> collect_garbage(const std::string& root, const GcOptions& options);
 
 // Path relative to a job directory that a referenced URI stands for, found by its suffix: every
 // suffix of the URI's path starting at a "shared" or "taskowned" component that names one of
-// `candidates` (relative paths) is returned ("s3://b/x/job/shared/f" -> "shared/f").
+// `candidates` (relative paths) is returned ("s3://b/x/job/shared/f" -> "shared/f"). The path
+// is normalized first, so no match contains "..". A file of another job with the same suffix
+// matches too: harmless, it only keeps more.
 std::vector<std::string> suffix_matches(const std::string& uri,
                                         const std::function<bool(const std::string&)>& is_candidate);
 
 void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out);
-// {"root":..,"retained":[..],"files_scanned":..,"orphans":[{"path","size","age_seconds","young",
+// {"root":..,"retained":[..],"savepoints":[..],"referenced_by":[{"dir","snapshots"}],
+//  "skipped_symlinks":[..],"files_scanned":..,"orphans":[{"path","size","age_seconds","young",
 //  "deleted"}],"orphan_bytes":..,"young_bytes":..,"deleted":..,"deleted_bytes":..}
 void write_gc_json(const GcReport& r, std::ostream& out);
 

@@ -1,13 +1,8 @@
 // ckpt gc: orphans under a job's checkpoint directory (ckpt/gc.h).
 #include "ckpt/gc.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <set>
@@ -15,6 +10,8 @@
 
 #include "ckpt/resolve.h"
 #include "ckpt/walk.h"
+#include "ops/gc_snapshots.h"
+#include "ops/gc_tree.h"
 
 namespace fs = std::filesystem;
 
@@ -22,18 +19,11 @@ namespace ckpt {
 
 namespace {
 
-constexpr const char* kScannedDirs[] = {"shared", "taskowned"};
+using gc_detail::RootTree;
+using gc_detail::SnapshotDir;
+using gc_detail::TreeFile;
 
-bool is_checkpoint_dir(const std::string& name, int64_t* id) {
-  if (name.rfind("chk-", 0) != 0 || name.size() == 4) return false;
-  int64_t v = 0;
-  for (size_t i = 4; i < name.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(name[i])) || v > INT64_MAX / 10 - 9) return false;
-    v = v * 10 + (name[i] - '0');
-  }
-  *id = v;
-  return true;
-}
+constexpr const char* kScannedDirs[] = {"shared", "taskowned"};
 
 // The path part of a URI: "s3://bucket/a/b" -> "/a/b", "file:/a" -> "/a", "/a" -> "/a".
 std::string uri_path(const std::string& uri) {
@@ -47,59 +37,61 @@ std::string uri_path(const std::string& uri) {
   return slash == std::string::npos ? std::string() : uri.substr(slash);
 }
 
+// An existing directory without symlinks or dots, so that relative handles under ROOT and
+// under other roots are placed against ROOT alike.
+fs::path real_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::canonical(dir, ec);
+  if (!ec) return p;
+  return fs::absolute(dir, ec).lexically_normal();
+}
+
 struct Candidate {
-  uint64_t size = 0;
-  int64_t mtime = 0;
+  TreeFile file;
   bool referenced = false;
 };
 
 class Scan {
  public:
-  explicit Scan(std::string root) : root_(std::move(root)) {}
+  Scan(std::string root, RootTree tree) : root_(std::move(root)), real_root_(real_dir(root_)), tree_(std::move(tree)) {}
 
   Status list_files(GcReport& r) {
-    for (const char* dir : kScannedDirs) {
-      fs::path base = fs::path(root_) / dir;
-      std::error_code ec;
-      if (!fs::is_directory(base, ec)) continue;
-      fs::recursive_directory_iterator it(base, fs::directory_options::none, ec), end;
-      if (ec) return Error(ErrorCode::kIOError, "cannot list '" + base.string() + "': " + ec.message());
-      for (; it != end; it.increment(ec)) {
-        if (ec) return Error(ErrorCode::kIOError, "cannot list '" + base.string() + "': " + ec.message());
-        if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-        struct stat st;
-        if (::lstat(it->path().c_str(), &st) != 0) continue;
-        std::string rel = fs::path(it->path()).lexically_relative(root_).generic_string();
-        candidates_[rel] = Candidate{static_cast<uint64_t>(st.st_size), static_cast<int64_t>(st.st_mtime)};
-        ++r.files_scanned;
-        r.bytes_scanned += static_cast<uint64_t>(st.st_size);
-      }
+    std::vector<TreeFile> files;
+    for (const char* dir : kScannedDirs) CKPT_RETURN_IF_ERROR(tree_.list(dir, files, r.skipped_symlinks));
+    for (TreeFile& f : files) {
+      ++r.files_scanned;
+      r.bytes_scanned += f.size;
+      std::string rel = f.rel;
+      candidates_[rel] = Candidate{std::move(f)};
     }
+    std::sort(r.skipped_symlinks.begin(), r.skipped_symlinks.end());
     return Status::OK();
   }
 
-  // Reads every complete checkpoint not read yet and marks what it references.
-  Status read_checkpoints(GcReport& r) {
-    std::error_code ec;
-    std::vector<std::pair<int64_t, std::string>> found;
-    for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
-      int64_t id = 0;
-      std::string name = it->path().filename().string();
-      if (!is_checkpoint_dir(name, &id) || !it->is_directory(ec)) continue;
-      if (read_.count(name) || !fs::exists(it->path() / "_metadata", ec)) continue;
-      found.emplace_back(id, name);
-    }
-    if (ec) return Error(ErrorCode::kIOError, "cannot list '" + root_ + "': " + ec.message());
-    std::sort(found.begin(), found.end());
-    for (const auto& [id, name] : found) {
-      std::string metadata_path = (fs::path(root_) / name / "_metadata").string();
-      Result<Metadata> m = read_metadata_file(metadata_path);
-      if (!m.ok())
-        return std::move(m).error().with_file(metadata_path).with_context(
-            "refusing to collect garbage: a checkpoint that cannot be read may need any file");
-      mark(*m, name);
-      read_.insert(name);
-      r.retained.push_back(name);
+  // Reads every snapshot of ROOT and of the referencing directories not read yet and marks
+  // what it references; `first` also checks each referencing directory holds one.
+  Status read_snapshots(GcReport& r, const GcOptions& options, bool first) {
+    std::vector<std::string> all;
+    CKPT_ASSIGN_OR_RETURN(std::vector<std::string> names, read_new(root_, false, all));
+    for (std::string& name : names) (name.rfind("chk-", 0) == 0 ? r.retained : r.savepoints).push_back(std::move(name));
+    r.referenced_by.resize(options.referenced_by.size());
+    for (size_t i = 0; i < options.referenced_by.size(); ++i) {
+      const std::string& dir = options.referenced_by[i];
+      std::error_code ec;
+      if (first && !fs::is_directory(dir, ec))
+        return Error(ErrorCode::kNotFound, "a referencing directory was expected, found none").with_file(dir);
+      std::vector<std::string> found;
+      CKPT_ASSIGN_OR_RETURN(std::vector<std::string> read, read_new(dir, true, found));
+      // A mistyped directory would otherwise protect nothing, silently.
+      if (first && found.empty())
+        return Error(ErrorCode::kNotFound,
+                     "a referencing directory holds no snapshot: no _metadata, chk-*/_metadata or "
+                     "savepoint-*/_metadata (a job's checkpoint directory, a savepoint directory or a "
+                     "snapshot was expected)")
+            .with_file(dir);
+      r.referenced_by[i].dir = dir;
+      // Listed even if another directory named it first (read once all the same).
+      for (std::string& name : first ? found : read) r.referenced_by[i].snapshots.push_back(std::move(name));
     }
     return Status::OK();
   }
@@ -113,8 +105,8 @@ class Scan {
       }
       GcFile f;
       f.path = path;
-      f.size = c.size;
-      f.age_seconds = std::max<int64_t>(0, now - c.mtime);
+      f.size = c.file.size;
+      f.age_seconds = std::max<int64_t>(0, now - c.file.mtime_sec);
       f.young = f.age_seconds < options.older_than_seconds;
       r.orphans.push_back(std::move(f));
     }
@@ -130,13 +122,29 @@ class Scan {
     return it != candidates_.end() && it->second.referenced;
   }
 
+  Status remove(const std::string& rel) const { return tree_.remove(candidates_.at(rel).file); }
+
  private:
-  void mark(const Metadata& m, const std::string& checkpoint) {
+  // The names of the snapshots of `dir` read now; `all` gets those read before too.
+  Result<std::vector<std::string>> read_new(const std::string& dir, bool self, std::vector<std::string>& all) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<SnapshotDir> found, gc_detail::find_snapshots(dir, self));
+    std::vector<std::string> names;
+    for (const SnapshotDir& s : found) {
+      all.push_back(s.name);
+      if (read_.count(s.metadata_path)) continue;
+      CKPT_ASSIGN_OR_RETURN(Metadata m, gc_detail::read_snapshot(s));
+      mark(m, real_dir(s.directory));
+      read_.insert(s.metadata_path);
+      names.push_back(s.name);
+    }
+    return names;
+  }
+
+  void mark(const Metadata& m, const fs::path& snapshot_dir) {
     auto is_candidate = [this](const std::string& rel) { return candidates_.count(rel) > 0; };
     for_each_stream(m, [&](const StreamHandle& s, const StreamSite&) {
       if (s.type == handle_type::kRelativeFile) {
-        std::string rel = (fs::path(checkpoint) / s.path).lexically_normal().generic_string();
-        if (auto it = candidates_.find(rel); it != candidates_.end()) it->second.referenced = true;
+        mark_relative(snapshot_dir, s.path);
         return;
       }
       if (s.type != handle_type::kFile && s.type != handle_type::kSegmentFile) return;
@@ -144,9 +152,19 @@ class Scan {
     });
   }
 
+  // A relative handle names the file at its path from the snapshot's directory, wherever that
+  // leads ("../../<root>/shared/f" included); only a file under ROOT can be a candidate.
+  void mark_relative(const fs::path& snapshot_dir, const std::string& path) {
+    fs::path rel = (snapshot_dir / path).lexically_normal().lexically_relative(real_root_);
+    if (rel.empty() || *rel.begin() == "..") return;
+    if (auto it = candidates_.find(rel.generic_string()); it != candidates_.end()) it->second.referenced = true;
+  }
+
   std::string root_;
+  fs::path real_root_;
+  RootTree tree_;
   std::unordered_map<std::string, Candidate> candidates_;
-  std::set<std::string> read_;
+  std::set<std::string> read_;  // `_metadata` paths already read
 };
 
 }  // namespace
@@ -205,27 +223,33 @@ Result<GcReport> collect_garbage(const std::string& root, const GcOptions& optio
   std::error_code ec;
   if (!fs::is_directory(root, ec))
     return Error(ErrorCode::kNotFound, "'" + root + "' is not a directory");
+  CKPT_ASSIGN_OR_RETURN(RootTree tree, RootTree::open(root));
   GcReport r;
   r.root = root;
-  Scan scan(root);
+  Scan scan(root, std::move(tree));
   CKPT_RETURN_IF_ERROR(scan.list_files(r));
-  CKPT_RETURN_IF_ERROR(scan.read_checkpoints(r));
+  CKPT_RETURN_IF_ERROR(scan.read_snapshots(r, options, true));
+  if (r.retained.empty() && r.savepoints.empty() && r.referenced_by.empty() && !options.allow_empty)
+    return Error(ErrorCode::kInvalidArgument,
+                 "nothing is retained: no chk-*/_metadata or savepoint-*/_metadata here and no snapshot "
+                 "referencing it, so every file under shared/ and taskowned/ would be an orphan, although "
+                 "a job restored from these checkpoints (CLAIM or legacy mode) may still reference them; "
+                 "name its checkpoint directory with --referenced-by, or pass --allow-empty")
+        .with_file(root);
   scan.finish(r, options);
   if (!options.apply) return r;
 
-  // A checkpoint may have completed since the scan: read any new one before deleting anything.
-  GcReport again;
-  CKPT_RETURN_IF_ERROR(scan.read_checkpoints(again));
-  for (std::string& name : again.retained) r.retained.push_back(std::move(name));
+  // A snapshot may have completed since the scan: read any new one before deleting anything.
+  CKPT_RETURN_IF_ERROR(scan.read_snapshots(r, options, false));
   for (GcFile& f : r.orphans) {
     if (f.young || scan.referenced(f.path)) continue;
-    fs::path p = fs::path(root) / f.path;
-    if (::unlink(p.c_str()) == 0) {
+    Status removed = scan.remove(f.path);
+    if (removed.ok()) {
       f.deleted = true;
       ++r.deleted;
       r.deleted_bytes += f.size;
     } else {
-      f.error = std::string("cannot delete: ") + std::strerror(errno);
+      f.error = removed.error().message;
       ++r.failed;
     }
     if (options.on_delete) options.on_delete(f);

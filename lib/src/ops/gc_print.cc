@@ -1,5 +1,7 @@
 // The printers of `ckpt gc`.
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -10,11 +12,25 @@
 
 namespace ckpt {
 
+namespace {
+
+// "3 retained checkpoints (chk-1 .. chk-3)"
+std::string counted(const std::vector<std::string>& names, const char* what) {
+  std::string out = fmt::format("{} {}", names.size(), what);
+  if (!names.empty()) out += " (" + names.front() + (names.size() > 1 ? " .. " + names.back() : "") + ")";
+  return out;
+}
+
+}  // namespace
+
 void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out) {
-  out << fmt::format("{}: {} retained checkpoints", r.root, r.retained.size());
-  if (!r.retained.empty()) out << " (" << r.retained.front() << (r.retained.size() > 1 ? " .. " + r.retained.back() : "") << ")";
+  out << r.root << ": " << counted(r.retained, "retained checkpoints");
+  if (!r.savepoints.empty()) out << ", " << counted(r.savepoints, "savepoints");
   out << fmt::format(", {} files under shared/ and taskowned/ ({}), {} referenced\n", r.files_scanned,
                      human_size(static_cast<int64_t>(r.bytes_scanned)), r.referenced);
+  for (const GcReferencingDir& d : r.referenced_by) out << "referenced by " << d.dir << ": " << counted(d.snapshots, "snapshots") << "\n";
+  for (const std::string& link : r.skipped_symlinks)
+    out << fmt::format("{:<8} {:>10} {} (symlink, not followed)\n", "skipped", "-", link);
   for (const GcFile& f : r.orphans) {
     std::string mark = f.deleted ? "deleted" : f.young ? "young" : !f.error.empty() ? "failed" : "orphan";
     out << fmt::format("{:<8} {:>10} {}\n", mark, human_size(static_cast<int64_t>(f.size)), f.path);
@@ -35,6 +51,11 @@ void write_gc_json(const GcReport& r, std::ostream& out) {
   nlohmann::json j;
   j["root"] = r.root;
   j["retained"] = r.retained;
+  j["savepoints"] = r.savepoints;
+  nlohmann::json referencing = nlohmann::json::array();
+  for (const GcReferencingDir& d : r.referenced_by) referencing.push_back({{"dir", d.dir}, {"snapshots", d.snapshots}});
+  j["referenced_by"] = std::move(referencing);
+  j["skipped_symlinks"] = r.skipped_symlinks;
   j["files_scanned"] = r.files_scanned;
   j["bytes_scanned"] = r.bytes_scanned;
   j["referenced"] = r.referenced;
