@@ -52,9 +52,7 @@ class FileCopier {
       std::string base = fs::path(s.path).filename().string();
       std::string name = used_.insert(base).second ? base : fmt::format("{}-{}", copied_.size(), base);
       used_.insert(name);
-      std::error_code ec;
-      fs::copy_file(found->path, fs::path(dir_) / name, ec);
-      if (ec) return Error(ErrorCode::kIOError, "cannot copy '" + found->path + "': " + ec.message());
+      CKPT_RETURN_IF_ERROR(copy_file_contents(found->path, dir_ + "/" + name));
       it = copied_.emplace(found->path, name).first;
     }
     s = relative_handle(it->second, s.size);
