@@ -17,6 +17,7 @@ struct CompactArgs {
   std::string output;
   std::string compression = "zstd";
   int jobs = 1;
+  bool force = false;
   std::vector<std::string> remap;
 };
 }  // namespace
@@ -31,6 +32,7 @@ Runner setup_compact(CLI::App& sub) {
       ->type_name("zstd|lz4|snappy|none")
       ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
   sub.add_option("-j", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_flag("--force", a->force, "Replace an existing output directory");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
@@ -38,6 +40,7 @@ Runner setup_compact(CLI::App& sub) {
     CompactOptions options;
     options.compression = *parse_compact_compression(a->compression);
     options.jobs = a->jobs;
+    options.force = a->force;
     options.remap = std::move(*remap);
     Result<CompactReport> r = compact_snapshot(a->snapshot, a->output, options);
     if (!r.ok()) {

@@ -15,6 +15,7 @@ struct ConvertArgs {
   std::string to;
   std::string output;
   int jobs = 1;
+  bool force = false;
   std::vector<std::string> remap;
   std::string key_serializers_from;
 };
@@ -27,6 +28,7 @@ Runner setup_convert(CLI::App& sub) {
   sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")
       ->required()
       ->type_name("DIR");
+  sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_option("--key-serializers-from", a->key_serializers_from,
                  "Another snapshot of the job naming the key serializers change logs lack")
@@ -44,6 +46,7 @@ Runner setup_convert(CLI::App& sub) {
     options.to = *to;
     options.output = a->output;
     options.jobs = a->jobs;
+    options.force = a->force;
     options.remap = std::move(*remap);
     options.key_serializers_from = a->key_serializers_from;
     Result<ConvertSummary> s = convert_snapshot(a->snapshot, options);

@@ -1,4 +1,5 @@
 // ckpt dump: every state entry of a snapshot, decoded (man/ckpt-dump.1.md).
+#include <limits>
 #include <memory>
 #include <ostream>
 
@@ -72,7 +73,10 @@ Runner setup_dump(CLI::App& sub) {
   sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits) or uid")
       ->type_name("ID|UID");
   sub.add_option("--state", a->state, "Only the state with this name")->type_name("NAME");
-  sub.add_option("--subtask", a->subtask, "Only this subtask")->type_name("N");
+  // -1, the unset default, must not be typed: it would mean every subtask.
+  sub.add_option("--subtask", a->subtask, "Only this subtask")
+      ->type_name("N")
+      ->check(CLI::Range(0, std::numeric_limits<int32_t>::max()));
   sub.add_option("--key-group", a->key_groups, "Only keyed state of these key groups (drops operator state)")
       ->type_name("A[-B]");
   sub.add_option("--limit", a->limit, "Stop after N entries")->type_name("N");

@@ -52,6 +52,7 @@ Runner setup_generate(CLI::App& sub) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
+  sub.add_flag("--force", o.force, "Replace an existing output directory");
   return [a](Io& io) {
     GenerateOptions options = a->options;
     Result<GenerateBackend> backend = parse_generate_backend(a->backend);

@@ -15,6 +15,7 @@ struct RelocateArgs {
   std::string output;
   std::vector<std::string> maps;
   bool relative = false;
+  bool force = false;
 };
 }  // namespace
 
@@ -28,10 +29,11 @@ Runner setup_relocate(CLI::App& sub) {
       ->type_name("OLD=NEW");
   sub.add_flag("--relative", a->relative,
                "Make absolute file references that point into the snapshot directory relative");
+  sub.add_flag("--force", a->force, "Replace an existing output file");
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> maps = prefix_rules_or_report(io, a->maps, "--map");
     if (!maps) return kExitError;
-    Result<RelocateStats> stats = relocate_snapshot(a->snapshot, a->output, RelocateOptions{std::move(*maps), a->relative});
+    Result<RelocateStats> stats = relocate_snapshot(a->snapshot, a->output, RelocateOptions{std::move(*maps), a->relative, a->force});
     if (!stats.ok()) {
       print_error(io, stats.error().to_string());
       return kExitError;

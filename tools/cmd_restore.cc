@@ -1,4 +1,5 @@
 // ckpt restore: each subtask's keyed state as a RocksDB instance (man/ckpt-restore.1.md).
+#include <limits>
 #include <memory>
 #include <ostream>
 
@@ -36,7 +37,10 @@ Runner setup_restore(CLI::App& sub) {
       ->type_name("DIR");
   sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits) or uid")
       ->type_name("ID|UID");
-  sub.add_option("--subtask", a->subtask, "Only this subtask")->type_name("N");
+  // -1, the unset default, must not be typed: it would mean every subtask.
+  sub.add_option("--subtask", a->subtask, "Only this subtask")
+      ->type_name("N")
+      ->check(CLI::Range(0, std::numeric_limits<int32_t>::max()));
   sub.add_option("--key-groups", a->key_groups, "Keep only key groups A to B, as a rescaled restore clips")
       ->type_name("A-B");
   sub.add_flag("--link", a->link, "Hard-link SST files instead of copying them where the file system allows");

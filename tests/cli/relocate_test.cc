@@ -20,11 +20,12 @@ TEST_CASE("relocate without a mapping copies every corpus _metadata byte for byt
   ckpt::test::ScratchDir scratch;
   for (const std::string& dir : ckpt::test::corpus_snapshots()) {
     INFO(dir);
-    std::string out = scratch / "_metadata";
+    std::string out = scratch / (fs::path(dir).filename().string() + "-metadata");
     auto r = run_cli({"relocate", dir, "--output", out});
     REQUIRE(r.status == 0);
     CHECK(read_file(out) == read_file(dir + "/_metadata"));
-    auto m = run_cli({"relocate", dir + "/_metadata", "-o", out, "--map", "s3://nowhere=/x", "--relative"});
+    // The same output again: an existing file is replaced only with --force.
+    auto m = run_cli({"relocate", dir + "/_metadata", "-o", out, "--map", "s3://nowhere=/x", "--relative", "--force"});
     REQUIRE(m.status == 0);
     CHECK(m.out == out + ": 0 paths rewritten, 0 made relative (a byte-for-byte copy)\n");
     CHECK(read_file(out) == read_file(dir + "/_metadata"));
@@ -106,7 +107,7 @@ TEST_CASE("relocate refuses to overwrite its input and rejects bad mappings", "[
   std::string original = ckpt::test::write_absolute_snapshot(snap, "hdfs://nn/x", "");
   auto same = run_cli({"relocate", snap, "--output", snap + "/_metadata", "--map", "hdfs://nn=s3://b"});
   CHECK(same.status == 2);
-  CHECK(same.err == "ckpt: error: '" + snap + "/_metadata': output is the input _metadata; the input is never modified\n");
+  CHECK(same.err == "ckpt: error: '" + snap + "/_metadata': output is the input _metadata '" + snap + "/_metadata'\n");
   auto via_dots = run_cli({"relocate", snap + "/_metadata", "--output", snap + "/../chk-11/_metadata", "--relative"});
   CHECK(via_dots.status == 2);
   auto dir = run_cli({"relocate", snap, "--output", snap});

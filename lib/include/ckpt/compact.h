@@ -28,6 +28,7 @@ struct CompactOptions {
   CompactCompression compression = CompactCompression::kZstd;
   int jobs = 1;                   // subtasks compacted at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
+  bool force = false;             // replace an existing output (never one that is or holds the input)
 };
 
 struct CompactReport {
@@ -43,8 +44,9 @@ struct CompactReport {
 };
 
 // Errors: the input cannot be read, holds no RocksDB native handle, or references a file
-// that is missing; `output` exists and is not empty; RocksDB fails (the message names the
-// operator and subtask).
+// that is missing; `output` exists and is not empty (without `force`), or is, holds or lies
+// inside the input (ckpt(1), OUTPUTS); RocksDB fails (the message names the operator and
+// subtask).
 Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::string& output,
                                        const CompactOptions& options);
 

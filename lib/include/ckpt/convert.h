@@ -42,7 +42,8 @@ Result<ConvertTarget> parse_convert_target(std::string_view name);
 
 struct ConvertOptions {
   ConvertTarget to = ConvertTarget::kCanonical;
-  std::string output;  // must not exist, or be an empty directory
+  std::string output;  // must not exist, or be an empty directory (unless `force`)
+  bool force = false;  // replace an existing output (never one that is or holds the input)
   int jobs = 1;        // subtasks converted at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap, for the input's files
   // Another snapshot of the same job (its files found through `remap` too) whose keyed

@@ -33,7 +33,8 @@ enum class GenerateBackend { kRocksDb, kHeap, kCanonical };
 Result<GenerateBackend> parse_generate_backend(const std::string& name);  // "rocksdb", "heap", "canonical"
 
 struct GenerateOptions {
-  std::string output;  // must not exist, or be an empty directory
+  std::string output;  // must not exist, or be an empty directory (unless `force`)
+  bool force = false;  // replace an existing output
   GenerateBackend backend = GenerateBackend::kRocksDb;
   int32_t operators = 1;
   int32_t parallelism = 2;

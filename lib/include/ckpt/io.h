@@ -2,7 +2,8 @@
 //
 // Inputs are read-only. Outputs appear atomically: written under a temporary name in the
 // target directory, flushed, then renamed into place, so a crash leaves either the old state or
-// the new one, never half a file.
+// the new one, never half a file. A rename never replaces what the caller was not told to
+// replace, and an output is durable once the call that published it returns.
 #pragma once
 
 #include <string>
@@ -19,29 +20,48 @@ Result<std::string> read_whole_file(const std::string& path, uint64_t max_size =
 // Write `bytes` to `path` atomically (temporary "<path>.ckpt-tmp-XXXXXX", fsync, rename).
 Status write_file_atomic(const std::string& path, std::string_view bytes);
 
+// A command's output file: written as write_file_atomic does, but an existing `path` is
+// replaced only with `replace` (else kInvalidArgument "output exists", even for a file that
+// appeared while the bytes were written), and its directory is synced after the rename.
+Status publish_file(const std::string& path, std::string_view bytes, bool replace);
+
+// The regular file `from` copied to `to` (created, or truncated). A failure keeps its errno:
+// a full disk is "No space left on device", naming `to`.
+Status copy_file_contents(const std::string& from, const std::string& to);
+
 // fsync of one file or directory (e.g. the parent of a rename that published an output).
 Status sync_path(const std::string& path);
 // fsync of every regular file and directory under `dir`, then of `dir` itself: what must be
 // durable before a rename publishes it. Writers that skip per-file syncs call this once.
 Status sync_tree(const std::string& dir);
 
-// A fresh temporary directory beside `final_path` ("<final_path>.ckpt-tmp-XXXXXX"); commit()
-// renames it onto final_path (which must not exist or be an empty directory); the destructor
-// removes it if never committed.
+// A fresh temporary directory beside `final_path` ("<final_path>.ckpt-tmp-XXXXXX"), marked as
+// ckpt's by a lock file (".ckpt-tmp-lock") that this process holds locked (flock) while the
+// object lives. Creating one first removes the marked directories beside the same final path
+// whose lock can be taken: those of a ckpt that was killed. Nothing else is ever removed.
+// The destructor removes the directory if never committed.
 class TempDir {
  public:
+  // The lock file's name: in the directory until commit(), never in the output.
+  static constexpr const char* kLockName = ".ckpt-tmp-lock";
   static Result<TempDir> create_beside(const std::string& final_path);
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&&) = delete;
   ~TempDir();
   const std::string& path() const { return path_; }
-  Status commit();
+  // Publishes the directory as final_path: everything in it synced, one rename, then the parent
+  // synced. Without `replace`, final_path must be absent or an empty directory at the rename
+  // itself (RENAME_NOREPLACE): whatever appeared in it meanwhile stays, and commit fails
+  // ("Directory not empty"). With `replace`, an existing final_path is swapped for the new one
+  // and only then removed.
+  Status commit(bool replace = false);
 
  private:
   TempDir(std::string path, std::string final_path) : path_(std::move(path)), final_(std::move(final_path)) {}
   std::string path_;
   std::string final_;
   bool done_ = false;
+  int lock_fd_ = -1;
 };
 
 }  // namespace ckpt

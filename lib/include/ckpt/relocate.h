@@ -22,6 +22,7 @@ struct RelocateOptions {
   // Turn type-2 handles whose path (after `maps`) is a `file:` URI or absolute path inside the
   // snapshot directory into type-6 handles relative to it.
   bool relative = false;
+  bool force = false;  // replace an existing output file (never the input or a file it references)
 };
 
 struct RelocateStats {
@@ -34,9 +35,9 @@ struct RelocateStats {
 RelocateStats relocate_metadata(Metadata& m, const std::string& snapshot_dir, const RelocateOptions& options);
 
 // Read the snapshot at `snapshot` (directory or `_metadata`), rewrite it and write the new
-// `_metadata` to `output` atomically. The input is never modified; an `output` that is the
-// input file is refused (kInvalidArgument). When nothing changes the output is the input,
-// byte for byte.
+// `_metadata` to `output` atomically. The input is never modified: an `output` that is the
+// input file or a file it references is refused (kInvalidArgument), and so is an existing one
+// without `force`. When nothing changes the output is the input, byte for byte.
 Result<RelocateStats> relocate_snapshot(const std::string& snapshot, const std::string& output,
                                         const RelocateOptions& options);
 

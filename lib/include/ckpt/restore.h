@@ -35,7 +35,7 @@ struct RestoreOptions {
   // reads table properties and first and last keys: a few reads per file.
   bool full_check = false;
   int jobs = 1;        // subtasks restored at once
-  bool force = false;  // replace a non-empty output directory
+  bool force = false;  // replace a non-empty output directory (never one that is or holds the input)
   std::vector<PrefixRule> remap;
   // Another snapshot of the job whose keyed proxies name the key serializers that changelog
   // handles without a materialized part lack (as ckpt-convert's --key-serializers-from).
@@ -75,7 +75,8 @@ struct RestoreReport {
   std::string ldb_command() const;
 };
 
-// Errors: the snapshot cannot be read, the output is not empty (without force), the filters
+// Errors: the snapshot cannot be read, the output is not empty (without force) or is, holds or
+// lies inside an input (ckpt(1), OUTPUTS), the filters
 // match nothing restorable, a file is missing, or an instance fails its check. On error the
 // output directory is left as it was.
 Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options);

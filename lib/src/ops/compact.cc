@@ -15,6 +15,7 @@
 #include "ckpt/walk.h"
 #include "format/java_serialization.h"
 #include "ops/compact_rocks.h"
+#include "ops/output_guard.h"
 #include "support/worker_threads.h"
 
 namespace fs = std::filesystem;
@@ -52,9 +53,7 @@ class FileCopier {
       std::string base = fs::path(s.path).filename().string();
       std::string name = used_.insert(base).second ? base : fmt::format("{}-{}", copied_.size(), base);
       used_.insert(name);
-      std::error_code ec;
-      fs::copy_file(found->path, fs::path(dir_) / name, ec);
-      if (ec) return Error(ErrorCode::kIOError, "cannot copy '" + found->path + "': " + ec.message());
+      CKPT_RETURN_IF_ERROR(copy_file_contents(found->path, dir_ + "/" + name));
       it = copied_.emplace(found->path, name).first;
     }
     s = relative_handle(it->second, s.size);
@@ -104,6 +103,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
                                        const CompactOptions& options) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_output(output, OutputKind::kDirectory, options.force, {{&where, &m, &options.remap, {}}}));
   CompactReport report;
   report.input = where.metadata_path;
   report.output = output;
@@ -115,8 +115,6 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   }
 
   std::error_code ec;
-  if (fs::exists(output, ec) && !fs::is_empty(output, ec))
-    return Error(ErrorCode::kInvalidArgument, "output directory '" + output + "' exists and is not empty");
   fs::path parent = fs::absolute(output).parent_path();
   fs::create_directories(parent, ec);
   if (ec) return Error(ErrorCode::kIOError, "cannot create '" + parent.string() + "': " + ec.message());
@@ -161,6 +159,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   // Every other file (meta streams, operator state, ...) is copied as it is.
   FileCopier copier(resolver, tmp.path());
   for (const Instance& in : instances) copier.reserve(in.prefix);
+  copier.reserve(TempDir::kLockName);
   Status copied;
   for_each_stream(out, [&](StreamHandle& s, const StreamSite&) {
     if (copied.ok()) copied = copier.copy(s);
@@ -204,7 +203,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
     std::string name = e.path().filename().string();
     bool mine = false;
     for (const Instance& in : instances) mine = mine || name.rfind(in.prefix, 0) == 0;
-    if (!mine && e.is_regular_file()) {
+    if (!mine && e.is_regular_file() && name != TempDir::kLockName) {
       ++report.files_after;
       report.bytes_after += e.file_size();
     }
@@ -213,7 +212,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   make_native_savepoint(out);
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(out));
   CKPT_RETURN_IF_ERROR(write_file_atomic(tmp.path() + "/_metadata", bytes));
-  CKPT_RETURN_IF_ERROR(tmp.commit());
+  CKPT_RETURN_IF_ERROR(tmp.commit(options.force));
   return report;
 }
 

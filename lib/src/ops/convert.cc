@@ -2,7 +2,6 @@
 #include "ckpt/convert.h"
 
 #include <atomic>
-#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -13,12 +12,11 @@
 #include "format/java_serialization.h"
 #include "ops/key_serializers.h"
 #include "ops/keyed_target.h"
+#include "ops/output_guard.h"
 #include "state/raw_keyed_reader.h"
 #include "state/state_stream.h"
 
 namespace ckpt {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -158,12 +156,11 @@ Result<ConvertTarget> parse_convert_target(std::string_view name) {
 
 Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const ConvertOptions& options) {
   if (options.output.empty()) return Error(ErrorCode::kInvalidArgument, "no output directory given");
-  std::error_code ec;
-  if (fs::exists(options.output, ec) && !(fs::is_directory(options.output, ec) && fs::is_empty(options.output, ec)))
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("output '{}' exists and is not an empty directory", options.output));
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force,
+                                    {{&where, &metadata, &options.remap, {}},
+                                     {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
 
   Job job;
   job.metadata = &metadata;
@@ -211,14 +208,10 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   }
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(out));
   CKPT_RETURN_IF_ERROR(write_file_atomic(job.out_dir + "/_metadata", bytes));
-  // One pass over the output instead of RocksDB's thirty-odd syncs per instance (which made
-  // small instances cost tens of milliseconds each); the heap and canonical streams, written
-  // unsynced, become durable here too. Nothing is published before everything is on disk.
-  CKPT_RETURN_IF_ERROR(sync_tree(job.out_dir));
-  CKPT_RETURN_IF_ERROR(temp.commit());
-  std::string published = options.output;
-  while (published.size() > 1 && published.back() == '/') published.pop_back();
-  CKPT_RETURN_IF_ERROR(sync_path(fs::absolute(published).parent_path().string()));
+  // commit() syncs the whole output in one pass before its rename, instead of RocksDB's
+  // thirty-odd syncs per instance (which made small instances cost tens of milliseconds each);
+  // the heap and canonical streams, written unsynced, become durable there too.
+  CKPT_RETURN_IF_ERROR(temp.commit(options.force));
 
   ConvertSummary summary;
   summary.subtasks = counters.subtasks;

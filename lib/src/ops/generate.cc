@@ -1,8 +1,6 @@
 // generate_snapshot: one synthetic snapshot through the conversion writers, or a chain.
 #include "ckpt/generate.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
@@ -10,10 +8,9 @@
 #include "ops/generate_internal.h"
 #include "ops/generate_model.h"
 #include "ops/keyed_target.h"
+#include "ops/output_guard.h"
 
 namespace ckpt {
-
-namespace fs = std::filesystem;
 
 Result<GenerateBackend> parse_generate_backend(const std::string& name) {
   if (name == "rocksdb") return GenerateBackend::kRocksDb;
@@ -48,10 +45,7 @@ Metadata generated_metadata(const GenerateModel& model, int64_t checkpoint_id,
 
 Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
   if (options.output.empty()) return Error(ErrorCode::kInvalidArgument, "no output directory given");
-  std::error_code ec;
-  if (fs::exists(options.output, ec) && !(fs::is_directory(options.output, ec) && fs::is_empty(options.output, ec)))
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("output '{}' exists and is not an empty directory", options.output));
+  CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force, {}));
   CKPT_ASSIGN_OR_RETURN(GenerateModel model, GenerateModel::make(options));
   if (options.chain > 0) return generate_chain(model);
 
@@ -93,7 +87,7 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
   p.post_checkpoint_action = "NONE";
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(generated_metadata(model, 1, handles, p)));
   CKPT_RETURN_IF_ERROR(write_file_atomic(temp.path() + "/_metadata", bytes));
-  CKPT_RETURN_IF_ERROR(temp.commit());
+  CKPT_RETURN_IF_ERROR(temp.commit(options.force));
   GenerateSummary summary;
   summary.snapshots = 1;
   summary.files = 1;

@@ -206,7 +206,7 @@ Result<GenerateSummary> generate_chain(const GenerateModel& model) {
     summary.files += s.files;
     summary.bytes += s.bytes;
   }
-  CKPT_RETURN_IF_ERROR(temp.commit());
+  CKPT_RETURN_IF_ERROR(temp.commit(o.force));
   return summary;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ckpt/io.h"
+#include "ops/output_guard.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -64,25 +65,18 @@ RelocateStats relocate_metadata(Metadata& m, const std::string& snapshot_dir, co
 Result<RelocateStats> relocate_snapshot(const std::string& snapshot, const std::string& output,
                                         const RelocateOptions& options) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
-  auto refuse = [&](const std::string& why) {
-    Error e(ErrorCode::kInvalidArgument, why);
-    e.file = output;
-    return e;
-  };
-  std::error_code ec;
-  if (fs::is_directory(output, ec)) return refuse("output is a directory; name the new _metadata file");
-  if (fs::exists(output, ec) && fs::equivalent(output, where.metadata_path, ec))
-    return refuse("output is the input _metadata; the input is never modified");
   CKPT_ASSIGN_OR_RETURN(std::string bytes, read_whole_file(where.metadata_path));
   CKPT_ASSIGN_OR_RETURN(Metadata m, decode_metadata(bytes, where.metadata_path));
+  const std::vector<PrefixRule> no_remap;
+  CKPT_RETURN_IF_ERROR(check_output(output, OutputKind::kFile, options.force, {{&where, &m, &no_remap, {}}}));
   RelocateStats stats = relocate_metadata(m, where.directory, options);
   if (!stats.changed()) {
-    CKPT_RETURN_IF_ERROR(write_file_atomic(output, bytes));
+    CKPT_RETURN_IF_ERROR(publish_file(output, bytes, options.force));
     return stats;
   }
   Result<std::string> encoded = encode_metadata(m);
   if (!encoded.ok()) return std::move(encoded).error().with_file(where.metadata_path);
-  CKPT_RETURN_IF_ERROR(write_file_atomic(output, *encoded));
+  CKPT_RETURN_IF_ERROR(publish_file(output, *encoded, options.force));
   return stats;
 }
 

@@ -2,8 +2,6 @@
 // then rename it into place.
 #include "ckpt/restore.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -17,6 +15,7 @@
 #include "ckpt/io.h"
 #include "ckpt/walk.h"
 #include "ops/key_serializers.h"
+#include "ops/output_guard.h"
 #include "ops/restore_instance.h"
 #include "support/worker_threads.h"
 
@@ -52,23 +51,15 @@ Error invalid(const std::string& file, std::string message, ErrorCode code = Err
   return e;
 }
 
-// Absent or empty: fine. Non-empty: only with force.
-Status check_output(const std::string& output, bool force) {
-  std::error_code ec;
-  if (!fs::exists(output, ec)) return Status::OK();
-  if (!fs::is_directory(output, ec)) return invalid(output, "output exists and is not a directory");
-  if (!fs::is_empty(output, ec) && !force)
-    return invalid(output, "output directory is not empty (--force replaces it)");
-  return Status::OK();
-}
-
 }  // namespace
 
 Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options) {
   if (options.output.empty()) return invalid("", "no output directory given");
-  CKPT_RETURN_IF_ERROR(check_output(options.output, options.force));
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force,
+                                    {{&where, &m, &options.remap, {}},
+                                     {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
 
   std::map<std::string, SerializerSnapshot> key_serializers;
   if (!options.key_serializers_from.empty()) {
@@ -190,20 +181,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
                                report.skipped.front().reason),
                    ErrorCode::kNotFound);
 
-  // Replacing a non-empty output (--force): move the old one aside, commit, then remove it.
-  std::error_code ec;
-  std::string aside;
-  if (fs::exists(final_path, ec) && !fs::is_empty(final_path, ec)) {
-    aside = temp.path() + ".old";
-    if (::rename(final_path.c_str(), aside.c_str()) != 0)
-      return invalid(final_path, "cannot move the old output aside", ErrorCode::kIOError);
-  }
-  Status committed = temp.commit();
-  if (!committed.ok()) {
-    if (!aside.empty()) ::rename(aside.c_str(), final_path.c_str());
-    return std::move(committed).error();
-  }
-  if (!aside.empty()) fs::remove_all(aside, ec);
+  CKPT_RETURN_IF_ERROR(temp.commit(options.force));
   return report;
 }
 

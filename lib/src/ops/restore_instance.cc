@@ -16,6 +16,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table_properties.h>
 
+#include "ckpt/io.h"
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
@@ -93,11 +94,7 @@ Status place_file(const NamedStream& f, const std::string& dir, bool link, const
     ++out.linked_files;
     return Status::OK();
   }
-  if (whole_file) {
-    std::error_code ec;
-    if (!fs::copy_file(stream.path(), dst, ec)) return io_error(dst, "cannot copy " + stream.path(), ec.value());
-    return Status::OK();
-  }
+  if (whole_file) return copy_file_contents(stream.path(), dst);
   return copy_stream(stream, dst);
 }
 

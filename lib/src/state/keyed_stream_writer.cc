@@ -141,8 +141,11 @@ Status KeyedStreamWriter::finish() {
     for (; next_ <= range_.last(); ++next_) CKPT_RETURN_IF_ERROR(heap_block(next_, nullptr));
   std::FILE* f = file_;
   file_ = nullptr;
-  if (std::fflush(f) != 0 || std::fclose(f) != 0) {
-    Error e(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(errno)));
+  // Closed whatever the flush says; the first failure's errno (a full disk shows here) reported.
+  int err = std::fflush(f) == 0 ? 0 : errno;
+  if (std::fclose(f) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    Error e(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(err)));
     e.file = path_;
     return e;
   }

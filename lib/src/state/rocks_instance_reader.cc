@@ -16,6 +16,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include "ckpt/io.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/rocks_sst.h"
@@ -74,8 +75,7 @@ Status write_out(const StateStream& stream, const std::string& dst) {
     std::error_code ec;
     const fs::path target = fs::absolute(stream.path(), ec);
     if (!ec && ::symlink(target.c_str(), dst.c_str()) == 0) return Status::OK();
-    if (fs::copy_file(stream.path(), dst, ec)) return Status::OK();
-    return instance_error(dst, ErrorCode::kIOError, fmt::format("cannot copy {}: {}", stream.path(), ec.message()));
+    return copy_file_contents(stream.path(), dst);
   }
   std::ofstream out(dst, std::ios::binary | std::ios::trunc);
   std::string chunk;

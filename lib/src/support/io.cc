@@ -1,4 +1,4 @@
-// File input and atomic output.
+// File input, atomic output and copies.
 #include "ckpt/io.h"
 
 #include <fcntl.h>
@@ -13,10 +13,19 @@
 
 #include <fmt/format.h>
 
+#include "support/io_internal.h"
+#include "support/io_hooks.h"
+#include "support/rename_flags.h"
+
 namespace ckpt {
 namespace fs = std::filesystem;
 
-static Error io_error(const std::string& path, const std::string& what, int err) {
+IoHooks& io_hooks() {
+  static IoHooks hooks;
+  return hooks;
+}
+
+Error io_error(const std::string& path, const std::string& what, int err) {
   Error e(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIOError,
           fmt::format("{}: {}", what, std::strerror(err)));
   e.file = path;
@@ -64,21 +73,33 @@ Result<std::string> read_whole_file(const std::string& path, uint64_t max_size) 
   return out;
 }
 
-Status write_file_atomic(const std::string& path, std::string_view bytes) {
-  std::string tmpl = path + ".ckpt-tmp-XXXXXX";
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return io_error(path, "cannot create temporary file", errno);
+// 0 or the errno of the first failed write.
+static int write_all(int fd, std::string_view bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      return io_error(tmpl, "cannot write", err);
+      return errno;
     }
     done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+static void synced(const std::string& path) {
+  if (io_hooks().synced) io_hooks().synced(path);
+}
+
+// `bytes` in a new, synced "<path>.ckpt-tmp-XXXXXX"; its name.
+static Result<std::string> write_synced_temp(const std::string& path, std::string_view bytes) {
+  std::string tmpl = path + ".ckpt-tmp-XXXXXX";
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return io_error(path, "cannot create temporary file", errno);
+  if (int err = write_all(fd, bytes)) {
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    return io_error(tmpl, "cannot write", err);
   }
   ::fchmod(fd, 0644);
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
@@ -86,12 +107,44 @@ Status write_file_atomic(const std::string& path, std::string_view bytes) {
     ::unlink(tmpl.c_str());
     return io_error(tmpl, "cannot flush", err);
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+  synced(tmpl);
+  return tmpl;
+}
+
+Status write_file_atomic(const std::string& path, std::string_view bytes) {
+  CKPT_ASSIGN_OR_RETURN(std::string tmp, write_synced_temp(path, bytes));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
-    ::unlink(tmpl.c_str());
+    ::unlink(tmp.c_str());
     return io_error(path, "cannot rename temporary file into place", err);
   }
   return Status::OK();
+}
+
+std::string parent_directory(const std::string& path) {
+  std::string p = fs::path(path).parent_path().string();
+  return p.empty() ? "." : p;
+}
+
+Status publish_file(const std::string& path, std::string_view bytes, bool replace) {
+  CKPT_ASSIGN_OR_RETURN(std::string tmp, write_synced_temp(path, bytes));
+  int err = 0;
+  if (replace) {
+    if (::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  } else {
+    err = rename_noreplace(tmp.c_str(), path.c_str());
+    if (err == EINVAL) {  // no RENAME_NOREPLACE here: link(2) refuses an existing name too
+      err = ::link(tmp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    }
+  }
+  ::unlink(tmp.c_str());  // renamed away already, or the link's second name, or a failure's leftover
+  if (err == EEXIST) {
+    Error e(ErrorCode::kInvalidArgument, "output exists (--force replaces it)");
+    e.file = path;
+    return e;
+  }
+  if (err != 0) return io_error(path, "cannot rename temporary file into place", err);
+  return sync_path(parent_directory(path));
 }
 
 Status sync_path(const std::string& path) {
@@ -103,6 +156,7 @@ Status sync_path(const std::string& path) {
     return io_error(path, "cannot sync", err);
   }
   ::close(fd);
+  synced(path);
   return Status::OK();
 }
 
@@ -123,30 +177,46 @@ Status sync_tree(const std::string& dir) {
   return sync_path(dir);
 }
 
-Result<TempDir> TempDir::create_beside(const std::string& final_path) {
-  std::string p = final_path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  std::string tmpl = p + ".ckpt-tmp-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return io_error(final_path, "cannot create temporary directory", errno);
-  return TempDir(tmpl, p);
+// copy_file_range moves the bytes in the kernel (or shares extents); where it cannot (another
+// file system on old kernels, special files), read and write. Either way the errno of the
+// failure is kept: std::filesystem::copy_file reports a sendfile cut short by a full disk as
+// EIO.
+static int copy_fd(int in, int out) {
+  constexpr size_t kKernelChunk = size_t{1} << 30;
+  constexpr size_t kChunk = size_t{1} << 20;
+  bool kernel_copy = true;
+  std::vector<char> buffer;
+  for (;;) {
+    if (kernel_copy) {
+      ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, kKernelChunk, 0);
+      if (n > 0) continue;
+      if (n == 0) return 0;
+      if (errno == EINTR) continue;
+      if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return errno;
+      kernel_copy = false;  // both offsets are where the kernel copy left them
+      buffer.resize(kChunk);
+    }
+    ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return 0;
+    if (int err = write_all(out, std::string_view(buffer.data(), static_cast<size_t>(n)))) return err;
+  }
 }
 
-TempDir::TempDir(TempDir&& other) noexcept
-    : path_(std::move(other.path_)), final_(std::move(other.final_)), done_(other.done_) {
-  other.done_ = true;
-}
-
-TempDir::~TempDir() {
-  if (done_) return;
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
-Status TempDir::commit() {
-  std::error_code ec;
-  if (fs::is_directory(final_, ec) && fs::is_empty(final_, ec)) fs::remove(final_, ec);
-  if (::rename(path_.c_str(), final_.c_str()) != 0) return io_error(final_, "cannot rename temporary directory into place", errno);
-  done_ = true;
+Status copy_file_contents(const std::string& from, const std::string& to) {
+  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return io_error(from, "cannot open", errno);
+  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    int err = errno;
+    ::close(in);
+    return io_error(to, "cannot create", err);
+  }
+  int err = copy_fd(in, out);
+  ::close(in);
+  if (::close(out) != 0 && err == 0) err = errno;
+  if (err != 0) return io_error(to, fmt::format("cannot copy '{}'", from), err);
   return Status::OK();
 }
 
