@@ -10,6 +10,8 @@
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/checkpoint.h>
 
+#include "ckpt/io.h"
+
 namespace fs = std::filesystem;
 
 namespace ckpt {
@@ -62,6 +64,7 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   for (const auto& [name, source] : job.files) {
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
       return Error(ErrorCode::kCorruption, "unexpected RocksDB file name '" + name + "'");
+    CKPT_RETURN_IF_ERROR(check_regular_input(source));
     fs::copy_file(source, db_dir / name, fs::copy_options::overwrite_existing, ec);
     if (ec) return Error(ErrorCode::kIOError, "cannot copy '" + source + "': " + ec.message());
   }
