@@ -164,6 +164,7 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
                  fmt::format("output '{}' exists and is not an empty directory", options.output));
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
 
   Job job;
   job.metadata = &metadata;

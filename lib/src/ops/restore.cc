@@ -69,6 +69,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   CKPT_RETURN_IF_ERROR(check_output(options.output, options.force));
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(m, where.metadata_path));
 
   std::map<std::string, SerializerSnapshot> key_serializers;
   if (!options.key_serializers_from.empty()) {
@@ -139,6 +140,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
                        fmt::format("operator {}, subtask {}: state file '{}' not found", operator_id_hex(job.op->id),
                                    job.subtask->index, s->path),
                        ErrorCode::kNotFound);
+      CKPT_RETURN_IF_ERROR(check_regular_input(found->path));
       paths.emplace(s->path, found->path);
     }
   }
