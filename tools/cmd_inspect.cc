@@ -40,6 +40,11 @@ Runner setup_inspect(CLI::App& sub) {
     }
     if (a->json) write_inspect_json(*report, a->verbose, io.out);
     else write_inspect_text(*report, a->verbose, io.out);
+    // Not a fault of the snapshot: Flink stores absolute paths into storage that may have moved.
+    if (size_t n = report->outside_files)
+      print_warning(io, std::to_string(n) + (n == 1 ? " file is" : " files are") +
+                            " read from outside the job directory " + report->job_directory +
+                            " (see the report; --remap maps storage that moved)");
     size_t unread = 0;
     for (const OperatorSummary& op : report->operators) unread += op.states_error.empty() ? 0 : 1;
     if (!report->files_ok()) {

@@ -27,7 +27,9 @@ TEST_CASE("inspect of a snapshot as streamed equals inspect of its whole decoded
     REQUIRE(where.ok());
     auto m = read_metadata_file(where->metadata_path);
     REQUIRE(m.ok());
-    InspectReport whole = inspect_metadata(*m, *where, options);
+    Result<InspectReport> whole_or = inspect_metadata(*m, *where, options);
+    REQUIRE(whole_or.ok());
+    InspectReport whole = std::move(whole_or).value();
     whole.metadata_size = streamed->metadata_size;
     CHECK(streamed->kind == whole.kind);
     CHECK(streamed->kind_inferred == whole.kind_inferred);

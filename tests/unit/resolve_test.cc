@@ -43,3 +43,28 @@ TEST_CASE("prefix rules need a non-empty prefix and an equals sign", "[unit]") {
   CHECK(bad.error().message == "--remap '=x': expected PREFIX=VALUE with a non-empty prefix");
   CHECK_FALSE(parse_prefix_rule("nothing", "--map").ok());
 }
+
+TEST_CASE("relative handle paths stay inside the snapshot directory or are refused", "[unit][safety]") {
+  // Flink stores a bare file name; anything that climbs out is refused with the reason.
+  for (const char* ok : {"f1d2c3b", "sub/file", "./file", "...", "a..b", "x/.../y"}) {
+    INFO(ok);
+    CHECK(check_relative_path(ok).ok());
+  }
+  struct Bad {
+    std::string path;
+    const char* why;
+  };
+  for (const Bad& b : {Bad{"..", "it has a '..' component"}, Bad{"../x", "it has a '..' component"},
+                       Bad{"a/../../x", "it has a '..' component"}, Bad{"x/..", "it has a '..' component"},
+                       Bad{"/etc/passwd", "it is absolute"}, Bad{std::string("x\0/../y", 7), "it holds a NUL character"}}) {
+    INFO(b.path);
+    Status s = check_relative_path(b.path);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code == ErrorCode::kCorruption);
+    CHECK(s.error().message == "relative handle path '" + b.path + "' leaves the snapshot directory: " + b.why);
+  }
+  Status at = check_relative_path_at("../x", "s/_metadata", "00ff", 3);
+  REQUIRE_FALSE(at.ok());
+  CHECK(at.error().to_string() == "'s/_metadata': operator 00ff, subtask 3: relative handle path '../x' leaves the snapshot "
+                                  "directory: it has a '..' component");
+}

@@ -91,8 +91,10 @@ struct InspectReport {
   int64_t state_size = 0;
   int64_t checkpointed_size = 0;
   int64_t inline_bytes = 0;
-  size_t missing_files = 0;
+  size_t missing_files = 0;  // refused files (ReferencedFile::refused) included
   size_t short_files = 0;
+  size_t outside_files = 0;  // absolute handles' files outside the job directory (a warning)
+  std::string job_directory;  // the parent of `directory`, absolute
   std::vector<OperatorSummary> operators;
   std::vector<ReferencedFile> files;  // every referenced file once, in order of first reference
   bool states_read = false;  // InspectOptions::states
@@ -112,13 +114,14 @@ struct InspectOptions {
 };
 
 // Read and summarise the snapshot at `path` (directory or `_metadata`). Errors: the snapshot
-// cannot be found or read, or `_metadata` does not decode. Missing files are not errors; they
-// are flagged in the report.
+// cannot be found or read, `_metadata` does not decode, or a relative handle's path leaves the
+// snapshot directory (check_relative_path()). Missing files are not errors; they are flagged
+// in the report, as are files that are not regular and files outside the job directory.
 Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOptions& options);
 // The same for a metadata already decoded (`where` says where relative files are). Counting
 // re-reads `_metadata` from `where`.
-InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
-                               const InspectOptions& options);
+Result<InspectReport> inspect_metadata(const Metadata& m, const SnapshotLocation& where,
+                                       const InspectOptions& options);
 
 // "0 B", "512 B", "1.5 KiB", "12.0 MiB", ... (1024-based, one decimal).
 std::string human_size(int64_t bytes);

@@ -17,6 +17,20 @@ namespace ckpt {
 // `max_size` (a metadata file is small; callers with larger files stream instead).
 Result<std::string> read_whole_file(const std::string& path, uint64_t max_size = uint64_t{1} << 32);
 
+// An input file opened read-only, for the caller to read and ::close(). Its type is checked
+// before anything can block: opened with O_NONBLOCK (a FIFO without a writer would block
+// open() and read() forever), fstat'ed, O_NONBLOCK cleared. A FIFO, socket, device or
+// directory is refused (kInvalidArgument "not a regular file: a FIFO"), a dangling symbolic
+// link is named as such (kNotFound); every error names `path`.
+struct InputFile {
+  int fd = -1;
+  uint64_t size = 0;
+};
+Result<InputFile> open_regular_input(const std::string& path);
+// The same check by path (stat, links followed), for inputs handed to code that opens them
+// itself: RocksDB, file copies.
+Status check_regular_input(const std::string& path);
+
 // Write `bytes` to `path` atomically (temporary "<path>.ckpt-tmp-XXXXXX", fsync, rename).
 Status write_file_atomic(const std::string& path, std::string_view bytes);
 

@@ -1,13 +1,16 @@
 // ckpt/resolve.h - finding a snapshot on disk and every file its `_metadata` refers to.
 //
 // Rules (formats/metadata.md §10 and `ckpt-inspect(1)`):
-// - A relative handle (type 6) names a file in the directory of `_metadata`.
+// - A relative handle (type 6) names a file in the directory of `_metadata`. Flink writes a bare
+//   file name there; a path that is absolute or has a ".." component is never followed.
 // - An absolute handle (type 2) or a segment handle's physical file (type 15) is a URI. The
 //   `--remap PREFIX=DIR` rule with the longest matching prefix maps it to a local path; a
 //   `file:` URI or a plain absolute path is its own local path; if the file is not found
 //   there, it is looked up by base name beside `_metadata` (a snapshot copied off its
 //   cluster keeps its files together).
 // - An inline handle (type 1) is never a file, even when its name looks like a path.
+// - What is found must be a regular file to be read; a FIFO, device, socket or directory in
+//   its place is found, flagged, and refused by whatever would open it.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +56,20 @@ std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri);
 // ("file:/a", "file:///a", "file://localhost/a" -> "/a"); nullopt for other schemes.
 std::optional<std::string> local_path_of_uri(std::string_view uri);
 
+// kCorruption ("relative handle path '../x' leaves the snapshot directory: ...") unless `path`,
+// as a relative handle (type 6) stores it, stays inside the snapshot directory. Flink stores a
+// bare file name there (RelativeFileStateHandle: the file's name in the checkpoint directory);
+// a path that is absolute or has a ".." component can only lead to a file elsewhere. Symbolic
+// links inside the snapshot directory are followed: the directory is the user's, the path is
+// the snapshot's.
+Status check_relative_path(std::string_view path);
+// The same, with the error naming `metadata_path` and the handle's operator (hex) and subtask
+// (-1: the coordinator).
+Status check_relative_path_at(std::string_view path, const std::string& metadata_path,
+                              const std::string& operator_id, int32_t subtask);
+// check_relative_path_at() of every relative handle of `m`: the first that fails.
+Status check_relative_paths(const Metadata& m, const std::string& metadata_path);
+
 // Where a file is referenced from.
 struct FileReference {
   uint32_t operator_index = 0;
@@ -72,6 +89,13 @@ struct ReferencedFile {
   int64_t size = -1;
   bool exists = false;
   uint64_t actual_size = 0;  // meaningful when exists
+  // Why the file is not read although something may stand there: a relative path that leaves
+  // the snapshot directory, or a path that is not a regular file (`path` says where). Empty
+  // when nothing was refused; exists is false when something was.
+  std::string refused;
+  // An absolute handle's file found outside the job directory and every --remap target
+  // (FileResolver::Found::outside).
+  bool outside = false;
   std::vector<FileReference> references;
 
   bool is_short() const { return exists && size >= 0 && actual_size < static_cast<uint64_t>(size); }
@@ -88,19 +112,32 @@ class FileResolver {
 
   struct Found {
     std::string path;
-    uint64_t size = 0;
+    uint64_t size = 0;  // 0 unless regular
+    // False for a FIFO, device, socket or directory: nothing may open it (check_regular_input()
+    // says what it is). A regular file is preferred wherever the rules offer several places.
+    bool regular = true;
+    // An absolute handle's file whose directory lies, lexically, neither in the job directory
+    // (the parent of the snapshot directory: shared/, taskowned/, chk-*) nor in a --remap
+    // target. Flink stores absolute paths into checkpoint storage that may since have moved,
+    // so this is worth a warning, not an error.
+    bool outside = false;
   };
-  // Where the file of a type-2/6/15 handle's `uri` is, or nullopt.
+  // Where the file of a type-2/6/15 handle's `uri` is, or nullopt: nothing there, or a relative
+  // path that check_relative_path() refuses.
   std::optional<Found> find(uint8_t handle_type, const std::string& uri);
   // The local path a URI maps to by the rules alone (remap, then `file:`), without looking.
   std::optional<std::string> candidate(std::string_view uri) const;
+  // The parent of the snapshot directory, absolute and lexically normal.
+  const std::string& job_directory() const { return job_dir_; }
 
  private:
-  std::optional<Found> lookup(std::string_view path);
-  std::optional<Found> lookup_in(const std::string& dir, std::string_view name);
+  std::optional<Found> lookup(std::string_view path, bool absolute_handle);
+  bool outside_dir(std::string_view dir) const;
   struct Cache;
   std::string directory_;
   std::vector<PrefixRule> remap_;
+  std::string job_dir_;
+  std::vector<std::string> remap_dirs_;  // the rules' targets, absolute and lexically normal
   std::unique_ptr<Cache> cache_;
 };
 

@@ -29,10 +29,13 @@ enum class ProblemKind : uint8_t {
   kUndecodable,          // deep: a stream or SST does not decode
   kChecksumMismatch,     // deep: RocksDB's checksum verification fails
   kKeyGroupOutOfRange,   // deep: an entry's key group is not one of the job's
+  kPathOutsideSnapshot,  // a relative handle's path leaves the snapshot directory (not followed)
+  kNotRegularFile,       // a FIFO, device, socket or directory stands where a file is referenced
+  kOutsideJobDirectory,  // warning: an absolute handle's file lies outside the job directory
 };
 // "missing-file", "size-mismatch", "offset-outside-file", "file-conflict", "key-group-overlap",
 // "key-group-gap", "bad-key-group-range", "undecodable", "checksum-mismatch",
-// "key-group-out-of-range".
+// "key-group-out-of-range", "path-outside-snapshot", "not-regular-file", "outside-job-directory".
 const char* problem_kind_name(ProblemKind kind);
 
 struct VerifyProblem {
@@ -67,6 +70,10 @@ struct VerifyReport {
   // that needs the job's classes to be delimited, a feature ckpt cannot decode yet). Not
   // problems; listed so that a clean result is not read as more than it is.
   std::vector<VerifyProblem> unchecked;
+  // Not problems either: files of absolute handles read from outside the job directory and
+  // every --remap target. Flink stores absolute paths into checkpoint storage, which may have
+  // moved since; the files may be right, but they are not where the job's files live.
+  std::vector<VerifyProblem> warnings;
 
   bool clean() const { return problems.empty(); }
 };

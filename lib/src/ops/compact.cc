@@ -50,6 +50,8 @@ class FileCopier {
     if (!found) return Error(ErrorCode::kNotFound, "referenced file '" + s.path + "' not found");
     auto it = copied_.find(found->path);
     if (it == copied_.end()) {
+      // Copying a FIFO would block; a device or directory is no state file.
+      CKPT_RETURN_IF_ERROR(check_regular_input(found->path));
       std::string base = fs::path(s.path).filename().string();
       std::string name = used_.insert(base).second ? base : fmt::format("{}-{}", copied_.size(), base);
       used_.insert(name);
@@ -103,12 +105,14 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
                                        const CompactOptions& options) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(m, where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_output(output, OutputKind::kDirectory, options.force, {{&where, &m, &options.remap, {}}}));
   CompactReport report;
   report.input = where.metadata_path;
   report.output = output;
 
   for (const ReferencedFile& f : resolve_files(m, where, options.remap)) {
+    if (!f.refused.empty() && f.path) return Error(ErrorCode::kInvalidArgument, f.refused).with_file(*f.path);
     if (!f.exists) return Error(ErrorCode::kNotFound, "referenced file '" + f.uri + "' not found").with_file(report.input);
     ++report.files_before;
     report.bytes_before += f.actual_size;

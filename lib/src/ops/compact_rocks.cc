@@ -64,6 +64,7 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   for (const auto& [name, source] : job.files) {
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
       return Error(ErrorCode::kCorruption, "unexpected RocksDB file name '" + name + "'");
+    CKPT_RETURN_IF_ERROR(check_regular_input(source));
     CKPT_RETURN_IF_ERROR(copy_file_contents(source, (db_dir / name).string()));
   }
 

@@ -158,6 +158,7 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   if (options.output.empty()) return Error(ErrorCode::kInvalidArgument, "no output directory given");
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force,
                                     {{&where, &metadata, &options.remap, {}},
                                      {nullptr, nullptr, &options.remap, options.key_serializers_from}}));

@@ -147,12 +147,20 @@ class Builder {
     if (states_) states_->read(op, r_.operators.back());
   }
 
-  void finish(const SnapshotLocation& where, const InspectOptions& options) {
+  Status finish(const SnapshotLocation& where, const InspectOptions& options) {
     FileResolver resolver(where.directory, options.remap);
     r_.files = std::move(collector_).finish(resolver);
+    r_.job_directory = resolver.job_directory();
     for (const auto& f : r_.files) {
+      // A path meant to read elsewhere makes the whole report suspect: refused, not listed.
+      if (!f.refused.empty() && f.handle_type == handle_type::kRelativeFile) {
+        const FileReference& ref = f.references.front();
+        CKPT_RETURN_IF_ERROR(check_relative_path_at(f.uri, where.metadata_path,
+                                                    r_.operators[ref.operator_index].id, ref.subtask));
+      }
       if (!f.exists) ++r_.missing_files;
       if (f.is_short()) ++r_.short_files;
+      if (f.outside) ++r_.outside_files;
     }
     for (size_t i = 0; i < r_.operators.size(); ++i) {
       for (uint32_t fi : op_files_[i]) {
@@ -164,6 +172,7 @@ class Builder {
       r_.inline_bytes += r_.operators[i].inline_bytes;
     }
     if (states_) finish_inspect_states(where, options, r_);
+    return Status::OK();
   }
 
  private:
@@ -295,10 +304,10 @@ class StreamingBuilder : public OperatorSink {
     canonical_ = false;
   }
 
-  InspectReport finish(const Metadata& head) && {
+  Result<InspectReport> finish(const Metadata& head) && {
     add_head(report_, head, where_);
     if (report_.kind_inferred && canonical_) report_.kind = SnapshotKind::kSavepointCanonical;
-    builder_->finish(where_, options_);
+    CKPT_RETURN_IF_ERROR(builder_->finish(where_, options_));
     builder_.reset();
     return std::move(report_);
   }
@@ -313,14 +322,14 @@ class StreamingBuilder : public OperatorSink {
 
 }  // namespace
 
-InspectReport inspect_metadata(const Metadata& m, const SnapshotLocation& where,
-                               const InspectOptions& options) {
+Result<InspectReport> inspect_metadata(const Metadata& m, const SnapshotLocation& where,
+                                       const InspectOptions& options) {
   InspectReport r;
   add_head(r, m, where);
   r.operators.reserve(m.operators.size());
   Builder b(r, where, options);
   for (size_t i = 0; i < m.operators.size(); ++i) b.add_operator(m.operators[i], i);
-  b.finish(where, options);
+  CKPT_RETURN_IF_ERROR(b.finish(where, options));
   return r;
 }
 
@@ -338,7 +347,7 @@ Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOpt
   // The file's bytes are no longer needed: give them back before resolving.
   if (image) image->release();
   read = std::string();
-  InspectReport r = std::move(builder).finish(head);
+  CKPT_ASSIGN_OR_RETURN(InspectReport r, std::move(builder).finish(head));
   r.metadata_size = size;
   return r;
 }

@@ -124,6 +124,7 @@ void write_file(std::string& out, const InspectReport& r, const ReferencedFile& 
   else w.null();
   w.member("exists", f.exists);
   w.member("handle_type", f.handle_type);
+  w.member("outside", f.outside);
   w.key("path");
   if (f.path) w.value(*f.path);
   else w.null();
@@ -142,6 +143,8 @@ void write_file(std::string& out, const InspectReport& r, const ReferencedFile& 
     }
     w.end_array();
   }
+  w.key("refused");
+  w.string_or_null(f.refused);
   w.member("short", f.is_short());
   w.member("size", f.size);
   w.member("uri", f.uri);
@@ -202,6 +205,8 @@ void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out)
   head["file_count"] = r.files.size();
   head["missing_files"] = r.missing_files;
   head["short_files"] = r.short_files;
+  head["outside_files"] = r.outside_files;
+  head["job_directory"] = r.job_directory;
   head["counted"] = r.counted;
 
   // The head object's members, one per line, then the two arrays one element per line.

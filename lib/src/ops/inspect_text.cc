@@ -46,9 +46,18 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 std::string file_status(const ReferencedFile& f) {
+  if (!f.refused.empty()) return fmt::format("REFUSED ({})", f.refused);
   if (!f.exists) return "MISSING";
   if (f.is_short()) return fmt::format("SHORT ({} of {} bytes)", f.actual_size, f.size);
+  if (f.outside) return "ok (outside the job directory)";
   return "ok";
+}
+
+// "(operator 1f2b..., subtask 0, managed-keyed)": where a file is first referenced.
+void put_first_reference(std::string& out, const InspectReport& r, const ReferencedFile& f) {
+  const FileReference& ref = f.references.front();
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE(" (operator {}, subtask {}, {})"),
+                 r.operators[ref.operator_index].id, ref.subtask, handle_slot_name(ref.slot));
 }
 
 // "org.apache.flink.api.common.typeutils.base.LongSerializer" -> "LongSerializer".
@@ -146,6 +155,7 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
   if (!r.files.empty()) {
     files += r.files_ok() ? " (all present)"
                           : fmt::format(" ({} present, {} missing, {} short)", present, r.missing_files, r.short_files);
+    if (r.outside_files) files += fmt::format(", {} outside the job directory", r.outside_files);
   }
   Table summary({"snapshot", r.metadata_path});
   summary.add({"metadata version", std::to_string(r.metadata_version)});
@@ -203,11 +213,20 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
     lines.text() += "\nproblems:\n";
     for (const auto& f : r.files) {
       if (f.exists && !f.is_short()) continue;
-      const FileReference& ref = f.references.front();
-      put(lines, FMT_COMPILE("  {} {} (operator {}, subtask {}, {})"), file_status(f), f.uri,
-          r.operators[ref.operator_index].id, ref.subtask, handle_slot_name(ref.slot));
+      put(lines, FMT_COMPILE("  {} {}"), file_status(f), f.uri);
+      put_first_reference(lines.text(), r, f);
       if (f.path) put(lines, FMT_COMPILE(" at {}"), *f.path);
       lines.text() += '\n';
+      lines.line_done();
+    }
+  }
+  if (r.outside_files) {
+    put(lines, FMT_COMPILE("\nfiles outside the job directory {} and every --remap target:\n"), r.job_directory);
+    for (const auto& f : r.files) {
+      if (!f.outside) continue;
+      put(lines, FMT_COMPILE("  {}"), f.uri);
+      put_first_reference(lines.text(), r, f);
+      put(lines, FMT_COMPILE(" at {}\n"), *f.path);
       lines.line_done();
     }
   }

@@ -27,6 +27,7 @@ Result<std::map<std::string, SerializerSnapshot>> key_serializers_of(const std::
                                                                      const std::vector<PrefixRule>& remap) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
   PathResolver resolve = resolver_of(where.directory, remap);
   std::map<std::string, SerializerSnapshot> keys;
   for (const OperatorState& op : metadata.operators)

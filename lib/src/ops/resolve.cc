@@ -5,12 +5,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "ckpt/io.h"
+
 namespace ckpt {
+namespace fs = std::filesystem;
 
 const char* handle_slot_name(HandleSlot slot) {
   switch (slot) {
@@ -57,20 +61,59 @@ Result<SnapshotLocation> locate_snapshot(const std::string& path) {
     return e;
   };
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return not_found("no such file or directory");
+  if (::stat(path.c_str(), &st) != 0) {
+    struct stat ls;
+    if (::lstat(path.c_str(), &ls) == 0) CKPT_RETURN_IF_ERROR(check_regular_input(path));  // says what is wrong
+    return not_found("no such file or directory");
+  }
   SnapshotLocation loc;
   if (S_ISDIR(st.st_mode)) {
     loc.directory = path;
     loc.metadata_path = join_path(path, "_metadata");
-    struct stat ms;
-    if (::stat(loc.metadata_path.c_str(), &ms) != 0 || !S_ISREG(ms.st_mode))
-      return not_found("directory holds no _metadata file");
+    struct stat ls;
+    if (::lstat(loc.metadata_path.c_str(), &ls) != 0) return not_found("directory holds no _metadata file");
+    CKPT_RETURN_IF_ERROR(check_regular_input(loc.metadata_path));
     return loc;
   }
+  // Reading a FIFO would wait for a writer forever; a device or socket is no `_metadata`.
+  CKPT_RETURN_IF_ERROR(check_regular_input(path));
   loc.metadata_path = path;
   size_t slash = path.rfind('/');
   loc.directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   return loc;
+}
+
+Status check_relative_path(std::string_view path) {
+  const char* why = nullptr;
+  if (path.starts_with('/')) why = "it is absolute";
+  else if (path.find('\0') != std::string_view::npos) why = "it holds a NUL character";
+  for (size_t at = 0; !why && at <= path.size();) {
+    size_t slash = std::min(path.find('/', at), path.size());
+    if (path.substr(at, slash - at) == "..") why = "it has a '..' component";
+    at = slash + 1;
+  }
+  if (!why) return Status::OK();
+  return Error(ErrorCode::kCorruption,
+               fmt::format("relative handle path '{}' leaves the snapshot directory: {}", path, why));
+}
+
+Status check_relative_path_at(std::string_view path, const std::string& metadata_path,
+                              const std::string& operator_id, int32_t subtask) {
+  Status s = check_relative_path(path);
+  if (s.ok()) return s;
+  std::string site = subtask >= 0 ? fmt::format("operator {}, subtask {}", operator_id, subtask)
+                                  : fmt::format("operator {}, coordinator", operator_id);
+  return std::move(s).error().with_file(metadata_path).with_context(site);
+}
+
+Status check_relative_paths(const Metadata& m, const std::string& metadata_path) {
+  Status first;
+  for_each_stream(m, [&](const StreamHandle& s, const StreamSite& site) {
+    if (first.ok() && s.type == handle_type::kRelativeFile)
+      first = check_relative_path_at(s.path, metadata_path, operator_id_hex(m.operators[site.operator_index].id),
+                                     site.subtask);
+  });
+  return first;
 }
 
 Result<PrefixRule> parse_prefix_rule(const std::string& spec, const char* flag) {
@@ -144,8 +187,14 @@ struct FileResolver::Cache {
   };
   template <class V>
   using Map = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
+  struct Entry {
+    bool stated = false;
+    bool regular = false;
+    uint64_t size = 0;
+  };
   struct Listing {
-    Map<std::optional<uint64_t>> entries;  // nullopt: not stat'ed yet
+    Map<Entry> entries;
+    int8_t outside = -1;  // outside_dir() of the directory, once asked: 0 / 1
   };
   Map<Listing> dirs;
   // References come in runs from one directory: the last listing used, found without hashing.
@@ -163,7 +212,7 @@ struct FileResolver::Cache {
       if (DIR* h = ::opendir(d.c_str())) {
         while (const dirent* e = ::readdir(h)) {
           std::string_view n = e->d_name;
-          if (n != "." && n != "..") l.entries.emplace(std::string(n), std::nullopt);
+          if (n != "." && n != "..") l.entries.emplace(std::string(n), Entry{});
         }
         ::closedir(h);
       }
@@ -175,12 +224,40 @@ struct FileResolver::Cache {
   }
 };
 
+// `p` absolute and lexically normal, without a trailing '/' (but "/" itself).
+static std::string normal_absolute(const std::string& p) {
+  std::error_code ec;
+  std::string out = fs::absolute(p.empty() ? "." : p, ec).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// `path` is `dir` or lies under it; both normal_absolute().
+static bool within(std::string_view path, std::string_view dir) {
+  if (!path.starts_with(dir)) return false;
+  return path.size() == dir.size() || dir == "/" || path[dir.size()] == '/';
+}
+
 FileResolver::FileResolver(std::string directory, std::vector<PrefixRule> remap)
-    : directory_(std::move(directory)), remap_(std::move(remap)), cache_(std::make_unique<Cache>()) {}
+    : directory_(std::move(directory)), remap_(std::move(remap)), cache_(std::make_unique<Cache>()) {
+  job_dir_ = fs::path(normal_absolute(directory_)).parent_path().string();
+  for (const PrefixRule& r : remap_)
+    if (!r.replacement.empty()) remap_dirs_.push_back(normal_absolute(r.replacement));
+}
 
 FileResolver::~FileResolver() = default;
 
-std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path) {
+// Lexical, as the rules that led to the directory are: a snapshot assembled from symbolic links
+// into a corpus elsewhere is not outside.
+bool FileResolver::outside_dir(std::string_view dir) const {
+  std::string d = normal_absolute(std::string(dir));
+  if (within(d, job_dir_)) return false;
+  for (const std::string& t : remap_dirs_)
+    if (within(d, t)) return false;
+  return true;
+}
+
+std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, bool absolute_handle) {
   size_t slash = path.rfind('/');
   std::string_view dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   std::string_view name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -188,21 +265,23 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path) {
   Cache::Listing& l = cache_->listing(dir);
   auto it = l.entries.find(name);
   if (it == l.entries.end()) return std::nullopt;
-  if (!it->second) {
+  Cache::Entry& e = it->second;
+  if (!e.stated) {
     struct stat st;
-    if (::stat(std::string(path).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      l.entries.erase(it);  // a directory or a dangling link is no state file
+    if (::stat(std::string(path).c_str(), &st) != 0) {
+      l.entries.erase(it);  // a dangling link is no file
       return std::nullopt;
     }
-    it->second = static_cast<uint64_t>(st.st_size);
+    e.stated = true;
+    e.regular = S_ISREG(st.st_mode);
+    e.size = e.regular ? static_cast<uint64_t>(st.st_size) : 0;
   }
-  return Found{std::string(path), *it->second};
-}
-
-// join_path() in the cache's reused buffer: no allocation per reference.
-std::optional<FileResolver::Found> FileResolver::lookup_in(const std::string& dir, std::string_view name) {
-  assign_joined(cache_->scratch, dir, name);
-  return lookup(cache_->scratch);
+  Found f{std::string(path), e.size, e.regular, false};
+  if (absolute_handle) {
+    if (l.outside < 0) l.outside = outside_dir(dir) ? 1 : 0;
+    f.outside = l.outside == 1;
+  }
+  return f;
 }
 
 std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
@@ -212,15 +291,28 @@ std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
 
 std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const std::string& uri) {
   if (uri.empty()) return std::nullopt;
-  if (handle_type == handle_type::kRelativeFile) return lookup_in(directory_, uri);
+  if (handle_type == handle_type::kRelativeFile) {
+    if (!check_relative_path(uri).ok()) return std::nullopt;
+    assign_joined(cache_->scratch, directory_, uri);  // no allocation per reference
+    return lookup(cache_->scratch, false);
+  }
+  // The first place holding a regular file wins; failing that, the first holding anything.
+  std::optional<Found> irregular;
+  auto usable = [&](std::optional<Found>& f) {
+    if (f && !f->regular && !irregular) irregular = f;
+    return f && f->regular;
+  };
   if (const PrefixRule* r = longest_prefix_rule(remap_, uri))
-    if (auto f = lookup(apply_prefix_rule(*r, uri))) return f;
+    if (auto f = lookup(apply_prefix_rule(*r, uri), true); usable(f)) return f;
   if (auto local = local_path_of_uri(uri))
-    if (auto f = lookup(*local)) return f;
+    if (auto f = lookup(*local, true); usable(f)) return f;
   size_t slash = uri.rfind('/');
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
-  if (base.empty()) return std::nullopt;
-  return lookup_in(directory_, base);
+  if (!base.empty()) {
+    assign_joined(cache_->scratch, directory_, base);
+    if (auto f = lookup(cache_->scratch, true); usable(f)) return f;
+  }
+  return irregular;
 }
 
 // Relative and absolute names live in different spaces: "x" and "x" beside `_metadata` are
@@ -280,8 +372,17 @@ std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
   for (ReferencedFile& f : files_) {
     if (auto found = resolver.find(f.handle_type, f.uri)) {
       f.path = std::move(found->path);
-      f.exists = true;
-      f.actual_size = found->size;
+      if (found->regular) {
+        f.exists = true;
+        f.actual_size = found->size;
+        f.outside = found->outside;
+      } else {
+        Status what = check_regular_input(*f.path);
+        f.refused = what.ok() ? "not a regular file" : what.error().message;
+      }
+    } else if (f.handle_type == handle_type::kRelativeFile) {
+      Status s = check_relative_path(f.uri);
+      if (!s.ok()) f.refused = std::move(s).error().message;
     }
   }
   slots_ = {};

@@ -57,6 +57,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   if (options.output.empty()) return invalid("", "no output directory given");
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(m, where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force,
                                     {{&where, &m, &options.remap, {}},
                                      {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
@@ -130,6 +131,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
                        fmt::format("operator {}, subtask {}: state file '{}' not found", operator_id_hex(job.op->id),
                                    job.subtask->index, s->path),
                        ErrorCode::kNotFound);
+      CKPT_RETURN_IF_ERROR(check_regular_input(found->path));
       paths.emplace(s->path, found->path);
     }
   }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/io.h"
 #include "ops/verify_checks.h"
 
 namespace ckpt {
@@ -23,6 +24,9 @@ const char* problem_kind_name(ProblemKind kind) {
     case ProblemKind::kUndecodable: return "undecodable";
     case ProblemKind::kChecksumMismatch: return "checksum-mismatch";
     case ProblemKind::kKeyGroupOutOfRange: return "key-group-out-of-range";
+    case ProblemKind::kPathOutsideSnapshot: return "path-outside-snapshot";
+    case ProblemKind::kNotRegularFile: return "not-regular-file";
+    case ProblemKind::kOutsideJobDirectory: return "outside-job-directory";
   }
   return "unknown";
 }
@@ -94,13 +98,25 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
     const Reference& first = rs.front();
     std::optional<FileResolver::Found> found = resolver.find(first.type, uri);
     size_t before = report.problems.size();
-    if (!found) {
-      // Once per subtask that needs the file: each is a subtask that cannot restore.
+    // Once per subtask that needs the file: each is a subtask that cannot restore.
+    auto per_subtask = [&](ProblemKind kind, const std::string& message) {
       std::set<std::pair<size_t, int32_t>> seen;
       for (const Reference& r : rs)
-        if (seen.emplace(r.operator_index, r.subtask).second)
-          report.problems.push_back(at(m, r, ProblemKind::kMissingFile, uri, "referenced file not found"));
+        if (seen.emplace(r.operator_index, r.subtask).second) report.problems.push_back(at(m, r, kind, uri, message));
+    };
+    Status escape = first.type == handle_type::kRelativeFile ? check_relative_path(uri) : Status::OK();
+    if (!escape.ok()) {
+      per_subtask(ProblemKind::kPathOutsideSnapshot, escape.error().message + "; not followed");
+    } else if (!found) {
+      per_subtask(ProblemKind::kMissingFile, "referenced file not found");
+    } else if (!found->regular) {
+      Status what = check_regular_input(found->path);
+      per_subtask(ProblemKind::kNotRegularFile, what.ok() ? found->path + " is not a regular file" : what.error().to_string());
     } else {
+      if (found->outside)
+        report.warnings.push_back(at(m, first, ProblemKind::kOutsideJobDirectory, uri,
+                                     fmt::format("read from {}, outside the job directory {} and every --remap target",
+                                                 found->path, resolver.job_directory())));
       for (const Reference& r : rs) {
         if (r.type == handle_type::kSegmentFile) {
           if (r.start < 0 || r.size < 0 || static_cast<uint64_t>(r.start) + static_cast<uint64_t>(r.size) > found->size) {

@@ -223,8 +223,10 @@ void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   CountingSink sink(known, std::move(bad_subtasks), report);
   Result<DumpSummary> summary = dump_snapshot(where.metadata_path, dump, sink);
   if (!summary.ok()) {
-    if (summary.error().code == ErrorCode::kNotSupported) report.unchecked.push_back(problem_of_dump_error(summary.error()));
-    else report.problems.push_back(problem_of_dump_error(summary.error()));
+    // A fault the quick checks found may stop the whole dump (a path that leaves the snapshot
+    // directory): reported once, and what it kept from being checked is said.
+    bool unchecked = summary.error().code == ErrorCode::kNotSupported || already_reported(summary.error(), known);
+    (unchecked ? report.unchecked : report.problems).push_back(problem_of_dump_error(summary.error()));
   }
 }
 

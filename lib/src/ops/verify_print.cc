@@ -24,6 +24,7 @@ std::string format_problem(const VerifyProblem& p) {
 void write_verify_text(const VerifyReport& r, std::ostream& out) {
   for (const VerifyProblem& p : r.problems) out << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.unchecked) out << "not checked: " << format_problem(p) << '\n';
+  for (const VerifyProblem& p : r.warnings) out << "warning: " << format_problem(p) << '\n';
   std::string what = fmt::format("{} operators, {} subtasks, {} files", r.operators, r.subtasks, r.files);
   if (r.deep) what += fmt::format(", {} sst files checksummed, {} entries decoded", r.sst_files, r.entries);
   if (r.clean())
@@ -63,6 +64,7 @@ void write_verify_json(const VerifyReport& r, std::ostream& out) {
   };
   j["problems"] = problems_json(r.problems);
   if (r.deep) j["unchecked"] = problems_json(r.unchecked);
+  j["warnings"] = problems_json(r.warnings);
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 

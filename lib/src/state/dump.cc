@@ -357,6 +357,7 @@ std::string to_ndjson(const DumpEntry& e) {
 Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
 
   Job job;
   job.metadata = &metadata;

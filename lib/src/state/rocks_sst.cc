@@ -9,6 +9,8 @@
 #include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table_properties.h>
 
+#include "ckpt/io.h"
+
 namespace ckpt {
 
 struct SstFile::Rep {
@@ -59,6 +61,9 @@ static Status open_reader(const StateStream& stream, const std::string& file, ro
     if (s.ok()) s = w->Close();
     if (!s.ok()) return rocks_error(file, "cannot stage the sst in memory", s);
     options.env = mem_env.get();
+  } else {
+    // RocksDB opens the file again by name, blocking on whatever stands there now.
+    CKPT_RETURN_IF_ERROR(check_regular_input(path));
   }
   reader = std::make_unique<rocksdb::SstFileReader>(options);
   rocksdb::Status s = reader->Open(path);

@@ -1,8 +1,6 @@
 // Opening stream handles: inline bytes, relative and absolute files, file segments.
 #include "state/state_stream.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +9,8 @@
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "ckpt/io.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -73,12 +73,10 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
   s.path_ = std::move(*found);
   s.file_ = s.path_;
   s.description_ = fmt::format("file '{}'", fs::path(s.path_).filename().string());
+  CKPT_ASSIGN_OR_RETURN(InputFile in, open_regular_input(s.path_));
   auto fd = std::make_shared<Fd>();
-  fd->fd = ::open(s.path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd->fd < 0) return file_error(s.path_, "cannot open state file", errno);
-  struct stat st;
-  if (::fstat(fd->fd, &st) != 0) return file_error(s.path_, "cannot stat state file", errno);
-  uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  fd->fd = in.fd;
+  uint64_t file_size = in.size;
   if (handle.type == handle_type::kSegmentFile) {
     if (s.base_ > file_size || s.size_ > file_size - s.base_) {
       Error e(ErrorCode::kCorruption,

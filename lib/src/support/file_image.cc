@@ -1,12 +1,12 @@
 // Reading a whole file into anonymous memory advised to use huge pages.
 #include "support/file_image.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+
+#include "ckpt/io.h"
 
 namespace ckpt {
 
@@ -14,14 +14,14 @@ namespace ckpt {
 // the read: for a 216 MiB `_metadata` more than the read itself. Huge pages make the faults
 // 512 times fewer where the kernel allows them (transparent huge pages in madvise mode).
 std::optional<FileImage> FileImage::read(const std::string& path, uint64_t max_size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > max_size) {
+  Result<InputFile> in = open_regular_input(path);
+  if (!in.ok()) return std::nullopt;
+  int fd = in->fd;
+  if (in->size > max_size) {
     ::close(fd);
     return std::nullopt;
   }
-  size_t size = static_cast<size_t>(st.st_size);
+  size_t size = static_cast<size_t>(in->size);
   size_t mapped = size > 0 ? size : 1;
   void* data = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (data == MAP_FAILED) {

@@ -32,30 +32,75 @@ Error io_error(const std::string& path, const std::string& what, int err) {
   return e;
 }
 
-Result<std::string> read_whole_file(const std::string& path, uint64_t max_size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error(path, "cannot open", errno);
+// "a FIFO", ...: what stands where a regular file was expected.
+static const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "of an unknown type";
+}
+
+static Error not_regular(const std::string& path, mode_t mode) {
+  Error e(ErrorCode::kInvalidArgument, fmt::format("not a regular file: {}", file_type_name(mode)));
+  e.file = path;
+  return e;
+}
+
+// An open() or stat() that failed with `err`: a link pointing nowhere says so, as "No such
+// file or directory" for a name that is listed would mislead.
+static Error input_error(const std::string& path, const std::string& what, int err) {
+  struct stat ls;
+  if (err == ENOENT && ::lstat(path.c_str(), &ls) == 0 && S_ISLNK(ls.st_mode)) {
+    Error e(ErrorCode::kNotFound, "dangling symbolic link");
+    e.file = path;
+    return e;
+  }
+  return io_error(path, what, err);
+}
+
+Result<InputFile> open_regular_input(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return input_error(path, "cannot open", errno);
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
     return io_error(path, "cannot stat", err);
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    Error e(ErrorCode::kInvalidArgument, "is a directory");
-    e.file = path;
-    return e;
+    return not_regular(path, st.st_mode);
   }
-  if (static_cast<uint64_t>(st.st_size) > max_size) {
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    int err = errno;
+    ::close(fd);
+    return io_error(path, "cannot clear O_NONBLOCK", err);
+  }
+  return InputFile{fd, static_cast<uint64_t>(st.st_size)};
+}
+
+Status check_regular_input(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return input_error(path, "cannot stat", errno);
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  return Status::OK();
+}
+
+Result<std::string> read_whole_file(const std::string& path, uint64_t max_size) {
+  CKPT_ASSIGN_OR_RETURN(InputFile in, open_regular_input(path));
+  int fd = in.fd;
+  if (in.size > max_size) {
     ::close(fd);
     Error e(ErrorCode::kInvalidArgument,
-            fmt::format("file of {} bytes is larger than the limit of {} bytes", st.st_size, max_size));
+            fmt::format("file of {} bytes is larger than the limit of {} bytes", in.size, max_size));
     e.file = path;
     return e;
   }
   std::string out;
-  out.resize(static_cast<size_t>(st.st_size));
+  out.resize(static_cast<size_t>(in.size));
   size_t done = 0;
   while (done < out.size()) {
     ssize_t n = ::read(fd, out.data() + done, out.size() - done);

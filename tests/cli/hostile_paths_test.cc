@@ -1,0 +1,271 @@
+// Paths a `_metadata` could use to make ckpt read, copy or block on files that are no part of
+// the snapshot: relative handles that leave the snapshot directory, FIFOs, absolute handles
+// outside the job directory.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ckpt/generate.h"
+#include "ckpt/metadata.h"
+#include "ckpt/walk.h"
+#include "support/absolute_snapshot.h"
+#include "support/cli_process.h"
+#include "support/cli_run.h"
+#include "support/test_support.h"
+
+namespace fs = std::filesystem;
+using namespace ckpt;
+using test::CliResult;
+using test::run_cli;
+using test::run_cli_process;
+
+namespace {
+
+const std::string kSample = std::string(CKPT_SOURCE_DIR) + "/testdata/sample-savepoint";
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A copy of the snapshot `src` at `dst` whose first managed keyed relative handle is rewritten
+// to climb out of `dst` to a byte copy of its file at `outside`/secret, so that the snapshot
+// reads exactly as before wherever the path is followed. Returns the path stored.
+std::string escaping_copy(const std::string& src, const std::string& dst, const std::string& outside) {
+  fs::create_directories(dst);
+  fs::copy(src, dst, fs::copy_options::recursive);
+  Result<Metadata> m = read_metadata_file(dst + "/_metadata");
+  REQUIRE(m.ok());
+  std::string stored;
+  for_each_stream(*m, [&](StreamHandle& s, const StreamSite& site) {
+    if (!stored.empty() || s.type != handle_type::kRelativeFile || site.slot != HandleSlot::kManagedKeyed) return;
+    fs::create_directories(outside);
+    fs::copy_file(dst + "/" + s.path, outside + "/secret");
+    std::string up;
+    for (int i = 0; i < 24; ++i) up += "../";  // more than the depth: ".." of "/" is "/"
+    stored = up + outside.substr(1) + "/secret";
+    s.path = stored;
+  });
+  REQUIRE_FALSE(stored.empty());
+  Result<std::string> bytes = encode_metadata(*m);
+  REQUIRE(bytes.ok());
+  test::write_file(dst + "/_metadata", *bytes);
+  return stored;
+}
+
+// Refused before anything is read or written: exit 2, the path, `_metadata` and the handle named.
+void check_refused(const CliResult& r, const std::string& stored, const std::string& snapshot) {
+  INFO(r.out + r.err);
+  CHECK(r.status == 2);
+  CHECK(has(r.err, "relative handle path '" + stored + "' leaves the snapshot directory: it has a '..' component"));
+  CHECK(has(r.err, "'" + snapshot + "/_metadata'"));
+  CHECK(has(r.err, ": operator "));
+}
+
+std::string relative_file_of_subtask0(const std::string& dir) {
+  Result<Metadata> m = read_metadata_file(dir + "/_metadata");
+  REQUIRE(m.ok());
+  for (const OperatorState& op : m->operators)
+    for (const SubtaskState& st : op.subtasks)
+      if (st.index == 0 && st.managed_keyed.delegate.type == handle_type::kRelativeFile)
+        return dir + "/" + st.managed_keyed.delegate.path;
+  FAIL("no relative keyed handle");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a relative handle that leaves the snapshot directory is refused by every command and flagged by verify", "[cli][safety]") {
+  // Before, convert copied the outside file into its output and exited 0, and verify saw nothing
+  // wrong: the copy has the size the handle declares.
+  test::ScratchDir scratch;
+  const std::string snap = scratch / "job/snap";
+  const std::string stored = escaping_copy(kSample, snap, scratch / "outside");
+  REQUIRE(fs::exists(snap + "/" + stored));  // the path does lead to a readable file
+
+  check_refused(run_cli({"inspect", snap}), stored, snap);
+  check_refused(run_cli({"inspect", "--json", snap}), stored, snap);
+  check_refused(run_cli({"inspect", "--count", snap}), stored, snap);
+  check_refused(run_cli({"dump", snap, "--format", "ndjson"}), stored, snap);
+  check_refused(run_cli({"dump", snap, "--format", "ndjson", "--keep-going"}), stored, snap);
+  check_refused(run_cli({"convert", snap, "--to", "rocksdb", "--output", scratch / "converted"}), stored, snap);
+  CHECK_FALSE(fs::exists(scratch / "converted"));
+  check_refused(run_cli({"convert", kSample, "--to", "rocksdb", "--output", scratch / "keys-from",
+                         "--key-serializers-from", snap}),
+                stored, snap);
+  CHECK_FALSE(fs::exists(scratch / "keys-from"));
+  check_refused(run_cli({"restore", snap, "--output", scratch / "restored"}), stored, snap);
+  CHECK_FALSE(fs::exists(scratch / "restored"));
+  check_refused(run_cli({"compact", snap, "--output", scratch / "compacted"}), stored, snap);
+  CHECK_FALSE(fs::exists(scratch / "compacted"));
+  check_refused(run_cli({"diff", snap, kSample}), stored, snap);
+  check_refused(run_cli({"diff", kSample, snap}), stored, snap);
+  check_refused(run_cli({"diff", "--keys", kSample, snap}), stored, snap);
+
+  for (bool deep : {false, true}) {
+    CliResult v = run_cli(deep ? std::vector<std::string>{"verify", "--deep", snap} : std::vector<std::string>{"verify", snap});
+    INFO(v.out + v.err);
+    CHECK(v.status == 1);
+    CHECK(has(v.out, "operator 20ba6b65f97481d5570070de90e4e791, subtask 0, managed-keyed, file '" + stored +
+                         "': path-outside-snapshot: relative handle path '" + stored + "' leaves the snapshot directory"));
+    CHECK_FALSE(has(v.out, "size-mismatch"));
+    CHECK(has(v.out, ": 1 problem ("));
+  }
+  CliResult j = run_cli({"verify", "--json", snap});
+  REQUIRE(j.status == 1);
+  nlohmann::json doc = nlohmann::json::parse(j.out);
+  REQUIRE(doc["problems"].size() == 1);
+  CHECK(doc["problems"][0]["kind"] == "path-outside-snapshot");
+  CHECK(doc["problems"][0]["file"] == stored);
+}
+
+TEST_CASE("compact refuses a native savepoint whose relative handle leaves its directory", "[cli][safety]") {
+  // RocksDB native layout: compact would otherwise copy the outside file into its savepoint.
+  test::ScratchDir scratch;
+  GenerateOptions g;
+  g.output = scratch / "native";
+  g.keys = 50;
+  REQUIRE(generate_snapshot(g).ok());
+  const std::string snap = scratch / "job/snap";
+  const std::string stored = escaping_copy(g.output, snap, scratch / "outside");
+  check_refused(run_cli({"compact", snap, "--output", scratch / "compacted"}), stored, snap);
+  CHECK_FALSE(fs::exists(scratch / "compacted"));
+  check_refused(run_cli({"restore", snap, "--output", scratch / "restored"}), stored, snap);
+  CHECK_FALSE(fs::exists(scratch / "restored"));
+}
+
+TEST_CASE("a FIFO named as _metadata is refused promptly by every reading command", "[cli][safety]") {
+  // Before, inspect, dump, verify and convert blocked in open() waiting for a writer.
+  test::ScratchDir scratch;
+  const std::string dir = scratch / "snap";
+  fs::create_directories(dir);
+  const std::string fifo = dir + "/_metadata";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  for (const std::string& named : {fifo, dir}) {
+    std::vector<std::vector<std::string>> commands = {
+        {"inspect", named},
+        {"dump", named},
+        {"verify", named},
+        {"convert", named, "--to", "heap", "--output", scratch / "converted"},
+        {"restore", named, "--output", scratch / "restored"},
+        {"compact", named, "--output", scratch / "compacted"},
+        {"diff", named, kSample},
+        {"relocate", named, "--output", scratch / "relocated"},
+    };
+    for (const auto& args : commands) {
+      INFO(args[0] + " " + named);
+      CliResult r = run_cli_process(args);
+      INFO(r.err);
+      CHECK(r.status == 2);
+      CHECK(r.err == "ckpt: error: '" + fifo + "': not a regular file: a FIFO\n");
+    }
+  }
+  CHECK_FALSE(fs::exists(scratch / "converted"));
+  CHECK_FALSE(fs::exists(scratch / "relocated"));
+}
+
+TEST_CASE("a dangling symbolic link as _metadata is named as such", "[cli][safety]") {
+  test::ScratchDir scratch;
+  const std::string dir = scratch / "snap";
+  fs::create_directories(dir);
+  fs::create_symlink(scratch / "gone", dir + "/_metadata");
+  for (const std::string& named : {dir + "/_metadata", dir}) {
+    CliResult r = run_cli({"inspect", named});
+    CHECK(r.status == 2);
+    CHECK(r.err == "ckpt: error: '" + dir + "/_metadata': dangling symbolic link\n");
+  }
+}
+
+TEST_CASE("a FIFO standing for a state file is refused promptly and named", "[cli][safety]") {
+  // Before, it was reported as "not found" although something stands there; every reader now
+  // checks the type before it opens anything that could block.
+  test::ScratchDir scratch;
+  const std::string snap = scratch / "snap";
+  fs::copy(kSample, snap, fs::copy_options::recursive);
+  const std::string state = relative_file_of_subtask0(snap);
+  fs::remove(state);
+  REQUIRE(::mkfifo(state.c_str(), 0644) == 0);
+  const std::string named = "'" + state + "': not a regular file: a FIFO";
+  const std::string what = "not a regular file: a FIFO";
+
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"dump", snap, "--format", "ndjson"},
+           {"convert", snap, "--to", "rocksdb", "--output", scratch / "converted"},
+           {"restore", snap, "--output", scratch / "restored"},
+           {"compact", snap, "--output", scratch / "compacted"}}) {
+    INFO(args[0]);
+    CliResult r = run_cli_process(args);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(has(r.err, "'" + state + "': "));
+    CHECK(has(r.err, what));
+  }
+  CHECK_FALSE(fs::exists(scratch / "converted"));
+  CHECK_FALSE(fs::exists(scratch / "restored"));
+  CHECK_FALSE(fs::exists(scratch / "compacted"));
+
+  // inspect and verify report it as a problem of the snapshot: exit 1.
+  CliResult i = run_cli_process({"inspect", snap});
+  INFO(i.out + i.err);
+  CHECK(i.status == 1);
+  CHECK(has(i.out, "REFUSED (not a regular file: a FIFO) " + fs::path(state).filename().string()));
+  CliResult v = run_cli_process({"verify", "--deep", snap});
+  INFO(v.out + v.err);
+  CHECK(v.status == 1);
+  CHECK(has(v.out, "not-regular-file: " + named));
+  CHECK(has(v.out, ": 1 problem ("));
+}
+
+TEST_CASE("an absolute handle outside the job directory is marked by inspect and warned about by verify", "[cli][safety]") {
+  // The shared file lives under elsewhere/, not under job/ (the parent of the snapshot): Flink
+  // may have written it there, so exit statuses do not change, but it is said.
+  test::ScratchDir scratch;
+  const std::string snap = scratch / "job/chk-11";
+  const std::string elsewhere = scratch / "elsewhere/shared";
+  test::write_absolute_snapshot(snap, "file:" + elsewhere, elsewhere);
+
+  CliResult r = run_cli({"inspect", "--json", snap});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc["outside_files"] == 1);
+  CHECK(doc["job_directory"] == scratch / "job");
+  size_t outside = 0;
+  for (const auto& f : doc["files"]) {
+    bool shared = f["uri"] == "file:" + elsewhere + "/sst-1";
+    bool marked = f.value("outside", false);
+    CHECK(marked == shared);
+    outside += marked ? 1 : 0;
+  }
+  CHECK(outside == 1);
+  CHECK(has(r.err, "1 file is read from outside the job directory " + (scratch / "job")));
+
+  CliResult text = run_cli({"inspect", snap});
+  CHECK(text.status == 0);
+  CHECK(has(text.out, "files outside the job directory " + (scratch / "job") + " and every --remap target:\n  file:" +
+                          elsewhere + "/sst-1 (operator 00112233445566778899aabbccddeeff, subtask 1, managed-keyed) at " +
+                          elsewhere + "/sst-1\n"));
+
+  CliResult v = run_cli({"verify", snap});
+  INFO(v.out + v.err);
+  CHECK(v.status == 0);
+  CHECK(has(v.out, "warning: operator 00112233445566778899aabbccddeeff, subtask 1, managed-keyed shared 000007.sst, file 'file:" +
+                       elsewhere + "/sst-1': outside-job-directory: read from " + elsewhere + "/sst-1"));
+  CliResult vj = run_cli({"verify", "--json", snap});
+  nlohmann::json vdoc = nlohmann::json::parse(vj.out);
+  REQUIRE(vdoc["warnings"].size() == 1);
+  CHECK(vdoc["warnings"][0]["kind"] == "outside-job-directory");
+  CHECK(vdoc["clean"] == true);
+
+  // A --remap target is where the user says the files are: not outside.
+  const std::string rule = "file:" + (scratch / "elsewhere") + "=" + (scratch / "elsewhere");
+  CliResult remapped = run_cli({"inspect", "--json", snap, "--remap", rule});
+  REQUIRE(remapped.status == 0);
+  CHECK(nlohmann::json::parse(remapped.out)["outside_files"] == 0);
+  CliResult vr = run_cli({"verify", snap, "--remap", rule});
+  CHECK(vr.status == 0);
+  CHECK_FALSE(has(vr.out, "warning:"));
+}
