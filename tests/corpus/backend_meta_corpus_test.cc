@@ -98,7 +98,7 @@ void check_operator(const OperatorHandle& h, const std::string& op, const std::s
 }  // namespace
 
 TEST_CASE("every keyed and operator proxy of the corpus parses - names the expected states and writes back exactly",
-          "[corpus]") {
+          "[corpus][state]") {
   // Proves the proxy readers on 107 real snapshots of Flink 1.8-1.20, heap and RocksDB, and
   // cross-checks state names and kinds with the independent decoding in flink-expected.
   CKPT_REQUIRE_SHARED();

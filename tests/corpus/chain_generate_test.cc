@@ -104,7 +104,7 @@ void make_old(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("generated chain - diff of consecutive checkpoints lists exactly the files the metadata adds and drops", "[chain]") {
+TEST_CASE("generated chain - diff of consecutive checkpoints lists exactly the files the metadata adds and drops", "[chain][ops]") {
   // The expected added, removed and shared sets come from decoding both _metadata files, not
   // from diff: a real generated chain with churn must show each SST in exactly one set.
   test::ScratchDir scratch;
@@ -127,7 +127,7 @@ TEST_CASE("generated chain - diff of consecutive checkpoints lists exactly the f
   CHECK(churned);  // the chain both reused and replaced files, so the sets were not trivial
 }
 
-TEST_CASE("generated chain - gc finds planted orphans and the files freed by dropping chk-1 and every retained checkpoint still verifies", "[chain]") {
+TEST_CASE("generated chain - gc finds planted orphans and the files freed by dropping chk-1 and every retained checkpoint still verifies", "[chain][ops]") {
   // Orphans must be exactly the planted files, then those plus what only chk-1 referenced;
   // after apply every remaining checkpoint is clean quick and deep and keeps all its files.
   test::ScratchDir scratch;
@@ -192,7 +192,7 @@ TEST_CASE("generated chain - gc finds planted orphans and the files freed by dro
   CHECK(after->orphans.empty());
 }
 
-TEST_CASE("generated chain - compact of the last checkpoint dumps identically with fewer SST files", "[chain]") {
+TEST_CASE("generated chain - compact of the last checkpoint dumps identically with fewer SST files", "[chain][ops]") {
   // The chain's last checkpoint references one SST per state and bucket, written by several
   // earlier checkpoints; compaction must merge them per instance into fewer files and keep
   // every entry, in the same dump order, while the input stays untouched.

@@ -14,7 +14,7 @@ using namespace ckpt;
 
 using ckpt::test::dump_lines;
 
-TEST_CASE("compact folds rewritten entries of a grown chain into fewer SSTs - entries unchanged", "[corpus]") {
+TEST_CASE("compact folds rewritten entries of a grown chain into fewer SSTs - entries unchanged", "[corpus][ops]") {
   // Operator state values are unaffected; keyed entries (values of Long serializers) are
   // overwritten with themselves, so the logical content stays that of the original checkpoint.
   CKPT_REQUIRE_SHARED();

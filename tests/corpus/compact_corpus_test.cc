@@ -18,7 +18,7 @@ using namespace ckpt;
 using ckpt::test::dump_lines;
 
 TEST_CASE("compact turns RocksDB checkpoints and native savepoints into native savepoints with the same entries",
-          "[corpus]") {
+          "[corpus][ops]") {
   // Every incremental checkpoint and native savepoint of the RocksDB backend in the corpus.
   CKPT_REQUIRE_SHARED();
   ckpt::test::ScratchDir scratch;

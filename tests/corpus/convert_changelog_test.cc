@@ -75,7 +75,7 @@ Pairs raw_pairs(const Snapshot& s, const OperatorState& op, const KeyedHandle& h
 
 }  // namespace
 
-TEST_CASE("a changelog checkpoint's replayed pairs equal Flink's rocksdb checkpoint of the job", "[corpus]") {
+TEST_CASE("a changelog checkpoint's replayed pairs equal Flink's rocksdb checkpoint of the job", "[corpus][ops]") {
   // The keyed operators whose change logs name their key serializer (through the timers'
   // snapshots): every subtask's value state and event timers, byte for byte, equal what
   // Flink's RocksDB backend wrote in the same job; processing timers agree in number.

@@ -165,7 +165,7 @@ void against_flink(const std::string& from, ConvertTarget to, const std::string&
 
 }  // namespace
 
-TEST_CASE("heap checkpoints converted to rocksdb equal Flink's own rocksdb checkpoints", "[corpus]") {
+TEST_CASE("heap checkpoints converted to rocksdb equal Flink's own rocksdb checkpoints", "[corpus][ops]") {
   // For every job and version with both, the converted state dumps as Flink's RocksDB
   // checkpoint does (processing-time timers aside), with incremental handles where Flink wrote
   // them and the same state meta data.
@@ -183,7 +183,7 @@ TEST_CASE("heap checkpoints converted to rocksdb equal Flink's own rocksdb check
   CHECK(compared >= 12);
 }
 
-TEST_CASE("rocksdb checkpoints converted to heap equal Flink's own heap checkpoints", "[corpus]") {
+TEST_CASE("rocksdb checkpoints converted to heap equal Flink's own heap checkpoints", "[corpus][ops]") {
   // The other direction: key-groups handles with ids as Flink's heap checkpoints have, same
   // entries, same state meta data.
   CKPT_REQUIRE_SHARED();
@@ -200,7 +200,7 @@ TEST_CASE("rocksdb checkpoints converted to heap equal Flink's own heap checkpoi
   CHECK(compared >= 11);
 }
 
-TEST_CASE("heap and rocksdb snapshots converted to canonical equal Flink's canonical savepoints", "[corpus]") {
+TEST_CASE("heap and rocksdb snapshots converted to canonical equal Flink's canonical savepoints", "[corpus][ops]") {
   // Both backends' checkpoints become canonical savepoints (type 7 handles) equal to the
   // canonical savepoints Flink took of the same job with either backend.
   CKPT_REQUIRE_SHARED();
@@ -258,55 +258,55 @@ void round_trips(const std::string& job, int from, int to, ConvertTarget first, 
 // through the other backend and back dumps exactly as the original. Split by job, direction
 // and Flink version so that each test stays well under a minute (every RocksDB instance costs
 // RocksDB's own fsyncs).
-TEST_CASE("udf job, Flink 1.8-1.15: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("udf job on Flink 1.8-1.15: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the udf job from Flink 1.8-1.15 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-udf-migration-itcase", 8, 15, ConvertTarget::kRocksDb, ConvertTarget::kHeap);
 }
 
-TEST_CASE("udf job, Flink 1.16-1.20: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("udf job on Flink 1.16-1.20: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the udf job from Flink 1.16-1.20 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-udf-migration-itcase", 16, 20, ConvertTarget::kRocksDb, ConvertTarget::kHeap);
 }
 
-TEST_CASE("udf job, Flink 1.8-1.15: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("udf job on Flink 1.8-1.15: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the udf job from Flink 1.8-1.15 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-udf-migration-itcase", 8, 15, ConvertTarget::kHeap, ConvertTarget::kRocksDb);
 }
 
-TEST_CASE("udf job, Flink 1.16-1.20: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("udf job on Flink 1.16-1.20: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the udf job from Flink 1.16-1.20 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-udf-migration-itcase", 16, 20, ConvertTarget::kHeap, ConvertTarget::kRocksDb);
 }
 
-TEST_CASE("broadcast job, Flink 1.8-1.15: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("broadcast job on Flink 1.8-1.15: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the broadcast job from Flink 1.8-1.15 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-broadcast-udf-migration-itcase", 8, 15, ConvertTarget::kRocksDb, ConvertTarget::kHeap);
 }
 
-TEST_CASE("broadcast job, Flink 1.16-1.20: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("broadcast job on Flink 1.16-1.20: heap -> rocksdb -> heap keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the broadcast job from Flink 1.16-1.20 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-broadcast-udf-migration-itcase", 16, 20, ConvertTarget::kRocksDb, ConvertTarget::kHeap);
 }
 
-TEST_CASE("broadcast job, Flink 1.8-1.15: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("broadcast job on Flink 1.8-1.15: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the broadcast job from Flink 1.8-1.15 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-broadcast-udf-migration-itcase", 8, 15, ConvertTarget::kHeap, ConvertTarget::kRocksDb);
 }
 
-TEST_CASE("broadcast job, Flink 1.16-1.20: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus]") {
+TEST_CASE("broadcast job on Flink 1.16-1.20: rocksdb -> heap -> rocksdb keeps every snapshot's logical state", "[corpus][ops]") {
   // Every snapshot of the broadcast job from Flink 1.16-1.20 survives the trip.
   CKPT_REQUIRE_SHARED();
   round_trips("new-stateful-broadcast-udf-migration-itcase", 16, 20, ConvertTarget::kHeap, ConvertTarget::kRocksDb);
 }
 
-TEST_CASE("type-serializer job: heap -> rocksdb -> heap and back keep every variant's logical state", "[corpus]") {
+TEST_CASE("type-serializer job: heap -> rocksdb -> heap and back keep every variant's logical state", "[corpus][ops]") {
   // Values of a job-defined serializer survive both trips byte for byte in all six variants:
   // their heap lengths are inferred, and RocksDB's and the heap writer's framing keep them.
   CKPT_REQUIRE_SHARED();
@@ -314,7 +314,7 @@ TEST_CASE("type-serializer job: heap -> rocksdb -> heap and back keep every vari
   round_trips("type-serializer-snapshot-migration-itcase", 16, 16, ConvertTarget::kHeap, ConvertTarget::kRocksDb, 6);
 }
 
-TEST_CASE("type-serializer job: its heap snapshots convert to what Flink wrote for rocksdb and canonical", "[corpus]") {
+TEST_CASE("type-serializer job: its heap snapshots convert to what Flink wrote for rocksdb and canonical", "[corpus][ops]") {
   // The heap checkpoint and heap native savepoint, whose values need the job's classes, become
   // RocksDB snapshots equal to Flink's RocksDB checkpoint and native savepoint, and canonical
   // savepoints equal to the canonical savepoints Flink took with either backend.
@@ -335,7 +335,7 @@ TEST_CASE("type-serializer job: its heap snapshots convert to what Flink wrote f
   CHECK(compared == 8);
 }
 
-TEST_CASE("a changelog checkpoint converts to each backend as the state its change logs replay to", "[corpus]") {
+TEST_CASE("a changelog checkpoint converts to each backend as the state its change logs replay to", "[corpus][ops]") {
   // Flink 1.17's changelog checkpoint (change logs only) becomes rocksdb, heap and canonical
   // snapshots without changelog handles that dump alike; every entry the source dumps with a
   // decoded key is among them, and the rest (keys the logs cannot name) match in number.
@@ -377,14 +377,12 @@ TEST_CASE("a changelog checkpoint converts to each backend as the state its chan
   CHECK(refused.error().message.find("stores no key serializer snapshot") != std::string::npos);
 }
 
-TEST_CASE("ldb scans every written instance and sst_dump reads every written sst", "[corpus]") {
+TEST_CASE("ldb scans every written instance and sst_dump reads every written sst", "[corpus][ops]") {
   // RocksDB's own tools accept the converted instances: every column family scans with ldb,
   // every SST reads with sst_dump, and the family names are the operator's state names.
   CKPT_REQUIRE_SHARED();
-  if (!fs::exists("/usr/bin/ldb") || !fs::exists("/usr/bin/sst_dump")) {
-    WARN("ldb or sst_dump not installed");
-    return;
-  }
+  CKPT_REQUIRE_PROGRAM("/usr/bin/ldb");
+  CKPT_REQUIRE_PROGRAM("/usr/bin/sst_dump");
   test::ScratchDir tmp;
   REQUIRE(convert(corpus("new-stateful-udf-migration-itcase-flink1.20-hashmap-checkpoint"), ConvertTarget::kRocksDb,
                   tmp / "out")
@@ -417,7 +415,7 @@ TEST_CASE("ldb scans every written instance and sst_dump reads every written sst
   CHECK(ssts >= 10);
 }
 
-TEST_CASE("a failed conversion leaves nothing behind and a non-empty output is refused", "[corpus]") {
+TEST_CASE("a failed conversion leaves nothing behind and a non-empty output is refused", "[corpus][ops]") {
   // The output appears atomically: an unconvertible input leaves no directory, and an existing
   // non-empty output directory is refused before anything is read.
   CKPT_REQUIRE_SHARED();

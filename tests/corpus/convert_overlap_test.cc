@@ -43,7 +43,7 @@ void convert_to(const std::string& in, ConvertTarget to, const std::string& out,
 
 }  // namespace
 
-TEST_CASE("convert reads overlapping SSTs as RocksDB merges them - heap and back give the original's dump", "[corpus]") {
+TEST_CASE("convert reads overlapping SSTs as RocksDB merges them - heap and back give the original's dump", "[corpus][ops]") {
   // Every key was first written with another key's value, then every other key deleted, then
   // the original written again, each in SSTs of its own: reading the files one by one would
   // show wrong values and missing keys; the original's dump is the only right answer.
@@ -65,7 +65,7 @@ TEST_CASE("convert reads overlapping SSTs as RocksDB merges them - heap and back
   CHECK(sorted_dump(scratch / "canonical") == original);
 }
 
-TEST_CASE("a native handle is read one key group at a time - ascending, each pair in its own key group", "[corpus]") {
+TEST_CASE("a native handle is read one key group at a time - ascending with each pair in its own key group", "[corpus][ops]") {
   // What bounds convert's memory: each call carries exactly one key group of the handle's range,
   // with every pair's key prefix naming it, and the calls ascend; the overlapping instance's
   // live keys all arrive, each once.

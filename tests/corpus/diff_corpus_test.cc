@@ -57,7 +57,7 @@ void check_all_pairs(const std::map<std::string, std::vector<std::string>>& grou
 
 }  // namespace
 
-TEST_CASE("diff --keys finds no difference between any two variants of the broadcast job", "[corpus]") {
+TEST_CASE("diff --keys finds no difference between any two variants of the broadcast job", "[corpus][ops]") {
   // Heap and RocksDB, checkpoints, canonical and native savepoints: all pairs per version.
   CKPT_REQUIRE_SHARED();
   size_t pairs = 0;
@@ -65,7 +65,7 @@ TEST_CASE("diff --keys finds no difference between any two variants of the broad
   CHECK(pairs >= 90);
 }
 
-TEST_CASE("diff --keys finds no difference between any two of the type-serializer job's six variants", "[corpus]") {
+TEST_CASE("diff --keys finds no difference between any two of the type-serializer job's six variants", "[corpus][ops]") {
   // Its values are bytes of a job-defined serializer, shown as hex: the heap checkpoint and
   // heap native savepoint (lengths inferred from the key groups' bounds) hold the same hex as
   // the canonical savepoint and the three RocksDB variants; `ckpt diff --keys` exits 0.

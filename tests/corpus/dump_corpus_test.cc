@@ -52,7 +52,7 @@ std::string identity(json e) {
 
 }  // namespace
 
-TEST_CASE("every corpus snapshot dumps without an error - in parallel or not - the same way", "[corpus]") {
+TEST_CASE("every corpus snapshot dumps without an error - in parallel or not - the same way", "[corpus][state]") {
   // Apart from the listed gaps, dump_snapshot succeeds on all 107 snapshots, and -j 3 prints
   // exactly what -j 1 prints.
   CKPT_REQUIRE_SHARED();
@@ -82,7 +82,7 @@ TEST_CASE("every corpus snapshot dumps without an error - in parallel or not - t
   CHECK(entries > 4000);
 }
 
-TEST_CASE("dumped entries agree with the independent decoding in flink-expected", "[corpus]") {
+TEST_CASE("dumped entries agree with the independent decoding in flink-expected", "[corpus][state]") {
   // Same set of entries (operator, subtask, state, key group, key, namespace, user key) and
   // the same values; where ckpt shows a user serializer's bytes as hex and the reference read
   // them as a Long, the hex is that Long's 8 bytes big-endian (in the heap layout ckpt inferred
@@ -134,7 +134,7 @@ TEST_CASE("dumped entries agree with the independent decoding in flink-expected"
   CHECK(opaque_longs == 24);
 }
 
-TEST_CASE("one job's state is the same in every backend and snapshot kind of a Flink version", "[corpus]") {
+TEST_CASE("one job's state is the same in every backend and snapshot kind of a Flink version", "[corpus][state]") {
   // Heap checkpoint, heap canonical / native savepoint, RocksDB checkpoint, RocksDB canonical /
   // native savepoint: identical entries, except processing-time timers, whose timestamps are
   // wall-clock times of the run that wrote each snapshot.
@@ -195,7 +195,7 @@ TEST_CASE("one job's state is the same in every backend and snapshot kind of a F
   CHECK(keyless_operators == 2);
 }
 
-TEST_CASE("the key group of every keyed entry is the one Flink computes from its key", "[corpus]") {
+TEST_CASE("the key group of every keyed entry is the one Flink computes from its key", "[corpus][state]") {
   // murmur(key.hashCode()) % maxParallelism, with the key decoded by the backend's key
   // serializer, equals the key group the entry was stored under (heap and RocksDB layouts).
   CKPT_REQUIRE_SHARED();

@@ -6,6 +6,7 @@
 
 #include "ckpt/dump.h"
 #include "state/dump_tuning.h"
+#include "support/scoped_settings.h"
 #include "support/test_support.h"
 
 using namespace ckpt;
@@ -23,10 +24,11 @@ struct Ndjson : DumpSink {
 
 }  // namespace
 
-TEST_CASE("every corpus snapshot dumps the same bytes with three spilling workers as with one", "[corpus]") {
+TEST_CASE("every corpus snapshot dumps the same bytes with three spilling workers as with one", "[corpus][state]") {
   // Chunks of about one line and one chunk in memory per subtask, so that every multi-subtask
   // snapshot spills; -j 3 must print exactly what -j 1 prints, problems included.
   CKPT_REQUIRE_SHARED();
+  test::DumpTuningGuard restored;
   dump_tuning().chunk_bytes = 1;
   dump_tuning().channel_capacity = 1;
   size_t compared = 0;

@@ -25,7 +25,7 @@ struct TextLines : EntryLines {
 
 }  // namespace
 
-TEST_CASE("on every corpus snapshot the NDJSON text path prints to_ndjson of each entry", "[corpus]") {
+TEST_CASE("on every corpus snapshot the NDJSON text path prints to_ndjson of each entry", "[corpus][state]") {
   // Every value type, layout and entry kind of the corpus: byte-identical lines in the same
   // order, with one and three workers, and the same problems under keep-going.
   CKPT_REQUIRE_SHARED();

@@ -10,7 +10,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("inspect of a snapshot as streamed equals inspect of its whole decoded model", "[corpus]") {
+TEST_CASE("inspect of a snapshot as streamed equals inspect of its whole decoded model", "[corpus][ops]") {
   // Proves on all 107 Flink snapshots (every version, handle kind and snapshot kind in the corpus,
   // canonical savepoints before V4 included) that the streaming report, text and JSON with -v,
   // is the model's report byte for byte.

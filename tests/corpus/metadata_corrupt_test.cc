@@ -67,7 +67,7 @@ bool decodes_within_one_gib(const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("truncating real files at every byte fails cleanly at or before the cut", "[corpus][corrupt]") {
+TEST_CASE("truncating real files at every byte fails cleanly at or before the cut", "[corpus][corrupt][format]") {
   // Proves that no prefix of seven real files of versions 2-4 is accepted, crashes or reports an
   // offset beyond the bytes it was given.
   CKPT_REQUIRE_SHARED();
@@ -93,7 +93,7 @@ TEST_CASE("truncating real files at every byte fails cleanly at or before the cu
   }
 }
 
-TEST_CASE("a type byte outside the registry is named with its context at its exact offset", "[corpus][corrupt]") {
+TEST_CASE("a type byte outside the registry is named with its context at its exact offset", "[corpus][corrupt][format]") {
   // Proves the reader reports an unknown type byte in each handle context (stream, keyed,
   // operator) at the offset of that byte, in V2 and V4 files.
   CKPT_REQUIRE_SHARED();
@@ -137,7 +137,7 @@ TEST_CASE("a type byte outside the registry is named with its context at its exa
   CHECK(m.error().offset == 0x41u);
 }
 
-TEST_CASE("a count of 0x7fffffff is rejected at the count field without allocating for it", "[corpus][corrupt]") {
+TEST_CASE("a count of 0x7fffffff is rejected at the count field without allocating for it", "[corpus][corrupt][format]") {
   // Proves counts are checked against the bytes left before anything is reserved for them, for
   // operator, subtask, named-state, offset and inline-byte counts.
   CKPT_REQUIRE_SHARED();
@@ -171,7 +171,7 @@ TEST_CASE("a count of 0x7fffffff is rejected at the count field without allocati
   }
 }
 
-TEST_CASE("bad magic is corruption and an unknown version is not supported - both at their offset", "[corpus][corrupt]") {
+TEST_CASE("bad magic is corruption and an unknown version is not supported - both at their offset", "[corpus][corrupt][format]") {
   // Proves the header checks: a wrong magic number at offset 0, version 99 at offset 4 with
   // kNotSupported (a newer Flink, not a damaged file).
   CKPT_REQUIRE_SHARED();
@@ -194,7 +194,7 @@ TEST_CASE("bad magic is corruption and an unknown version is not supported - bot
   CHECK(zero.error().code == ErrorCode::kNotSupported);
 }
 
-TEST_CASE("random byte changes to real files never crash and never point outside the file", "[corpus][corrupt]") {
+TEST_CASE("random byte changes to real files never crash and never point outside the file", "[corpus][corrupt][format]") {
   // Proves robustness beyond the targeted cases: 3000 seeded single- and multi-byte mutations of
   // the truncation files; each either decodes (the change hit a free-form byte) and then
   // re-encodes to the mutated bytes, or fails with an offset inside the file.

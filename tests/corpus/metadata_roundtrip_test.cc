@@ -219,7 +219,7 @@ void each_stream(const Metadata& m, F&& f) {
 
 }  // namespace
 
-TEST_CASE("every corpus _metadata decodes to its last byte and encodes back to the same bytes", "[corpus]") {
+TEST_CASE("every corpus _metadata decodes to its last byte and encodes back to the same bytes", "[corpus][format]") {
   // Proves the reader consumes every real file exactly and the writer reproduces it byte for byte.
   CKPT_REQUIRE_SHARED();
   std::map<int, int> versions;
@@ -242,7 +242,7 @@ TEST_CASE("every corpus _metadata decodes to its last byte and encodes back to t
   CHECK(versions == std::map<int, int>{{2, 12}, {3, 29}, {4, 66}});
 }
 
-TEST_CASE("decoded corpus files agree with the independent decoding in flink-expected", "[corpus]") {
+TEST_CASE("decoded corpus files agree with the independent decoding in flink-expected", "[corpus][format]") {
   // Proves operator ids, parallelism, every handle's type, ranges, offsets, file references,
   // sizes, ids and the V4 properties match a decoder written separately from Flink's source.
   CKPT_REQUIRE_SHARED();
@@ -268,7 +268,7 @@ TEST_CASE("decoded corpus files agree with the independent decoding in flink-exp
   CHECK(compared == 107);
 }
 
-TEST_CASE("the corpus holds 2 - 194 relative file references - each naming a file of the stored size", "[corpus]") {
+TEST_CASE("the corpus holds 2 - 194 relative file references - each naming a file of the stored size", "[corpus][format]") {
   // Proves path facts of the reference (§10) from our own decoding: relative handles are counted
   // through every nesting level and every one resolves beside _metadata with the stored size.
   CKPT_REQUIRE_SHARED();

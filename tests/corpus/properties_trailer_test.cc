@@ -22,7 +22,7 @@ const std::string kTrailerStart =
 
 }  // namespace
 
-TEST_CASE("every V4 corpus trailer decodes as the reference decoder says and re-encodes exactly", "[corpus]") {
+TEST_CASE("every V4 corpus trailer decodes as the reference decoder says and re-encodes exactly", "[corpus][format]") {
   // Proves decode agrees with flink-expected/*.metadata.json on every field and that
   // encode(decode(t)) == t for each distinct trailer Flink wrote (checkpoint, canonical and
   // native savepoints, forced or not).
@@ -70,7 +70,7 @@ TEST_CASE("every V4 corpus trailer decodes as the reference decoder says and re-
   CHECK(kinds.size() == 5);
 }
 
-TEST_CASE("a corpus trailer cut or extended anywhere is rejected at an offset inside the file", "[corpus][corrupt]") {
+TEST_CASE("a corpus trailer cut or extended anywhere is rejected at an offset inside the file", "[corpus][corrupt][format]") {
   // Proves that on real bytes every truncation fails cleanly, with the absolute offset of the
   // problem no later than the cut, and that an extra byte after the trailer is reported.
   CKPT_REQUIRE_SHARED();

@@ -154,7 +154,7 @@ std::map<std::pair<std::string, int32_t>, std::set<std::string>> expected_states
 }  // namespace
 
 TEST_CASE("every native RocksDB snapshot restores to instances that ldb opens and that read back as dumped",
-          "[corpus]") {
+          "[corpus][ops]") {
   // For each of the corpus's incremental checkpoints and native savepoints: every subtask
   // with keyed state becomes an instance; ldb lists its column families, which include every
   // state the independent decoding found there and nothing the meta data does not name; and
@@ -162,7 +162,7 @@ TEST_CASE("every native RocksDB snapshot restores to instances that ldb opens an
   CKPT_REQUIRE_SHARED();
   std::vector<std::string> snapshots = native_snapshots();
   CHECK(snapshots.size() >= 20);
-  bool have_ldb = fs::exists(kLdb);
+  CKPT_REQUIRE_PROGRAM(kLdb);
   size_t instances = 0;
   for (const std::string& snapshot : snapshots) {
     INFO(snapshot);
@@ -177,12 +177,10 @@ TEST_CASE("every native RocksDB snapshot restores to instances that ldb opens an
       CHECK(fs::exists(i.directory + "/CURRENT"));
       std::set<std::string> cfs(i.column_families.begin(), i.column_families.end());
       for (const std::string& s : expected[{i.operator_id, i.subtask}]) CHECK(cfs.count(s) == 1);
-      if (have_ldb) {
-        auto [status, out] = ldb_list(i.directory);
-        INFO(out);
-        CHECK(status == 0);
-        for (const std::string& cf : i.column_families) CHECK(out.find(cf) != std::string::npos);
-      }
+      auto [status, out] = ldb_list(i.directory);
+      INFO(out);
+      CHECK(status == 0);
+      for (const std::string& cf : i.column_families) CHECK(out.find(cf) != std::string::npos);
       ++instances;
     }
     std::string back = readback_snapshot(snapshot, *r, scratch / "readback");
@@ -191,7 +189,7 @@ TEST_CASE("every native RocksDB snapshot restores to instances that ldb opens an
   CHECK(instances >= snapshots.size());
 }
 
-TEST_CASE("heap and canonical snapshots restore to RocksDB instances that read back as dumped", "[corpus]") {
+TEST_CASE("heap and canonical snapshots restore to RocksDB instances that read back as dumped", "[corpus][ops]") {
   // Heap checkpoints, heap native savepoints, canonical savepoints and full RocksDB snapshots
   // become instances in Flink's RocksDB layout: ldb opens them, and their entries read back
   // through ckpt are the snapshot's keyed entries (as sets: heap order is a hash table's).
@@ -199,7 +197,7 @@ TEST_CASE("heap and canonical snapshots restore to RocksDB instances that read b
   // an instance costs RocksDB's fsyncs, so the Flink versions where layouts changed stand for
   // all: 1.8 (first canonical), 1.15 (hashmap backend), 1.16 (serializer upgrade job), 1.20.
   CKPT_REQUIRE_SHARED();
-  bool have_ldb = fs::exists(kLdb);
+  CKPT_REQUIRE_PROGRAM(kLdb);
   size_t restored = 0, skipped = 0;
   for (const std::string& snapshot : test::corpus_snapshots()) {
     bool sampled = false;
@@ -221,7 +219,6 @@ TEST_CASE("heap and canonical snapshots restore to RocksDB instances that read b
     }
     skipped += r->skipped.size();
     for (const RestoredInstance& i : r->instances) {
-      if (!have_ldb) break;
       auto [status, out] = ldb_list(i.directory);
       INFO(out);
       CHECK(status == 0);
@@ -245,7 +242,7 @@ TEST_CASE("heap and canonical snapshots restore to RocksDB instances that read b
   CHECK(skipped <= 10);
 }
 
-TEST_CASE("restore with --key-groups keeps exactly those key groups - copied or linked", "[corpus]") {
+TEST_CASE("restore with --key-groups keeps exactly those key groups - copied or linked", "[corpus][ops]") {
   // A rescaled restore's clip, on a generated snapshot with 64 key groups per subtask (the
   // corpus's subtasks hold one each): the instance holds the requested key groups only, read
   // back equal to ckpt dump filtered to them, in copy and in link mode; subtasks holding none

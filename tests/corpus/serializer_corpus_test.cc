@@ -31,7 +31,7 @@ std::vector<std::string> serializer_dirs() {
 }  // namespace
 
 TEST_CASE("every serializer snapshot of Flink's upgrade tests parses to its last byte and writes back identically",
-          "[corpus]") {
+          "[corpus][state]") {
   // Proves the snapshot parser knows (or safely resynchronises past) every layout Flink 1.8-1.20 wrote.
   CKPT_REQUIRE_SHARED();
   auto dirs = serializer_dirs();
@@ -59,7 +59,7 @@ TEST_CASE("every serializer snapshot of Flink's upgrade tests parses to its last
   CHECK(forms["pojo"] >= 130);
 }
 
-TEST_CASE("every test-data value of a decodable serializer decodes to its last byte - and skip agrees", "[corpus]") {
+TEST_CASE("every test-data value of a decodable serializer decodes to its last byte - and skip agrees", "[corpus][state]") {
   // Proves the value decoders read exactly what Flink's serializers wrote, for every version.
   CKPT_REQUIRE_SHARED();
   int decoded = 0, opaque = 0;
@@ -123,7 +123,7 @@ nlohmann::json decode_dir(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("write_json of every serializer test-data value is the JSON text of its decoded tree", "[corpus]") {
+TEST_CASE("write_json of every serializer test-data value is the JSON text of its decoded tree", "[corpus][state]") {
   // Same text, same bytes consumed; framed opaque values give the same hex object; a value cut
   // short fails in both forms at the same offset.
   CKPT_REQUIRE_SHARED();
@@ -174,7 +174,7 @@ TEST_CASE("write_json of every serializer test-data value is the JSON text of it
   CHECK(truncated >= 600);
 }
 
-TEST_CASE("decoded upgrade-test values equal the ones Flink's upgrade tests wrote", "[corpus]") {
+TEST_CASE("decoded upgrade-test values equal the ones Flink's upgrade tests wrote", "[corpus][state]") {
   // The expected values are those in Flink's *SerializerUpgradeTest sources (flink-core), not
   // our own output: a wrong field order, sign or scale shows here.
   CKPT_REQUIRE_SHARED();
@@ -229,7 +229,7 @@ TEST_CASE("decoded upgrade-test values equal the ones Flink's upgrade tests wrot
   CHECK(kryo["why"].get<std::string>().find("kryo") != std::string::npos);
 }
 
-TEST_CASE("every upgrade-test snapshot cut short at any byte fails cleanly inside its bytes", "[corpus][corrupt]") {
+TEST_CASE("every upgrade-test snapshot cut short at any byte fails cleanly inside its bytes", "[corpus][corrupt][state]") {
   // Proves truncation never crashes, hangs or reports an offset outside the input, for every
   // layout the parser knows (strict mode, so an unknown class cannot hide a cut).
   CKPT_REQUIRE_SHARED();

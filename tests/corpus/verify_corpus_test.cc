@@ -47,7 +47,7 @@ uint64_t dumped_entries(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("every corpus snapshot passes the quick checks", "[corpus]") {
+TEST_CASE("every corpus snapshot passes the quick checks", "[corpus][ops]") {
   // Files exist with their declared sizes, key-group ranges are disjoint and cover the job,
   // offsets lie in their streams: for all 107 snapshots Flink wrote.
   CKPT_REQUIRE_SHARED();
@@ -66,7 +66,7 @@ TEST_CASE("every corpus snapshot passes the quick checks", "[corpus]") {
   CHECK(files > 1000);  // the RocksDB and heap checkpoints reference files; many do
 }
 
-TEST_CASE("every corpus snapshot passes the deep checks", "[corpus]") {
+TEST_CASE("every corpus snapshot passes the deep checks", "[corpus][ops]") {
   // Every SST passes RocksDB's checksum verification and every stream decodes; what ckpt
   // cannot decode yet (a value needing the job's classes, in-memory change logs) is listed
   // as unchecked, never as a problem.

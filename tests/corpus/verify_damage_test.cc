@@ -80,7 +80,7 @@ nlohmann::json cli_json(const std::string& dir, bool deep, int expected_status) 
 
 }  // namespace
 
-TEST_CASE("verify reports a deleted file as missing - quick and deep", "[corpus][corrupt]") {
+TEST_CASE("verify reports a deleted file as missing - quick and deep", "[corpus][corrupt][ops]") {
   // Retention removed a shared SST: the subtask that needs it is named, nothing else is wrong.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;
@@ -97,7 +97,7 @@ TEST_CASE("verify reports a deleted file as missing - quick and deep", "[corpus]
   CHECK(j["problems"][0]["subtask"].is_number());
 }
 
-TEST_CASE("verify reports a truncated file as a size mismatch - quick and deep", "[corpus][corrupt]") {
+TEST_CASE("verify reports a truncated file as a size mismatch - quick and deep", "[corpus][corrupt][ops]") {
   // A truncated upload: the file is there but shorter than its handle declares.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;
@@ -109,7 +109,7 @@ TEST_CASE("verify reports a truncated file as a size mismatch - quick and deep",
   cli_json(dir, true, 1);
 }
 
-TEST_CASE("verify finds a byte flipped inside an SST data block only when deep - by checksum", "[corpus][corrupt]") {
+TEST_CASE("verify finds a byte flipped inside an SST data block only when deep - by checksum", "[corpus][corrupt][ops]") {
   // The size is right, so the quick checks pass; RocksDB's block checksum catches the flip.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;
@@ -132,7 +132,7 @@ TEST_CASE("verify finds a byte flipped inside an SST data block only when deep -
   CHECK(j["problems"][0]["kind"] == "checksum-mismatch");
 }
 
-TEST_CASE("verify reports two swapped files as size mismatches of both", "[corpus][corrupt]") {
+TEST_CASE("verify reports two swapped files as size mismatches of both", "[corpus][corrupt][ops]") {
   // Two files of different sizes trade places (a wrong copy, the wrong bucket): each no
   // longer has the size its handle declares.
   CKPT_REQUIRE_SHARED();
@@ -166,7 +166,7 @@ TEST_CASE("verify reports two swapped files as size mismatches of both", "[corpu
   cli_json(dir, false, 1);
 }
 
-TEST_CASE("verify reports a key-group offset beyond its file", "[corpus][corrupt]") {
+TEST_CASE("verify reports a key-group offset beyond its file", "[corpus][corrupt][ops]") {
   // _metadata rewritten by the codec with one key-group offset past the end of its stream:
   // reported by the quick checks, and not a second time by the deep ones.
   CKPT_REQUIRE_SHARED();
@@ -210,7 +210,7 @@ TEST_CASE("verify reports a key-group offset beyond its file", "[corpus][corrupt
   CHECK(text.out.find(uri) != std::string::npos);
 }
 
-TEST_CASE("verify reports overlapping and missing key-group ranges", "[corpus][corrupt]") {
+TEST_CASE("verify reports overlapping and missing key-group ranges", "[corpus][corrupt][ops]") {
   // Two subtasks claiming the same key groups, then one claiming none of its own.
   CKPT_REQUIRE_SHARED();
   test::ScratchDir scratch;

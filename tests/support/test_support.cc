@@ -1,5 +1,7 @@
 #include "support/test_support.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <random>
@@ -21,6 +23,8 @@ bool shared_available() {
   std::error_code ec;
   return fs::is_directory(corpus_dir(), ec);
 }
+
+bool program_available(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 std::vector<std::string> corpus_snapshots() {
   std::vector<std::string> out;

@@ -23,7 +23,7 @@ bool json_plain_bytewise(const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("every byte value at every position of a word or the tail is classified as byte by byte", "[unit]") {
+TEST_CASE("every byte value at every position of a word or the tail is classified as byte by byte", "[unit][support]") {
   // Proves the word tests exact: each of the 256 byte values is placed at each position of a
   // 19-byte string (two words and a 3-byte tail) of otherwise plain characters.
   for (int v = 0; v < 256; ++v) {
@@ -42,7 +42,7 @@ TEST_CASE("every byte value at every position of a word or the tail is classifie
   CHECK_FALSE(is_ascii_without_nul("caf\xc3\xa9 is not ASCII, found in the second word"));
 }
 
-TEST_CASE("neighbouring bytes do not hide or fake a byte below a bound", "[unit]") {
+TEST_CASE("neighbouring bytes do not hide or fake a byte below a bound", "[unit][support]") {
   // Proves the borrow of the subtraction cannot carry a verdict from one byte to the next: every
   // pair of adjacent byte values from the edges of the classes, inside one word.
   const int edges[] = {0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0x81, 0xff};

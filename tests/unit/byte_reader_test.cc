@@ -6,7 +6,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("reads big-endian integers and reports truncation with the absolute offset", "[unit]") {
+TEST_CASE("reads big-endian integers and reports truncation with the absolute offset", "[unit][support]") {
   const uint8_t bytes[] = {0x49, 0x60, 0x67, 0x2d, 0x00, 0x00};
   ByteReader r(bytes, sizeof bytes, 0x100);
   CHECK(r.u32() == 0x4960672du);
@@ -19,7 +19,7 @@ TEST_CASE("reads big-endian integers and reports truncation with the absolute of
   CHECK(r.u8() == 0);          // sticky
 }
 
-TEST_CASE("a count larger than the bytes left is rejected before any allocation", "[unit]") {
+TEST_CASE("a count larger than the bytes left is rejected before any allocation", "[unit][support]") {
   const uint8_t bytes[] = {0x7f, 0xff, 0xff, 0xff, 1, 2, 3, 4};
   ByteReader r(bytes, sizeof bytes);
   CHECK(r.count(8, "offset") == 0);
@@ -33,7 +33,7 @@ TEST_CASE("a count larger than the bytes left is rejected before any allocation"
   CHECK(n.error()->message == "negative state count -2");
 }
 
-TEST_CASE("modified UTF-8 round-trips NUL - BMP - supplementary characters and lone surrogates", "[unit]") {
+TEST_CASE("modified UTF-8 round-trips NUL - BMP - supplementary characters and lone surrogates", "[unit][support]") {
   const std::string samples[] = {"plain", std::string("a\0b", 3), "\xc3\xa9t\xc3\xa9", "\xe2\x82\xac",
                                  "\xf0\x9f\x98\x80", "\xed\xa0\x80x"};
   for (const auto& s : samples) {
@@ -52,7 +52,7 @@ TEST_CASE("modified UTF-8 round-trips NUL - BMP - supplementary characters and l
   CHECK(w.buffer() == std::string("\x00\x08\xc0\x80\xed\xa0\xbd\xed\xb8\x80", 10));
 }
 
-TEST_CASE("non-canonical modified UTF-8 is corruption - not silently normalised", "[unit]") {
+TEST_CASE("non-canonical modified UTF-8 is corruption - not silently normalised", "[unit][support]") {
   const uint8_t overlong[] = {0x00, 0x02, 0xc1, 0x81};  // 'A' in two bytes
   ByteReader r(overlong, sizeof overlong, 0x20);
   CHECK(r.utf().empty());
@@ -64,7 +64,7 @@ TEST_CASE("non-canonical modified UTF-8 is corruption - not silently normalised"
   CHECK_FALSE(z.ok());
 }
 
-TEST_CASE("varints are bounded in length", "[unit]") {
+TEST_CASE("varints are bounded in length", "[unit][support]") {
   const uint8_t v[] = {0xac, 0x02};
   ByteReader r(v, sizeof v);
   CHECK(r.varint() == 300);

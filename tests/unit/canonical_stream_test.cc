@@ -20,7 +20,7 @@ void pair(ByteWriter& w, std::string key, std::string_view value, bool last_of_s
 
 }  // namespace
 
-TEST_CASE("canonical key group: pairs of two states - flag bit cleared - end mark", "[unit]") {
+TEST_CASE("canonical key group: pairs of two states - flag bit cleared - end mark", "[unit][state]") {
   ByteWriter w;
   w.u16(1);
   pair(w, std::string("\x05k1", 3), "v1", false);
@@ -41,7 +41,7 @@ TEST_CASE("canonical key group: pairs of two states - flag bit cleared - end mar
   CHECK(seen[2] == std::make_tuple(0, std::string("\x05k3", 3), std::string()));
 }
 
-TEST_CASE("canonical key group: bad state ids - trailing bytes and truncation name the offset", "[unit][corrupt]") {
+TEST_CASE("canonical key group: bad state ids - trailing bytes and truncation name the offset", "[unit][corrupt][state]") {
   auto ok = [](const CanonicalPair&) { return Status::OK(); };
   {
     ByteWriter w;

@@ -104,7 +104,7 @@ Error replay_error(const KeyedHandle& log, const ChangelogFiles& files) {
 
 }  // namespace
 
-TEST_CASE("a change log in a file gives the entries and pairs its in-memory form gives", "[unit]") {
+TEST_CASE("a change log in a file gives the entries and pairs its in-memory form gives", "[unit][state]") {
   // Two change sets in one file, one piece at each offset, plain and Snappy-compressed, type 13
   // and type 10: decoded entries and RocksDB pairs equal those of the same changes in a type-9
   // log, which are the applied operations' results.
@@ -131,7 +131,7 @@ TEST_CASE("a change log in a file gives the entries and pairs its in-memory form
   }
 }
 
-TEST_CASE("file change logs apply handle by handle, then piece by piece, one change set per piece", "[unit]") {
+TEST_CASE("file change logs apply handle by handle then piece by piece - one change set per piece", "[unit][state]") {
   // Pieces in two files and two handles: v[1] = 1 (file a), = 2 (file b), = 3 (file a's second
   // set, in the second handle) must end at 3; a piece at the first set's offset must not run on
   // into the second set (v[1] = 1 again would be wrong, so the first handle reads only set 0).
@@ -156,7 +156,7 @@ TEST_CASE("file change logs apply handle by handle, then piece by piece, one cha
   CHECK(emitted(first) == std::vector<std::string>{"v 1 = 1"});
 }
 
-TEST_CASE("damaged change log files are errors naming the file, the piece and the offset", "[unit][corrupt]") {
+TEST_CASE("damaged change log files are errors naming the file - the piece and the offset", "[unit][corrupt][state]") {
   // Truncation, a length larger than the bytes left, an offset past the end, a missing file, an
   // unknown compression flag and a bad record inside a file.
   ScratchDir dir;

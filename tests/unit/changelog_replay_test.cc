@@ -28,7 +28,7 @@ StateEntry keyed(const std::string& state, int64_t key, json value) {
 
 }  // namespace
 
-TEST_CASE("change logs apply list, map and value operations on top of the materialized state", "[unit]") {
+TEST_CASE("change logs apply list / map / value operations on top of the materialized state", "[unit][state]") {
   // ADD_ELEMENT / ADD / CLEAR / SET on a list, ADD_OR_UPDATE / REMOVE on a map, SET / CLEAR on a
   // value, as Flink's appliers do; changes to key groups outside the handle's range are ignored.
   ChangelogState state;
@@ -62,7 +62,7 @@ TEST_CASE("change logs apply list, map and value operations on top of the materi
   CHECK(emitted(state) == std::vector<std::string>{"l 1 = [10,11]", "l 3 = [30]", "m 1 6 = 60", "v 1 = 100"});
 }
 
-TEST_CASE("without a key serializer a change's key is the bytes that leave namespace and value the rest", "[unit]") {
+TEST_CASE("without a key serializer a change's key is the bytes that leave namespace and value the rest", "[unit][state]") {
   // The flat-map operators of Flink's migration test: no materialized part, no timer state.
   ChangelogState state;
   std::vector<Change> changes = {metadata_change(4, "v", "VALUE", [](ByteWriter& w) { write_simple_snapshot(w, kLongSnapshot); }),
@@ -80,7 +80,7 @@ TEST_CASE("without a key serializer a change's key is the bytes that leave names
   CHECK(out[0].key_group == 3);
 }
 
-TEST_CASE("a change before its state's metadata or with bytes left over is an error naming the change", "[unit][corrupt]") {
+TEST_CASE("a change before its state's metadata or with bytes left over is an error naming the change", "[unit][corrupt][state]") {
   // Errors carry the change's index, key group and log, and the offset inside the change.
   ChangelogState state;
   state.set_key_serializer(long_snapshot());
@@ -98,7 +98,7 @@ TEST_CASE("a change before its state's metadata or with bytes left over is an er
   CHECK(extra.error().offset == 20u);
 }
 
-TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout pairs", "[unit]") {
+TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout pairs", "[unit][state]") {
   // The changes of the decoded replay above, applied to pairs for conversion: list elements
   // joined by the merge operator's ',', map values behind their null flag, cleared entries gone,
   // values copied byte for byte.
@@ -134,7 +134,7 @@ TEST_CASE("the byte-level replay applies the same operations to RocksDB-layout p
   same(got[2], {{rocks_key(1), rocks_longs({100})}});
 }
 
-TEST_CASE("the byte-level replay merges list namespaces and refuses merging values that need the job's function", "[unit]") {
+TEST_CASE("the byte-level replay merges list namespaces and refuses merging values that need the job's function", "[unit][state]") {
   // MERGE_NAMESPACES (Long namespaces): list sources are appended to the target and removed; a
   // reducing state whose target already holds a value would need the job's reduce function.
   auto list = [](ByteWriter& w) { composite_of_longs(w, kListSnapshot, 1); };

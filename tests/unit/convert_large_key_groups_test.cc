@@ -48,7 +48,7 @@ void convert(const std::string& in, ConvertTarget to, const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("heap and rocksdb snapshots with key groups of a MiB convert with every entry", "[unit]") {
+TEST_CASE("heap and rocksdb snapshots with key groups of a MiB convert with every entry", "[unit][ops]") {
   // Heap key groups here hold a MiB and more each (checked below); converting heap -> rocksdb,
   // rocksdb -> heap and heap -> canonical -> heap (each recycling its buffer and pairs from one
   // key group to the next, larger and smaller ones in turn) must dump exactly as ckpt

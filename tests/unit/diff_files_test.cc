@@ -37,7 +37,7 @@ std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::
 
 }  // namespace
 
-TEST_CASE("diff of consecutive checkpoints reports exactly the files added - dropped and shared", "[unit]") {
+TEST_CASE("diff of consecutive checkpoints reports exactly the files added - dropped and shared", "[unit][ops]") {
   // Every pair of neighbours in a churning chain, against the chain's own record of its files.
   ckpt::test::ScratchDir scratch;
   std::string root = scratch / "job";
@@ -105,7 +105,7 @@ TEST_CASE("diff --json carries files.added - files.removed and files.shared - a 
   CHECK(missing.err.find("chk-9") != std::string::npos);
 }
 
-TEST_CASE("diff reports operators added and removed and parallelism changes", "[unit]") {
+TEST_CASE("diff reports operators added and removed and parallelism changes", "[unit][ops]") {
   // Structure is compared on the models alone.
   ckpt::test::ScratchDir scratch;
   auto chain = ckpt::test::write_file_chain(scratch / "job", ckpt::test::FileChainSpec{});

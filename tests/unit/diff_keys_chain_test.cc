@@ -71,7 +71,7 @@ std::map<std::pair<std::string, std::string>, std::tuple<uint64_t, uint64_t, uin
 
 }  // namespace
 
-TEST_CASE("diff --keys of consecutive generated checkpoints reports exactly the entries the generator changed", "[unit]") {
+TEST_CASE("diff --keys of consecutive generated checkpoints reports exactly the entries the generator changed", "[unit][ops]") {
   // The generator's model and schedule (read no file) say which keys each step adds, drops and rewrites; the library diff of the written checkpoints must agree entry for entry, across a seed sweep.
   uint64_t added = 0, removed = 0, changed = 0;
   for (uint64_t seed : {1, 2, 3, 4}) {
@@ -145,7 +145,7 @@ TEST_CASE("ckpt diff --keys --format ndjson lists exactly the entries a generate
   CHECK(seen == truth_of(*delta));
 }
 
-TEST_CASE("generated_chain_delta refuses what is not a step of a chain", "[unit]") {
+TEST_CASE("generated_chain_delta refuses what is not a step of a chain", "[unit][ops]") {
   // A step needs a chain and a checkpoint that has a successor in it.
   GenerateOptions o;
   o.chain = 3;
@@ -201,7 +201,7 @@ Result<DiffReport> diff_with_stats(const std::string& a, const std::string& b, K
 
 }  // namespace
 
-TEST_CASE("diff --keys holds one key group of one state per side, whatever the layouts and parallelism", "[unit]") {
+TEST_CASE("diff --keys holds one key group of one state per side whatever the layouts and parallelism", "[unit][ops]") {
   // A RocksDB savepoint (read state by state) against a heap one of the same state at another parallelism (read key group by key group): every entry is the same, and the entries held for comparison never exceed the largest (state, key group) of each side, a small part of one subtask.
   test::ScratchDir dir;
   GenerateOptions o = chain_options(dir / "rocks", 11);
@@ -235,7 +235,7 @@ TEST_CASE("diff --keys holds one key group of one state per side, whatever the l
   CHECK(stats.peak_buffered * 20 < std::min(ca.smallest_subtask(), cb.smallest_subtask()));
 }
 
-TEST_CASE("diff --keys stops with the error of a side it cannot read, naming the file", "[corrupt]") {
+TEST_CASE("diff --keys stops with the error of a side it cannot read and names the file", "[corrupt][ops]") {
   // A truncated SST only the newer checkpoint references ends the key diff with an error about that file instead of a hang or a partial answer.
   test::ScratchDir dir;
   const std::string root = dir / "job";

@@ -10,6 +10,7 @@
 #include "ckpt/dump.h"
 #include "ckpt/generate.h"
 #include "state/dump_tuning.h"
+#include "support/scoped_settings.h"
 #include "support/test_support.h"
 
 using namespace ckpt;
@@ -26,24 +27,17 @@ struct Text : DumpSink {
 };
 
 // Chunks of a few lines, one in memory per subtask: any worker ahead of the printer spills
-// almost at once. Restores the defaults (and TMPDIR) afterwards.
+// almost at once. Restores the defaults and TMPDIR afterwards.
 class TinyBuffers {
  public:
-  TinyBuffers() : saved_tmpdir_(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "") {
+  TinyBuffers() {
     dump_tuning().chunk_bytes = 600;
     dump_tuning().channel_capacity = 1;
-    dump_tuning().spilled_chunks = 0;
-    dump_tuning().spill_failures = 0;
-  }
-  ~TinyBuffers() {
-    dump_tuning().chunk_bytes = 256 * 1024;
-    dump_tuning().channel_capacity = 4;
-    if (saved_tmpdir_.empty()) ::unsetenv("TMPDIR");
-    else ::setenv("TMPDIR", saved_tmpdir_.c_str(), 1);
   }
 
  private:
-  std::string saved_tmpdir_;
+  test::DumpTuningGuard tuning_;
+  test::ScopedEnv tmpdir_{"TMPDIR"};
 };
 
 std::string generate(const test::ScratchDir& dir, GenerateBackend backend, const char* name) {
@@ -81,7 +75,7 @@ std::map<std::string, size_t> lines_per_subtask(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("dump with spilled subtasks prints the bytes of one worker - two and four workers", "[unit]") {
+TEST_CASE("dump with spilled subtasks prints the bytes of one worker - two and four workers", "[unit][state]") {
   // Five subtasks of unequal size in the RocksDB and heap layouts; the hook's count proves
   // that workers ahead of the printer did write to spill files.
   test::ScratchDir dir;
@@ -107,7 +101,7 @@ TEST_CASE("dump with spilled subtasks prints the bytes of one worker - two and f
     CHECK(e.path().filename().string().rfind("ckpt-spill-", 0) == std::string::npos);
 }
 
-TEST_CASE("a dump limit inside a spilled subtask prints exactly the first N lines", "[unit]") {
+TEST_CASE("a dump limit inside a spilled subtask prints exactly the first N lines", "[unit][state]") {
   // The limit counts entries at the printer: spilled chunks carry their counts, so a limit in
   // the middle of a later, spilled subtask cuts at the same line as one worker, and nothing
   // beyond it is printed.
@@ -129,7 +123,7 @@ TEST_CASE("a dump limit inside a spilled subtask prints exactly the first N line
   }
 }
 
-TEST_CASE("without a usable TMPDIR the dump waits as before and prints the same bytes", "[unit]") {
+TEST_CASE("without a usable TMPDIR the dump waits as before and prints the same bytes", "[unit][state]") {
   // A spill file that cannot be created is no error: workers fall back to waiting for the
   // printer, and the output is that of one worker.
   test::ScratchDir dir;

@@ -54,7 +54,7 @@ std::string generate(const test::ScratchDir& dir, GenerateBackend backend, const
 
 }  // namespace
 
-TEST_CASE("the NDJSON text path prints to_ndjson of every entry in order - across many chunks", "[unit]") {
+TEST_CASE("the NDJSON text path prints to_ndjson of every entry in order - across many chunks", "[unit][state]") {
   // Three subtasks of a few thousand entries each (several chunks of text and of entries),
   // in all three layouts, one and two workers.
   test::ScratchDir dir;
@@ -81,7 +81,7 @@ TEST_CASE("the NDJSON text path prints to_ndjson of every entry in order - acros
   }
 }
 
-TEST_CASE("a dump limit cuts the text path at the same entry as the entry path", "[unit]") {
+TEST_CASE("a dump limit cuts the text path at the same entry as the entry path", "[unit][state]") {
   // Limits below, at and above chunk boundaries and the total: the first N lines, N counted,
   // and limit_reached exactly when N entries were there to print.
   test::ScratchDir dir;

@@ -9,7 +9,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("a file image holds the file's bytes and gives them back on release", "[unit]") {
+TEST_CASE("a file image holds the file's bytes and gives them back on release", "[unit][support]") {
   // Proves the bytes (a few MiB with every byte value, past any huge page boundary) and the sizes
   // of the edge cases: an empty file is an empty image, not a failure.
   test::ScratchDir dir;
@@ -31,7 +31,7 @@ TEST_CASE("a file image holds the file's bytes and gives them back on release", 
   CHECK(empty->bytes().empty());
 }
 
-TEST_CASE("a missing file - a directory or a file over the limit give no image", "[unit]") {
+TEST_CASE("a missing file - a directory or a file over the limit give no image", "[unit][support]") {
   // Proves the cases where the caller falls back to read_whole_file for the error message.
   test::ScratchDir dir;
   test::write_file(dir / "small", "0123456789");

@@ -8,7 +8,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("skipping a flink string ends where reading it ends - for ascii and multi-byte units", "[unit]") {
+TEST_CASE("skipping a flink string ends where reading it ends - for ascii and multi-byte units", "[unit][state]") {
   // Proves the ASCII run and the per-unit varint path agree: "ab€c" (the euro sign is the
   // two-byte unit ac 41) is followed by a marker byte that both must stop in front of.
   const std::string bytes("\x05" "ab" "\xac\x41" "c" "\x7e", 7);
@@ -29,7 +29,7 @@ TEST_CASE("skipping a flink string ends where reading it ends - for ascii and mu
   CHECK(r.position() == 4);
 }
 
-TEST_CASE("a flink string cut short is an error when skipped", "[unit]") {
+TEST_CASE("a flink string cut short is an error when skipped", "[unit][state]") {
   // Proves both failure paths: more units than bytes left (refused up front), and a last unit
   // whose bytes run out after an ASCII run and a two-byte unit have been skipped.
   const std::string too_long_bytes("\x05" "ab\xac", 4);

@@ -53,7 +53,7 @@ std::set<std::string> shared_and_taskowned(const std::set<std::string>& refs) {
 
 }  // namespace
 
-TEST_CASE("gc finds the planted orphans - then the files freed by deleting the oldest checkpoint", "[unit]") {
+TEST_CASE("gc finds the planted orphans - then the files freed by deleting the oldest checkpoint", "[unit][ops]") {
   // Planted files are the only orphans while every checkpoint is retained; removing chk-1 adds
   // exactly the shared files no later checkpoint references.
   ckpt::test::ScratchDir scratch;
@@ -103,7 +103,7 @@ TEST_CASE("gc finds the planted orphans - then the files freed by deleting the o
   CHECK(orphan_paths(*again) == std::set<std::string>{"shared/planted-young"});
 }
 
-TEST_CASE("gc never lists a referenced file - on random chains written here or elsewhere", "[unit]") {
+TEST_CASE("gc never lists a referenced file - on random chains written here or elsewhere", "[unit][ops]") {
   // Property over seeds: random churn, random URI base (a local file: URI or a remote bucket
   // whose job directory is only a suffix), the oldest checkpoints removed, orphans planted.
   for (uint32_t seed = 1; seed <= 25; ++seed) {
@@ -145,7 +145,7 @@ TEST_CASE("gc never lists a referenced file - on random chains written here or e
   }
 }
 
-TEST_CASE("gc refuses to run when a checkpoint's _metadata cannot be read - naming it", "[unit][corrupt]") {
+TEST_CASE("gc refuses to run when a checkpoint's _metadata cannot be read - naming it", "[unit][corrupt][ops]") {
   // A checkpoint that cannot be read might reference any file: nothing may be listed.
   ckpt::test::ScratchDir scratch;
   std::string root = scratch / "job";
@@ -181,7 +181,7 @@ TEST_CASE("gc --json lists orphans relative to ROOT with sizes and deletes nothi
   CHECK(bad.err.find("--older-than") != std::string::npos);
 }
 
-TEST_CASE("durations are seconds - minutes - hours and days - and nothing else", "[unit]") {
+TEST_CASE("durations are seconds - minutes - hours and days - and nothing else", "[unit][ops]") {
   // The --older-than grammar.
   CHECK(*parse_duration("90") == 90);
   CHECK(*parse_duration("90s") == 90);
@@ -195,7 +195,7 @@ TEST_CASE("durations are seconds - minutes - hours and days - and nothing else",
   }
 }
 
-TEST_CASE("a URI matches a file under ROOT by its suffix from shared/ or taskowned/ on", "[unit]") {
+TEST_CASE("a URI matches a file under ROOT by its suffix from shared/ or taskowned/ on", "[unit][ops]") {
   // Base paths that themselves contain "shared" must not confuse the match.
   auto in = [](const std::string& rel) { return rel == "shared/a/b" || rel == "taskowned/t"; };
   CHECK(suffix_matches("s3://bucket/shared/x/job/shared/a/b", in) == std::vector<std::string>{"shared/a/b"});

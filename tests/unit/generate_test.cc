@@ -77,7 +77,7 @@ std::set<std::string> shared_files(const Metadata& m) {
 
 }  // namespace
 
-TEST_CASE("generate is deterministic for a seed and differs between seeds", "[unit]") {
+TEST_CASE("generate is deterministic for a seed and differs between seeds", "[unit][ops]") {
   // Heap and canonical output of two runs with the same options are byte-identical trees; RocksDB
   // output has the same files and the same entries (RocksDB stamps each DB and SST with fresh
   // session ids of its own). Another seed changes the state.
@@ -105,7 +105,7 @@ TEST_CASE("generate is deterministic for a seed and differs between seeds", "[un
   }
 }
 
-TEST_CASE("generated snapshots hold the same state in every layout, keys in Flink's key groups", "[unit]") {
+TEST_CASE("generated snapshots hold the same state in every layout with keys in Flink's key groups", "[unit][ops]") {
   // RocksDB, heap and canonical output dump identically; every key lies in the key group
   // Flink's hash assigns it; each operator has one value and one list entry per key and 1-3
   // map entries per key, with values of the requested size.
@@ -139,7 +139,7 @@ TEST_CASE("generated snapshots hold the same state in every layout, keys in Flin
   }
 }
 
-TEST_CASE("a generated chain shares sst files between consecutive checkpoints and replaces some", "[unit]") {
+TEST_CASE("a generated chain shares sst files between consecutive checkpoints and replaces some", "[unit][ops]") {
   // chk-1..chk-4 under one root: every referenced file exists, each checkpoint reuses SSTs of
   // the previous one under shared/, adds new ones and drops replaced ones, private files are
   // per checkpoint, and every checkpoint dumps with its changed keys only in rewritten buckets.
@@ -181,13 +181,11 @@ TEST_CASE("a generated chain shares sst files between consecutive checkpoints an
   CHECK(common > d1.size() / 4);  // most buckets stay as they were
 }
 
-TEST_CASE("ldb opens generated instances and sst_dump reads their files", "[unit]") {
+TEST_CASE("ldb opens generated instances and sst_dump reads their files", "[unit][ops]") {
   // A chain checkpoint laid out under its RocksDB names, and a generated native savepoint's
   // instance directory, open with RocksDB's own ldb; sst_dump reads every shared SST.
-  if (!fs::exists("/usr/bin/ldb") || !fs::exists("/usr/bin/sst_dump")) {
-    WARN("ldb or sst_dump not installed");
-    return;
-  }
+  CKPT_REQUIRE_PROGRAM("/usr/bin/ldb");
+  CKPT_REQUIRE_PROGRAM("/usr/bin/sst_dump");
   test::ScratchDir tmp;
   GenerateOptions o = small(tmp / "job", GenerateBackend::kRocksDb);
   o.chain = 2;
@@ -213,7 +211,7 @@ TEST_CASE("ldb opens generated instances and sst_dump reads their files", "[unit
   }
 }
 
-TEST_CASE("generate refuses impossible options", "[unit]") {
+TEST_CASE("generate refuses impossible options", "[unit][ops]") {
   // Unknown state kinds, a chain on a heap backend, parallelism above max parallelism.
   test::ScratchDir tmp;
   GenerateOptions o = small(tmp / "x", GenerateBackend::kRocksDb);

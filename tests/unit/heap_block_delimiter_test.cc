@@ -78,7 +78,7 @@ Result<std::vector<int64_t>> infer(const ByteWriter& w, const std::vector<HeapEn
 
 }  // namespace
 
-TEST_CASE("heap delimiter: one length for several values - walked blocks before and after", "[unit]") {
+TEST_CASE("heap delimiter: one length for several values - walked blocks before and after", "[unit][state]") {
   // Three 5-byte opaque values between a String-valued block and an empty one: L = 5 is the
   // only length under which the key group ends where it does; walked states get -1.
   Decoders d;
@@ -99,7 +99,7 @@ TEST_CASE("heap delimiter: one length for several values - walked blocks before 
   CHECK(*lengths == std::vector<int64_t>{-1, 5, -1});
 }
 
-TEST_CASE("heap delimiter: a single value takes whatever length lets the rest parse", "[unit]") {
+TEST_CASE("heap delimiter: a single value takes whatever length lets the rest parse", "[unit][state]") {
   // With one entry any length is a candidate; only 13 leaves a plausible head of the other
   // state's block, whose entries then end exactly at the key group's end.
   Decoders d;
@@ -115,7 +115,7 @@ TEST_CASE("heap delimiter: a single value takes whatever length lets the rest pa
   CHECK(*lengths == std::vector<int64_t>{13, -1});
 }
 
-TEST_CASE("heap delimiter: a key group that parses in two ways is refused as ambiguous", "[unit][corrupt]") {
+TEST_CASE("heap delimiter: a key group that parses in two ways is refused as ambiguous", "[unit][corrupt][state]") {
   // The first state's value holds bytes that read as the second state's block head and entry:
   // lengths 0 and 15 both parse to the end, so the delimiter names the block instead of guessing.
   Decoders d;
@@ -132,7 +132,7 @@ TEST_CASE("heap delimiter: a key group that parses in two ways is refused as amb
         "parse to its end");
 }
 
-TEST_CASE("heap delimiter: in a compressed key group blocks start only where a snappy stream starts", "[unit]") {
+TEST_CASE("heap delimiter: in a compressed key group blocks start only where a snappy stream starts", "[unit][state]") {
   // The ambiguous bytes above, each state block framed as its own Snappy stream as Flink's heap
   // writer compresses them: the stream starts the decoder reports leave one reading, 15 bytes.
   Decoders d;
@@ -160,7 +160,7 @@ TEST_CASE("heap delimiter: in a compressed key group blocks start only where a s
   CHECK(*lengths == std::vector<int64_t>{15, 3});
 }
 
-TEST_CASE("heap delimiter: values of different lengths are refused cleanly", "[unit][corrupt]") {
+TEST_CASE("heap delimiter: values of different lengths are refused cleanly", "[unit][corrupt][state]") {
   // Two values of 3 and 4 bytes: no single length fills the block exactly, so the error names
   // the block and how far the best reading got.
   Decoders d;
@@ -178,7 +178,7 @@ TEST_CASE("heap delimiter: values of different lengths are refused cleanly", "[u
                                       0) == 0);
 }
 
-TEST_CASE("heap delimiter: keys are checked against the key group", "[unit][corrupt]") {
+TEST_CASE("heap delimiter: keys are checked against the key group", "[unit][corrupt][state]") {
   // With a max parallelism of 128, a length under which some entry's key would belong to
   // another key group is no candidate; the same bytes with keys of this group delimit.
   Decoders d;
@@ -209,7 +209,7 @@ TEST_CASE("heap delimiter: keys are checked against the key group", "[unit][corr
   CHECK(*unchecked == std::vector<int64_t>{8});
 }
 
-TEST_CASE("heap delimiter: hostile counts and deep searches end in bounded errors", "[unit][corrupt]") {
+TEST_CASE("heap delimiter: hostile counts and deep searches end in bounded errors", "[unit][corrupt][state]") {
   // Counts beyond the bytes, negative counts, repeated state ids and more opaque blocks than the
   // documented bound are errors, never long searches or large allocations.
   Decoders d;

@@ -101,7 +101,7 @@ std::string replace_once(std::string s, const std::string& from, const std::stri
 
 }  // namespace
 
-TEST_CASE("a hand-assembled stop-with-savepoint stream decodes - and encoding gives the same bytes", "[unit]") {
+TEST_CASE("a hand-assembled stop-with-savepoint stream decodes - and encoding gives the same bytes", "[unit][format]") {
   // Proves the back-reference to java.lang.Enum and the handle numbering match the protocol for
   // the suspend savepoint, which no corpus file contains.
   std::string raw = hand_built_savepoint(true, "CANONICAL", "Suspend Savepoint", "SUSPEND");
@@ -121,7 +121,7 @@ TEST_CASE("a hand-assembled stop-with-savepoint stream decodes - and encoding gi
         hand_built_savepoint(false, "NATIVE", "Terminate Savepoint", "TERMINATE"));
 }
 
-TEST_CASE("every kind of properties survives encode then decode", "[unit]") {
+TEST_CASE("every kind of properties survives encode then decode", "[unit][format]") {
   // Proves decode(encode(p)) == p for each checkpoint and savepoint type Flink defines.
   const CheckpointProperties all[] = {
       checkpoint("Checkpoint", "FORWARD_BACKWARD", false), checkpoint("Full Checkpoint", "FORWARD", false),
@@ -138,7 +138,7 @@ TEST_CASE("every kind of properties survives encode then decode", "[unit]") {
   }
 }
 
-TEST_CASE("every truncation of a properties stream is an error at or before the cut", "[unit][corrupt]") {
+TEST_CASE("every truncation of a properties stream is an error at or before the cut", "[unit][corrupt][format]") {
   // Proves the decoder never reads past the end and always reports where it stopped.
   std::string raw = hand_built_savepoint(false, "NATIVE", "Savepoint", "NONE");
   for (size_t n = 0; n < raw.size(); ++n) {
@@ -150,7 +150,7 @@ TEST_CASE("every truncation of a properties stream is an error at or before the 
   }
 }
 
-TEST_CASE("malformed properties streams are rejected with the offset of the bad construct", "[unit][corrupt]") {
+TEST_CASE("malformed properties streams are rejected with the offset of the bad construct", "[unit][corrupt][format]") {
   // Proves each "must" rule of the trailer is checked: header, trailing bytes, classes, UIDs,
   // fields, enum constants, back-references and unsupported type codes.
   const std::string good = hand_built_savepoint(false, "CANONICAL", "Savepoint", "NONE");

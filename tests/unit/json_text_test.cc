@@ -8,7 +8,7 @@
 using namespace ckpt;
 using nlohmann::json;
 
-TEST_CASE("append_json_string escapes like nlohmann - invalid UTF-8 and lone surrogates replaced", "[unit]") {
+TEST_CASE("append_json_string escapes like nlohmann - invalid UTF-8 and lone surrogates replaced", "[unit][support]") {
   // Plain ASCII takes the fast path; escapes, control bytes, DEL, UTF-8, WTF-8 and broken
   // sequences must come out as nlohmann's serializer writes them.
   const std::vector<std::string> cases = {
@@ -24,7 +24,7 @@ TEST_CASE("append_json_string escapes like nlohmann - invalid UTF-8 and lone sur
   }
 }
 
-TEST_CASE("append_json_text prints trees as json_text does - numbers at their limits - members in order", "[unit]") {
+TEST_CASE("append_json_text prints trees as json_text does - numbers at their limits - members in order", "[unit][support]") {
   // Integers of both signs at their limits, unsigned, floats (nlohmann's shortest form), nested
   // arrays and objects (std::map order), null and booleans.
   json tree = {

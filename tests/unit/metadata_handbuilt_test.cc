@@ -74,7 +74,7 @@ Error decode_error(const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("a V1 (Flink 1.2) job-vertex record with a two-operator chain round-trips", "[unit]") {
+TEST_CASE("a V1 (Flink 1.2) job-vertex record with a two-operator chain round-trips", "[unit][format]") {
   // Proves the V1 layout: chain length, per-chain legacy/managed/raw lists with null entries,
   // the duration field, and V1's lack of master states.
   std::string file = Bytes()
@@ -144,7 +144,7 @@ TEST_CASE("a V1 (Flink 1.2) job-vertex record with a two-operator chain round-tr
   CHECK(e.offset == file.size());
 }
 
-TEST_CASE("V2 master states and the Flink 1.3 legacy entry round-trip", "[unit]") {
+TEST_CASE("V2 master states and the Flink 1.3 legacy entry round-trip", "[unit][format]") {
   // Proves the master-state block (magic, length, version, name, payload) and V2's ignored
   // chain-length field and presence-flagged operator slots.
   std::string file = Bytes()
@@ -188,7 +188,7 @@ TEST_CASE("V2 master states and the Flink 1.3 legacy entry round-trip", "[unit]"
   CHECK(e.offset == 0x1Cu + 17);
 }
 
-TEST_CASE("a V5 file with names - uids - coordinator state - finished subtasks and a fully finished operator round-trips", "[unit]") {
+TEST_CASE("a V5 file with names - uids - coordinator state - finished subtasks and a fully finished operator round-trips", "[unit][format]") {
   // Proves V5's name/uid prefix, the FLIP-147 markers (-(index+1) and count -1) and the
   // properties trailer being read to the end of the file.
   std::string trailer = encode_checkpoint_properties(checkpoint_properties());
@@ -259,7 +259,7 @@ TEST_CASE("a V5 file with names - uids - coordinator state - finished subtasks a
   CHECK(back->properties.forced);
 }
 
-TEST_CASE("V6 channel handle kinds (plain and merged) round-trip", "[unit]") {
+TEST_CASE("V6 channel handle kinds (plain and merged) round-trip", "[unit][format]") {
   // Proves ChannelStateHandleSerializerV2: a kind byte before each handle, merged handles with
   // subtask index, size, delegate and opaque serialized offsets.
   std::string trailer = encode_checkpoint_properties(checkpoint_properties());
@@ -319,7 +319,7 @@ TEST_CASE("V6 channel handle kinds (plain and merged) round-trip", "[unit]") {
   CHECK(e.offset == kind_at);
 }
 
-TEST_CASE("V7 subtask records carry an optional reused checkpoint id", "[unit]") {
+TEST_CASE("V7 subtask records carry an optional reused checkpoint id", "[unit][format]") {
   // Proves MetadataV7Serializer's trailing presence byte and long after each subtask record.
   std::string trailer = encode_checkpoint_properties(checkpoint_properties());
   auto subtask = [](Bytes& b, int32_t index, std::optional<int64_t> reused) {
@@ -363,7 +363,7 @@ TEST_CASE("V7 subtask records carry an optional reused checkpoint id", "[unit]")
   CHECK(e.offset == marker_at);
 }
 
-TEST_CASE("a Flink 1.11 V3 file without channel subtask indices is read and written back in its layout", "[unit]") {
+TEST_CASE("a Flink 1.11 V3 file without channel subtask indices is read and written back in its layout", "[unit][format]") {
   // Proves the fallback for the silent 1.11 -> 1.12 change: when the 1.12 layout does not fit,
   // channel handles are read without the leading subtask index and recorded as such.
   std::string file = Bytes()
@@ -423,7 +423,7 @@ TEST_CASE("a Flink 1.11 V3 file without channel subtask indices is read and writ
   CHECK(enc.error().message == "only version 3 has the Flink 1.11 channel layout");
 }
 
-TEST_CASE("changelog handles 8 - 9 - 10 - 13 and 14 nest and round-trip", "[unit]") {
+TEST_CASE("changelog handles 8 - 9 - 10 - 13 and 14 nest and round-trip", "[unit][format]") {
   // Proves the 1.15+ changelog layouts: 14 with materialized and non-materialized parts (a null
   // materialized entry kept), 13 with pieces and a storage id, 10 without one, 8 without a
   // checkpoint id (which reads as the materialization id), 9 with a metadata change (-1).
@@ -515,7 +515,7 @@ TEST_CASE("changelog handles 8 - 9 - 10 - 13 and 14 nest and round-trip", "[unit
   CHECK(e.offset == at);
 }
 
-TEST_CASE("incremental handles 5 and 11 and file-merging handles 15 - 16 and 17 round-trip", "[unit]") {
+TEST_CASE("incremental handles 5 and 11 and file-merging handles 15 - 16 and 17 round-trip", "[unit][format]") {
   // Proves both incremental layouts (5 without checkpointed size and id), a key-groups handle
   // used as a shared file (type 3 in the stream context), segment and empty-segment handles and
   // the file-merging operator handle with its directories and empty flag.
@@ -618,7 +618,7 @@ TEST_CASE("incremental handles 5 and 11 and file-merging handles 15 - 16 and 17 
   CHECK(enc.error().context == "operator 707172737475767778797a7b7c7d7e7f, subtask 0");
 }
 
-TEST_CASE("type bytes outside their context are refused with the offset of the type byte", "[unit][corrupt]") {
+TEST_CASE("type bytes outside their context are refused with the offset of the type byte", "[unit][corrupt][format]") {
   // Proves the reader's context rules: unknown bytes, registered kinds in the wrong position,
   // and a coordinator state that is not inline.
   auto v3_with_keyed = [](uint8_t keyed_type) {
@@ -663,7 +663,7 @@ TEST_CASE("type bytes outside their context are refused with the offset of the t
   CHECK(coord.offset == 0x30u);
 }
 
-TEST_CASE("hostile counts - nesting and markers are refused before allocating", "[unit][corrupt]") {
+TEST_CASE("hostile counts - nesting and markers are refused before allocating", "[unit][corrupt][format]") {
   // Proves that counts are bounded by the bytes left, that nesting depth is bounded, and that
   // values Flink never writes (which could not be written back as read) are errors.
   std::string header = Bytes().i32(kMagic).i32(3).i64(1).i32(0);
@@ -712,7 +712,7 @@ TEST_CASE("hostile counts - nesting and markers are refused before allocating", 
   CHECK(trailer.offset == 0x18u);
 }
 
-TEST_CASE("the writer refuses models its version cannot hold instead of writing other bytes", "[unit]") {
+TEST_CASE("the writer refuses models its version cannot hold instead of writing other bytes", "[unit][format]") {
   // Proves encode_metadata's errors: an over-long string, a handle type in the wrong context,
   // V3+ fields in a V2 model and more than one operator handle in a V2+ slot.
   Metadata m;
@@ -751,7 +751,7 @@ TEST_CASE("the writer refuses models its version cannot hold instead of writing 
   CHECK(encode_metadata(m).error().message == "cannot write metadata version 9 (known: 1 to 7)");
 }
 
-TEST_CASE("read_metadata_file accepts a directory or the file and names what it opened", "[unit]") {
+TEST_CASE("read_metadata_file accepts a directory or the file and names what it opened", "[unit][format]") {
   // Proves the path rule: a directory means its _metadata, and errors name that file.
   ckpt::test::ScratchDir dir;
   auto missing = read_metadata_file(dir.path());
@@ -773,7 +773,7 @@ TEST_CASE("read_metadata_file accepts a directory or the file and names what it 
   CHECK(bad.error().file == dir.path() + "/_metadata");
 }
 
-TEST_CASE("names of type bytes - modes and kinds - and operator id hex round trip", "[unit]") {
+TEST_CASE("names of type bytes - modes and kinds - and operator id hex round trip", "[unit][format]") {
   // Proves the small helpers of the model used by every printer.
   CHECK(std::string(handle_type_name(handle_type::kRelativeFile)) == "relative-file");
   CHECK(std::string(handle_type_name(handle_type::kFileMergingOperator)) == "file-merging-operator");

@@ -49,7 +49,7 @@ OperatorState operator_with_result_channel(uint8_t id, bool subtask_index) {
 
 }  // namespace
 
-TEST_CASE("streaming decode hands over exactly the operators decode_metadata keeps", "[unit]") {
+TEST_CASE("streaming decode hands over exactly the operators decode_metadata keeps", "[unit][format]") {
   // Proves the sink sees every operator once, in file order, complete, and that the result keeps
   // everything but the operators.
   Metadata m;
@@ -70,7 +70,7 @@ TEST_CASE("streaming decode hands over exactly the operators decode_metadata kee
   CHECK(head->master_states == m.master_states);
 }
 
-TEST_CASE("a Flink 1.11 file found out after operators were handed over makes the sink start over", "[unit]") {
+TEST_CASE("a Flink 1.11 file found out after operators were handed over makes the sink start over", "[unit][format]") {
   // Proves the restart: both operators decode in the 1.12 layout (the layouts are ambiguous, see
   // metadata_handbuilt_test) and are handed over before the bytes left after them fail it; the
   // decoder starts over in the 1.11 layout and hands both over again.
@@ -96,7 +96,7 @@ TEST_CASE("a Flink 1.11 file found out after operators were handed over makes th
   CHECK_FALSE(sink.operators.at(1).subtasks.at(0).result_subpartitions.at(0).has_subtask_index);
 }
 
-TEST_CASE("streaming decode fails as decode_metadata does", "[unit][corrupt]") {
+TEST_CASE("streaming decode fails as decode_metadata does", "[unit][corrupt][format]") {
   // Proves errors are the same value, file named, for a file cut inside its second operator.
   Metadata m;
   m.version = 3;

@@ -10,7 +10,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("ordered channels keep task order and start at most 2 x jobs tasks ahead of the consumer", "[unit]") {
+TEST_CASE("ordered channels keep task order and start at most 2 x jobs tasks ahead of the consumer", "[unit][state]") {
   // Task 0 is slow; the other 199 are tiny. While the consumer waits on task 0, the second
   // worker may start tasks 1..3 only (window 4 for two jobs), not run through all of them.
   constexpr size_t kTasks = 200;
@@ -38,7 +38,7 @@ TEST_CASE("ordered channels keep task order and start at most 2 x jobs tasks ahe
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == (i / 3) * 10 + i % 3);
 }
 
-TEST_CASE("stopping ordered channels wakes workers that wait for room or for their window", "[unit]") {
+TEST_CASE("stopping ordered channels wakes workers that wait for room or for their window", "[unit][state]") {
   // A consumer that gives up after one item must not leave a worker blocked (join returns).
   OrderedChannels<int> channels(50, 1);
   channels.start(3, [&](size_t, const OrderedChannels<int>::Push& push) {
@@ -97,7 +97,7 @@ std::vector<size_t> run_with_overflow(size_t room, std::atomic<size_t>& refused,
 
 }  // namespace
 
-TEST_CASE("ordered channels overflow ahead of the consumer and still keep task order", "[unit]") {
+TEST_CASE("ordered channels overflow ahead of the consumer and still keep task order", "[unit][state]") {
   // With room for everything, workers on later tasks do not wait for the slow task 0: their
   // items go to the overflow (which the consumer reads back in order). With an overflow that
   // fills up after 5 items, workers fall back to waiting and nothing is lost or reordered.

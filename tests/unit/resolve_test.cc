@@ -5,7 +5,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("the longest prefix rule wins and prefixes match whole path components", "[unit]") {
+TEST_CASE("the longest prefix rule wins and prefixes match whole path components", "[unit][ops]") {
   // hdfs://nn/a/b/x matches both rules; the longer one applies; hdfs://nn/ab matches neither.
   std::vector<PrefixRule> rules = {{"hdfs://nn/a", "/short"}, {"hdfs://nn/a/b", "/long/"}};
   const PrefixRule* r = longest_prefix_rule(rules, "hdfs://nn/a/b/x");
@@ -19,7 +19,7 @@ TEST_CASE("the longest prefix rule wins and prefixes match whole path components
   CHECK(apply_prefix_rule(slash, "s3://b/x/y") == "/mnt/x/y");
 }
 
-TEST_CASE("file: URIs and absolute paths have local paths - other schemes do not", "[unit]") {
+TEST_CASE("file: URIs and absolute paths have local paths - other schemes do not", "[unit][ops]") {
   // The three spellings Flink and Hadoop produce for local files.
   CHECK(local_path_of_uri("file:/tmp/a") == "/tmp/a");
   CHECK(local_path_of_uri("file:///tmp/a") == "/tmp/a");
@@ -30,7 +30,7 @@ TEST_CASE("file: URIs and absolute paths have local paths - other schemes do not
   CHECK_FALSE(local_path_of_uri("relative/a"));
 }
 
-TEST_CASE("prefix rules need a non-empty prefix and an equals sign", "[unit]") {
+TEST_CASE("prefix rules need a non-empty prefix and an equals sign", "[unit][ops]") {
   // The value may be empty (strip a prefix); the prefix may not.
   auto ok = parse_prefix_rule("hdfs://nn/a=b=c", "--map");
   REQUIRE(ok.ok());

@@ -11,7 +11,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("an instance writer refuses keys out of order or repeated within a family", "[unit]") {
+TEST_CASE("an instance writer refuses keys out of order or repeated within a family", "[unit][state]") {
   // Proves the order check is there (SstFileWriter's own) and reported as ours: a smaller or an
   // equal key is refused with the family's name, while the other family, untouched by the
   // failure, still takes its keys in order and the instance finishes with both.
@@ -36,7 +36,7 @@ TEST_CASE("an instance writer refuses keys out of order or repeated within a fam
   CHECK(ssts == 2);
 }
 
-TEST_CASE("an instance writer closes a family's file at the target size and the instance reads whole", "[unit]") {
+TEST_CASE("an instance writer closes a family's file at the target size and the instance reads whole", "[unit][state]") {
   // Proves bounded SST files: with a 16 KiB target, 600 pairs of ~100 bytes in one family become
   // several non-overlapping files ingested together (the other family, smaller, one), and the
   // finished instance, opened as Flink's restore opens it, gives back every pair in order; a key

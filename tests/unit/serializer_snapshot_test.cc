@@ -34,7 +34,7 @@ void tuple(ByteWriter& w, const std::vector<const char*>& fields) {
 
 }  // namespace
 
-TEST_CASE("a composite snapshot yields its outer data and nested snapshots in order", "[unit]") {
+TEST_CASE("a composite snapshot yields its outer data and nested snapshots in order", "[unit][state]") {
   // Proves the composite layout (§3.4) and that the tuple class is decoded from the outer data.
   ByteWriter w;
   w.i32(2);
@@ -54,7 +54,7 @@ TEST_CASE("a composite snapshot yields its outer data and nested snapshots in or
   CHECK(s->display_name() == "TupleSerializer<Tuple2>");
 }
 
-TEST_CASE("an unknown snapshot class is skipped up to the next plausible item and marked", "[unit]") {
+TEST_CASE("an unknown snapshot class is skipped up to the next plausible item and marked", "[unit][state]") {
   // Proves §3.6: a user snapshot inside a state meta info record does not stop the proxy.
   ByteWriter w;
   w.utf("my-state");
@@ -96,7 +96,7 @@ TEST_CASE("an unknown snapshot class is skipped up to the next plausible item an
 }
 
 TEST_CASE("a snapshot proxy version other than 2 and a broken composite magic are refused at their offsets",
-          "[unit][corrupt]") {
+          "[unit][corrupt][state]") {
   // Proves the two refusals carry the absolute offset of the offending field.
   ByteWriter w;
   w.i32(1);
@@ -119,7 +119,7 @@ TEST_CASE("a snapshot proxy version other than 2 and a broken composite magic ar
   CHECK(bad.error().message.find("expected composite snapshot magic") == 0);
 }
 
-TEST_CASE("nesting deeper than the limit is refused instead of recursing without bound", "[unit][corrupt]") {
+TEST_CASE("nesting deeper than the limit is refused instead of recursing without bound", "[unit][corrupt][state]") {
   // Proves a hostile chain of composite snapshots cannot exhaust the stack.
   ByteWriter w;
   const int depth = 200;
@@ -140,7 +140,7 @@ TEST_CASE("nesting deeper than the limit is refused instead of recursing without
 }
 
 TEST_CASE("the keyed proxy reads version - compression - key serializer and states - and writes them back",
-          "[unit]") {
+          "[unit][state]") {
   // Proves §5 on a minimal proxy, including the state-id order and a non-canonical true byte.
   ByteWriter w;
   w.i32(6);
@@ -175,7 +175,7 @@ TEST_CASE("the keyed proxy reads version - compression - key serializer and stat
   CHECK(refused.error().code == ErrorCode::kNotSupported);
 }
 
-TEST_CASE("a legacy TypeSerializerConfigSnapshot keeps its Java-serialized serializer and is opaque", "[unit]") {
+TEST_CASE("a legacy TypeSerializerConfigSnapshot keeps its Java-serialized serializer and is opaque", "[unit][state]") {
   // Proves §3.5: version 0x7A53C4F0, the serialization proxy's version and framed Java bytes,
   // then the config's own version; the unframed rest ends where the next role key starts.
   ByteWriter w;

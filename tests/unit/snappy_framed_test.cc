@@ -27,7 +27,7 @@ void compressed(ByteWriter& w, std::string_view data) {
 
 }  // namespace
 
-TEST_CASE("framed snappy: compressed - uncompressed - skippable chunks and repeated streams", "[unit]") {
+TEST_CASE("framed snappy: compressed - uncompressed - skippable chunks and repeated streams", "[unit][state]") {
   // Two streams back to back, as the heap writer produces for two state blocks of one key group.
   std::string a(3000, 'a'), b = "tail bytes";
   ByteWriter w;
@@ -42,7 +42,7 @@ TEST_CASE("framed snappy: compressed - uncompressed - skippable chunks and repea
   CHECK(out == a + b);
 }
 
-TEST_CASE("framed snappy: a stream must start with its identifier unless told otherwise", "[unit]") {
+TEST_CASE("framed snappy: a stream must start with its identifier unless told otherwise", "[unit][state]") {
   ByteWriter w;
   compressed(w, "hello");
   ByteReader r(w.buffer(), 0x100);
@@ -57,7 +57,7 @@ TEST_CASE("framed snappy: a stream must start with its identifier unless told ot
   CHECK(out == "hello");
 }
 
-TEST_CASE("framed snappy: damaged blocks - reserved chunks - truncation and size limits are errors", "[unit][corrupt]") {
+TEST_CASE("framed snappy: damaged blocks - reserved chunks - truncation and size limits are errors", "[unit][corrupt][state]") {
   std::string out;
   {
     ByteWriter w;

@@ -10,7 +10,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("a stream view of inline bytes points into the handle - file bytes land in the buffer", "[unit]") {
+TEST_CASE("a stream view of inline bytes points into the handle - file bytes land in the buffer", "[unit][state]") {
   // Proves inline bytes are not copied (the view points into the handle's own string), that a
   // reused buffer gives each file range exactly (a large range, then a smaller one, then a
   // larger one again), and that a range past the end is refused as read() refuses it.

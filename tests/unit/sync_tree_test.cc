@@ -8,7 +8,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("sync_tree syncs a nested output and names what it cannot open", "[unit]") {
+TEST_CASE("sync_tree syncs a nested output and names what it cannot open", "[unit][support]") {
   // A tree with files at two depths syncs cleanly; a missing directory or file is an error
   // naming it, never a silent success (convert must not publish what it could not sync).
   test::ScratchDir scratch;

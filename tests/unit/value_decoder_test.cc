@@ -57,7 +57,7 @@ json decode(const ValueDecoder& d, const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("strings decode null - empty - non-ASCII and lone surrogates the way StringValue wrote them", "[unit]") {
+TEST_CASE("strings decode null - empty - non-ASCII and lone surrogates the way StringValue wrote them", "[unit][state]") {
   // Proves the varint7 length + 1 and the UTF-16 code unit decoding.
   auto d = decoder_for(kString);
   CHECK(decode(*d, std::string("\x00", 1)).is_null());
@@ -69,7 +69,7 @@ TEST_CASE("strings decode null - empty - non-ASCII and lone surrogates the way S
   CHECK(d->fixed_length() == -1);
 }
 
-TEST_CASE("a truncated value fails at the offset where bytes ran out - and framing checks the length", "[unit][corrupt]") {
+TEST_CASE("a truncated value fails at the offset where bytes ran out - and framing checks the length", "[unit][corrupt][state]") {
   // Proves decode errors carry absolute offsets and that a frame must be used exactly.
   auto d = decoder_for(composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLong}));
   ByteWriter w;
@@ -92,7 +92,7 @@ TEST_CASE("a truncated value fails at the offset where bytes ran out - and frami
   CHECK(extra.error().message.find("1 bytes before the end of its 13-byte frame") != std::string::npos);
 }
 
-TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSON", "[unit]") {
+TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSON", "[unit][state]") {
   // Proves the container encodings of flink-serializers.md §3 with hand-computed bytes.
   auto map = decoder_for(composite("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "",
                                    {kString, kLong}));
@@ -132,7 +132,7 @@ TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSO
   CHECK(timer->fixed_length() == 16);  // VoidNamespace counts 0, as in Flink
 }
 
-TEST_CASE("an opaque serializer is hex with a reason when framed and an error when not", "[unit]") {
+TEST_CASE("an opaque serializer is hex with a reason when framed and an error when not", "[unit][state]") {
   // Proves what cannot be decoded without user code never stops a framed dump and never guesses.
   auto d = decoder_for(simple("org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot"));
   CHECK_FALSE(d->decodable());
@@ -145,7 +145,7 @@ TEST_CASE("an opaque serializer is hex with a reason when framed and an error wh
   CHECK(r.error()->offset == 0x30u);
 }
 
-TEST_CASE("key groups recomputed from keys follow Flink's murmur hash of the Java hashCode", "[unit]") {
+TEST_CASE("key groups recomputed from keys follow Flink's murmur hash of the Java hashCode", "[unit][state]") {
   // Proves hashCode and KeyGroupRangeAssignment against values Flink itself stored: in the
   // 1.20 corpus job (maxParallelism 4) Tuple1<Long> keys 0, 1, 2, 3 sit in key groups 2, 2, 3, 1.
   auto key = decoder_for(composite("org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot", 2,
@@ -231,7 +231,7 @@ void le(std::string& b, size_t at, uint64_t v, int n) {
 
 }  // namespace
 
-TEST_CASE("SQL RowData values decode every field from the logical types in the snapshot", "[unit]") {
+TEST_CASE("SQL RowData values decode every field from the logical types in the snapshot", "[unit][state]") {
   // Proves the Java-serialized LogicalTypes are understood and the BinaryRowData layout (null
   // bits, inline and variable-length strings, non-compact decimals, nested rows and arrays)
   // is read field by field; the row bytes are laid out here by hand from BinaryRowData.java.
@@ -299,7 +299,7 @@ const std::string kList = "org.apache.flink.api.common.typeutils.base.ListSerial
 
 }  // namespace
 
-TEST_CASE("BigInteger hashCode folds the magnitude's 32-bit words and takes the sign", "[unit]") {
+TEST_CASE("BigInteger hashCode folds the magnitude's 32-bit words and takes the sign", "[unit][state]") {
   // 2^32 has mag {1, 0}: 31 * 1 + 0; -(2^32 + 5): -(31 + 5); 2^64 (printed as a string) has
   // mag {1, 0, 0}: 31 * 31; small values are their own hash; zero is 0.
   auto d = decoder_for(simple("org.apache.flink.api.common.typeutils.base.BigIntSerializer$BigIntSerializerSnapshot"));
@@ -316,7 +316,7 @@ TEST_CASE("BigInteger hashCode folds the magnitude's 32-bit words and takes the 
   CHECK_FALSE(d->java_hash_code(json(nullptr)).has_value());
 }
 
-TEST_CASE("BigDecimal hashCode is 31 times the unscaled value's hash plus the scale", "[unit]") {
+TEST_CASE("BigDecimal hashCode is 31 times the unscaled value's hash plus the scale", "[unit][state]") {
   // 123.45 = 12345 x 10^-2: 31 * 12345 + 2; -1E+3 = -1 x 10^3: 31 * -1 - 3.
   auto d = decoder_for(simple("org.apache.flink.api.common.typeutils.base.BigDecSerializer$BigDecSerializerSnapshot"));
   CHECK(d->java_hash_code(json{{"unscaled", 12345}, {"scale", 2}}) == 382697);
@@ -325,7 +325,7 @@ TEST_CASE("BigDecimal hashCode is 31 times the unscaled value's hash plus the sc
   CHECK_FALSE(d->java_hash_code(json{{"unscaled", 1}}).has_value());
 }
 
-TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit]") {
+TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit][state]") {
   // Row.of(1L, "a"): up to Flink 1.10 Arrays.deepHashCode = 31 * (31 + 1) + 97 = 1089; from 1.13
   // 31 * kind + (31 * (31 + (31 + 1)) + (31 + 97)) = 31 * kind + 2081; 1.11/1.12 not recomputed.
   json row = json::parse(R"({"kind":"+I","fields":[1,"a"]})");
@@ -351,7 +351,7 @@ TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit]")
   CHECK(tuple->java_hash_code(json::parse(R"([1,"a"])")) == 128);
 }
 
-TEST_CASE("a POJO key's hashCode is user code - its key group is not recomputed", "[unit][corpus]") {
+TEST_CASE("a POJO key's hashCode is user code - its key group is not recomputed", "[unit][corpus][state]") {
   // PojoSerializer defines no hashCode: compute_key_group says it cannot tell rather than guess.
   CKPT_REQUIRE_SHARED();
   std::string dir = test::shared_dir() + "/testdata/flink-serializers/pojo-serializer-identical-schema-1.20";
