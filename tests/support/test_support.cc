@@ -35,6 +35,21 @@ std::vector<std::string> corpus_snapshots() {
   return out;
 }
 
+std::string sql_corpus_dir() { return shared_dir() + "/testdata/flink-sql"; }
+std::string sql_expected_dir() { return shared_dir() + "/testdata/flink-sql-expected"; }
+
+std::vector<std::string> sql_corpus_snapshots() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(sql_corpus_dir(), ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (ec) break;
+    if (it->path().filename() == "savepoint" && fs::exists(it->path() / "_metadata")) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

@@ -18,6 +18,10 @@ bool program_available(const std::string& path);
 std::vector<std::string> corpus_snapshots();
 std::string corpus_dir();
 std::string expected_dir();   // ../shared/testdata/flink-expected
+// Every savepoint directory of ../shared/testdata/flink-sql (sorted): <family>/<test>/savepoint.
+std::vector<std::string> sql_corpus_snapshots();
+std::string sql_corpus_dir();    // ../shared/testdata/flink-sql
+std::string sql_expected_dir();  // ../shared/testdata/flink-sql-expected
 std::string source_dir();     // the project checkout
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);

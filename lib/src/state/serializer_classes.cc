@@ -10,7 +10,7 @@ namespace {
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Simple snapshots by full class name (the base package ones are matched by rule below).
-constexpr std::array<std::string_view, 12> kSimpleClasses = {
+constexpr std::array<std::string_view, 13> kSimpleClasses = {
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot",
     "org.apache.flink.streaming.api.windowing.windows.TimeWindow$Serializer$TimeWindowSerializerSnapshot",
     "org.apache.flink.streaming.api.windowing.windows.GlobalWindow$Serializer$GlobalWindowSerializerSnapshot",
@@ -23,6 +23,7 @@ constexpr std::array<std::string_view, 12> kSimpleClasses = {
     "org.apache.flink.api.scala.typeutils.UnitSerializer$UnitSerializerSnapshot",
     "org.apache.flink.api.scala.typeutils.NothingSerializerSnapshot",
     "org.apache.flink.table.runtime.typeutils.StringDataSerializer$StringDataSerializerSnapshot",
+    "org.apache.flink.table.dataview.NullSerializer$NullSerializerSnapshot",
 };
 
 constexpr std::array<std::string_view, 31> kCompositeClasses = {
@@ -54,10 +55,37 @@ constexpr std::array<std::string_view, 31> kCompositeClasses = {
     "org.apache.flink.api.scala.typeutils.ScalaEitherSerializerSnapshot",
     "org.apache.flink.api.scala.typeutils.TraversableSerializerSnapshot",
     "org.apache.flink.api.scala.typeutils.ScalaTrySerializerSnapshot",
-    "org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$ArrayDataSerializerSnapshot",
-    "org.apache.flink.table.runtime.typeutils.MapDataSerializer$MapDataSerializerSnapshot",
     "org.apache.flink.table.runtime.typeutils.WindowKeySerializer$WindowKeySerializerSnapshot",
+    "org.apache.flink.table.runtime.typeutils.ExternalSerializer$ExternalSerializerSnapshot",
+    "org.apache.flink.table.runtime.typeutils.RawValueDataSerializer$RawValueDataSerializerSnapshot",
 };
+
+constexpr std::string_view kTable = "org.apache.flink.table.runtime.typeutils.";
+
+// Table snapshots whose body is a few i32 (precision, scale, arity), by class after kTable.
+struct Parameters {
+  std::string_view name;
+  int count;
+};
+constexpr Parameters kParameterClasses[] = {
+    {"DecimalDataSerializer$DecimalSerializerSnapshot", 2},
+    {"TimestampDataSerializer$TimestampDataSerializerSnapshot", 1},
+    {"BinaryRowDataSerializer$BinaryRowDataSerializerSnapshot", 1},
+};
+
+// Table snapshots that Java-serialize their LogicalTypes, then their element serializers.
+constexpr Parameters kJavaTypeClasses[] = {
+    {"ArrayDataSerializer$ArrayDataSerializerSnapshot", 1},
+    {"MapDataSerializer$MapDataSerializerSnapshot", 2},
+};
+
+template <size_t N>
+int lookup_table_class(std::string_view c, const Parameters (&table)[N]) {
+  if (!starts_with(c, kTable)) return 0;
+  for (const auto& p : table)
+    if (c.substr(kTable.size()) == p.name) return p.count;
+  return 0;
+}
 
 }  // namespace
 
@@ -71,6 +99,9 @@ Layout layout_of(std::string_view c) {
   if (c == "org.apache.flink.runtime.state.ttl.TtlAwareSerializerSnapshot") return Layout::kTtlAware;
   if (c == "org.apache.flink.table.runtime.typeutils.RowDataSerializer$RowDataSerializerSnapshot")
     return Layout::kRowData;
+  if (parameter_count(c) > 0) return Layout::kParameters;
+  if (java_type_count(c) > 0) return Layout::kJavaTypes;
+  if (c == "org.apache.flink.table.runtime.typeutils.SortedMapSerializerSnapshot") return Layout::kSortedMap;
   if (c == "org.apache.flink.api.java.typeutils.runtime.ValueSerializer$ValueSerializerSnapshot" ||
       c == "org.apache.flink.api.java.typeutils.runtime.CopyableValueSerializer$CopyableValueSerializerSnapshot" ||
       c == "org.apache.flink.api.java.typeutils.runtime.WritableSerializer$WritableSerializerSnapshot")
@@ -84,6 +115,9 @@ Layout layout_of(std::string_view c) {
   if (starts_with(c, "org.apache.flink.graph.types.valuearray.")) return Layout::kSimple;
   return Layout::kUnknown;
 }
+
+int parameter_count(std::string_view c) { return lookup_table_class(c, kParameterClasses); }
+int java_type_count(std::string_view c) { return lookup_table_class(c, kJavaTypeClasses); }
 
 std::string_view strip_snapshot_suffix(std::string_view c, std::string* storage) {
   constexpr std::string_view kSuffix = "Snapshot";

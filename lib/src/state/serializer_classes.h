@@ -24,11 +24,19 @@ enum class Layout {
   kClassOnly,   // one utf class name (Value, CopyableValue, Writable serializers)
   kTtlAware,    // bool + nested versioned snapshot
   kRowData,     // i32 n + n Java-serialized LogicalTypes + nested delegate
+  kParameters,  // i32 parameters only (parameter_count())
+  kJavaTypes,   // Java-serialized LogicalTypes, then their Java-serialized serializers
+  kSortedMap,   // a Java-serialized comparator + nested delegate (key, value)
   kUnknown,
 };
 
 // The layout of a snapshot class' body; kUnknown for classes not in the table.
 Layout layout_of(std::string_view snapshot_class);
+
+// kParameters: how many i32 parameters the body holds. kJavaTypes: how many LogicalTypes lead
+// the body (each followed later by one serializer object).
+int parameter_count(std::string_view snapshot_class);
+int java_type_count(std::string_view snapshot_class);
 
 // The serializer class a snapshot class describes ("...LongSerializer$LongSerializerSnapshot"
 // -> "...LongSerializer").

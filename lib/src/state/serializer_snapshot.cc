@@ -66,6 +66,11 @@ class SnapshotParser {
   void avro(SerializerSnapshot& s);
   void ttl_aware(SerializerSnapshot& s, int depth);
   void row_data(SerializerSnapshot& s, int depth);
+  void parameters(SerializerSnapshot& s);
+  void java_types(SerializerSnapshot& s, int depth);
+  void sorted_map(SerializerSnapshot& s, int depth);
+  void external_data_type(SerializerSnapshot& s);
+  bool composite_magic_next() const;
   void legacy(SerializerSnapshot& s);
   void unknown(SerializerSnapshot& s, int depth);
   bool resync(SerializerSnapshot& s);
@@ -113,6 +118,9 @@ void SnapshotParser::versioned(SerializerSnapshot& s, int depth) {
         break;
       case Layout::kTtlAware: ttl_aware(s, depth); break;
       case Layout::kRowData: row_data(s, depth); break;
+      case Layout::kParameters: parameters(s); break;
+      case Layout::kJavaTypes: java_types(s, depth); break;
+      case Layout::kSortedMap: sorted_map(s, depth); break;
       case Layout::kUnknown: unknown(s, depth); break;
     }
   }
@@ -171,6 +179,9 @@ void SnapshotParser::interpret_outer(SerializerSnapshot& s) {
     // Outer version 1 had no null mask, 2 always has one, 3+ stores the choice.
     if (s.outer_version >= 3) s.has_null_mask = o.boolean();
     else s.has_null_mask = s.outer_version == 2;
+  } else if (ends_with(c, "$ExternalSerializerSnapshot")) {
+    external_data_type(s);
+    return;
   } else if (ends_with(c, "TwoPhaseCommitSinkFunction$StateSerializerSnapshot")) {
     // Outer version 3 introduced null pending transactions, 4 stores the choice.
     if (s.outer_version >= 4) s.nullable_pending_txn = o.boolean();
@@ -350,6 +361,72 @@ void SnapshotParser::row_data(SerializerSnapshot& s, int depth) {
     r_.fail_at(s.offset, fmt::format("RowData snapshot has {} field types but {} field serializers", n, s.nested.size()));
 }
 
+void SnapshotParser::parameters(SerializerSnapshot& s) {
+  s.form = SnapshotForm::kParameters;
+  int n = snapshot_class::parameter_count(s.snapshot_class);
+  for (int i = 0; i < n && r_.ok(); ++i) s.parameters.push_back(r_.i32());
+}
+
+bool SnapshotParser::composite_magic_next() const {
+  return r_.remaining() >= 4 && be32(r_.data() + r_.position()) == static_cast<uint32_t>(kCompositeMagic);
+}
+
+void SnapshotParser::java_types(SerializerSnapshot& s, int depth) {
+  // Every Flink version writes these bodies Java-serialized; a composite body (magic first)
+  // is read as one, should a later version switch.
+  if (composite_magic_next()) {
+    composite(s, depth);
+    return;
+  }
+  // A stream that cannot be read leaves the body's end unknown: resynchronise, as for an
+  // unknown class, and keep the values opaque.
+  ByteReader java(r_.data() + r_.position(), r_.remaining(), r_.offset());
+  auto types = read_java_type_config(java, snapshot_class::java_type_count(s.snapshot_class));
+  if (!types.ok()) {
+    s.form = SnapshotForm::kUnknown;
+    if (!opt_.resync_unknown) {
+      const Error& e = types.error();
+      r_.fail_at(e.offset.value_or(s.offset), e.message, e.code);
+      return;
+    }
+    resync(s);
+    return;
+  }
+  s.form = SnapshotForm::kJavaTypes;
+  s.logical_types = std::move(types).value();
+  s.logical_types_decoded = true;
+  r_.skip(java.position());
+}
+
+void SnapshotParser::sorted_map(SerializerSnapshot& s, int depth) {
+  // The comparator (generated code, Java-serialized) precedes the key and value snapshots;
+  // where it cannot be read, its end is where the nested delegate's header starts.
+  s.form = SnapshotForm::kComposite;
+  s.outer_version = s.version;
+  ByteReader java(r_.data() + r_.position(), r_.remaining(), r_.offset());
+  size_t at = skip_java_object(java).ok() ? java.position() : distance_to_nested_header();
+  if (at == kNotFound) {
+    r_.fail(fmt::format("no nested serializer snapshots after the comparator of {}", s.snapshot_class));
+    return;
+  }
+  s.outer_data = std::string(r_.bytes(at));
+  nested_delegate(s, depth);
+  if (r_.ok() && s.nested.size() != 2)
+    r_.fail_at(s.offset, fmt::format("SortedMap snapshot has {} nested serializers (expected 2)", s.nested.size()));
+}
+
+void SnapshotParser::external_data_type(SerializerSnapshot& s) {
+  // The DataType (Java-serialized) and isInternalInput. Its logical type names the attributes
+  // of structured types; values decode through the nested internal serializer without it.
+  ByteReader o(s.outer_data, r_.offset() - s.outer_data.size());
+  auto type = read_data_type(o);
+  if (!type.ok()) return;
+  (void)o.boolean();
+  if (!o.ok() || !o.at_end()) return;
+  s.logical_types = {std::move(type).value()};
+  s.logical_types_decoded = true;
+}
+
 void SnapshotParser::legacy(SerializerSnapshot& s) {
   s.form = SnapshotForm::kLegacyConfig;
   // TypeSerializerSerializationProxy: its own version, then the Java-serialized serializer.
@@ -365,7 +442,7 @@ void SnapshotParser::legacy(SerializerSnapshot& s) {
 
 void SnapshotParser::unknown(SerializerSnapshot& s, int depth) {
   // An unknown composite still has a recognisable shape.
-  if (r_.remaining() >= 4 && be32(r_.data() + r_.position()) == static_cast<uint32_t>(kCompositeMagic)) {
+  if (composite_magic_next()) {
     composite(s, depth);
     return;
   }
@@ -477,6 +554,8 @@ const char* snapshot_form_name(SnapshotForm f) {
     case SnapshotForm::kOpaqueKnown: return "opaque";
     case SnapshotForm::kLegacyConfig: return "legacy-config";
     case SnapshotForm::kUnknown: return "unknown";
+    case SnapshotForm::kParameters: return "parameters";
+    case SnapshotForm::kJavaTypes: return "java-types";
   }
   return "unknown";
 }

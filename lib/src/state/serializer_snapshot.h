@@ -31,6 +31,8 @@ enum class SnapshotForm : uint8_t {
   kOpaqueKnown,   // a known, self-delimiting layout whose content is not modelled (e.g. Avro schema)
   kLegacyConfig,  // TypeSerializerConfigSnapshot (version 0x7A53C4F0, §3.5)
   kUnknown,       // unknown class: body found by resynchronising (§3.6); `resynced` is set
+  kParameters,    // a fixed number of i32 parameters (DecimalData, TimestampData, BinaryRowData)
+  kJavaTypes,     // Java-serialized LogicalTypes and serializers (ArrayData, MapData)
 };
 const char* snapshot_form_name(SnapshotForm f);  // "simple", "composite", ...
 
@@ -44,8 +46,11 @@ struct LogicalType {
   int32_t length = -1;       // CHAR / VARCHAR / BINARY / VARBINARY
   int32_t precision = -1;    // DECIMAL, TIMESTAMP*, TIME
   int32_t scale = -1;        // DECIMAL
-  std::vector<LogicalType> children;       // ARRAY / MULTISET element, MAP key + value, ROW fields
-  std::vector<std::string> field_names;    // ROW
+  std::vector<LogicalType> children;       // ARRAY / MULTISET element, MAP key + value, ROW and
+                                           // STRUCTURED_TYPE fields, DISTINCT_TYPE source type
+  std::vector<std::string> field_names;    // ROW fields, STRUCTURED_TYPE attributes
+  std::string class_name;    // STRUCTURED_TYPE: implementation class or catalog name; RAW: value class
+  std::string serializer;    // RAW: the class of its Java-serialized TypeSerializer
   std::string java_class;    // the serialized class, e.g. org.apache.flink.table.types.logical.IntType
 };
 
@@ -84,8 +89,11 @@ struct SerializerSnapshot {
   bool row_kind = false;                             // RowSerializer: RowKind bits in the mask
   bool has_null_mask = false;                        // table LinkedListSerializer (outer v3+)
   bool nullable_pending_txn = false;                 // TwoPhaseCommitSinkFunction state (outer v3+)
-  std::vector<LogicalType> logical_types;            // kRowData, one per field
-  bool logical_types_decoded = false;                // kRowData: false if the Java stream was not understood
+  // kRowData: one per field; kJavaTypes: the ArrayData element or MapData key and value type;
+  // ExternalSerializer (kComposite): the logical type of its DataType.
+  std::vector<LogicalType> logical_types;
+  bool logical_types_decoded = false;                // false if the Java stream was not understood
+  std::vector<int32_t> parameters;                   // kParameters, in stored order
   std::string avro_schema;                           // Avro snapshots
   uint64_t avro_schema_offset = 0;                   // Avro: absolute offset of the schema string
 

@@ -16,6 +16,8 @@ void ValueDecoder::skip(ByteReader& r) const {
 
 Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) {
   using decoders::make_opaque;
+  CKPT_ASSIGN_OR_RETURN(auto table, decoders::make_table(s));
+  if (table) return table;
   switch (s.form) {
     case SnapshotForm::kLegacyConfig:
       return make_opaque(s, "legacy TypeSerializerConfigSnapshot: the serializer is Java-serialized");

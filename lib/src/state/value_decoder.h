@@ -17,7 +17,9 @@
 //   GlobalWindow "GlobalWindow", TTL {"ttl_ts":t,"value":v}, timer {"timestamp":t,"key":k,
 //   "namespace":n} (timestamp with the sign flip undone), SQL RowData {"kind":"+I","fields":[..]}
 //   (its DECIMAL as BigDecimal, TIMESTAMP {"millis","nano_of_milli"}, DATE days and TIME
-//   millis of day as numbers, BINARY {"bytes":hex}, ARRAY an array, MAP / MULTISET [k, v] pairs).
+//   millis of day as numbers, BINARY {"bytes":hex}, ARRAY an array, MAP / MULTISET [k, v] pairs,
+//   STRUCTURED_TYPE {"class":..,"fields":{name: v}}, RAW its serializer's value), and the other
+//   table runtime serializers as formats/serializers.md §8 says.
 // Strings are UTF-8 but may hold lone surrogates (WTF-8) or, in RowData, arbitrary bytes: dump
 // JSON with nlohmann::json::error_handler_t::replace, or dump() throws.
 // Avro records (Flink's DataOutputEncoder layout, writer schema from the snapshot) give

@@ -23,6 +23,20 @@ Result<DecoderPtr> make_structured(const SerializerSnapshot& s);
 Result<DecoderPtr> make_avro(const SerializerSnapshot& s);
 // SQL RowData (BinaryRowData layout), from the snapshot's logical types.
 Result<DecoderPtr> make_row_data(const SerializerSnapshot& s);
+// A value of `type` as the table runtime's top-level serializer writes it: i32 size, then
+// BinaryRowData (ROW, STRUCTURED_TYPE), BinaryArrayData (ARRAY) or BinaryMapData (MAP,
+// MULTISET); nullptr for other roots. `internal` is that serializer's snapshot, if known (it
+// supplies the serializers of RAW fields). ArrayData / MapData snapshots, ExternalSerializer.
+// `at` is the offset errors about the types carry (the snapshot's).
+Result<DecoderPtr> make_binary_value(const LogicalType& type, const SerializerSnapshot* internal,
+                                     const std::string& serializer_class, uint64_t at);
+// Serializers of the table runtime other than RowData: StringData, DecimalData, TimestampData,
+// RawValueData, ExternalSerializer, ArrayData, MapData, BinaryRowData, NullSerializer, and
+// the legacy config snapshots that Java-serialize one of them; nullptr for other classes.
+Result<DecoderPtr> make_table(const SerializerSnapshot& s);
+// The decoder of a RAW value's bytes: from its RawValueDataSerializer snapshot when there is
+// one, else from the serializer class its RawType names (singletons only), else opaque.
+DecoderPtr make_raw_inner(const LogicalType& type, const SerializerSnapshot* raw_snapshot);
 
 // Lower-case hex of raw bytes.
 std::string to_hex(std::string_view bytes);

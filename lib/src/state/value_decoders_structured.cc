@@ -35,6 +35,7 @@ enum class Shape {
   kDelegate,      // the single child's bytes (ListView, MapView, TtlAware)
   kRow,           // null mask (+ RowKind bits) + non-null fields
   kTwoPhaseCommit,  // TwoPhaseCommitSinkFunction state: pending txn, pending commits, context
+  kWindowKey,     // table WindowKey: i64 window + key
 };
 
 const char* row_kind_name(int kind) {
@@ -134,13 +135,7 @@ class StructuredDecoder final : public ValueDecoder {
         }
         return;
       }
-      case Shape::kTtl: {
-        int64_t ts = r.i64();
-        nlohmann::json v;
-        children_[1]->read(r, v);
-        out = {{"ttl_ts", ts}, {"value", std::move(v)}};
-        return;
-      }
+      case Shape::kTtl: read_long_then(r, "ttl_ts", *children_[1], "value", out); return;
       case Shape::kTimer: {
         auto ts = static_cast<int64_t>(r.u64() ^ 0x8000000000000000ULL);
         nlohmann::json key, ns;
@@ -184,6 +179,7 @@ class StructuredDecoder final : public ValueDecoder {
       case Shape::kDelegate: children_[0]->read(r, out); return;
       case Shape::kRow: read_row(r, out); return;
       case Shape::kTwoPhaseCommit: read_two_phase_commit(r, out); return;
+      case Shape::kWindowKey: read_long_then(r, "window", *children_[0], "key", out); return;
     }
   }
 
@@ -370,6 +366,15 @@ class StructuredDecoder final : public ValueDecoder {
     }
   }
 
+  // An i64, then one child's value: {first: the long, second: the value} (TTL, WindowKey).
+  static void read_long_then(ByteReader& r, const char* first, const ValueDecoder& child, const char* second,
+                             nlohmann::json& out) {
+    int64_t v = r.i64();
+    nlohmann::json c;
+    child.read(r, c);
+    out = {{first, v}, {second, std::move(c)}};
+  }
+
   void read_two_phase_commit(ByteReader& r, nlohmann::json& out) const {
     auto txn = [&](nlohmann::json& t) {
       nlohmann::json handle;
@@ -522,6 +527,7 @@ constexpr ShapeByClass kShapes[] = {
     {".ListSerializerSnapshot", Shape::kList, 1},
     {".ArrayListSerializerSnapshot", Shape::kList, 1},
     {".MapSerializerSnapshot", Shape::kMap, 2},
+    {".SortedMapSerializerSnapshot", Shape::kMap, 2},
     {"$NullableSerializerSnapshot", Shape::kNullable, 1},
     {".JavaEitherSerializerSnapshot", Shape::kEither, 2},
     {".ScalaOptionSerializerSnapshot", Shape::kOption, 1},
@@ -536,6 +542,7 @@ constexpr ShapeByClass kShapes[] = {
     {".MapViewSerializerSnapshot", Shape::kDelegate, 1},
     {".TtlAwareSerializerSnapshot", Shape::kDelegate, 1},
     {"TwoPhaseCommitSinkFunction$StateSerializerSnapshot", Shape::kTwoPhaseCommit, 2},
+    {"$WindowKeySerializerSnapshot", Shape::kWindowKey, 1},
 };
 
 Result<std::vector<DecoderPtr>> children_of(const std::vector<SerializerSnapshot>& nested, bool allow_missing) {

@@ -1,0 +1,2 @@
+package com.example;
+public class Point { public double x; public double y; }

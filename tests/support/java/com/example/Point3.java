@@ -1,0 +1,2 @@
+package com.example;
+public class Point3 extends Point { public double z; }

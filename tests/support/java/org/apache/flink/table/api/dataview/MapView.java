@@ -1,0 +1,2 @@
+package org.apache.flink.table.api.dataview;
+public class MapView<K, V> { }
