@@ -1,13 +1,15 @@
 // Writes fuzz_state_streams seeds into a directory: inline state streams, keyed proxies and
 // in-memory change logs of the real snapshots, and a heap stream built with the project's own
 // writers whose state names a serializer ckpt cannot decode (so that seeds reach the heap
-// value-length inference). Usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR
+// value-length inference), and hostile Avro schemas (also as fuzz_avro_schema inputs, into
+// AVRO_OUT_DIR). Usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR [AVRO_OUT_DIR]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ckpt/metadata.h"
@@ -19,6 +21,7 @@
 #include "state/value_decoder.h"
 #include "support/byte_writer.h"
 #include "support/change_records.h"
+#include "support/hostile_inputs.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -134,11 +137,9 @@ void from_corpus(const fs::path& flink) {
   }
 }
 
-SerializerSnapshot snapshot(const std::string& cls) {
-  ByteWriter w;
-  w.utf(cls);
-  w.i32(3);
-  ByteReader r(w.buffer());
+// A snapshot in the versioned form, parsed.
+SerializerSnapshot parsed(const std::string& versioned) {
+  ByteReader r(versioned);
   auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
   if (!s.ok()) {
     std::fprintf(stderr, "make_stream_seeds: %s\n", s.error().to_string().c_str());
@@ -147,15 +148,26 @@ SerializerSnapshot snapshot(const std::string& cls) {
   return *s;
 }
 
-StateMetaInfo value_state(const std::string& name, const std::string& value_class) {
+SerializerSnapshot snapshot(const std::string& cls) {
+  ByteWriter w;
+  w.utf(cls);
+  w.i32(3);
+  return parsed(w.buffer());
+}
+
+StateMetaInfo value_state(const std::string& name, const SerializerSnapshot& value) {
   StateMetaInfo s;
   s.name = name;
   s.options = {{"KEYED_STATE_TYPE", "VALUE"}};
   s.serializers = {
       {"NAMESPACE_SERIALIZER", snapshot("org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot")},
-      {"VALUE_SERIALIZER", snapshot(value_class)},
+      {"VALUE_SERIALIZER", value},
   };
   return s;
+}
+
+StateMetaInfo value_state(const std::string& name, const std::string& value_class) {
+  return value_state(name, snapshot(value_class));
 }
 
 // Long keys in VoidNamespace; one state of a job's own serializer (values of 5 bytes, no
@@ -224,6 +236,78 @@ void heap_with_unknown_serializer() {
 }
 
 
+// Avro writer schemas as hostile as tests/support/hostile_inputs.h makes them (an array as
+// namespace made nlohmann's type_error escape; nesting far past the bound overflowed stacks),
+// beside ordinary ones: as fuzz_avro_schema inputs (the schema, NUL, values) and, for
+// fuzz_state_streams, as the value serializer of a heap stream of Long keys.
+void avro_seeds(const fs::path& avro_dir) {
+  const std::string rich = R"({"type":"record","name":"Event","namespace":"com.example","fields":[)"
+                           R"({"name":"id","type":"long"},{"name":"tags","type":{"type":"array","items":"string"}},)"
+                           R"({"name":"kind","type":{"type":"enum","name":"Kind","symbols":["A","B"]}},)"
+                           R"({"name":"attrs","type":{"type":"map","values":["null","double"]}},)"
+                           R"({"name":"digest","type":{"type":"fixed","name":"D","size":4}},)"
+                           R"({"name":"next","type":["null","Event"]}]})";
+  const std::pair<const char*, std::string> schemas[] = {
+      {"namespace-array", test::namespace_array_schema()},
+      {"nested-unions-10000", test::nested_union_schema(10000)},
+      {"nested-unions-200", test::nested_union_schema(200)},
+      {"nested-records-100", test::nested_record_schema(100)},
+      {"rich", rich},
+  };
+  // One value of `rich`: id 7, tags ["x"], kind B, attrs {"k": 1.5}, digest, next null.
+  ByteWriter value;
+  value.i64(7);
+  value.u8(1);
+  value.i32(1);
+  value.bytes("x");
+  value.u8(0);
+  value.i32(1);
+  value.u8(1);
+  value.i32(1);
+  value.bytes("k");
+  value.i32(1);
+  value.f64(1.5);
+  value.u8(0);
+  value.bytes("abcd");
+  value.i32(0);
+  // The ordinary schema's value must decode, or the seeds would not reach the value decoder.
+  {
+    ByteReader r(value.buffer());
+    auto d = make_decoder(parsed(test::avro_snapshot(rich)));
+    auto v = d.ok() ? decode_framed(**d, r, value.size()) : Result<nlohmann::json>(d.error());
+    if (!v.ok() || !(*d)->decodable()) {
+      std::fprintf(stderr, "make_stream_seeds: the Avro seed value does not decode: %s\n",
+                   v.ok() ? "opaque" : v.error().to_string().c_str());
+      std::exit(1);
+    }
+  }
+  fs::create_directories(avro_dir);
+  const char* kLong = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
+  for (const auto& [name, schema] : schemas) {
+    std::string input = schema;
+    input += '\0';
+    input += value.buffer();
+    std::ofstream(avro_dir / name, std::ios::binary) << input;
+    ++written;
+
+    KeyedBackendMeta meta;
+    meta.key_serializer = snapshot(kLong);
+    meta.states.push_back(value_state("avro", test::unparsed_snapshot(test::avro_snapshot(schema))));
+    auto proxy = write_keyed_backend_meta(meta);
+    if (!proxy.ok()) std::exit(1);
+    ByteWriter w;
+    w.bytes(*proxy);
+    int64_t offset = static_cast<int64_t>(w.size());
+    w.i32(0);  // key group 0, one entry of state 0
+    w.i16(0);
+    w.i32(1);
+    w.u8(0);   // VoidNamespace
+    w.i64(1);  // the key
+    w.bytes(value.buffer());
+    seed(std::string("heap-avro-") + name, stream_seed(0, {offset}, w.buffer()));
+  }
+}
+
 // A change log of list, map and value states of Long keys (tests/support/change_records.h, as the
 // changelog tests build it) plus a MERGE_NS, so that seeds reach every kind of data change and
 // not only the corpus's SETs.
@@ -246,14 +330,15 @@ void hand_built_changelog() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR [AVRO_OUT_DIR]\n");
     return 2;
   }
   out_dir = argv[2];
   fs::create_directories(out_dir);
   heap_with_unknown_serializer();
   hand_built_changelog();
+  avro_seeds(argc == 4 ? fs::path(argv[3]) : out_dir / "avro");
   if (fs::is_directory(argv[1])) from_corpus(argv[1]);
   std::printf("make_stream_seeds: %d seeds in %s\n", written, argv[2]);
   return 0;

@@ -1,0 +1,86 @@
+// libFuzzer target: an Avro writer schema (JSON from a serializer snapshot) and values of it.
+// Input: the schema text, then optionally a NUL byte and value bytes. It stops when anything
+// throws (libFuzzer reports the uncaught exception), when parse_json_input disagrees with
+// nlohmann's own parser on text within the nesting bound, when make_decoder fails without the
+// schema's offset or with another code than corruption / an opaque decoder, or when read, skip
+// and write_json disagree on a value.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "state/serializer_snapshot.h"
+#include "state/value_decoder.h"
+#include "support/byte_reader.h"
+#include "support/json_input.h"
+#include "support/json_text.h"
+
+namespace {
+
+constexpr uint64_t kSchemaOffset = 0x1000;  // where the schema string would lie in its file
+
+[[noreturn]] void finding(const char* what, const ckpt::Error* e = nullptr) {
+  std::fprintf(stderr, "fuzz_avro_schema: %s%s%s\n", what, e ? ": " : "", e ? e->to_string().c_str() : "");
+  std::abort();
+}
+
+void check_json_input(std::string_view text) {
+  auto ours = ckpt::parse_json_input(text);
+  nlohmann::json theirs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (ours.ok()) {
+    if (theirs.is_discarded()) finding("parse_json_input accepts what nlohmann refuses");
+    if (*ours != theirs) finding("parse_json_input gives another value than nlohmann");
+  } else if (ours.error().message.rfind("not valid JSON", 0) == 0 && !theirs.is_discarded()) {
+    finding("parse_json_input refuses what nlohmann accepts", &ours.error());
+  }
+}
+
+void check_values(const ckpt::ValueDecoder& d, std::string_view in) {
+  ckpt::ByteReader r(in);
+  for (int i = 0; i < 64 && r.ok() && !r.at_end(); ++i) {
+    size_t start = r.position();
+    ckpt::ByteReader skipper(in.data() + start, in.size() - start, start);
+    ckpt::ByteReader texter(in.data() + start, in.size() - start, start);
+    nlohmann::json v;
+    d.read(r, v);
+    d.skip(skipper);
+    std::string text;
+    d.write_json(texter, text);
+    if (r.ok() != texter.ok()) finding("write_json and read disagree on success");
+    if (r.ok() && !skipper.ok()) finding("skip fails where read succeeds");
+    if (r.ok() && (texter.offset() != r.offset() || skipper.offset() != r.offset()))
+      finding("read, skip and write_json consume different lengths");
+    if (r.ok() && text != ckpt::json_text(v)) finding("write_json differs from the text of read's tree");
+    if (!r.ok() && (!r.error()->offset || *r.error()->offset > in.size())) finding("value error outside the input", &*r.error());
+    if (r.position() == start) break;  // null values take no bytes
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  size_t nul = in.find('\0');
+  std::string_view schema = in.substr(0, nul);
+  std::string_view values = nul == std::string_view::npos ? std::string_view() : in.substr(nul + 1);
+  check_json_input(schema);
+
+  ckpt::SerializerSnapshot s;
+  s.snapshot_class = "org.apache.flink.formats.avro.typeutils.AvroSerializerSnapshot";
+  s.serializer_class = "org.apache.flink.formats.avro.typeutils.AvroSerializer";
+  s.version = 3;
+  s.form = ckpt::SnapshotForm::kOpaqueKnown;
+  s.type_class = "com.example.Event";
+  s.avro_schema = std::string(schema);
+  s.avro_schema_offset = kSchemaOffset;
+  if (s.avro_schema.empty()) return 0;  // not an Avro snapshot's decoder: make_decoder goes opaque
+  auto d = ckpt::make_decoder(s);
+  if (!d.ok()) {
+    if (d.error().code != ckpt::ErrorCode::kCorruption) finding("a schema error that is not corruption", &d.error());
+    if (d.error().offset != kSchemaOffset) finding("a schema error not at the schema's offset", &d.error());
+    return 0;
+  }
+  if ((*d)->decodable()) check_values(**d, values);
+  return 0;
+}
