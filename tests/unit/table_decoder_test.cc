@@ -199,15 +199,8 @@ TEST_CASE("SortedMap snapshots carry a comparator before their key and value ser
 TEST_CASE("a legacy config snapshot of a table serializer decodes from the serializer it Java-serializes", "[unit]") {
   // TypeSerializerConfigSnapshot (version 0x7A53C4F0) keeps the serializer itself: an
   // ArrayDataSerializer of INT gives its element type, the values are ArrayData.
-  ByteWriter w;
-  w.utf("org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$LegacyConfigSnapshot");
-  w.i32(0x7A53C4F0);
-  w.i32(1);
-  std::string serializer = from_hex(java_streams::kLegacyArraySerializer);
-  w.i32(static_cast<int32_t>(serializer.size()));
-  w.bytes(serializer);
-  w.i32(1);
-  auto s = parse(w.buffer());
+  auto s = parse(legacy_config_snapshot("org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$LegacyConfigSnapshot",
+                                        from_hex(java_streams::kLegacyArraySerializer)));
   CHECK(s.form == SnapshotForm::kLegacyConfig);
   auto d = make_decoder(s);
   REQUIRE(d.ok());
