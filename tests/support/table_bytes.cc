@@ -117,6 +117,15 @@ std::string sorted_map_snapshot(std::string_view comparator, const std::string& 
   return versioned(table("SortedMapSerializerSnapshot"), 3, std::string(comparator) + nested_snapshots({key, value}));
 }
 
+std::string legacy_config_snapshot(std::string_view cls, std::string_view java_serializer) {
+  ByteWriter w;
+  w.i32(1);  // TypeSerializerSerializationProxy version
+  w.i32(static_cast<int32_t>(java_serializer.size()));
+  w.bytes(java_serializer);
+  w.i32(1);  // the config snapshot's own version; no payload follows
+  return versioned(cls, 0x7A53C4F0, w.buffer());
+}
+
 std::string proxy(const std::string& v) {
   ByteWriter w;
   w.i32(2);

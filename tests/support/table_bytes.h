@@ -46,6 +46,9 @@ std::string map_data_snapshot(std::string_view java_body);
 // ExternalSerializerSnapshot v1: the DataType, isInternalInput, the internal serializer.
 std::string external_snapshot(std::string_view data_type, const std::string& internal);
 std::string sorted_map_snapshot(std::string_view comparator, const std::string& key, const std::string& value);
+// A legacy TypeSerializerConfigSnapshot (version 0x7A53C4F0) keeping a Java-serialized
+// serializer, with an empty config payload.
+std::string legacy_config_snapshot(std::string_view cls, std::string_view java_serializer);
 // Proxy framing (i32 2 first), as state meta info stores a top-level snapshot.
 std::string proxy(const std::string& versioned);
 
