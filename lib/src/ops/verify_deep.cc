@@ -13,7 +13,7 @@
 #include "ops/verify_checks.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocks_sst.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 namespace {
@@ -102,26 +102,26 @@ struct SstOutcome {
   bool skipped = false;
 };
 
-SstOutcome check_sst(const SstTask& t, const PathResolver& resolve, const std::string& metadata_file,
-                     const std::unordered_set<std::string>& faulty) {
+SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::unordered_set<std::string>& faulty) {
   SstOutcome out;
   VerifyProblem p;
   p.operator_id = operator_id_hex(t.op->id);
   p.subtask = t.subtask;
   p.handle = fmt::format("managed-keyed {} {}", t.role, t.file->name);
-  p.file = t.file->handle.is_file() ? t.file->handle.path : metadata_file;
+  // Files as `_metadata` names them, as the quick checks report them; inline bytes: `_metadata`.
+  p.file = t.file->handle.is_file() ? t.file->handle.path : streams.metadata_file();
   if (faulty.count(t.file->handle.path)) {
     out.skipped = true;
     return out;
   }
   auto fail = [&](ProblemKind kind, const Error& e) {
     p.kind = kind;
-    p.message = e.message;
+    p.message = e.context.empty() ? e.message : e.context + ": " + e.message;
     p.offset = e.offset;
     out.problem = p;
     return out;
   };
-  Result<StateStream> stream = StateStream::open(t.file->handle, resolve, metadata_file);
+  Result<StateStream> stream = streams.open(t.file->handle);
   if (!stream.ok()) return fail(ProblemKind::kUndecodable, stream.error());
   Status checksum = SstFile::verify_checksum(*stream);
   if (!checksum.ok()) {
@@ -162,17 +162,19 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   for (const SstTask& t : tasks)
     if (t.file->handle.is_file())
       if (auto found = resolver.find(t.file->handle.type, t.file->handle.path)) paths[t.file->handle.path] = found->path;
-  PathResolver resolve = [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
-    auto it = paths.find(uri);
-    if (it == paths.end()) return std::nullopt;
-    return it->second;
-  };
+  const StreamOpener streams(
+      [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
+        auto it = paths.find(uri);
+        if (it == paths.end()) return std::nullopt;
+        return it->second;
+      },
+      where.metadata_path);
 
   std::vector<SstOutcome> outcomes(tasks.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < tasks.size();)
-      outcomes[i] = check_sst(tasks[i], resolve, where.metadata_path, faulty);
+      outcomes[i] = check_sst(tasks[i], streams, faulty);
   };
   std::vector<std::thread> threads;
   for (int j = 1; j < std::max(options.jobs, 1) && static_cast<size_t>(j) < tasks.size(); ++j) threads.emplace_back(work);
