@@ -19,28 +19,6 @@ const char* kChangelogCheckpoint = "new-stateful-udf-migration-itcase-flink1.17-
 // The same job on RocksDB: its proxies name the key serializers the change logs do not store.
 const char* kRocksCheckpoint = "new-stateful-udf-migration-itcase-flink1.17-rocksdb-checkpoint";
 
-// `log` (type 9) written as a flink-dstl-dfs log file `dir/name`: its changes split into two
-// change sets, one piece each; returns the type-13 handle that replaces it.
-KeyedHandle to_file_log(const KeyedHandle& log, const std::string& dir, const std::string& name, bool compressed) {
-  size_t half = log.changes.size() / 2;
-  std::vector<Change> first(log.changes.begin(), log.changes.begin() + static_cast<std::ptrdiff_t>(half));
-  std::vector<Change> second(log.changes.begin() + static_cast<std::ptrdiff_t>(half), log.changes.end());
-  test::LogFile f = test::changelog_file({first, second}, compressed);
-  test::write_file(dir + "/" + name, f.bytes);
-  KeyedHandle h = test::file_log({{name, f.offsets[0], f.stream_size}, {name, f.offsets[1], f.stream_size}});
-  h.range = log.range;
-  h.handle_id = log.handle_id;
-  h.checkpointed_size = h.state_size_field = f.stream_size;
-  return h;
-}
-
-test::CliResult run(const std::vector<std::string>& args) {
-  test::CliResult r = test::run_cli(args);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return r;
-}
-
 }  // namespace
 
 TEST_CASE("dump and convert read change logs in files exactly as the same logs inline", "[cli][corpus]") {
@@ -64,7 +42,7 @@ TEST_CASE("dump and convert read change logs in files exactly as the same logs i
     for (SubtaskState& st : op.subtasks)
       for (KeyedHandle& log : st.managed_keyed.non_materialized)
         if (log.type == handle_type::kInMemoryChangelog && log.changes.size() >= 2) {
-          log = to_file_log(log, moved, fmt::format("dstl-log-{}", logs), logs % 2 == 1);
+          log = test::to_file_log(log, moved, fmt::format("dstl-log-{}", logs), logs % 2 == 1);
           ++logs;
         }
   REQUIRE(logs >= 2);
@@ -72,19 +50,19 @@ TEST_CASE("dump and convert read change logs in files exactly as the same logs i
   REQUIRE(bytes.ok());
   test::write_file(moved + "/_metadata", *bytes);
 
-  test::CliResult inline_dump = run({"dump", src, "--format", "ndjson"});
-  test::CliResult file_dump = run({"dump", moved, "--format", "ndjson"});
+  test::CliResult inline_dump = test::run_cli_ok({"dump", src, "--format", "ndjson"});
+  test::CliResult file_dump = test::run_cli_ok({"dump", moved, "--format", "ndjson"});
   CHECK(std::count(inline_dump.out.begin(), inline_dump.out.end(), '\n') > 10);
   CHECK(file_dump.out == inline_dump.out);
   // Their handles declare the uncompressed stream's size, as Flink's do: verify must accept that.
-  test::CliResult verified = run({"verify", moved, "--deep"});
+  test::CliResult verified = test::run_cli_ok({"verify", moved, "--deep"});
   CHECK(verified.out.find("40 entries decoded") != std::string::npos);
 
   const std::string keys = test::corpus_dir() + "/" + kRocksCheckpoint;
-  run({"convert", src, "--to", "rocksdb", "--output", scratch / "inline-rocks", "--key-serializers-from", keys});
-  run({"convert", moved, "--to", "rocksdb", "--output", scratch / "moved-rocks", "--key-serializers-from", keys});
-  test::CliResult a = run({"dump", scratch / "inline-rocks", "--format", "ndjson"});
-  test::CliResult b = run({"dump", scratch / "moved-rocks", "--format", "ndjson"});
+  test::run_cli_ok({"convert", src, "--to", "rocksdb", "--output", scratch / "inline-rocks", "--key-serializers-from", keys});
+  test::run_cli_ok({"convert", moved, "--to", "rocksdb", "--output", scratch / "moved-rocks", "--key-serializers-from", keys});
+  test::CliResult a = test::run_cli_ok({"dump", scratch / "inline-rocks", "--format", "ndjson"});
+  test::CliResult b = test::run_cli_ok({"dump", scratch / "moved-rocks", "--format", "ndjson"});
   CHECK(std::count(a.out.begin(), a.out.end(), '\n') > 10);
   CHECK(b.out == a.out);
 }

@@ -24,8 +24,7 @@ const char* kRocks = "new-stateful-udf-migration-itcase-flink1.17-rocksdb-checkp
 
 struct Snapshot {
   Metadata metadata;
-  std::string metadata_path;
-  PathResolver resolve;
+  StreamOpener streams;
 };
 
 Snapshot open_snapshot(const std::string& name) {
@@ -33,15 +32,9 @@ Snapshot open_snapshot(const std::string& name) {
   REQUIRE(where.ok());
   auto m = read_metadata_file(where->metadata_path);
   REQUIRE(m.ok());
-  auto resolver = std::make_shared<FileResolver>(where->directory, std::vector<PrefixRule>{});
   Snapshot s;
   s.metadata = std::move(*m);
-  s.metadata_path = where->metadata_path;
-  s.resolve = [resolver](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    auto f = resolver->find(type, uri);
-    if (!f) return std::nullopt;
-    return f->path;
-  };
+  s.streams = StreamOpener::for_snapshot(*where, {});
   return s;
 }
 
@@ -50,12 +43,12 @@ Snapshot open_snapshot(const std::string& name) {
 using Pairs = std::map<std::string, std::multiset<std::string>>;
 
 Pairs raw_pairs(const Snapshot& s, const OperatorState& op, const KeyedHandle& h) {
-  auto source = open_raw_keyed(h, s.resolve, s.metadata_path, op.max_parallelism);
+  auto source = open_raw_keyed(h, s.streams, op.max_parallelism);
   INFO((source.ok() ? std::string() : source.error().to_string()));
   REQUIRE(source.ok());
   Pairs out;
   for (const StateMetaInfo& info : source->meta.states) out[info.name];
-  Status st = read_raw_keyed(h, *source, s.resolve, s.metadata_path, op.max_parallelism,
+  Status st = read_raw_keyed(h, *source, s.streams, op.max_parallelism,
                              [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
                                for (size_t i = 0; i < by_state.size(); ++i) {
                                  const std::string& name = source->meta.states[i].name;
@@ -90,7 +83,7 @@ TEST_CASE("a changelog checkpoint's replayed pairs equal Flink's rocksdb checkpo
       const KeyedHandle& h = st.managed_keyed;
       if (h.is_null()) continue;
       REQUIRE(h.type == handle_type::kChangelogBackend);
-      auto ours = open_raw_keyed(h, clog.resolve, clog.metadata_path, op.max_parallelism);
+      auto ours = open_raw_keyed(h, clog.streams, op.max_parallelism);
       if (!ours.ok()) {
         // The flat-map operators: no materialized part and no timer names their key serializer.
         CHECK(ours.error().message.find("stores no key serializer snapshot") != std::string::npos);

@@ -85,13 +85,7 @@ using StateFacts = std::map<std::string, std::string>;
 StateFacts proxy_facts(const std::string& dir, const KeyedHandle& h, int32_t max_parallelism) {
   auto where = locate_snapshot(dir);
   REQUIRE(where.ok());
-  auto resolver = std::make_shared<FileResolver>(where->directory, std::vector<PrefixRule>{});
-  PathResolver resolve = [resolver](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    auto f = resolver->find(type, uri);
-    if (!f) return std::nullopt;
-    return f->path;
-  };
-  auto source = open_raw_keyed(h, resolve, where->metadata_path, max_parallelism);
+  auto source = open_raw_keyed(h, StreamOpener::for_snapshot(*where, {}), max_parallelism);
   INFO(dir);
   REQUIRE(source.ok());
   StateFacts facts;

@@ -76,25 +76,20 @@ TEST_CASE("a native handle is read one key group at a time - ascending with each
   REQUIRE(where.ok());
   auto m = read_metadata_file(where->metadata_path);
   REQUIRE(m.ok());
-  auto resolver = std::make_shared<FileResolver>(where->directory, std::vector<PrefixRule>{});
-  PathResolver resolve = [resolver](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    auto f = resolver->find(type, uri);
-    if (!f) return std::nullopt;
-    return f->path;
-  };
+  const StreamOpener streams = StreamOpener::for_snapshot(*where, {});
   size_t handles = 0, total = 0;
   for (const OperatorState& op : m->operators)
     for (const SubtaskState& st : op.subtasks) {
       const KeyedHandle& h = st.managed_keyed;
       if (h.type != handle_type::kIncremental) continue;
       ++handles;
-      auto source = open_raw_keyed(h, resolve, where->metadata_path, op.max_parallelism);
+      auto source = open_raw_keyed(h, streams, op.max_parallelism);
       REQUIRE(source.ok());
       REQUIRE(source->layout == KeyedLayout::kNative);
       const int prefix = key_group_prefix_bytes(op.max_parallelism);
       int32_t previous = -1;
       std::vector<std::string> keys;
-      Status s = read_raw_keyed(h, *source, resolve, where->metadata_path, op.max_parallelism,
+      Status s = read_raw_keyed(h, *source, streams, op.max_parallelism,
                                 [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
                                   CHECK(kg > previous);
                                   CHECK(h.range.contains(kg));

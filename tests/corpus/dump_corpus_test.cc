@@ -15,7 +15,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 #include "state/value_decoder.h"
 #include "support/test_support.h"
 
@@ -206,11 +206,7 @@ TEST_CASE("the key group of every keyed entry is the one Flink computes from its
     INFO(dir);
     Result<Metadata> m = read_metadata_file(dir);
     REQUIRE(m.ok());
-    FileResolver resolver(dir, {});
-    PathResolver resolve = [&](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-      auto f = resolver.find(type, uri);
-      return f ? std::optional<std::string>(f->path) : std::nullopt;
-    };
+    const StreamOpener streams = StreamOpener::for_snapshot({dir + "/_metadata", dir}, {});
     Collect got;
     REQUIRE(dump_snapshot(dir, DumpOptions{}, got).ok());
     for (const OperatorState& op : m->operators) {
@@ -223,7 +219,7 @@ TEST_CASE("the key group of every keyed entry is the one Flink computes from its
             h.type == handle_type::kSavepointKeyGroups)
           meta_stream = &h.delegate;
         if (!meta_stream) continue;
-        Result<StateStream> s = StateStream::open(*meta_stream, resolve, dir + "/_metadata");
+        Result<StateStream> s = streams.open(*meta_stream);
         REQUIRE(s.ok());
         std::string bytes;
         REQUIRE(s->read(0, std::min<uint64_t>(s->size(), 1 << 20), &bytes).ok());

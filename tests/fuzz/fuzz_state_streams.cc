@@ -157,12 +157,12 @@ void fuzz_json_text(const uint8_t* data, size_t size) {
 
 // The same key groups through convert's reader (heap entries re-framed into Flink's RocksDB
 // layout): each pair must be in the key group it was handed over with and name a proxy state.
-void fuzz_raw_keyed(const KeyedHandle& h, const PathResolver& no_files) {
-  auto source = open_raw_keyed(h, no_files, "fuzz", 128);
+void fuzz_raw_keyed(const KeyedHandle& h, const StreamOpener& no_files) {
+  auto source = open_raw_keyed(h, no_files, 128);
   if (!source.ok()) return;
   const size_t states = source->meta.states.size();
   int32_t previous = -1;
-  (void)read_raw_keyed(h, *source, no_files, "fuzz", 128, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
+  (void)read_raw_keyed(h, *source, no_files, 128, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
     if (kg <= previous || kg < h.range.first || kg > h.range.last()) finding("raw key groups out of order or range");
     previous = kg;
     if (by_state.size() > states) finding("raw pairs of a state the proxy does not name");
@@ -196,7 +196,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   inline_stream.type = handle_type::kByteStream;
   inline_stream.name = "fuzz";
   inline_stream.data.assign(reinterpret_cast<const char*>(data + 2 + 4 * n), size - 2 - 4 * n);
-  PathResolver no_files = [](uint8_t, const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  const StreamOpener no_files({}, "fuzz");  // no file is found: inline bytes only
   EntrySink discard = [](StateEntry&&) { return Status::OK(); };
   ProblemSink keep_going = [](Error&&) { return Status::OK(); };
   StateFilter all;
@@ -207,7 +207,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     OperatorStateEntry list{"list", DistributionMode::kSplitDistribute, offsets};
     h.states.push_back(list);
     if (!offsets.empty()) h.states.push_back({"broadcast", DistributionMode::kBroadcast, {offsets.back()}});
-    (void)read_operator_handle(h, no_files, "fuzz", all, discard, keep_going);
+    (void)read_operator_handle(h, no_files, all, discard, keep_going);
     return 0;
   }
   KeyedHandle h;
@@ -215,7 +215,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   h.range = {0, static_cast<int32_t>(n)};
   h.offsets = offsets;
   h.delegate = inline_stream;
-  Result<StateStream> stream = StateStream::open(h.delegate, no_files, "fuzz");
+  Result<StateStream> stream = no_files.open(h.delegate);
   if (!stream.ok()) return 0;
   (void)read_key_groups_handle(h, *stream, 128, all, discard, keep_going);
   fuzz_raw_keyed(h, no_files);

@@ -83,12 +83,12 @@ void record(std::string& s, uint8_t state, const std::string& key, const std::st
 
 // The handle's proxy followed by its own entries in the RocksDB layout, as JSON-text records.
 void text_seed(const KeyedHandle& h, int32_t max_parallelism, const std::string& proxy, const std::string& tag) {
-  PathResolver none = [](uint8_t, const std::string&) -> std::optional<std::string> { return std::nullopt; };
-  auto source = open_raw_keyed(h, none, "seed", max_parallelism);
+  const StreamOpener none({}, "seed");
+  auto source = open_raw_keyed(h, none, max_parallelism);
   if (!source.ok()) return;
   std::string s = "\x04" + proxy;
   int records = 0;
-  (void)read_raw_keyed(h, *source, none, "seed", max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) {
+  (void)read_raw_keyed(h, *source, none, max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) {
     for (size_t id = 0; id < by_state.size(); ++id)
       for (const auto& p : by_state[id])
         if (records < 64) record(s, static_cast<uint8_t>(id), p.key, p.value), ++records;
@@ -211,8 +211,7 @@ void heap_with_unknown_serializer() {
   h.offsets = {offset};
   h.delegate.type = handle_type::kByteStream;
   h.delegate.data = data;
-  PathResolver none = [](uint8_t, const std::string&) -> std::optional<std::string> { return std::nullopt; };
-  auto stream = StateStream::open(h.delegate, none, "seed");
+  auto stream = StreamOpener({}, "seed").open(h.delegate);
   int entries = 0;
   Status st = stream.ok() ? read_key_groups_handle(
                                 h, *stream, 128, StateFilter{}, [&](StateEntry&&) { ++entries; return Status::OK(); },

@@ -8,6 +8,7 @@
 
 #include "state/snapshot_bytes.h"
 #include "support/byte_reader.h"
+#include "support/test_support.h"
 
 namespace ckpt::test {
 
@@ -39,7 +40,7 @@ std::vector<std::string> emitted(ChangelogState& state) {
 }
 
 std::unique_ptr<ChangelogState> raw_replayer(const std::vector<KeyedHandle>& logs, KeyedBackendMeta* meta,
-                                             const ChangelogFiles& files) {
+                                             const StreamOpener& files) {
   auto m = read_changelog_meta(logs, files);
   REQUIRE(m.ok());
   *meta = std::move(*m);
@@ -122,6 +123,19 @@ KeyedHandle file_log(const std::vector<LogPiece>& pieces, uint8_t type) {
     piece.handle.size = p.stream_size;
     h.pieces.push_back(std::move(piece));
   }
+  return h;
+}
+
+KeyedHandle to_file_log(const KeyedHandle& log, const std::string& dir, const std::string& name, bool compressed) {
+  size_t half = log.changes.size() / 2;
+  std::vector<Change> first(log.changes.begin(), log.changes.begin() + static_cast<std::ptrdiff_t>(half));
+  std::vector<Change> second(log.changes.begin() + static_cast<std::ptrdiff_t>(half), log.changes.end());
+  LogFile f = changelog_file({first, second}, compressed);
+  write_file(dir + "/" + name, f.bytes);
+  KeyedHandle h = file_log({{name, f.offsets[0], f.stream_size}, {name, f.offsets[1], f.stream_size}});
+  h.range = log.range;
+  h.handle_id = log.handle_id;
+  h.checkpointed_size = h.state_size_field = f.stream_size;
   return h;
 }
 

@@ -28,7 +28,7 @@ std::vector<std::string> emitted(ChangelogState& state);
 // A byte-level replayer of `logs`' states with Long keys (max parallelism 128); `meta` gets
 // the states it indexes.
 std::unique_ptr<ChangelogState> raw_replayer(const std::vector<KeyedHandle>& logs, KeyedBackendMeta* meta,
-                                             const ChangelogFiles& files = {});
+                                             const StreamOpener& files = {});
 
 // Flink's RocksDB key of a Long key in VoidNamespace, key group 0 (max parallelism 128): one
 // prefix byte, the key, the namespace byte; map user keys follow.
@@ -52,5 +52,8 @@ struct LogPiece {
   int64_t stream_size = 0;
 };
 KeyedHandle file_log(const std::vector<LogPiece>& pieces, uint8_t type = handle_type::kChangelogFile);
+// `log` (type 9) written as a flink-dstl-dfs log file `dir/name`: its changes split into two
+// change sets, one piece each; returns the type-13 handle that replaces it.
+KeyedHandle to_file_log(const KeyedHandle& log, const std::string& dir, const std::string& name, bool compressed);
 
 }  // namespace ckpt::test

@@ -1,6 +1,8 @@
 // In-process CLI runs for tests, as RocksDB's sst_dump_test does.
 #include "support/cli_run.h"
 
+#include <catch2/catch.hpp>
+
 #include <sstream>
 
 #include "command.h"
@@ -14,6 +16,13 @@ CliResult run_cli(const std::vector<std::string>& args) {
   r.status = ckpt::cli::run(args, io);
   r.out = out.str();
   r.err = err.str();
+  return r;
+}
+
+CliResult run_cli_ok(const std::vector<std::string>& args) {
+  CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
   return r;
 }
 

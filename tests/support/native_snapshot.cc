@@ -15,7 +15,7 @@
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
 #include "state/rocks_sst.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 #include "support/byte_reader.h"
 
 namespace ckpt::test {
@@ -39,18 +39,13 @@ Result<Template> load_template(const std::string& dir) {
   Template t;
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(dir));
   CKPT_ASSIGN_OR_RETURN(t.metadata, read_metadata_file(where.metadata_path));
-  FileResolver resolver(where.directory, {});
-  PathResolver resolve = [&](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    auto f = resolver.find(type, uri);
-    if (!f) return std::nullopt;
-    return f->path;
-  };
+  const StreamOpener streams = StreamOpener::for_snapshot(where, {});
   for (const OperatorState& op : t.metadata.operators)
     for (const SubtaskState& st : op.subtasks)
       if (st.managed_keyed.type == handle_type::kIncremental && t.meta_bytes.empty()) {
         t.op = op;
         t.handle = st.managed_keyed;
-        CKPT_ASSIGN_OR_RETURN(StateStream s, StateStream::open(st.managed_keyed.delegate, resolve, where.metadata_path));
+        CKPT_ASSIGN_OR_RETURN(StateStream s, streams.open(st.managed_keyed.delegate));
         CKPT_RETURN_IF_ERROR(s.read_all(&t.meta_bytes));
         ByteReader r(t.meta_bytes, 0);
         CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta meta, read_keyed_backend_meta(r));

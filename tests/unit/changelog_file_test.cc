@@ -18,14 +18,15 @@ using namespace ckpt::test;
 namespace {
 
 // Relative paths (type 6) under `dir`, as FileResolver finds them: nullopt when absent.
-ChangelogFiles files_in(const ScratchDir& dir) {
+StreamOpener files_in(const ScratchDir& dir) {
   std::string root = dir.path();
-  return ChangelogFiles{[root](uint8_t, const std::string& rel) -> std::optional<std::string> {
-                          std::string p = root + "/" + rel;
-                          if (!std::filesystem::exists(p)) return std::nullopt;
-                          return p;
-                        },
-                        root + "/_metadata"};
+  return StreamOpener(
+      [root](uint8_t, const std::string& rel) -> std::optional<std::string> {
+        std::string p = root + "/" + rel;
+        if (!std::filesystem::exists(p)) return std::nullopt;
+        return p;
+      },
+      root + "/_metadata");
 }
 
 // The sample changes split into two change sets, written to `name` in `dir`: a log of one
@@ -42,7 +43,7 @@ KeyedHandle two_set_log(const ScratchDir& dir, const std::string& name, bool com
 }
 
 // The decoded replay of `logs` on the materialized l[1] = [10], m[1][5] = 50.
-std::vector<std::string> decoded(const std::vector<KeyedHandle>& logs, const ChangelogFiles& files) {
+std::vector<std::string> decoded(const std::vector<KeyedHandle>& logs, const StreamOpener& files) {
   ChangelogState state;
   state.set_key_serializer(long_snapshot());
   EntrySink materialized = state.collector();
@@ -66,7 +67,7 @@ std::vector<std::string> decoded(const std::vector<KeyedHandle>& logs, const Cha
 }
 
 // The byte-level replay of `logs` on the same materialized part: every state's pairs.
-std::vector<std::vector<RocksPair>> raw(const std::vector<KeyedHandle>& logs, const ChangelogFiles& files) {
+std::vector<std::vector<RocksPair>> raw(const std::vector<KeyedHandle>& logs, const StreamOpener& files) {
   KeyedBackendMeta meta;
   auto state = raw_replayer(logs, &meta, files);
   std::vector<std::vector<RocksPair>> materialized(3);
@@ -94,7 +95,7 @@ bool same_pairs(const std::vector<std::vector<RocksPair>>& a, const std::vector<
 }
 
 // Replays `log` expecting an error; returns it.
-Error replay_error(const KeyedHandle& log, const ChangelogFiles& files) {
+Error replay_error(const KeyedHandle& log, const StreamOpener& files) {
   ChangelogState state;
   state.set_key_serializer(long_snapshot());
   Status s = state.replay({log}, KeyGroupRange{0, 128}, files);
@@ -109,7 +110,7 @@ TEST_CASE("a change log in a file gives the entries and pairs its in-memory form
   // and type 10: decoded entries and RocksDB pairs equal those of the same changes in a type-9
   // log, which are the applied operations' results.
   ScratchDir dir;
-  ChangelogFiles files = files_in(dir);
+  StreamOpener files = files_in(dir);
   std::vector<KeyedHandle> inline_logs = {in_memory_log(list_map_value_changes())};
   std::vector<std::string> expected = decoded(inline_logs, {});
   REQUIRE(expected == std::vector<std::string>{"l 1 = [10,11]", "l 3 = [30]", "m 1 6 = 60", "v 1 = 100"});
@@ -160,7 +161,7 @@ TEST_CASE("damaged change log files are errors naming the file - the piece and t
   // Truncation, a length larger than the bytes left, an offset past the end, a missing file, an
   // unknown compression flag and a bad record inside a file.
   ScratchDir dir;
-  ChangelogFiles files = files_in(dir);
+  StreamOpener files = files_in(dir);
   KeyedHandle log = two_set_log(dir, "log", false);
   const std::string whole = read_file(dir / "log");
   const std::string path = dir / "log";

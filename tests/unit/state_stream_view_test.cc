@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 #include "support/test_support.h"
 
 using namespace ckpt;
@@ -18,7 +18,7 @@ TEST_CASE("a stream view of inline bytes points into the handle - file bytes lan
   h.type = handle_type::kByteStream;
   h.name = "inline";
   h.data = std::string(1000, 'x') + "tail";
-  auto in = StateStream::open(h, {}, "_metadata");
+  auto in = StreamOpener({}, "_metadata").open(h);
   REQUIRE(in.ok());
   std::string buffer;
   auto v = in->view(h.data.size() - 4, 4, &buffer);
@@ -35,8 +35,8 @@ TEST_CASE("a stream view of inline bytes points into the handle - file bytes lan
   fh.type = handle_type::kRelativeFile;
   fh.path = "state";
   const std::string path = dir / "state";
-  auto file = StateStream::open(fh, [&](uint8_t, const std::string&) -> std::optional<std::string> { return path; },
-                                "_metadata");
+  auto file =
+      StreamOpener([&](uint8_t, const std::string&) -> std::optional<std::string> { return path; }, "_metadata").open(fh);
   REQUIRE(file.ok());
   for (auto [offset, len] : {std::pair<uint64_t, uint64_t>{17, 600000}, {bytes.size() - 100, 100}, {5, 900000}}) {
     auto r = file->view(offset, len, &buffer);

@@ -17,6 +17,7 @@
 #include "ops/compact_rocks.h"
 #include "ops/output_guard.h"
 #include "support/worker_threads.h"
+#include "support/fs_listing.h"
 
 namespace fs = std::filesystem;
 
@@ -119,7 +120,8 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   }
 
   std::error_code ec;
-  fs::path parent = fs::absolute(output).parent_path();
+  fs::path parent = fs::absolute(output, ec).parent_path();
+  if (ec) return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
   fs::create_directories(parent, ec);
   if (ec) return Error(ErrorCode::kIOError, "cannot create '" + parent.string() + "': " + ec.message());
   CKPT_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create_beside(output));
@@ -203,13 +205,14 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
     ++report.instances;
   }
   // Files copied as they were.
-  for (const auto& e : fs::directory_iterator(tmp.path(), ec)) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> listed, list_directory(tmp.path()));
+  for (const auto& e : listed) {
     std::string name = e.path().filename().string();
     bool mine = false;
     for (const Instance& in : instances) mine = mine || name.rfind(in.prefix, 0) == 0;
-    if (!mine && e.is_regular_file() && name != TempDir::kLockName) {
+    if (!mine && e.is_regular_file(ec) && name != TempDir::kLockName) {
       ++report.files_after;
-      report.bytes_after += e.file_size();
+      report.bytes_after += e.file_size(ec);
     }
   }
 

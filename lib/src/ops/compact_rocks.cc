@@ -11,6 +11,7 @@
 #include <rocksdb/utilities/checkpoint.h>
 
 #include "ckpt/io.h"
+#include "support/fs_listing.h"
 
 namespace fs = std::filesystem;
 
@@ -108,11 +109,11 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   if (!s.ok()) return rocks_error(s, "cannot close the compacted instance");
 
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(job.out_dir, ec)) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> entries, list_directory(job.out_dir));
+  for (const auto& e : entries) {
     std::string name = e.path().filename().string();
     if (is_instance_file(name)) out.push_back(name);
   }
-  if (ec) return Error(ErrorCode::kIOError, "cannot list '" + job.out_dir + "': " + ec.message());
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -14,7 +14,7 @@
 #include "ops/keyed_target.h"
 #include "ops/output_guard.h"
 #include "state/raw_keyed_reader.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
@@ -22,8 +22,7 @@ namespace {
 
 struct Job {
   const Metadata* metadata = nullptr;
-  std::string metadata_file;
-  PathResolver resolve;
+  StreamOpener streams;
   std::string out_dir;  // the temporary output directory
   ConvertTarget to = ConvertTarget::kCanonical;
   bool modern_types = true;  // 11 / 12 rather than 5 / 3
@@ -44,9 +43,8 @@ Result<StreamHandle> copy_stream(const StreamHandle& h, const Job& job, const st
     CKPT_ASSIGN_OR_RETURN(out.key_groups.at(0).delegate, copy_stream(h.key_groups.at(0).delegate, job, name, c));
     return out;
   }
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(h, job.resolve, job.metadata_file));
   std::string bytes;
-  CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
+  CKPT_RETURN_IF_ERROR(job.streams.read(h, [&](const StateStream& stream) { return stream.read_all(&bytes); }));
   CKPT_RETURN_IF_ERROR(write_file_atomic(job.out_dir + "/" + name, bytes));
   c.files++;
   c.bytes += bytes.size();
@@ -62,7 +60,7 @@ Result<KeyedHandle> convert_keyed(const KeyedHandle& in, const OperatorState& op
   if (in.is_null()) return in;
   auto key = job.key_serializers.find(operator_id_hex(op.id));
   CKPT_ASSIGN_OR_RETURN(RawKeyedSource source,
-                        open_raw_keyed(in, job.resolve, job.metadata_file, op.max_parallelism,
+                        open_raw_keyed(in, job.streams, op.max_parallelism,
                                        key == job.key_serializers.end() ? nullptr : &key->second));
   KeyedTarget target;
   target.to = job.to;
@@ -76,7 +74,7 @@ Result<KeyedHandle> convert_keyed(const KeyedHandle& in, const OperatorState& op
   target.deferred_sync = true;  // convert_snapshot syncs the whole output before its rename
   KeyedTargetStats stats;
   CKPT_ASSIGN_OR_RETURN(KeyedHandle out, write_keyed_target(target, source.meta, [&](const KeyGroupPairsFn& fn) {
-    return read_raw_keyed(in, source, job.resolve, job.metadata_file, op.max_parallelism, fn);
+    return read_raw_keyed(in, source, job.streams, op.max_parallelism, fn);
   }, &stats));
   c.entries += stats.entries;
   c.files += stats.files;
@@ -165,8 +163,7 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
 
   Job job;
   job.metadata = &metadata;
-  job.metadata_file = where.metadata_path;
-  job.resolve = resolver_of(where.directory, options.remap);
+  job.streams = StreamOpener::for_snapshot(where, options.remap);
   if (!options.key_serializers_from.empty()) {
     CKPT_ASSIGN_OR_RETURN(job.key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
   }
@@ -189,9 +186,7 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
     auto [op, st] = tasks[i];
     Status s = convert_subtask(*op, *st, job, counters);
     if (s.ok()) return s;
-    Error e = std::move(s).error();
-    if (e.file.empty()) e.file = job.metadata_file;
-    return std::move(e).with_context(fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
+    return std::move(s).error().with_context(fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
   }));
 
   SnapshotKind kind = options.to == ConvertTarget::kCanonical ? SnapshotKind::kSavepointCanonical

@@ -134,7 +134,8 @@ std::string file_identity(const StreamHandle& s, const SnapshotLocation& where) 
     case handle_type::kFile:
       return absolute_uri(s.path);
     case handle_type::kRelativeFile: {
-      std::filesystem::path dir = std::filesystem::absolute(where.directory.empty() ? "." : where.directory);
+      std::error_code ec;  // fails only if the working directory is gone: the identity stays relative
+      std::filesystem::path dir = std::filesystem::absolute(where.directory.empty() ? "." : where.directory, ec);
       return (dir / s.path).lexically_normal().string();
     }
     case handle_type::kSegmentFile:

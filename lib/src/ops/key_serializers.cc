@@ -1,9 +1,6 @@
 // Key serializers of another snapshot of the job, for change logs that store none.
 #include "ops/key_serializers.h"
 
-#include <memory>
-#include <mutex>
-
 #include <fmt/format.h>
 
 #include "ckpt/metadata.h"
@@ -11,29 +8,18 @@
 
 namespace ckpt {
 
-PathResolver resolver_of(const std::string& directory, const std::vector<PrefixRule>& remap) {
-  auto resolver = std::make_shared<FileResolver>(directory, remap);
-  auto mutex = std::make_shared<std::mutex>();
-  return [resolver, mutex](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    std::lock_guard<std::mutex> lock(*mutex);
-    auto found = resolver->find(type, uri);
-    if (!found) return std::nullopt;
-    return found->path;
-  };
-}
-
 // Per operator, the first key serializer a keyed proxy of `snapshot` names.
 Result<std::map<std::string, SerializerSnapshot>> key_serializers_of(const std::string& snapshot,
                                                                      const std::vector<PrefixRule>& remap) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
-  PathResolver resolve = resolver_of(where.directory, remap);
+  const StreamOpener streams = StreamOpener::for_snapshot(where, remap);
   std::map<std::string, SerializerSnapshot> keys;
   for (const OperatorState& op : metadata.operators)
     for (const SubtaskState& st : op.subtasks) {
       if (st.managed_keyed.is_null()) continue;
-      auto source = open_raw_keyed(st.managed_keyed, resolve, where.metadata_path, op.max_parallelism);
+      auto source = open_raw_keyed(st.managed_keyed, streams, op.max_parallelism);
       if (!source.ok()) {
         if (source.error().code == ErrorCode::kNotSupported) continue;  // no key serializer there either
         return std::move(source).error().with_context(

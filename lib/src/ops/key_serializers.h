@@ -12,12 +12,8 @@
 #include "ckpt/error.h"
 #include "ckpt/resolve.h"
 #include "state/serializer_snapshot.h"
-#include "state/state_stream.h"
 
 namespace ckpt {
-
-// A resolver over `directory` and `remap` that threads may share (look-ups are serialised).
-PathResolver resolver_of(const std::string& directory, const std::vector<PrefixRule>& remap);
 
 // Per operator id (32 hex digits), the first key serializer a keyed proxy of `snapshot` names.
 // Operators whose handles name none are absent.

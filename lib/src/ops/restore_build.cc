@@ -11,16 +11,16 @@
 
 namespace ckpt {
 
-Status build_instance(const InstanceJob& job, const PathResolver& resolve, const std::string& metadata_file,
-                      RestoredInstance& out, std::vector<std::string>* states) {
+Status build_instance(const InstanceJob& job, const StreamOpener& streams, RestoredInstance& out,
+                      std::vector<std::string>* states) {
   const int32_t max_par = job.op->max_parallelism;
-  CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(*job.handle, resolve, metadata_file, max_par, job.key_fallback));
+  CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(*job.handle, streams, max_par, job.key_fallback));
   for (const StateMetaInfo& s : source.meta.states) states->push_back(s.name);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(job.directory).parent_path(), ec);
   CKPT_ASSIGN_OR_RETURN(auto writer, RocksInstanceWriter::create(job.directory + ".build", *states));
   // Key groups outside `keep` are never written: nothing to clip afterwards.
-  CKPT_RETURN_IF_ERROR(read_raw_keyed(*job.handle, source, resolve, metadata_file, max_par,
+  CKPT_RETURN_IF_ERROR(read_raw_keyed(*job.handle, source, streams, max_par,
                                       [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
                                         if (!job.keep.contains(kg)) return Status::OK();
                                         for (size_t id = 0; id < by_state.size(); ++id) {

@@ -21,7 +21,8 @@
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/rocks_instance_reader.h"
-#include "state/state_stream.h"
+#include "state/incremental_reader.h"
+#include "state/stream_opener.h"
 #include "support/byte_reader.h"
 
 namespace ckpt {
@@ -78,14 +79,12 @@ Status copy_stream(const StateStream& stream, const std::string& dst) {
 
 // One file of the handle under its RocksDB name. SSTs are immutable, so linking them is safe;
 // MANIFEST, CURRENT and OPTIONS are always copied because opening the instance rewrites them.
-Status place_file(const NamedStream& f, const std::string& dir, bool link, const PathResolver& resolve,
-                  const std::string& metadata_file, RestoredInstance& out) {
-  if (!safe_local_name(f.name)) {
-    Error e(ErrorCode::kCorruption, fmt::format("rocksdb file name '{}' is not a plain file name", f.name));
-    e.file = metadata_file;
-    return e;
-  }
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(f.handle, resolve, metadata_file));
+Status place_file(const NamedStream& f, const std::string& dir, bool link, const StreamOpener& streams,
+                  RestoredInstance& out) {
+  if (!safe_local_name(f.name))
+    return streams.in_metadata(
+        Error(ErrorCode::kCorruption, fmt::format("rocksdb file name '{}' is not a plain file name", f.name)));
+  CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
   const std::string dst = dir + "/" + f.name;
   ++out.files;
   out.bytes += stream.size();
@@ -106,16 +105,10 @@ std::string key_group_prefix(int32_t kg, int bytes) {
 }
 
 // The state names of the meta data stream, in its order.
-Result<std::vector<std::string>> meta_state_names(const KeyedHandle& h, const PathResolver& resolve,
-                                                  const std::string& metadata_file) {
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(h.delegate, resolve, metadata_file));
-  std::string bytes;
-  CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
-  ByteReader r(bytes, stream.base());
-  auto meta = read_keyed_backend_meta(r);
-  if (!meta.ok()) return std::move(meta).error().with_file(stream.file()).with_context("meta data stream");
+Result<std::vector<std::string>> meta_state_names(const KeyedHandle& h, const StreamOpener& streams) {
+  CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta meta, read_meta_data_stream(h.delegate, streams));
   std::vector<std::string> names;
-  for (const StateMetaInfo& s : meta->states) names.push_back(s.name);
+  for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   return names;
 }
 
@@ -208,11 +201,13 @@ Result<RestoredInstance> restore_instance(const InstanceJob& job, const Resolved
   out.operator_id = operator_id_hex(job.op->id);
   out.subtask = job.subtask->index;
   out.key_groups = job.keep;
-  PathResolver resolve = [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
-    auto it = paths.find(uri);
-    if (it == paths.end()) return std::nullopt;
-    return it->second;
-  };
+  const StreamOpener streams(
+      [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
+        auto it = paths.find(uri);
+        if (it == paths.end()) return std::nullopt;
+        return it->second;
+      },
+      metadata_file);
   std::vector<std::string> states;
   if (job.handle->type == handle_type::kIncremental || job.handle->type == handle_type::kIncrementalV1) {
     std::error_code ec;
@@ -220,11 +215,11 @@ Result<RestoredInstance> restore_instance(const InstanceJob& job, const Resolved
     if (ec) return io_error(job.directory, "cannot create directory", ec.value());
     for (const auto* list : {&job.handle->shared_files, &job.handle->private_files})
       for (const NamedStream& f : *list)
-        CKPT_RETURN_IF_ERROR(place_file(f, job.directory, job.link, resolve, metadata_file, out));
-    CKPT_ASSIGN_OR_RETURN(states, meta_state_names(*job.handle, resolve, metadata_file));
+        CKPT_RETURN_IF_ERROR(place_file(f, job.directory, job.link, streams, out));
+    CKPT_ASSIGN_OR_RETURN(states, meta_state_names(*job.handle, streams));
     if (job.clip) CKPT_RETURN_IF_ERROR(clip(job.directory, job.keep, job.op->max_parallelism));
   } else {
-    CKPT_RETURN_IF_ERROR(build_instance(job, resolve, metadata_file, out, &states));
+    CKPT_RETURN_IF_ERROR(build_instance(job, streams, out, &states));
   }
   CKPT_RETURN_IF_ERROR(check(job.directory, job, states, out));
   return out;

@@ -10,7 +10,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/restore.h"
 #include "state/serializer_snapshot.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
@@ -33,8 +33,8 @@ using ResolvedPaths = std::unordered_map<std::string, std::string>;
 // Heap and canonical key-groups handles and changelog handles: writes the instance at job.directory from the
 // handle's entries in Flink's RocksDB layout, keeping only job.keep; `states` gets the proxy's
 // state names. kNotSupported where a state's entries cannot be delimited.
-Status build_instance(const InstanceJob& job, const PathResolver& resolve, const std::string& metadata_file,
-                      RestoredInstance& out, std::vector<std::string>* states);
+Status build_instance(const InstanceJob& job, const StreamOpener& streams, RestoredInstance& out,
+                      std::vector<std::string>* states);
 
 // Writes the instance and checks it: all column families open with Flink's merge operator,
 // every entry reads back, the column families are the meta data stream's states.

@@ -12,7 +12,7 @@
 #include "ops/verify_checks.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocks_sst.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
@@ -108,26 +108,26 @@ VerifyProblem sst_problem(const SstTask& t, const std::string& metadata_file) {
   p.operator_id = operator_id_hex(t.op->id);
   p.subtask = t.subtask;
   p.handle = fmt::format("managed-keyed {} {}", t.role, t.file->name);
+  // Files as `_metadata` names them, as the quick checks report them; inline bytes: `_metadata`.
   p.file = t.file->handle.is_file() ? t.file->handle.path : metadata_file;
   return p;
 }
 
-SstOutcome check_sst(const SstTask& t, const PathResolver& resolve, const std::string& metadata_file,
-                     const std::unordered_set<std::string>& faulty) {
+SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::unordered_set<std::string>& faulty) {
   SstOutcome out;
-  VerifyProblem p = sst_problem(t, metadata_file);
+  VerifyProblem p = sst_problem(t, streams.metadata_file());
   if (faulty.count(t.file->handle.path)) {
     out.skipped = true;
     return out;
   }
   auto fail = [&](ProblemKind kind, const Error& e) {
     p.kind = kind;
-    p.message = e.message;
+    p.message = e.context.empty() ? e.message : e.context + ": " + e.message;
     p.offset = e.offset;
     out.problem = p;
     return out;
   };
-  Result<StateStream> stream = StateStream::open(t.file->handle, resolve, metadata_file);
+  Result<StateStream> stream = streams.open(t.file->handle);
   if (!stream.ok()) return fail(ProblemKind::kUndecodable, stream.error());
   Status checksum = SstFile::verify_checksum(*stream);
   if (!checksum.ok()) {
@@ -168,18 +168,20 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   for (const SstTask& t : tasks)
     if (t.file->handle.is_file())
       if (auto found = resolver.find(t.file->handle.type, t.file->handle.path)) paths[t.file->handle.path] = found->path;
-  PathResolver resolve = [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
-    auto it = paths.find(uri);
-    if (it == paths.end()) return std::nullopt;
-    return it->second;
-  };
+  const StreamOpener streams(
+      [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
+        auto it = paths.find(uri);
+        if (it == paths.end()) return std::nullopt;
+        return it->second;
+      },
+      where.metadata_path);
 
   std::vector<SstOutcome> outcomes(tasks.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
       Result<SstOutcome> o = catch_internal(
-          [&]() -> Result<SstOutcome> { return check_sst(tasks[i], resolve, where.metadata_path, faulty); });
+          [&]() -> Result<SstOutcome> { return check_sst(tasks[i], streams, faulty); });
       if (o.ok()) {
         outcomes[i] = std::move(o).value();
       } else {

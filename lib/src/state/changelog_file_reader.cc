@@ -1,4 +1,4 @@
-// Change logs in files: Flink's flink-dstl-dfs log files read piece by piece (§15).
+// Change logs in files: Flink's flink-dstl-dfs log files read piece by piece (formats/keyed-state.md §15).
 #include "state/changelog_file_reader.h"
 
 #include <fmt/format.h>
@@ -17,23 +17,21 @@ constexpr uint8_t kSnappy = 1;
 // The stream of one log file after its flag byte, in place or decompressed.
 struct LogStream {
   const StreamHandle* handle = nullptr;  // what is loaded: consecutive pieces share a file
-  std::string file;
+  StateStream source;      // stamps the errors of its bytes
   std::string buffer;      // the file's bytes, or the decompressed stream
   std::string_view bytes;  // the stream after the flag
-  uint64_t base = 0;       // absolute offset of bytes[0] in `file`; 0 when decompressed
+  uint64_t base = 0;       // absolute offset of bytes[0] in the source's file; 0 when decompressed
   bool compressed = false;
 };
 
-Status load(const StreamHandle& handle, const ChangelogFiles& files, LogStream& s) {
-  s.handle = nullptr;
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle, files.resolve, files.metadata_file));
-  s.file = stream.file();
+// The stream after the flag byte of the file `s.source` opened.
+Status decode_log(const StreamHandle& handle, LogStream& s) {
+  const StateStream& stream = s.source;
   s.buffer.clear();
   CKPT_ASSIGN_OR_RETURN(std::string_view all, stream.view(0, stream.size(), &s.buffer));
   ByteReader r(all, stream.base());
   if (r.at_end())
-    return Error(ErrorCode::kCorruption, "empty change log file, expected its compression flag byte", r.offset())
-        .with_file(s.file);
+    return Error(ErrorCode::kCorruption, "empty change log file, expected its compression flag byte", r.offset());
   uint64_t flag_at = r.offset();
   uint8_t flag = r.u8();
   if (flag == kUncompressed) {
@@ -43,19 +41,23 @@ Status load(const StreamHandle& handle, const ChangelogFiles& files, LogStream& 
   } else if (flag == kSnappy) {
     // SnappyStreamCompressionDecorator over the rest of the file; offsets count its output.
     std::string out;
-    Status d = decode_snappy_framed(r, &out, snappy_decompressed_limit(r.remaining()));
-    if (!d.ok()) return std::move(d).error().with_file(s.file);
+    CKPT_RETURN_IF_ERROR(decode_snappy_framed(r, &out, snappy_decompressed_limit(r.remaining())));
     s.buffer = std::move(out);
     s.bytes = s.buffer;
     s.base = 0;
     s.compressed = true;
   } else {
     return Error(ErrorCode::kCorruption,
-                 fmt::format("change log compression flag {}, expected 0 (none) or 1 (snappy)", flag), flag_at)
-        .with_file(s.file);
+                 fmt::format("change log compression flag {}, expected 0 (none) or 1 (snappy)", flag), flag_at);
   }
   s.handle = &handle;
   return Status::OK();
+}
+
+Status load(const StreamHandle& handle, const StreamOpener& streams, LogStream& s) {
+  s.handle = nullptr;
+  CKPT_ASSIGN_OR_RETURN(s.source, streams.open(handle));
+  return s.source.stamp(decode_log(handle, s));
 }
 
 // The one change set StateChangeFormat#writeChangeSet wrote at `offset`: i32 key-group count,
@@ -96,10 +98,13 @@ bool is_file_changelog(uint8_t handle_type) {
   return handle_type == handle_type::kChangelogFileV1 || handle_type == handle_type::kChangelogFile;
 }
 
-Status for_each_logged_change(const KeyedHandle& log, const ChangelogFiles& files, const LoggedChangeFn& fn) {
+Status for_each_logged_change(const KeyedHandle& log, const StreamOpener& streams, const LoggedChangeFn& fn) {
   if (log.type == handle_type::kInMemoryChangelog) {
-    for (size_t i = 0; i < log.changes.size(); ++i)
-      CKPT_RETURN_IF_ERROR(fn(LoggedChange{log.changes[i].key_group, log.changes[i].bytes, 0, i}));
+    // Its records are bytes of `_metadata` (at offsets the decoded model does not keep).
+    for (size_t i = 0; i < log.changes.size(); ++i) {
+      Status s = fn(LoggedChange{log.changes[i].key_group, log.changes[i].bytes, 0, i});
+      if (!s.ok()) return streams.in_metadata(std::move(s).error());
+    }
     return Status::OK();
   }
   if (log.is_null()) return Status::OK();
@@ -115,11 +120,11 @@ Status for_each_logged_change(const KeyedHandle& log, const ChangelogFiles& file
       return c;
     };
     if (!stream.handle || !(*stream.handle == piece.handle)) {
-      Status s = load(piece.handle, files, stream);
+      Status s = load(piece.handle, streams, stream);
       if (!s.ok()) return std::move(s).error().with_context(where());
     }
-    Status s = read_change_set(stream, piece.offset, fn);
-    if (!s.ok()) return std::move(s).error().with_file(stream.file).with_context(where());
+    Status s = stream.source.stamp(read_change_set(stream, piece.offset, fn));
+    if (!s.ok()) return std::move(s).error().with_context(where());
   }
   return Status::OK();
 }

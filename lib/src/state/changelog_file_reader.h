@@ -14,15 +14,9 @@
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
-
-// Where the files of a log's pieces are found, as for every other stream handle.
-struct ChangelogFiles {
-  PathResolver resolve;
-  std::string metadata_file;
-};
 
 // One change of a log: `bytes` is the record StateChangeFormat or the in-memory handle holds,
 // `offset` the absolute offset of bytes[0] in its log file (0 for an in-memory log, whose
@@ -38,8 +32,9 @@ using LoggedChangeFn = std::function<Status(const LoggedChange&)>;
 
 // Visits the changes of `log` in the order Flink applies them: an in-memory log's in stored
 // order; a file log's piece by piece, exactly one change set at each piece's offset. Errors of
-// a file log (including those `fn` returns) name the log file and the piece.
-Status for_each_logged_change(const KeyedHandle& log, const ChangelogFiles& files, const LoggedChangeFn& fn);
+// a file log (including those `fn` returns) name the log file and the piece; its files are
+// opened by `streams`.
+Status for_each_logged_change(const KeyedHandle& log, const StreamOpener& streams, const LoggedChangeFn& fn);
 
 bool is_file_changelog(uint8_t handle_type);
 

@@ -68,10 +68,10 @@ Result<StateMetaInfo> read_metadata_info(ByteReader& r) {
 
 }  // namespace
 
-Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs, const ChangelogFiles& files) {
+Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs, const StreamOpener& streams) {
   KeyedBackendMeta meta;
   for (const KeyedHandle& log : logs) {
-    Status s = for_each_logged_change(log, files, [&](const LoggedChange& c) -> Status {
+    Status s = for_each_logged_change(log, streams, [&](const LoggedChange& c) -> Status {
       ByteReader r(c.bytes, c.offset);
       if (c.key_group != kCommonKeyGroup || !is_metadata(r.u8(), c.key_group)) return Status::OK();
       CKPT_ASSIGN_OR_RETURN(StateMetaInfo info, read_metadata_info(r));
@@ -175,9 +175,9 @@ EntrySink ChangelogState::collector() {
 }
 
 Status ChangelogState::replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range,
-                              const ChangelogFiles& files) {
+                              const StreamOpener& streams) {
   if (!key_known_) {
-    auto meta = read_changelog_meta(logs, files);
+    auto meta = read_changelog_meta(logs, streams);
     if (meta.ok() && !meta->key_serializer.serializer_class.empty()) {
       auto d = make_decoder(meta->key_serializer);
       if (d.ok() && (*d)->decodable()) key_ = std::move(*d);
@@ -185,7 +185,7 @@ Status ChangelogState::replay(const std::vector<KeyedHandle>& logs, const KeyGro
   }
   for (const KeyedHandle& log : logs) {
     const bool in_files = is_file_changelog(log.type);
-    CKPT_RETURN_IF_ERROR(for_each_logged_change(log, files, [&](const LoggedChange& c) -> Status {
+    CKPT_RETURN_IF_ERROR(for_each_logged_change(log, streams, [&](const LoggedChange& c) -> Status {
       Status s = apply(c, range);
       if (s.ok()) return s;
       // A file log's reader adds the file, the piece and the log.

@@ -1,4 +1,4 @@
-// state/changelog_reader.h - keyed state of the changelog backend (§12).
+// state/changelog_reader.h - keyed state of the changelog backend (formats/keyed-state.md §15).
 //
 // A ChangelogStateBackendHandle is a materialized part (any keyed layout) plus change logs
 // to replay on top of it. The logical state is only known once every change is applied, so
@@ -30,8 +30,8 @@ namespace ckpt {
 // The states the change logs register (their metadata changes; a state registered again keeps
 // its first place and takes the last registration), as a backend proxy would list them. Change
 // logs store no key serializer: `key_serializer` is the one a timer state's snapshot nests,
-// else empty (no class). Logs in files (types 10, 13) are read through `files`.
-Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs, const ChangelogFiles& files = {});
+// else empty (no class). Logs in files (types 10, 13) are read through `streams`.
+Result<KeyedBackendMeta> read_changelog_meta(const std::vector<KeyedHandle>& logs, const StreamOpener& streams = {});
 
 class ChangelogState {
  public:
@@ -55,9 +55,9 @@ class ChangelogState {
   // Receives the materialized part's entries.
   EntrySink collector();
   // Applies the non-materialized handles in order (in-memory change logs, type 9, and logs in
-  // files, types 10 and 13, found through `files`), as ChangelogBackendLogApplier does; data
+  // files, types 10 and 13, found through `streams`), as ChangelogBackendLogApplier does; data
   // changes of key groups outside `range` are ignored.
-  Status replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range, const ChangelogFiles& files = {});
+  Status replay(const std::vector<KeyedHandle>& logs, const KeyGroupRange& range, const StreamOpener& streams = {});
   // The resulting entries, key groups ascending.
   Status emit(const StateFilter& filter, const EntrySink& sink);
 

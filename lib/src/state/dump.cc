@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 #include <variant>
 
 #include <fmt/format.h>
@@ -19,7 +18,7 @@
 #include "state/changelog_reader.h"
 #include "state/dump_tuning.h"
 #include "state/proxy_reader.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 #include "support/json_text.h"
 #include "support/spill_file.h"
 #include "support/worker_threads.h"
@@ -181,8 +180,7 @@ class ChunkSpill : public OrderedChannels<Item>::Overflow {
 // Everything a subtask's readers need, shared read-only between workers.
 struct Job {
   const Metadata* metadata = nullptr;
-  std::string metadata_file;
-  PathResolver resolve;
+  StreamOpener streams;
   StateFilter filter;
   bool operator_state_wanted = true;
   bool keep_going = false;
@@ -213,17 +211,17 @@ Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism,
       return Status::OK();
     case handle_type::kKeyGroups:
     case handle_type::kKeyGroupsWithId:
-    case handle_type::kSavepointKeyGroups: {
-      CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(h.delegate, job.resolve, job.metadata_file));
-      return read_key_groups_handle(h, stream, max_parallelism, job.filter, sink, problems);
-    }
+    case handle_type::kSavepointKeyGroups:
+      return job.streams.read(h.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
+        return read_key_groups_handle(h, stream, max_parallelism, job.filter, sink, stamped);
+      });
     case handle_type::kIncrementalV1:
     case handle_type::kIncremental:
-      return read_incremental_handle(h, job.resolve, job.metadata_file, max_parallelism, job.filter, sink, problems);
+      return read_incremental_handle(h, job.streams, max_parallelism, job.filter, sink, problems);
     case handle_type::kChangelogBackendV1:
     case handle_type::kChangelogBackend: {
       ChangelogState state;
-      ProxyReader proxies(job.resolve, job.metadata_file);
+      ProxyReader proxies(job.streams);
       Job trees = job;  // replaying change logs needs the entries' values as trees
       trees.filter.json_text = false;
       for (const KeyedHandle& m : h.materialized) {
@@ -232,13 +230,14 @@ Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism,
         if (s.ok()) s = read_keyed(m, trees, max_parallelism, state.collector(), problems);
         if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("materialized part")));
       }
-      Status s = state.replay(h.non_materialized, h.range, {job.resolve, job.metadata_file});
+      Status s = state.replay(h.non_materialized, h.range, job.streams);
       if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("change log")));
       return state.emit(job.filter, sink);
     }
     default:
-      return Error(ErrorCode::kNotSupported,
-                   fmt::format("keyed state handle type {:#04x} ({}) cannot be dumped", h.type, handle_type_name(h.type)));
+      return job.streams.in_metadata(Error(
+          ErrorCode::kNotSupported,
+          fmt::format("keyed state handle type {:#04x} ({}) cannot be dumped", h.type, handle_type_name(h.type))));
   }
 }
 
@@ -269,7 +268,6 @@ void run_subtask(const Job& job, const Task& t, const std::string& op_hex, Chunk
   auto finish = [&](Status s, const char* slot) {
     if (s.ok() || stopped || is_stop(s.error())) return !stopped;
     Error e = std::move(s).error();
-    if (e.file.empty()) e.file = job.metadata_file;
     slot_now = slot;
     Status r = problems(std::move(e));
     if (!r.ok()) {
@@ -284,7 +282,7 @@ void run_subtask(const Job& job, const Task& t, const std::string& op_hex, Chunk
       slot_now = "managed operator state";
       for (const OperatorHandle& h : t.subtask->managed_operator) {
         if (h.is_null()) continue;
-        if (!finish(read_operator_handle(h, job.resolve, job.metadata_file, job.filter, sink, problems),
+        if (!finish(read_operator_handle(h, job.streams, job.filter, sink, problems),
                     "managed operator state"))
           return;
       }
@@ -297,19 +295,15 @@ void run_subtask(const Job& job, const Task& t, const std::string& op_hex, Chunk
     const KeyedHandle& raw = t.subtask->raw_keyed;
     if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
       slot_now = "raw keyed state";
-      Status s;
-      auto stream = StateStream::open(raw.delegate, job.resolve, job.metadata_file);
-      if (!stream.ok())
-        s = std::move(stream).error();
-      else
-        s = read_raw_timers(raw, stream.value(), job.filter, sink, problems);
+      Status s = job.streams.read(raw.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
+        return read_raw_timers(raw, stream, job.filter, sink, stamped);
+      });
       if (!finish(std::move(s), "raw keyed state")) return;
     }
   } catch (const std::exception& ex) {
     // Decoders do not throw by design; a bug or an allocation failure still ends up here,
     // reported against the subtask instead of taking the process down.
     Error e(ErrorCode::kCorruption, fmt::format("internal error: {}", ex.what()));
-    e.file = job.metadata_file;
     out.problem(std::move(e).with_context(where));
   }
 }
@@ -361,15 +355,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
 
   Job job;
   job.metadata = &metadata;
-  job.metadata_file = where.metadata_path;
-  auto resolver = std::make_shared<FileResolver>(where.directory, options.remap);
-  auto resolver_mutex = std::make_shared<std::mutex>();
-  job.resolve = [resolver, resolver_mutex](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    std::lock_guard<std::mutex> lock(*resolver_mutex);
-    auto found = resolver->find(type, uri);
-    if (!found) return std::nullopt;
-    return found->path;
-  };
+  job.streams = StreamOpener::for_snapshot(where, options.remap);
   job.filter.state = options.state;
   job.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
   if (options.key_groups) {

@@ -29,27 +29,26 @@ struct Table {
   std::string last_key;
 };
 
-Status add_file_context(Error&& e, const NamedStream& f, const std::string& fallback_file, const ProblemSink& problems) {
-  if (e.file.empty()) e.file = fallback_file;
+Status sst_problem(Error&& e, const NamedStream& f, const ProblemSink& problems) {
   return problems(std::move(e).with_context(fmt::format("sst '{}'", f.name)));
 }
 
 }  // namespace
 
-Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& resolve,
-                               const std::string& metadata_file, int32_t max_parallelism,
+Result<KeyedBackendMeta> read_meta_data_stream(const StreamHandle& handle, const StreamOpener& streams) {
+  auto meta = streams.read(handle, [](const StateStream& stream) -> Result<KeyedBackendMeta> {
+    std::string bytes;
+    CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
+    ByteReader r(bytes, stream.base());
+    return read_keyed_backend_meta(r);
+  });
+  if (!meta.ok()) return std::move(meta).error().with_context("meta data stream");
+  return meta;
+}
+
+Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& streams, int32_t max_parallelism,
                                const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems) {
-  CKPT_ASSIGN_OR_RETURN(StateStream meta_stream, StateStream::open(handle.delegate, resolve, metadata_file));
-  std::string meta_bytes;
-  CKPT_RETURN_IF_ERROR(meta_stream.read_all(&meta_bytes));
-  ByteReader mr(meta_bytes, meta_stream.base());
-  auto meta_or = read_keyed_backend_meta(mr);
-  if (!meta_or.ok()) {
-    Error e = std::move(meta_or).error();
-    if (e.file.empty()) e.file = meta_stream.file();
-    return std::move(e).with_context("meta data stream");
-  }
-  const KeyedBackendMeta& meta = meta_or.value();
+  CKPT_ASSIGN_OR_RETURN(const KeyedBackendMeta meta, read_meta_data_stream(handle.delegate, streams));
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(meta.key_serializer));
 
   // Open every SST once and group them by state, in the proxy's state order.
@@ -60,27 +59,20 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
   std::sort(files.begin(), files.end(), [](const NamedStream* a, const NamedStream* b) { return a->name < b->name; });
   std::vector<std::vector<Table>> by_state(meta.states.size());
   for (const NamedStream* f : files) {
-    auto stream = StateStream::open(f->handle, resolve, metadata_file);
-    if (!stream.ok()) {
-      CKPT_RETURN_IF_ERROR(add_file_context(std::move(stream).error(), *f, metadata_file, problems));
-      continue;
-    }
-    auto sst = SstFile::open(stream.value());
-    if (!sst.ok()) {
-      CKPT_RETURN_IF_ERROR(add_file_context(std::move(sst).error(), *f, stream->file(), problems));
-      continue;
-    }
-    const std::string& cf = sst->column_family();
-    auto it = std::find_if(meta.states.begin(), meta.states.end(),
-                           [&](const StateMetaInfo& s) { return s.name == cf; });
-    if (it == meta.states.end()) {
-      if (cf == "default" || sst->num_entries() == 0) continue;  // Flink never writes there
-      Error e(ErrorCode::kCorruption,
-              fmt::format("sst of column family '{}', which the meta data stream does not name", cf));
-      CKPT_RETURN_IF_ERROR(add_file_context(std::move(e), *f, stream->file(), problems));
-      continue;
-    }
-    by_state[it - meta.states.begin()].push_back({f, sst->first_key(), sst->last_key()});
+    Status s = streams.read(f->handle, [&](const StateStream& stream) -> Status {
+      CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+      const std::string& cf = sst.column_family();
+      auto it = std::find_if(meta.states.begin(), meta.states.end(),
+                             [&](const StateMetaInfo& s) { return s.name == cf; });
+      if (it != meta.states.end()) {
+        by_state[it - meta.states.begin()].push_back({f, sst.first_key(), sst.last_key()});
+        return Status::OK();
+      }
+      if (cf == "default" || sst.num_entries() == 0) return Status::OK();  // Flink never writes there
+      return Error(ErrorCode::kCorruption,
+                   fmt::format("sst of column family '{}', which the meta data stream does not name", cf));
+    });
+    if (!s.ok()) CKPT_RETURN_IF_ERROR(sst_problem(std::move(s).error(), *f, problems));
   }
 
   std::unique_ptr<RocksInstanceReader> instance;  // opened on the first overlapping state
@@ -114,7 +106,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
       for (size_t i = 1; i < ranges.size(); ++i) overlap |= ranges[i].first <= ranges[i - 1].second;
       if (overlap) {
         if (!instance) {
-          auto opened = RocksInstanceReader::open(handle, resolve, metadata_file);
+          auto opened = RocksInstanceReader::open(handle, streams);
           if (!opened.ok()) {
             CKPT_RETURN_IF_ERROR(problems(std::move(opened).error().with_context(fmt::format("state '{}'", info.name))));
             continue;
@@ -132,16 +124,13 @@ Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& re
                 [](const Table& a, const Table& b) { return a.first_key < b.first_key; });
     }
     for (const Table& t : by_state[id]) {
-      auto stream = StateStream::open(t.source->handle, resolve, metadata_file);
-      if (!stream.ok()) {
-        CKPT_RETURN_IF_ERROR(add_file_context(std::move(stream).error(), *t.source, metadata_file, problems));
-        continue;
-      }
-      auto sst = SstFile::open(stream.value());
-      Status s = sst.ok() ? sst->for_each(entry) : Status(std::move(sst).error());
+      Status s = streams.read(t.source->handle, [&](const StateStream& stream) -> Status {
+        CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+        return sst.for_each(entry);
+      });
       if (!s.ok()) {
         if (is_stop(s.error())) return s;
-        CKPT_RETURN_IF_ERROR(add_file_context(std::move(s).error(), *t.source, stream->file(), problems));
+        CKPT_RETURN_IF_ERROR(sst_problem(std::move(s).error(), *t.source, problems));
       }
     }
   }

@@ -2,7 +2,7 @@
 //
 // Incremental checkpoints and native savepoints upload the RocksDB instance's files. The
 // meta stream holds the keyed proxy (state names and serializers); every SST belongs to one
-// column family, named after its state in the file's table properties (§10-§11). Entries
+// column family, named after its state in the file's table properties (formats/keyed-state.md §10, §11). Entries
 // whose key-group prefix lies outside the handle's range are left-overs of a rescale and are
 // dropped, as Flink's restore clips them.
 #pragma once
@@ -12,14 +12,18 @@
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "state/backend_meta.h"
 #include "state/read_options.h"
 #include "state/state_entry.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
-Status read_incremental_handle(const KeyedHandle& handle, const PathResolver& resolve,
-                               const std::string& metadata_file, int32_t max_parallelism,
+// The keyed proxy that a native handle's meta data stream holds (errors in the context "meta data
+// stream").
+Result<KeyedBackendMeta> read_meta_data_stream(const StreamHandle& handle, const StreamOpener& streams);
+
+Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& streams, int32_t max_parallelism,
                                const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems);
 
 }  // namespace ckpt

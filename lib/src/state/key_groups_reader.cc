@@ -276,12 +276,9 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
     if (!filter.wants_key_group(region->key_group)) continue;
     Status s = layout == KeyGroupsLayout::kHeap ? read_heap_region(ks, *region, codecs, filter, sink)
                                                 : read_canonical_region(ks, *region, codecs, filter, sink);
-    if (!s.ok()) {
-      Error e = std::move(s).error();
-      if (e.file.empty()) e.file = stream.file();
-      CKPT_RETURN_IF_ERROR(problems(std::move(e).with_context(
+    if (!s.ok())
+      CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(
           fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group))));
-    }
   }
   return Status::OK();
 }
@@ -305,11 +302,9 @@ Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& st
     CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &buffers, &view, &base));
     if (!ks.meta.compression) view.remove_prefix(skip);
     Status s = fn(ks.meta, layout, region->key_group, view, base + skip);
-    if (!s.ok()) {
-      Error e = std::move(s).error();
-      if (e.file.empty()) e.file = stream.file();
-      return std::move(e).with_context(fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
-    }
+    if (!s.ok())
+      return std::move(s).error().with_context(
+          fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
   }
   return Status::OK();
 }

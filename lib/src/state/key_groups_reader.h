@@ -2,10 +2,11 @@
 //
 // Such a handle's stream is the keyed proxy followed by one block per key group at the
 // offsets the handle records, in one of two layouts that the type byte does not tell apart:
-// the heap layout (§7: i32 key group, then per state an id, a count and entries) or the
-// canonical layout (§9: length-framed RocksDB pairs with state-id and end marks). The reader
+// the heap layout (formats/keyed-state.md §6: i32 key group, then per state an id, a count and entries) or the
+// canonical layout (formats/keyed-state.md §9: length-framed RocksDB pairs with state-id and end marks). The reader
 // tells them apart by the canonical framing, which needs no serializer: a heap block does not
 // parse as one that ends exactly at the region's end with key prefixes naming its key group.
+// Errors carry absolute offsets; the file is named by the StreamOpener that opened the stream.
 #pragma once
 
 #include <cstdint>

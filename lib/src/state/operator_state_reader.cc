@@ -106,12 +106,8 @@ Status read_broadcast_state(const OperatorStream& os, const OperatorStateEntry& 
   return Status::OK();
 }
 
-}  // namespace
-
-Status read_operator_handle(const OperatorHandle& handle, const PathResolver& resolve,
-                            const std::string& metadata_file, const StateFilter& filter, const EntrySink& sink,
-                            const ProblemSink& problems) {
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle.delegate, resolve, metadata_file));
+Status read_operator_stream(const OperatorHandle& handle, const StateStream& stream, const StateFilter& filter,
+                            const EntrySink& sink, const ProblemSink& problems) {
   OperatorStream os;
   os.stream = &stream;
   for (const OperatorStateEntry& s : handle.states)
@@ -123,11 +119,7 @@ Status read_operator_handle(const OperatorHandle& handle, const PathResolver& re
   CKPT_RETURN_IF_ERROR(stream.read(0, proxy_end, &head));
   ByteReader r(head, stream.base());
   auto meta = read_operator_backend_meta(r);
-  if (!meta.ok()) {
-    Error e = std::move(meta).error();
-    if (e.file.empty()) e.file = stream.file();
-    return std::move(e).with_context("operator state proxy");
-  }
+  if (!meta.ok()) return std::move(meta).error().with_context("operator state proxy");
   os.meta = std::move(meta).value();
   // The handle's states are in the writer's hash-map order; print them sorted by name so the
   // output does not depend on it.
@@ -146,13 +138,19 @@ Status read_operator_handle(const OperatorHandle& handle, const PathResolver& re
     } else {
       s = read_list_state(os, *entry, *info, sink);
     }
-    if (!s.ok()) {
-      Error e = std::move(s).error();
-      if (e.file.empty()) e.file = stream.file();
-      CKPT_RETURN_IF_ERROR(problems(std::move(e).with_context(fmt::format("operator state '{}'", entry->name))));
-    }
+    if (!s.ok())
+      CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("operator state '{}'", entry->name))));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status read_operator_handle(const OperatorHandle& handle, const StreamOpener& streams, const StateFilter& filter,
+                            const EntrySink& sink, const ProblemSink& problems) {
+  return streams.read(handle.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
+    return read_operator_stream(handle, stream, filter, sink, stamped);
+  });
 }
 
 }  // namespace ckpt

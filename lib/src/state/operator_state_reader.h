@@ -1,4 +1,4 @@
-// state/operator_state_reader.h - operator state of one subtask (list, union, broadcast; §15).
+// state/operator_state_reader.h - operator state of one subtask (list, union, broadcast; formats/keyed-state.md §14).
 //
 // The stream starts with the operator proxy (state names and serializers); the handle holds,
 // per state, offsets into the stream: one per list element, or one for a broadcast state's
@@ -12,12 +12,11 @@
 #include "ckpt/metadata.h"
 #include "state/read_options.h"
 #include "state/state_entry.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
-Status read_operator_handle(const OperatorHandle& handle, const PathResolver& resolve,
-                            const std::string& metadata_file, const StateFilter& filter, const EntrySink& sink,
-                            const ProblemSink& problems);
+Status read_operator_handle(const OperatorHandle& handle, const StreamOpener& streams, const StateFilter& filter,
+                            const EntrySink& sink, const ProblemSink& problems);
 
 }  // namespace ckpt

@@ -22,24 +22,22 @@ std::string serializer_signature(const SerializerSnapshot& s) {
 }
 
 ProxyReader::ProxyReader(const SnapshotLocation& where, const std::vector<PrefixRule>& remap)
-    : metadata_file_(where.metadata_path), resolver_(std::make_shared<FileResolver>(where.directory, remap)) {
-  resolve_ = [r = resolver_](uint8_t type, const std::string& uri) -> std::optional<std::string> {
-    auto found = r->find(type, uri);
-    if (!found) return std::nullopt;
-    return found->path;
-  };
-}
+    : streams_(StreamOpener::for_snapshot(where, remap)) {}
 
-ProxyReader::ProxyReader(PathResolver resolve, std::string metadata_file)
-    : metadata_file_(std::move(metadata_file)), resolve_(std::move(resolve)) {}
+ProxyReader::ProxyReader(StreamOpener streams) : streams_(std::move(streams)) {}
 
-Result<std::string> ProxyReader::head(const StreamHandle& s, uint64_t limit) {
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(s, resolve_, metadata_file_));
+namespace {
+
+// The first `limit` bytes of a stream (all of it if smaller), decoded by `read`.
+template <class Read>
+auto read_head(const StateStream& stream, uint64_t limit, Read&& read) -> decltype(read(std::declval<ByteReader&>())) {
   std::string bytes;
   CKPT_RETURN_IF_ERROR(stream.read(0, std::min<uint64_t>(limit, stream.size()), &bytes));
-  base_ = stream.base();
-  return bytes;
+  ByteReader r(bytes, stream.base());
+  return read(r);
 }
+
+}  // namespace
 
 Status ProxyReader::keyed(const KeyedHandle& h, const std::function<void(const KeyedBackendMeta&)>& visit) {
   switch (h.type) {
@@ -60,7 +58,7 @@ Status ProxyReader::keyed(const KeyedHandle& h, const std::function<void(const K
       for (const KeyedHandle& m : h.materialized) CKPT_RETURN_IF_ERROR(keyed(m, visit));
       if (!h.non_materialized.empty()) {
         // States registered after the last materialization exist only in the change logs.
-        CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(h.non_materialized, {resolve_, metadata_file_}));
+        CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(h.non_materialized, streams_));
         if (!logged.states.empty()) visit(logged);
       }
       return Status::OK();
@@ -74,16 +72,16 @@ Result<OperatorBackendMeta> ProxyReader::operator_state(const OperatorHandle& h)
   for (const OperatorStateEntry& e : h.states)
     for (int64_t off : e.offsets)
       if (off > 0) end = std::min<uint64_t>(end, static_cast<uint64_t>(off));
-  CKPT_ASSIGN_OR_RETURN(std::string bytes, head(h.delegate, end));
-  ByteReader r(bytes, base_);
-  return read_operator_backend_meta(r);
+  return streams_.read(h.delegate, [&](const StateStream& stream) {
+    return read_head(stream, end, [](ByteReader& r) { return read_operator_backend_meta(r); });
+  });
 }
 
 Status ProxyReader::keyed_proxy(const StreamHandle& s, uint64_t end,
                                 const std::function<void(const KeyedBackendMeta&)>& visit) {
-  CKPT_ASSIGN_OR_RETURN(std::string bytes, head(s, end));
-  ByteReader r(bytes, base_);
-  CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta meta, read_keyed_backend_meta(r));
+  CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta meta, streams_.read(s, [&](const StateStream& stream) {
+    return read_head(stream, end, [](ByteReader& r) { return read_keyed_backend_meta(r); });
+  }));
   visit(meta);
   return Status::OK();
 }

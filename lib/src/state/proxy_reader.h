@@ -14,7 +14,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
@@ -25,8 +25,7 @@ std::string serializer_signature(const SerializerSnapshot& s);
 class ProxyReader {
  public:
   ProxyReader(const SnapshotLocation& where, const std::vector<PrefixRule>& remap);
-  // With the caller's resolver; `metadata_file` is named in errors about inline bytes.
-  ProxyReader(PathResolver resolve, std::string metadata_file);
+  explicit ProxyReader(StreamOpener streams);
 
   // Calls `visit` with the keyed backend proxy of `h`: heap and canonical key-groups streams,
   // the meta stream of RocksDB native handles, each materialized part of a changelog handle.
@@ -36,15 +35,10 @@ class ProxyReader {
   Result<OperatorBackendMeta> operator_state(const OperatorHandle& h);
 
  private:
-  // The first `limit` bytes of a stream (all of it if smaller); sets base_.
-  Result<std::string> head(const StreamHandle& s, uint64_t limit);
   Status keyed_proxy(const StreamHandle& s, uint64_t end,
                      const std::function<void(const KeyedBackendMeta&)>& visit);
 
-  std::string metadata_file_;
-  std::shared_ptr<FileResolver> resolver_;
-  PathResolver resolve_;
-  uint64_t base_ = 0;
+  StreamOpener streams_;
 };
 
 }  // namespace ckpt

@@ -8,6 +8,7 @@
 
 #include "state/canonical_stream.h"
 #include "state/changelog_reader.h"
+#include "state/incremental_reader.h"
 #include "state/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocks_instance_reader.h"
@@ -26,13 +27,7 @@ Result<KeyedBackendMeta> read_proxy_prefix(const StateStream& stream, uint64_t l
   std::string head;
   CKPT_RETURN_IF_ERROR(stream.read(0, length, &head));
   ByteReader r(head, stream.base());
-  auto m = read_keyed_backend_meta(r);
-  if (!m.ok()) {
-    Error e = std::move(m).error();
-    if (e.file.empty()) e.file = stream.file();
-    return e;
-  }
-  return m;
+  return read_keyed_backend_meta(r);
 }
 
 using Transcoders = std::vector<std::unique_ptr<StateTranscoder>>;
@@ -40,20 +35,17 @@ using Transcoders = std::vector<std::unique_ptr<StateTranscoder>>;
 // One key group at a time from the instance (the proxy's states are its column families), so
 // memory stays bounded by the largest key group whatever the subtask's size; overlapping SSTs
 // are merged by RocksDB as Flink's restore merges them.
-Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
-                   const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
+                   int32_t max_parallelism, const KeyGroupPairsFn& fn) {
   const KeyedBackendMeta& meta = source.meta;
-  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksInstanceReader> instance,
-                        RocksInstanceReader::open(handle, resolve, metadata_file));
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksInstanceReader> instance, RocksInstanceReader::open(handle, streams));
   std::vector<std::string> names;
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   for (const std::string& cf : instance->column_families()) {
     if (cf == "default" || std::find(names.begin(), names.end(), cf) != names.end()) continue;
     CKPT_RETURN_IF_ERROR(instance->for_each(cf, [&](std::string_view, std::string_view) -> Status {
-      Error e(ErrorCode::kCorruption,
-              fmt::format("column family '{}' holds entries, but the meta data stream does not name it", cf));
-      e.file = metadata_file;
-      return e;
+      return Error(ErrorCode::kCorruption,
+                   fmt::format("column family '{}' holds entries, but the meta data stream does not name it", cf));
     }));
   }
   std::vector<std::vector<RocksPair>> by_state(names.size());
@@ -83,17 +75,18 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
   return Status::OK();
 }
 
-// The materialized part's pairs with the change logs replayed on them, in memory (§12).
-Status read_changelog(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
-                             const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+// The materialized part's pairs with the change logs replayed on them, in memory
+// (formats/keyed-state.md §15).
+Status read_changelog(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
+                      int32_t max_parallelism, const KeyGroupPairsFn& fn) {
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ChangelogState> state, ChangelogState::make_raw(source.meta, max_parallelism));
   for (const KeyedHandle& m : handle.materialized) {
     if (m.is_null()) continue;
-    CKPT_ASSIGN_OR_RETURN(RawKeyedSource part, open_raw_keyed(m, resolve, metadata_file, max_parallelism));
-    Status s = read_raw_keyed(m, part, resolve, metadata_file, max_parallelism, state->raw_collector(part.meta));
+    CKPT_ASSIGN_OR_RETURN(RawKeyedSource part, open_raw_keyed(m, streams, max_parallelism));
+    Status s = read_raw_keyed(m, part, streams, max_parallelism, state->raw_collector(part.meta));
     if (!s.ok()) return std::move(s).error().with_context("materialized part");
   }
-  Status s = state->replay(handle.non_materialized, handle.range, {resolve, metadata_file});
+  Status s = state->replay(handle.non_materialized, handle.range, streams);
   if (!s.ok()) return std::move(s).error().with_context("change log");
   return state->emit_raw(fn);
 }
@@ -110,20 +103,19 @@ const char* keyed_layout_name(KeyedLayout l) {
   return "heap";
 }
 
-Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
-                                      const std::string& metadata_file, int32_t max_parallelism,
+Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpener& streams, int32_t max_parallelism,
                                       const SerializerSnapshot* key_fallback) {
   RawKeyedSource source;
   if (is_changelog(handle.type)) {
     source.layout = KeyedLayout::kChangelog;
     for (const KeyedHandle& m : handle.materialized) {
       if (m.is_null()) continue;
-      CKPT_ASSIGN_OR_RETURN(RawKeyedSource part, open_raw_keyed(m, resolve, metadata_file, max_parallelism));
+      CKPT_ASSIGN_OR_RETURN(RawKeyedSource part, open_raw_keyed(m, streams, max_parallelism));
       if (source.meta.key_serializer.serializer_class.empty()) source.meta = part.meta;
       for (StateMetaInfo& info : part.meta.states)
         if (!source.meta.find(info.name)) source.meta.states.push_back(std::move(info));
     }
-    CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(handle.non_materialized, {resolve, metadata_file}));
+    CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta logged, read_changelog_meta(handle.non_materialized, streams));
     if (source.meta.key_serializer.serializer_class.empty()) source.meta.key_serializer = logged.key_serializer;
     // A state registered again by the logs takes its last registration, as on restore.
     for (StateMetaInfo& info : logged.states) {
@@ -144,30 +136,29 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResol
   }
   if (is_incremental(handle.type)) {
     source.layout = KeyedLayout::kNative;
-    CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle.delegate, resolve, metadata_file));
-    CKPT_ASSIGN_OR_RETURN(source.meta, read_proxy_prefix(stream, stream.size()));
+    CKPT_ASSIGN_OR_RETURN(source.meta, read_meta_data_stream(handle.delegate, streams));
     return source;
   }
   if (handle.type != handle_type::kKeyGroups && handle.type != handle_type::kKeyGroupsWithId &&
       handle.type != handle_type::kSavepointKeyGroups)
     return Error(ErrorCode::kNotSupported, fmt::format("keyed state handle type {:#04x} ({}) cannot be converted",
                                                        handle.type, handle_type_name(handle.type)));
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle.delegate, resolve, metadata_file));
-  CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect_key_groups_layout(handle, stream));
-  source.layout = layout == KeyGroupsLayout::kHeap ? KeyedLayout::kHeap : KeyedLayout::kCanonical;
-  uint64_t proxy_end = stream.size();
-  for (int64_t off : handle.offsets)
-    if (off > 0) proxy_end = std::min<uint64_t>(proxy_end, static_cast<uint64_t>(off));
-  CKPT_ASSIGN_OR_RETURN(source.meta, read_proxy_prefix(stream, proxy_end));
   (void)max_parallelism;
-  return source;
+  return streams.read(handle.delegate, [&](const StateStream& stream) -> Result<RawKeyedSource> {
+    CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect_key_groups_layout(handle, stream));
+    source.layout = layout == KeyGroupsLayout::kHeap ? KeyedLayout::kHeap : KeyedLayout::kCanonical;
+    uint64_t proxy_end = stream.size();
+    for (int64_t off : handle.offsets)
+      if (off > 0) proxy_end = std::min<uint64_t>(proxy_end, static_cast<uint64_t>(off));
+    CKPT_ASSIGN_OR_RETURN(source.meta, read_proxy_prefix(stream, proxy_end));
+    return source;
+  });
 }
 
-Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
-                      const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn) {
-  if (source.layout == KeyedLayout::kNative)
-    return read_native(handle, source, resolve, metadata_file, max_parallelism, fn);
-  if (source.layout == KeyedLayout::kChangelog) return read_changelog(handle, source, resolve, metadata_file, max_parallelism, fn);
+Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
+                      int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+  if (source.layout == KeyedLayout::kNative) return read_native(handle, source, streams, max_parallelism, fn);
+  if (source.layout == KeyedLayout::kChangelog) return read_changelog(handle, source, streams, max_parallelism, fn);
   const KeyedBackendMeta& meta = source.meta;
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(meta.key_serializer));
   Transcoders transcoders;
@@ -177,30 +168,31 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
       transcoders.push_back(std::move(t));
     }
   const int prefix = key_group_prefix_bytes(max_parallelism);
-  CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(handle.delegate, resolve, metadata_file));
   std::vector<std::vector<RocksPair>> by_state(meta.states.size());
   std::vector<RocksPairPool> pools(meta.states.size());
-  return for_each_key_group_block(
-      handle, stream, max_parallelism,
-      [&](const KeyedBackendMeta&, KeyGroupsLayout layout, int32_t kg, std::string_view data, uint64_t base) -> Status {
-        RocksPairPool::recycle(by_state, pools);
-        if (layout == KeyGroupsLayout::kHeap) {
-          CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state, pools));
-        } else {
-          ByteReader r(data, base);
-          CKPT_RETURN_IF_ERROR(parse_canonical_key_group(
-              r, static_cast<int>(meta.states.size()), [&](const CanonicalPair& p) -> Status {
-                if (key_group_of_rocks_key(p.key, prefix) != kg)
-                  return Error(ErrorCode::kCorruption, fmt::format("key prefix names another key group than {}", kg),
-                               p.key_offset);
-                RocksPair& pair = pools[p.state_id].add(by_state[p.state_id]);
-                pair.key.assign(p.key);
-                pair.value.assign(p.value);
-                return Status::OK();
-              }));
-        }
-        return fn(kg, by_state);
-      });
+  return streams.read(handle.delegate, [&](const StateStream& stream) {
+    return for_each_key_group_block(
+        handle, stream, max_parallelism,
+        [&](const KeyedBackendMeta&, KeyGroupsLayout layout, int32_t kg, std::string_view data, uint64_t base) -> Status {
+          RocksPairPool::recycle(by_state, pools);
+          if (layout == KeyGroupsLayout::kHeap) {
+            CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state, pools));
+          } else {
+            ByteReader r(data, base);
+            CKPT_RETURN_IF_ERROR(parse_canonical_key_group(
+                r, static_cast<int>(meta.states.size()), [&](const CanonicalPair& p) -> Status {
+                  if (key_group_of_rocks_key(p.key, prefix) != kg)
+                    return Error(ErrorCode::kCorruption,
+                                 fmt::format("key prefix names another key group than {}", kg), p.key_offset);
+                  RocksPair& pair = pools[p.state_id].add(by_state[p.state_id]);
+                  pair.key.assign(p.key);
+                  pair.value.assign(p.value);
+                  return Status::OK();
+                }));
+          }
+          return fn(kg, by_state);
+        });
+  });
 }
 
 }  // namespace ckpt

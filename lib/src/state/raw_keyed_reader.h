@@ -1,7 +1,7 @@
 // state/raw_keyed_reader.h - a subtask's keyed state as RocksDB-layout pairs, values untouched.
 //
 // The reading half of `ckpt convert`: whatever the handle (heap or canonical key groups, a
-// RocksDB native snapshot), the entries come out in Flink's RocksDB layout (§10), grouped by
+// RocksDB native snapshot), the entries come out in Flink's RocksDB layout (formats/keyed-state.md §10), grouped by
 // key group (ascending) and by state (indexed as in the handle's keyed proxy), with every value
 // byte as the job wrote it. Heap entries are re-framed by StateTranscoder. A changelog-backend
 // handle is its materialized part read this way with the change logs replayed on the pairs
@@ -17,7 +17,7 @@
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
 #include "state/layout_transcoder.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
@@ -37,14 +37,13 @@ struct RawKeyedSource {
 // backend handle (13, 14) `meta` is its materialized part's proxy plus the states its change
 // logs register, keyed by the materialized key serializer (else the one timers nest, else
 // `key_fallback` if given).
-Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const PathResolver& resolve,
-                                      const std::string& metadata_file, int32_t max_parallelism,
+Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpener& streams, int32_t max_parallelism,
                                       const SerializerSnapshot* key_fallback = nullptr);
 
 // Every key group of the handle that holds entries, ascending, one at a time: memory is bounded
 // by one key group. Native snapshots are read through their RocksDB instance (opened
 // read-only in a temporary directory), entries outside the handle's range dropped.
-Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const PathResolver& resolve,
-                      const std::string& metadata_file, int32_t max_parallelism, const KeyGroupPairsFn& fn);
+Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
+                      int32_t max_parallelism, const KeyGroupPairsFn& fn);
 
 }  // namespace ckpt

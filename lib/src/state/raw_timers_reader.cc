@@ -89,11 +89,8 @@ Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, con
       if (data.size() < 4 || r.u32() != kPostVersionedMagic) continue;  // user raw state
       s = read_block(r, kg, filter, sink);
     }
-    if (!s.ok()) {
-      Error e = std::move(s).error();
-      if (e.file.empty()) e.file = stream.file();
-      CKPT_RETURN_IF_ERROR(problems(std::move(e).with_context(fmt::format("raw keyed timers, key group {}", kg))));
-    }
+    if (!s.ok())
+      CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
   }
   return Status::OK();
 }

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +23,8 @@
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/rocks_sst.h"
+#include "state/rocks_status.h"
+#include "support/fs_listing.h"
 
 namespace ckpt {
 
@@ -27,8 +32,10 @@ namespace fs = std::filesystem;
 
 struct RocksInstanceReader::Rep {
   std::string dir;
-  std::string metadata_file;
+  std::map<std::string, StateStream> files;  // by RocksDB name: whose errors name them
+  std::string meta_file;  // named by errors no one file of the instance can be blamed for
   FlinkInstance instance;
+  Error blame_file(Error e) const;
   ~Rep() {
     (void)instance.close();
     std::error_code ec;
@@ -49,8 +56,7 @@ Error instance_error(const std::string& file, ErrorCode code, const std::string&
 }
 
 Error rocks_error(const std::string& file, const char* what, const rocksdb::Status& s) {
-  return instance_error(file, s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption,
-                        fmt::format("{}: {}", what, s.ToString()));
+  return rocks_status_error(s, file, what);
 }
 
 // Whole-file scans: without an explicit readahead RocksDB reads block by block (one pread of
@@ -90,31 +96,59 @@ Status write_out(const StateStream& stream, const std::string& dst) {
 
 }  // namespace
 
+// RocksDB names the placed copy of a damaged file ("... in <dir>/000010.sst offset N"): the
+// error names the snapshot's file instead, through its stream (which moves a segment's offset by
+// its base). Errors that name no placed file name the meta data stream's file.
+Error RocksInstanceReader::Rep::blame_file(Error e) const {
+  if (e.file == dir) e.file.clear();
+  const std::string prefix = dir + "/";
+  std::string blamed;
+  for (size_t at = e.message.find(prefix); at != std::string::npos; at = e.message.find(prefix, at)) {
+    e.message.erase(at, prefix.size());
+    if (!blamed.empty()) continue;
+    size_t end = e.message.find_first_of(" ,:'\"", at);
+    blamed = e.message.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  auto placed = files.find(blamed);
+  if (e.file.empty() && placed != files.end()) {
+    if (e.offset) *e.offset += placed->second.base();
+    return placed->second.stamp(std::move(e));
+  }
+  if (e.file.empty()) {
+    e.file = meta_file;
+    e.offset.reset();  // RocksDB's offset is in a file it did not name
+  }
+  return e;
+}
+
 RocksInstanceReader::~RocksInstanceReader() = default;
 
 Result<std::unique_ptr<RocksInstanceReader>> RocksInstanceReader::open(const KeyedHandle& handle,
-                                                                       const PathResolver& resolve,
-                                                                       const std::string& metadata_file) {
+                                                                       const StreamOpener& streams) {
   std::unique_ptr<RocksInstanceReader> r(new RocksInstanceReader());
   r->rep_ = std::make_unique<Rep>();
   Rep& rep = *r->rep_;
-  std::string tmpl = (fs::temp_directory_path() / "ckpt-instance-XXXXXX").string();
+  CKPT_ASSIGN_OR_RETURN(StateStream meta, streams.open(handle.delegate));
+  rep.meta_file = meta.file();
+  CKPT_ASSIGN_OR_RETURN(std::string tmp, temp_directory());
+  std::string tmpl = (fs::path(tmp) / "ckpt-instance-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr)
-    return instance_error(tmpl, ErrorCode::kIOError, "cannot create a temporary directory");
+    return instance_error(tmpl, ErrorCode::kIOError,
+                          fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
   rep.dir = tmpl;
   for (const auto* list : {&handle.shared_files, &handle.private_files}) {
     for (const NamedStream& f : *list) {
       if (f.name.empty() || f.name == "." || f.name == ".." || f.name.find('/') != std::string::npos ||
           f.name.find('\0') != std::string::npos)
-        return instance_error(metadata_file, ErrorCode::kCorruption,
-                              fmt::format("rocksdb file name '{}' is not a plain file name", f.name));
-      CKPT_ASSIGN_OR_RETURN(StateStream stream, StateStream::open(f.handle, resolve, metadata_file));
+        return streams.in_metadata(Error(ErrorCode::kCorruption,
+                                         fmt::format("rocksdb file name '{}' is not a plain file name", f.name)));
+      CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
       CKPT_RETURN_IF_ERROR(write_out(stream, rep.dir + "/" + f.name));
+      rep.files.emplace(f.name, std::move(stream));
     }
   }
   Status opened = open_flink_instance(rep.dir, true, rep.instance);
-  if (!opened.ok()) return std::move(opened).error().with_file(metadata_file);
-  rep.metadata_file = metadata_file;
+  if (!opened.ok()) return rep.blame_file(std::move(opened).error());
   return r;
 }
 
@@ -132,8 +166,8 @@ Status RocksInstanceReader::for_each(const std::string& cf,
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
   if (!it->status().ok())
-    return rocks_error(rep_->metadata_file, fmt::format("rocksdb cannot read column family '{}'", cf).c_str(),
-                       it->status());
+    return rep_->blame_file(rocks_error("", fmt::format("rocksdb cannot read column family '{}'", cf).c_str(),
+                                         it->status()));
   return Status::OK();
 }
 
@@ -155,9 +189,8 @@ Status RocksInstanceReader::for_each_by_key_group(const std::vector<std::string>
   };
   std::vector<Cursor> cursors(families.size());
   auto failed = [&](size_t i) {
-    return rocks_error(rep_->metadata_file,
-                       fmt::format("rocksdb cannot read column family '{}'", families[i]).c_str(),
-                       cursors[i].it->status());
+    return rep_->blame_file(rocks_error("", fmt::format("rocksdb cannot read column family '{}'", families[i]).c_str(),
+                                         cursors[i].it->status()));
   };
   // Positions cursor i's key group; a key too short for its prefix cannot be placed anywhere.
   auto settle = [&](size_t i) -> Status {
@@ -167,9 +200,9 @@ Status RocksInstanceReader::for_each_by_key_group(const std::vector<std::string>
     rocksdb::Slice k = c.it->key();
     c.key_group = key_group_of_rocks_key(std::string_view(k.data(), k.size()), prefix_bytes);
     if (c.key_group < 0)
-      return instance_error(rep_->metadata_file, ErrorCode::kCorruption,
-                            fmt::format("column family '{}' holds a key shorter than its key-group prefix",
-                                        families[i]));
+      return rep_->blame_file(Error(ErrorCode::kCorruption,
+                                     fmt::format("column family '{}' holds a key shorter than its key-group prefix",
+                                                 families[i])));
     if (c.key_group > range.last()) c.key_group = -1;
     return Status::OK();
   };

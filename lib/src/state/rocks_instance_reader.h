@@ -16,7 +16,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
-#include "state/state_stream.h"
+#include "state/stream_opener.h"
 
 namespace rocksdb {
 class DB;
@@ -44,10 +44,11 @@ Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance
 
 class RocksInstanceReader {
  public:
-  // Places the handle's files and opens every column family read-only. Errors:
-  // "rocksdb file name '...' is not a plain file name", "rocksdb cannot open the instance: ...".
-  static Result<std::unique_ptr<RocksInstanceReader>> open(const KeyedHandle& handle, const PathResolver& resolve,
-                                                           const std::string& metadata_file);
+  // Places the handle's files in a directory under TMPDIR and opens every column family
+  // read-only. Errors: "rocksdb file name '...' is not a plain file name" (naming `_metadata`),
+  // "rocksdb cannot open the instance: ...". Errors of RocksDB about one of the files name
+  // that file of the snapshot (and the offset RocksDB gives), the others its meta data stream.
+  static Result<std::unique_ptr<RocksInstanceReader>> open(const KeyedHandle& handle, const StreamOpener& streams);
   ~RocksInstanceReader();  // closes the instance and removes the temporary directory
 
   const std::vector<std::string>& column_families() const;

@@ -15,6 +15,8 @@
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/utilities/checkpoint.h>
 
+#include "support/fs_listing.h"
+
 namespace ckpt {
 
 namespace fs = std::filesystem;
@@ -176,9 +178,9 @@ Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const s
                                                                          uint64_t target_file_bytes) {
   std::error_code ec;
   if (fs::exists(scratch_dir, ec))
-    return Error(ErrorCode::kInvalidArgument, fmt::format("scratch directory '{}' exists already", scratch_dir));
+    return Error(ErrorCode::kInvalidArgument, "scratch directory exists already").with_file(scratch_dir);
   fs::create_directories(scratch_dir, ec);
-  if (ec) return Error(ErrorCode::kIOError, fmt::format("cannot create '{}': {}", scratch_dir, ec.message()));
+  if (ec) return Error(ErrorCode::kIOError, "cannot create the directory: " + ec.message()).with_file(scratch_dir);
   CKPT_RETURN_IF_ERROR(check_unique(column_families));
   std::unique_ptr<RocksInstanceWriter> w(new RocksInstanceWriter());
   w->rep_ = std::make_unique<Rep>();
@@ -268,15 +270,16 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
   // whole state (what RocksDB's Checkpoint would copy, without waiting for a flush).
   std::error_code ec;
   fs::rename(rep.db_dir(), instance_dir, ec);
-  if (ec) return Error(ErrorCode::kIOError, fmt::format("cannot create '{}': {}", instance_dir, ec.message()));
+  if (ec) return Error(ErrorCode::kIOError, "cannot create the instance directory: " + ec.message()).with_file(instance_dir);
   fs::remove_all(rep.scratch, ec);
   std::string latest_options;
-  for (const auto& entry : fs::directory_iterator(instance_dir, ec)) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> entries, list_directory(instance_dir));
+  for (const auto& entry : entries) {
     const std::string n = entry.path().filename().string();
     if (starts_with(n, "OPTIONS-") && n > latest_options) latest_options = n;
   }
   std::vector<fs::path> extra;
-  for (const auto& entry : fs::directory_iterator(instance_dir, ec)) {
+  for (const auto& entry : entries) {
     const std::string n = entry.path().filename().string();
     const bool keep = RocksInstanceFile{n, 0}.is_sst() || starts_with(n, "MANIFEST-") || n == "CURRENT" ||
                       n == latest_options;
@@ -291,9 +294,8 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
 Result<RocksInstanceFiles> list_instance_files(const std::string& instance_dir) {
   RocksInstanceFiles out;
   std::error_code ec;
-  fs::directory_iterator it(instance_dir, ec);
-  if (ec) return Error(ErrorCode::kIOError, fmt::format("cannot list '{}': {}", instance_dir, ec.message()));
-  for (const auto& entry : it) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> entries, list_directory(instance_dir));
+  for (const auto& entry : entries) {
     if (!entry.is_regular_file(ec)) continue;
     RocksInstanceFile f;
     f.name = entry.path().filename().string();
@@ -326,7 +328,7 @@ Result<std::unique_ptr<RocksLiveInstance>> RocksLiveInstance::open(const std::st
   rep.options = rocksdb::Options(rocksdb::DBOptions(), cf);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return Error(ErrorCode::kIOError, fmt::format("cannot create '{}': {}", dir, ec.message()));
+  if (ec) return Error(ErrorCode::kIOError, "cannot create the directory: " + ec.message()).with_file(dir);
   CKPT_RETURN_IF_ERROR(open_flink_db(dir + "/db", rep.options, column_families, &rep.db, &rep.handles));
   return li;
 }

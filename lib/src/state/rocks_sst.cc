@@ -10,6 +10,7 @@
 #include <rocksdb/table_properties.h>
 
 #include "ckpt/io.h"
+#include "state/rocks_status.h"
 
 namespace ckpt {
 
@@ -21,11 +22,11 @@ struct SstFile::Rep {
 
 namespace {
 
-Error rocks_error(const std::string& file, const char* what, const rocksdb::Status& s) {
-  Error e(s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption,
-          fmt::format("{}: {}", what, s.ToString()));
-  e.file = file;
-  return e;
+// Offsets RocksDB names count from the SST's first byte: stream byte 0, at base() in its file.
+Error rocks_error(const StateStream& stream, const char* what, const rocksdb::Status& s) {
+  Error e = rocks_status_error(s, "", what);
+  if (e.offset) *e.offset += stream.base();
+  return stream.stamp(std::move(e));
 }
 
 }  // namespace
@@ -46,7 +47,7 @@ SstFile::~SstFile() = default;
 
 // Points a reader at the stream's bytes: in place if it is a plain file, else from memory
 // (inline bytes in `_metadata`, a segment of a merged file).
-static Status open_reader(const StateStream& stream, const std::string& file, rocksdb::Options& options,
+static Status open_reader(const StateStream& stream, rocksdb::Options& options,
                           std::unique_ptr<rocksdb::Env>& mem_env, std::unique_ptr<rocksdb::SstFileReader>& reader) {
   CKPT_ASSIGN_OR_RETURN(options.merge_operator, flink_merge_operator());
   std::string path = stream.path();
@@ -59,7 +60,7 @@ static Status open_reader(const StateStream& stream, const std::string& file, ro
     rocksdb::Status s = mem_env->NewWritableFile(path, &w, rocksdb::EnvOptions());
     if (s.ok()) s = w->Append(bytes);
     if (s.ok()) s = w->Close();
-    if (!s.ok()) return rocks_error(file, "cannot stage the sst in memory", s);
+    if (!s.ok()) return rocks_error(stream, "cannot stage the sst in memory", s);
     options.env = mem_env.get();
   } else {
     // RocksDB opens the file again by name, blocking on whatever stands there now.
@@ -67,30 +68,26 @@ static Status open_reader(const StateStream& stream, const std::string& file, ro
   }
   reader = std::make_unique<rocksdb::SstFileReader>(options);
   rocksdb::Status s = reader->Open(path);
-  if (!s.ok()) return rocks_error(file, "rocksdb cannot open the sst file", s);
+  if (!s.ok()) return rocks_error(stream, "rocksdb cannot open the sst file", s);
   return Status::OK();
 }
 
 Status SstFile::verify_checksum(const StateStream& stream) {
   Rep rep;
-  CKPT_RETURN_IF_ERROR(open_reader(stream, stream.file(), rep.options, rep.mem_env, rep.reader));
+  CKPT_RETURN_IF_ERROR(open_reader(stream, rep.options, rep.mem_env, rep.reader));
   rocksdb::Status s = rep.reader->VerifyChecksum(rocksdb::ReadOptions());
-  if (!s.ok()) return rocks_error(stream.file(), "sst checksum verification failed", s);
+  if (!s.ok()) return rocks_error(stream, "sst checksum verification failed", s);
   return Status::OK();
 }
 
 Result<SstFile> SstFile::open(const StateStream& stream) {
   SstFile f;
-  f.file_ = stream.file();
+  f.stream_ = stream;
   f.rep_ = std::make_unique<Rep>();
   Rep& rep = *f.rep_;
-  CKPT_RETURN_IF_ERROR(open_reader(stream, f.file_, rep.options, rep.mem_env, rep.reader));
+  CKPT_RETURN_IF_ERROR(open_reader(stream, rep.options, rep.mem_env, rep.reader));
   auto props = rep.reader->GetTableProperties();
-  if (!props) {
-    Error e(ErrorCode::kCorruption, "sst file without table properties");
-    e.file = f.file_;
-    return e;
-  }
+  if (!props) return stream.stamp(Error(ErrorCode::kCorruption, "sst file without table properties"));
   f.column_family_ = props->column_family_name;
   f.num_entries_ = props->num_entries;
   std::unique_ptr<rocksdb::Iterator> it(rep.reader->NewIterator(rocksdb::ReadOptions()));
@@ -98,7 +95,7 @@ Result<SstFile> SstFile::open(const StateStream& stream) {
   if (it->Valid()) f.first_key_ = it->key().ToString();
   it->SeekToLast();
   if (it->Valid()) f.last_key_ = it->key().ToString();
-  if (!it->status().ok()) return rocks_error(f.file_, "rocksdb cannot read the sst file", it->status());
+  if (!it->status().ok()) return rocks_error(stream, "rocksdb cannot read the sst file", it->status());
   return f;
 }
 
@@ -117,7 +114,7 @@ Status SstFile::for_each(const std::function<Status(std::string_view, std::strin
     rocksdb::Slice v = it->value();
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
-  if (!it->status().ok()) return rocks_error(file_, "rocksdb cannot read the sst file", it->status());
+  if (!it->status().ok()) return rocks_error(stream_, "rocksdb cannot read the sst file", it->status());
   return Status::OK();
 }
 

@@ -40,7 +40,7 @@ class SstFile {
   // The first and last live keys (both empty if the file holds none).
   const std::string& first_key() const { return first_key_; }
   const std::string& last_key() const { return last_key_; }
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return stream_.file(); }
 
   // RocksDB's own check of every block's checksum (SstFileReader::VerifyChecksum), without
   // decoding entries. Errors: "rocksdb cannot open the sst file: ..." when the file does not
@@ -55,7 +55,7 @@ class SstFile {
   struct Rep;
   std::unique_ptr<Rep> rep_;
   std::string column_family_;
-  std::string file_;
+  StateStream stream_;  // names the file and offsets in errors
   uint64_t num_entries_ = 0;
   std::string first_key_;
   std::string last_key_;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "state/state_entry.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -90,6 +91,13 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
   }
   s.fd_ = std::move(fd);
   return s;
+}
+
+Error StateStream::stamp(Error e) const {
+  if (!e.file.empty() || is_stop(e)) return e;
+  e.file = file_;
+  if (inline_) return std::move(e).with_context(description_ + " (offsets from its first byte)");
+  return e;
 }
 
 Status StateStream::check_range(uint64_t offset, uint64_t len) const {

@@ -4,7 +4,8 @@
 // snapshot directory (6), in a file named by an absolute URI from the machine that wrote it
 // (2), or in a byte range of a shared file (15, file merging). A key-groups handle in stream
 // context (3) stands for its delegate. Readers see one interface and absolute offsets, so
-// every error names the file and the byte where the problem is.
+// every error names the file and the byte where the problem is. Streams are opened by
+// StreamOpener (state/stream_opener.h), which stamps their errors with file().
 #pragma once
 
 #include <cstdint>
@@ -24,10 +25,6 @@ using PathResolver = std::function<std::optional<std::string>(uint8_t handle_typ
 
 class StateStream {
  public:
-  // `metadata_file` is named in errors about inline bytes.
-  static Result<StateStream> open(const StreamHandle& handle, const PathResolver& resolve,
-                                  const std::string& metadata_file);
-
   uint64_t size() const { return size_; }
   // Stream bytes [offset, offset + len) into `out` (replacing its content).
   Status read(uint64_t offset, uint64_t len, std::string* out) const;
@@ -45,7 +42,22 @@ class StateStream {
   // A short description of the handle for error context, e.g. "file 'ab12-…'".
   const std::string& description() const { return description_; }
 
+  // An error raised from this stream's bytes with the stream's file named, unless it names one
+  // already; inline bytes add their handle's name, as their offsets count from its first byte.
+  // The error that stops a dump is passed through as it is.
+  Error stamp(Error e) const;
+  Status stamp(Status s) const { return s.ok() ? s : Status(stamp(std::move(s).error())); }
+  template <class T>
+  Result<T> stamp(Result<T> r) const {
+    if (r.ok()) return r;
+    return stamp(std::move(r).error());
+  }
+
  private:
+  friend class StreamOpener;
+  // `metadata_file` is named in errors about inline bytes and missing files.
+  static Result<StateStream> open(const StreamHandle& handle, const PathResolver& resolve,
+                                  const std::string& metadata_file);
   Status check_range(uint64_t offset, uint64_t len) const;
 
   struct Fd;

@@ -1,0 +1,35 @@
+// Opening a snapshot's streams: resolution of file handles, and the file their errors name.
+#include "state/stream_opener.h"
+
+#include <mutex>
+
+#include "state/state_entry.h"
+
+namespace ckpt {
+
+StreamOpener StreamOpener::for_snapshot(const SnapshotLocation& where, const std::vector<PrefixRule>& remap) {
+  // FileResolver caches directory listings and is not thread-safe; dump's workers share it.
+  auto resolver = std::make_shared<FileResolver>(where.directory, remap);
+  auto mutex = std::make_shared<std::mutex>();
+  PathResolver resolve = [resolver, mutex](uint8_t type, const std::string& uri) -> std::optional<std::string> {
+    std::lock_guard<std::mutex> lock(*mutex);
+    auto found = resolver->find(type, uri);
+    if (!found) return std::nullopt;
+    return found->path;
+  };
+  return StreamOpener(std::move(resolve), where.metadata_path);
+}
+
+Result<StateStream> StreamOpener::open(const StreamHandle& handle) const {
+  static const PathResolver kNoFiles = [](uint8_t, const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  return StateStream::open(handle, resolve_ ? resolve_ : kNoFiles, metadata_file_);
+}
+
+Error StreamOpener::in_metadata(Error e) const {
+  if (is_stop(e)) return e;
+  return std::move(e).with_file(metadata_file_);
+}
+
+}  // namespace ckpt
