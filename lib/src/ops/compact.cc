@@ -119,7 +119,8 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   if (fs::exists(output, ec) && !fs::is_empty(output, ec))
     return Error(ErrorCode::kInvalidArgument, "output directory '" + output + "' exists and is not empty");
   fs::path parent = fs::absolute(output, ec).parent_path();
-  if (ec) return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
+  if (ec)
+    return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
   fs::create_directories(parent, ec);
   if (ec) return Error(ErrorCode::kIOError, "cannot create '" + parent.string() + "': " + ec.message());
   CKPT_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create_beside(output));

@@ -188,7 +188,8 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
     auto [op, st] = tasks[i];
     Status s = convert_subtask(*op, *st, job, counters);
     if (s.ok()) return s;
-    return std::move(s).error().with_context(fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
+    return std::move(s).error().with_context(
+        fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
   }));
 
   SnapshotKind kind = options.to == ConvertTarget::kCanonical ? SnapshotKind::kSavepointCanonical
@@ -214,7 +215,8 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   std::string published = options.output;
   while (published.size() > 1 && published.back() == '/') published.pop_back();
   const fs::path absolute = fs::absolute(published, ec);
-  if (ec) return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(published);
+  if (ec)
+    return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(published);
   CKPT_RETURN_IF_ERROR(sync_path(absolute.parent_path().string()));
 
   ConvertSummary summary;

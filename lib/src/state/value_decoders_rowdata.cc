@@ -1,4 +1,4 @@
-// SQL RowData values in the BinaryRowData layout (flink-serializers.md §6), decoded field by
+// SQL RowData values in the BinaryRowData layout (formats/serializers.md §8), decoded field by
 // field from the logical types of the RowDataSerializer snapshot.
 #include <cstring>
 
