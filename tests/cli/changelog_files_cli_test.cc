@@ -59,8 +59,10 @@ TEST_CASE("dump and convert read change logs in files exactly as the same logs i
   CHECK(verified.out.find("40 entries decoded") != std::string::npos);
 
   const std::string keys = test::corpus_dir() + "/" + kRocksCheckpoint;
-  test::run_cli_ok({"convert", src, "--to", "rocksdb", "--output", scratch / "inline-rocks", "--key-serializers-from", keys});
-  test::run_cli_ok({"convert", moved, "--to", "rocksdb", "--output", scratch / "moved-rocks", "--key-serializers-from", keys});
+  test::run_cli_ok(
+      {"convert", src, "--to", "rocksdb", "--output", scratch / "inline-rocks", "--key-serializers-from", keys});
+  test::run_cli_ok(
+      {"convert", moved, "--to", "rocksdb", "--output", scratch / "moved-rocks", "--key-serializers-from", keys});
   test::CliResult a = test::run_cli_ok({"dump", scratch / "inline-rocks", "--format", "ndjson"});
   test::CliResult b = test::run_cli_ok({"dump", scratch / "moved-rocks", "--format", "ndjson"});
   CHECK(std::count(a.out.begin(), a.out.end(), '\n') > 10);

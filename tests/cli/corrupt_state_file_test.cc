@@ -54,7 +54,8 @@ Named named_by(const std::string& err) {
   Named n;
   std::smatch m;
   if (std::regex_search(err, m, std::regex("error: '([^']*)'"))) n.file = m[1].str();
-  if (std::regex_search(err, m, std::regex(" at offset 0x([0-9a-f]+)"))) n.offset = std::stoull(m[1].str(), nullptr, 16);
+  if (std::regex_search(err, m, std::regex(" at offset 0x([0-9a-f]+)")))
+    n.offset = std::stoull(m[1].str(), nullptr, 16);
   return n;
 }
 
@@ -231,7 +232,8 @@ TEST_CASE("a damaged sst of a native rocksdb savepoint is named with its offset 
   check_damage_named(sp, sst);
 }
 
-TEST_CASE("a damaged meta data stream of an incremental rocksdb checkpoint is named with its offset", "[corrupt][cli]") {
+TEST_CASE("a damaged meta data stream of an incremental rocksdb checkpoint is named with its offset",
+          "[corrupt][cli]") {
   // The chain's handles are absolute file: URIs (type 2), each meta data stream its own file.
   test::ScratchDir scratch;
   std::string root = generated(scratch, "rocksdb", "2");

@@ -269,7 +269,7 @@ TEST_CASE("decoded corpus files agree with the independent decoding in flink-exp
 }
 
 TEST_CASE("the corpus holds 2 - 194 relative file references - each naming a file of the stored size", "[corpus][format]") {
-  // Proves path facts of the reference (§10) from our own decoding: relative handles are counted
+  // Proves path facts of formats/metadata.md §10 from our own decoding: relative handles are counted
   // through every nesting level and every one resolves beside _metadata with the stored size.
   CKPT_REQUIRE_SHARED();
   int relative = 0, absolute = 0, segments = 0;

@@ -1,5 +1,5 @@
-// Hostile inputs built from the formats' grammars (formats/serializers.md, keyed-state.md §2,
-// metadata.md §9), not from any real snapshot.
+// Hostile inputs built from the formats' grammars (formats/serializers.md, formats/keyed-state.md §2,
+// formats/metadata.md §9), not from any real snapshot.
 #include "support/hostile_inputs.h"
 
 #include "support/byte_writer.h"

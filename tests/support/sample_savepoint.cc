@@ -21,14 +21,14 @@ const char* const kVoidNamespaceSnapshot =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 
 // A serializer snapshot of a configuration-less serializer, behind the serialization proxy
-// (flink-keyed-state.md §3.1-3.3): proxy version 2, class name, snapshot version 3, no body.
+// (formats/keyed-state.md §2.1, §2.2, §2.3): proxy version 2, class name, snapshot version 3, no body.
 void simple_snapshot(ByteWriter& w, const char* cls) {
   w.i32(2);
   w.utf(cls);
   w.i32(3);
 }
 
-// StateMetaInfoSnapshot (§4) with one option and the serializers in the order given.
+// StateMetaInfoSnapshot (formats/keyed-state.md §3) with one option and the serializers in the order given.
 void meta_info(ByteWriter& w, const std::string& name, int32_t backend_type, const char* option_key,
                const char* option_value, std::initializer_list<std::pair<const char*, const char*>> serializers) {
   w.utf(name);
@@ -49,14 +49,14 @@ int32_t key_group_of(int64_t key) {
   return key_group_for_hash(static_cast<int32_t>(static_cast<uint32_t>(u ^ (u >> 32))), kMaxParallelism);
 }
 
-// Subtask i of p owns key groups ceil(i*M/p) .. floor(((i+1)*M - 1)/p) (§6).
+// Subtask i of p owns key groups ceil(i*M/p) .. floor(((i+1)*M - 1)/p) (formats/keyed-state.md §5).
 KeyGroupRange range_of(int32_t subtask) {
   int32_t first = (subtask * kMaxParallelism + kKeyedParallelism - 1) / kKeyedParallelism;
   int32_t last = ((subtask + 1) * kMaxParallelism - 1) / kKeyedParallelism;
   return {first, last - first + 1};
 }
 
-// Heap key-group layout (§7): the keyed proxy, then per key group of the range its number and
+// Heap key-group layout (formats/keyed-state.md §6): the keyed proxy, then per key group of the range its number and
 // the one state's entries (namespace, key, value). Offsets of every key group go to `offsets`.
 std::string heap_keyed_stream(KeyGroupRange range, std::vector<int64_t>* offsets) {
   ByteWriter w;
@@ -83,7 +83,7 @@ std::string heap_keyed_stream(KeyGroupRange range, std::vector<int64_t>* offsets
   return w.take();
 }
 
-// Operator backend proxy v6 (§15) with one list state of Longs, then the elements.
+// Operator backend proxy v6 (formats/keyed-state.md §14) with one list state of Longs, then the elements.
 std::string operator_stream(const std::vector<int64_t>& elements, std::vector<int64_t>* offsets) {
   ByteWriter w;
   w.i32(6);

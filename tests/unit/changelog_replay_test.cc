@@ -1,4 +1,4 @@
-// Replaying hand-built in-memory change logs on top of materialized entries (§12).
+// Replaying hand-built in-memory change logs on top of materialized entries (formats/keyed-state.md §15).
 #include <catch2/catch.hpp>
 
 #include <functional>

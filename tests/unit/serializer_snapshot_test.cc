@@ -35,7 +35,7 @@ void tuple(ByteWriter& w, const std::vector<const char*>& fields) {
 }  // namespace
 
 TEST_CASE("a composite snapshot yields its outer data and nested snapshots in order", "[unit][state]") {
-  // Proves the composite layout (§3.4) and that the tuple class is decoded from the outer data.
+  // Proves the composite layout (formats/keyed-state.md §2.4) and that the tuple class is decoded from the outer data.
   ByteWriter w;
   w.i32(2);
   tuple(w, {kLong, kString});
@@ -55,7 +55,7 @@ TEST_CASE("a composite snapshot yields its outer data and nested snapshots in or
 }
 
 TEST_CASE("an unknown snapshot class is skipped up to the next plausible item and marked", "[unit][state]") {
-  // Proves §3.6: a user snapshot inside a state meta info record does not stop the proxy.
+  // Proves formats/keyed-state.md §2.7: a user snapshot inside a state meta info record does not stop the proxy.
   ByteWriter w;
   w.utf("my-state");
   w.i32(0);  // KEY_VALUE
@@ -141,7 +141,7 @@ TEST_CASE("nesting deeper than the limit is refused instead of recursing without
 
 TEST_CASE("the keyed proxy reads version - compression - key serializer and states - and writes them back",
           "[unit][state]") {
-  // Proves §5 on a minimal proxy, including the state-id order and a non-canonical true byte.
+  // Proves formats/keyed-state.md §4 on a minimal proxy, including the state-id order and a non-canonical true byte.
   ByteWriter w;
   w.i32(6);
   w.u8(2);  // Flink reads any non-zero byte as true
@@ -176,7 +176,7 @@ TEST_CASE("the keyed proxy reads version - compression - key serializer and stat
 }
 
 TEST_CASE("a legacy TypeSerializerConfigSnapshot keeps its Java-serialized serializer and is opaque", "[unit][state]") {
-  // Proves §3.5: version 0x7A53C4F0, the serialization proxy's version and framed Java bytes,
+  // Proves formats/keyed-state.md §2.6: version 0x7A53C4F0, the serialization proxy's version and framed Java bytes,
   // then the config's own version; the unframed rest ends where the next role key starts.
   ByteWriter w;
   w.utf("VALUE_SERIALIZER");

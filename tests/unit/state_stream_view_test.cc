@@ -35,8 +35,9 @@ TEST_CASE("a stream view of inline bytes points into the handle - file bytes lan
   fh.type = handle_type::kRelativeFile;
   fh.path = "state";
   const std::string path = dir / "state";
-  auto file =
-      StreamOpener([&](uint8_t, const std::string&) -> std::optional<std::string> { return path; }, "_metadata").open(fh);
+  const StreamOpener streams([&](uint8_t, const std::string&) -> std::optional<std::string> { return path; },
+                             "_metadata");
+  auto file = streams.open(fh);
   REQUIRE(file.ok());
   for (auto [offset, len] : {std::pair<uint64_t, uint64_t>{17, 600000}, {bytes.size() - 100, 100}, {5, 900000}}) {
     auto r = file->view(offset, len, &buffer);

@@ -43,13 +43,16 @@ TEST_CASE("errors returned or stepped over while reading a stream name its file 
   CHECK(returned.error().context.empty());
 
   std::vector<Error> problems;
-  Status stepped = streams.read(relative("state"), [&](Error&& e) { problems.push_back(std::move(e)); return Status::OK(); },
-                                [](const StateStream&, const ProblemSink& stamped) -> Status {
-                                  CKPT_RETURN_IF_ERROR(stamped(Error(ErrorCode::kCorruption, "damaged key group", 9)));
-                                  Error inner(ErrorCode::kIOError, "cannot write");
-                                  inner.file = "out/elsewhere";
-                                  return inner;
-                                });
+  ProblemSink keep = [&](Error&& e) {
+    problems.push_back(std::move(e));
+    return Status::OK();
+  };
+  Status stepped = streams.read(relative("state"), keep, [](const StateStream&, const ProblemSink& stamped) -> Status {
+    CKPT_RETURN_IF_ERROR(stamped(Error(ErrorCode::kCorruption, "damaged key group", 9)));
+    Error inner(ErrorCode::kIOError, "cannot write");
+    inner.file = "out/elsewhere";
+    return inner;
+  });
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].file == dir / "state");
   REQUIRE_FALSE(stepped.ok());
@@ -69,15 +72,16 @@ TEST_CASE("errors from inline bytes name _metadata and the inline stream their o
   const StreamOpener streams({}, "sp/_metadata");
   Status s = streams.read(h, [](const StateStream&) -> Status { return Error(ErrorCode::kCorruption, "bad", 2); });
   REQUIRE_FALSE(s.ok());
-  CHECK(s.error().to_string() == "'sp/_metadata': inline stream 'inline-bytes' (offsets from its first byte): bad at offset 0x2");
+  CHECK(s.error().to_string() ==
+        "'sp/_metadata': inline stream 'inline-bytes' (offsets from its first byte): bad at offset 0x2");
   // Without a resolver no file handle is found, and nothing throws.
   CHECK_FALSE(streams.open(relative("state")).ok());
 }
 
 TEST_CASE("a rocksdb error takes the offset of the damaged block from rocksdb's text", "[unit][state]") {
-  Error e = rocks_status_error(
-      rocksdb::Status::Corruption("block checksum mismatch: stored = 1, computed = 2, type = 1  in /x/000009.sst offset 4096 size 3878"),
-      "shared/000009.sst", "rocksdb cannot read the sst file");
+  const rocksdb::Status bad_block = rocksdb::Status::Corruption(
+      "block checksum mismatch: stored = 1, computed = 2, type = 1  in /x/000009.sst offset 4096 size 3878");
+  Error e = rocks_status_error(bad_block, "shared/000009.sst", "rocksdb cannot read the sst file");
   CHECK(e.code == ErrorCode::kCorruption);
   CHECK(e.file == "shared/000009.sst");
   CHECK(e.offset == 4096u);

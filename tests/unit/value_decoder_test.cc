@@ -93,7 +93,7 @@ TEST_CASE("a truncated value fails at the offset where bytes ran out - and frami
 }
 
 TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSON", "[unit][state]") {
-  // Proves the container encodings of flink-serializers.md §3 with hand-computed bytes.
+  // Proves the container encodings of formats/serializers.md §6 with hand-computed bytes.
   auto map = decoder_for(composite("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "",
                                    {kString, kLong}));
   ByteWriter m;

@@ -54,7 +54,7 @@ struct KeyGroupRange {
 
 struct KeyedHandle;
 
-// Stream context: a single stream of bytes (§7.2).
+// Stream context: a single stream of bytes (formats/metadata.md §7.2).
 struct StreamHandle {
   uint8_t type = handle_type::kNull;
   std::string name;        // 1: informational name (never a file to open)
@@ -97,7 +97,7 @@ struct ChangelogPiece {
   bool operator==(const ChangelogPiece&) const = default;
 };
 
-// Keyed context (§7.3).
+// Keyed context (formats/metadata.md §7.3).
 struct KeyedHandle {
   uint8_t type = handle_type::kNull;
   KeyGroupRange range;
@@ -130,7 +130,7 @@ struct KeyedHandle {
   bool operator==(const KeyedHandle&) const = default;
 };
 
-// Distribution mode of a named operator state (§7.4).
+// Distribution mode of a named operator state (formats/metadata.md §7.4).
 enum class DistributionMode : uint8_t { kSplitDistribute = 0, kUnion = 1, kBroadcast = 2 };
 const char* distribution_mode_name(DistributionMode m);  // "SPLIT_DISTRIBUTE", "UNION", "BROADCAST"
 
@@ -141,7 +141,7 @@ struct OperatorStateEntry {
   bool operator==(const OperatorStateEntry&) const = default;
 };
 
-// Operator context (§7.4): types 4 and 17 (type 0 in V1 chains).
+// Operator context (formats/metadata.md §7.4): types 4 and 17 (type 0 in V1 chains).
 struct OperatorHandle {
   uint8_t type = handle_type::kNull;
   std::vector<OperatorStateEntry> states;  // file order (a Java HashMap's order)
@@ -154,7 +154,7 @@ struct OperatorHandle {
   bool operator==(const OperatorHandle&) const = default;
 };
 
-// Unaligned-checkpoint channel state (§8, V6 kinds in §15).
+// Unaligned-checkpoint channel state (formats/metadata.md §8, §15 for the V6 kinds).
 struct ChannelHandle {
   // V6+: 1 input channel, 2 result subpartition, 3 merged input, 4 merged result. 0 before V6.
   uint8_t v6_kind = 0;
@@ -169,7 +169,7 @@ struct ChannelHandle {
   bool operator==(const ChannelHandle&) const = default;
 };
 
-// One subtask's record (§6).
+// One subtask's record (formats/metadata.md §6).
 struct SubtaskState {
   int32_t index = 0;
   bool finished = false;                     // V3+: stored as -(index+1), no record follows
@@ -190,7 +190,7 @@ using OperatorId = std::array<uint8_t, 16>;
 std::string operator_id_hex(const OperatorId& id);     // 32 hex digits, file order
 bool parse_operator_id(const std::string& hex, OperatorId* out);
 
-// One operator (V2+) or job vertex (V1) record (§5).
+// One operator (V2+) or job vertex (V1) record (formats/metadata.md §5).
 struct OperatorState {
   OperatorId id{};
   std::string name;  // V5+: "" = not stored
@@ -211,7 +211,7 @@ struct MasterState {
   bool operator==(const MasterState&) const = default;
 };
 
-// What the V4+ properties trailer says (§9), decoded without a JVM.
+// What the V4+ properties trailer says (formats/metadata.md §9), decoded without a JVM.
 struct CheckpointProperties {
   bool present = false;               // false for V1-V3
   bool forced = false;

@@ -121,7 +121,8 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
 
   std::error_code ec;
   fs::path parent = fs::absolute(output, ec).parent_path();
-  if (ec) return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
+  if (ec)
+    return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
   fs::create_directories(parent, ec);
   if (ec) return Error(ErrorCode::kIOError, "cannot create '" + parent.string() + "': " + ec.message());
   CKPT_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create_beside(output));

@@ -186,7 +186,8 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
     auto [op, st] = tasks[i];
     Status s = convert_subtask(*op, *st, job, counters);
     if (s.ok()) return s;
-    return std::move(s).error().with_context(fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
+    return std::move(s).error().with_context(
+        fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
   }));
 
   SnapshotKind kind = options.to == ConvertTarget::kCanonical ? SnapshotKind::kSavepointCanonical

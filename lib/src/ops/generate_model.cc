@@ -20,7 +20,7 @@ constexpr const char* kVoidNamespaceSnapshot =
 constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
 constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
 
-// StateMetaInfoSnapshot (§4) of a keyed KEY_VALUE state in VoidNamespace.
+// StateMetaInfoSnapshot (formats/keyed-state.md §3) of a keyed KEY_VALUE state in VoidNamespace.
 void keyed_state(ByteWriter& w, const std::string& name, const char* type, char kind) {
   w.utf(name);
   w.i32(0);  // KEY_VALUE

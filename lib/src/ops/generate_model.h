@@ -19,7 +19,7 @@ namespace ckpt {
 // SplitMix64 of x: the mixing function every derived number goes through.
 uint64_t generate_mix(uint64_t x);
 
-// Subtask i of p owns key groups ceil(i*M/p) .. floor(((i+1)*M - 1)/p) (§6).
+// Subtask i of p owns key groups ceil(i*M/p) .. floor(((i+1)*M - 1)/p) (formats/keyed-state.md §5).
 KeyGroupRange subtask_key_groups(int32_t subtask, int32_t parallelism, int32_t max_parallelism);
 
 class GenerateModel {

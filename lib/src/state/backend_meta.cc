@@ -1,4 +1,4 @@
-// Keyed and operator backend serialization proxies (flink-keyed-state.md §4, §5, §15).
+// Keyed and operator backend serialization proxies (formats/keyed-state.md §3, §4, §14).
 #include "state/backend_meta.h"
 
 #include <fmt/format.h>

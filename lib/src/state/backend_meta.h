@@ -2,7 +2,7 @@
 //
 // Every heap or canonical keyed stream, the meta stream of a RocksDB native handle and every
 // operator-state stream begins with a proxy naming its states and their serializer snapshots
-// (reference/flink-keyed-state.md §4, §5, §15). The readers keep enough to write the bytes back
+// (formats/keyed-state.md §3, §4, §14). The readers keep enough to write the bytes back
 // identically (needed by `ckpt convert`); snapshots are kept verbatim (serializer_snapshot.h).
 #pragma once
 
@@ -18,7 +18,7 @@
 
 namespace ckpt {
 
-// StateMetaInfoSnapshot.BackendStateType ordinals (§4).
+// StateMetaInfoSnapshot.BackendStateType ordinals (formats/keyed-state.md §3).
 enum class BackendStateType : int32_t {
   kKeyValue = 0,
   kOperator = 1,
@@ -50,7 +50,7 @@ inline constexpr std::string_view kNamespaceSerializer = "NAMESPACE_SERIALIZER";
 inline constexpr std::string_view kValueSerializer = "VALUE_SERIALIZER";
 }  // namespace meta_key
 
-// One StateMetaInfoSnapshot record (§4). Maps are Java HashMaps: file order is kept.
+// One StateMetaInfoSnapshot record (formats/keyed-state.md §3). Maps are Java HashMaps: file order is kept.
 struct StateMetaInfo {
   std::string name;
   int32_t backend_type = 0;  // a BackendStateType ordinal, kept as stored
@@ -74,14 +74,14 @@ struct StateMetaInfo {
 Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options = {});
 Status write_state_meta_info(ByteWriter& w, const StateMetaInfo& m);
 
-// KeyedBackendSerializationProxy (§5). Versions 6 (Flink 1.7+) are read; older ones are
+// KeyedBackendSerializationProxy (formats/keyed-state.md §4). Versions 6 (Flink 1.7+) are read; older ones are
 // kNotSupported. The position of a state in `states` is its state id in the heap and
 // canonical streams.
 struct KeyedBackendMeta {
   int32_t version = 6;
-  bool compression = false;           // key-group data is Snappy framed (§8)
+  bool compression = false;           // key-group data is Snappy framed (formats/keyed-state.md §8)
   uint8_t compression_byte = 0;       // as stored: Flink reads any non-zero byte as true
-  SerializerSnapshot key_serializer;  // stored in the proxy form (§3.1)
+  SerializerSnapshot key_serializer;  // stored in the proxy form (formats/keyed-state.md §2.1)
   std::vector<StateMetaInfo> states;
 
   // The state with this name, or nullptr.
@@ -94,7 +94,7 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
 // The proxy's bytes, identical to what read_keyed_backend_meta consumed.
 Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m);
 
-// OperatorBackendSerializationProxy (§15): version 5 (1.7-1.16) or 6 (1.17+, compression flag).
+// OperatorBackendSerializationProxy (formats/keyed-state.md §14): version 5 (1.7-1.16) or 6 (1.17+, compression flag).
 struct OperatorBackendMeta {
   int32_t version = 5;
   bool compression = false;                     // only stored for version >= 6

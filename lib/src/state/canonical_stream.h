@@ -1,4 +1,4 @@
-// state/canonical_stream.h - framing of the unified ("canonical") key-group stream (§9).
+// state/canonical_stream.h - framing of the unified ("canonical") key-group stream (formats/keyed-state.md §9).
 //
 // Canonical savepoints, RocksDB savepoints and full RocksDB checkpoints write, per key group:
 // u16 state id, then (i32 length, key bytes, i32 length, value bytes) pairs in RocksDB's layout;

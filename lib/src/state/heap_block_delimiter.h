@@ -57,7 +57,8 @@ bool heap_values_need_inference(const std::vector<HeapEntryLayout>& states);
 // group parse (or the work bound is reached), the stream's own error where it does not parse
 // at all.
 // `block_starts`, when known (a compressed key group: each state block is its own Snappy stream,
-// §8), lists the positions in `data` where a stream, so possibly a block, begins; a block head
+// formats/keyed-state.md §8), lists the positions in `data` where a stream, so possibly a block,
+// begins; a block head
 // is then looked for there only.
 Result<std::vector<int64_t>> infer_heap_value_lengths(std::string_view data, uint64_t base,
                                                       const std::vector<HeapEntryLayout>& states, int32_t key_group,

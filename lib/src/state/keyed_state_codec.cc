@@ -1,4 +1,4 @@
-// Keyed state entries from heap and RocksDB layouts (flink-keyed-state.md §7, §10, §13).
+// Keyed state entries from heap and RocksDB layouts (formats/keyed-state.md §6, §10, §12).
 #include "state/keyed_state_codec.h"
 
 #include <fmt/format.h>

@@ -21,7 +21,7 @@
 
 namespace ckpt {
 
-// Bytes of the key-group prefix in RocksDB keys: 1 up to max parallelism 128, else 2 (§6).
+// Bytes of the key-group prefix in RocksDB keys: 1 up to max parallelism 128, else 2 (formats/keyed-state.md §5).
 int key_group_prefix_bytes(int32_t max_parallelism);
 // The key group a RocksDB key's prefix names, or -1 if the key is shorter than the prefix.
 int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes);
@@ -44,7 +44,7 @@ class KeyedStateCodec {
   // The parts of this state's heap entries, for the delimiter (valid while the codec lives).
   HeapEntryLayout heap_entry_layout() const;
 
-  // One heap entry of this state's block in key group `key_group` (§7). With `value_length`
+  // One heap entry of this state's block in key group `key_group` (formats/keyed-state.md §6). With `value_length`
   // >= 0 (inferred by the delimiter) the value is that many bytes, shown as the serializer's
   // opaque hex when it cannot be decoded, as the RocksDB layout shows it.
   Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length = -1) const;
@@ -52,7 +52,7 @@ class KeyedStateCodec {
   // (StateEntry::is_text) except priority-queue elements, which stay trees.
   void set_json_text(bool on) { json_text_ = on; }
 
-  // One RocksDB key / value pair (§10). `key_offset` and `value_offset` are the absolute
+  // One RocksDB key / value pair (formats/keyed-state.md §10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
   Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                           uint64_t value_offset, const EntrySink& sink) const;

@@ -1,4 +1,5 @@
-// state/keyed_stream_writer.h - writing a heap (§7) or canonical (§9) keyed stream to a file.
+// state/keyed_stream_writer.h - a heap or canonical keyed stream written to a file
+// (formats/keyed-state.md §6, §9).
 //
 // The writing half of `ckpt convert --to heap|canonical` (and of `ckpt generate`): the keyed
 // proxy, then key groups in ascending order from RocksDB-layout pairs, recording each key

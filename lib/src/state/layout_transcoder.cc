@@ -1,4 +1,4 @@
-// Heap <-> RocksDB framing of keyed entries, values copied as bytes (flink-keyed-state.md §7, §10).
+// Heap <-> RocksDB framing of keyed entries, values copied as bytes (formats/keyed-state.md §6, §10).
 #include "state/layout_transcoder.h"
 
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
 // state/layout_transcoder.h - moving keyed entries between the heap and the RocksDB layouts.
 //
 // `ckpt convert` copies serialized values as they are (Kryo, Avro, POJO bytes included): only
-// the framing changes. The heap layout (§7) stores (namespace, key, whole state object) with
-// no lengths; the RocksDB layout (§10, also the canonical stream's) stores one composite key per
+// the framing changes. The heap layout (formats/keyed-state.md §6) stores (namespace, key, whole state object) with
+// no lengths; the RocksDB layout (formats/keyed-state.md §10, also the canonical stream's) stores one composite key per
 // value / list / user key. Going between them needs the extent of each part, which the
 // serializers' skip() gives without building values; so a state converts where its keys,
 // namespaces and (for lists and heap maps) elements can be delimited, and is refused with a
@@ -30,7 +30,7 @@ struct RocksPair {
   bool operator<(const RocksPair& o) const { return key < o.key; }
 };
 
-// The key-group prefix of RocksDB keys (1 or 2 bytes big endian, §6).
+// The key-group prefix of RocksDB keys (1 or 2 bytes big endian, formats/keyed-state.md §5).
 void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_bytes);
 
 // One state's pairs handed back after a key group, reused for the next one: their strings keep

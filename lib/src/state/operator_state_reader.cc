@@ -139,7 +139,8 @@ Status read_operator_stream(const OperatorHandle& handle, const StateStream& str
       s = read_list_state(os, *entry, *info, sink);
     }
     if (!s.ok())
-      CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("operator state '{}'", entry->name))));
+      CKPT_RETURN_IF_ERROR(
+          problems(std::move(s).error().with_context(fmt::format("operator state '{}'", entry->name))));
   }
   return Status::OK();
 }

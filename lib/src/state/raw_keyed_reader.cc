@@ -173,7 +173,8 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
   return streams.read(handle.delegate, [&](const StateStream& stream) {
     return for_each_key_group_block(
         handle, stream, max_parallelism,
-        [&](const KeyedBackendMeta&, KeyGroupsLayout layout, int32_t kg, std::string_view data, uint64_t base) -> Status {
+        [&](const KeyedBackendMeta&, KeyGroupsLayout layout, int32_t kg, std::string_view data,
+            uint64_t base) -> Status {
           RocksPairPool::recycle(by_state, pools);
           if (layout == KeyGroupsLayout::kHeap) {
             CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state, pools));

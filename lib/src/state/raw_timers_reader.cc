@@ -90,7 +90,8 @@ Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, con
       s = read_block(r, kg, filter, sink);
     }
     if (!s.ok())
-      CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
+      CKPT_RETURN_IF_ERROR(
+          problems(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
   }
   return Status::OK();
 }

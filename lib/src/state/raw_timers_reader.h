@@ -1,4 +1,4 @@
-// state/raw_timers_reader.h - timers that Flink wrote into raw keyed state (§13).
+// state/raw_timers_reader.h - timers that Flink wrote into raw keyed state (formats/keyed-state.md §12).
 //
 // Before timers became managed state (and later, for RocksDB with heap timers, in savepoints
 // up to 1.12), InternalTimeServiceManager wrote every timer service into the operator's raw

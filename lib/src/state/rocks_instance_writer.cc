@@ -270,7 +270,8 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
   // whole state (what RocksDB's Checkpoint would copy, without waiting for a flush).
   std::error_code ec;
   fs::rename(rep.db_dir(), instance_dir, ec);
-  if (ec) return Error(ErrorCode::kIOError, "cannot create the instance directory: " + ec.message()).with_file(instance_dir);
+  if (ec)
+    return Error(ErrorCode::kIOError, "cannot create the instance directory: " + ec.message()).with_file(instance_dir);
   fs::remove_all(rep.scratch, ec);
   std::string latest_options;
   CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> entries, list_directory(instance_dir));

@@ -1,6 +1,6 @@
 // state/rocks_instance_writer.h - one RocksDB instance in Flink's layout, built with RocksDB's API.
 //
-// What Flink's RocksDB keyed backend holds for one subtask (flink-keyed-state.md §10-§11): a
+// What Flink's RocksDB keyed backend holds for one subtask (formats/keyed-state.md §10, §11): a
 // column family per registered state, named after the state, each created with Flink's merge
 // operator ("stringappendtest", RocksDB's StringAppendTESTOperator with delimiter ','), the
 // bytewise comparator, an unused "default" family, and keys in Flink's layout (key-group

@@ -1,4 +1,4 @@
-// Parsing TypeSerializerSnapshot trees (flink-keyed-state.md §3).
+// Parsing TypeSerializerSnapshot trees (formats/keyed-state.md §2).
 #include "state/serializer_snapshot.h"
 
 #include <cstring>

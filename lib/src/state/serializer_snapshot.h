@@ -1,11 +1,11 @@
 // state/serializer_snapshot.h - Flink's TypeSerializerSnapshot trees, parsed without a JVM.
 //
 // A serializer snapshot is the only type information Flink stores beside state bytes: a class
-// name, a version and a class-defined body with no length prefix (reference/flink-keyed-state.md
-// §3). The parser therefore has to know every body layout it walks through; what it does not
-// know it keeps as raw bytes after resynchronising on the next plausible item (§3.6), and says
-// so. Every parsed snapshot keeps its exact bytes, so writers copy them back verbatim and a
-// read-then-write round trip is the identity.
+// name, a version and a class-defined body with no length prefix (formats/keyed-state.md §2).
+// The parser therefore has to know every body layout it walks through; what it does not know it
+// keeps as raw bytes after resynchronising on the next plausible item
+// (formats/keyed-state.md §2.7), and says so. Every parsed snapshot keeps its exact bytes, so
+// writers copy them back verbatim and a read-then-write round trip is the identity.
 #pragma once
 
 #include <cstdint>
@@ -22,21 +22,21 @@ namespace ckpt {
 // How a snapshot's body was understood.
 enum class SnapshotForm : uint8_t {
   kSimple,        // SimpleTypeSerializerSnapshot: empty body (v3) or one utf class name (v2, Flink <= 1.7)
-  kComposite,     // CompositeTypeSerializerSnapshot: outer version, outer data, nested snapshots (§3.4)
+  kComposite,     // CompositeTypeSerializerSnapshot (formats/keyed-state.md §2.4): outer version, data, nested
   kPojo,          // PojoSerializerSnapshot: class, fields, registered / non-registered subclasses
   kKryo,          // KryoSerializerSnapshot: type class + three LinkedOptionalMaps (kept raw)
   kEnum,          // EnumSerializerSnapshot: class + constant names
   kRowData,       // RowDataSerializerSnapshot: Java-serialized LogicalTypes + nested field snapshots
   kClassOnly,     // body is one utf class name (Value, CopyableValue, Writable, JavaSerializer...)
   kOpaqueKnown,   // a known, self-delimiting layout whose content is not modelled (e.g. Avro schema)
-  kLegacyConfig,  // TypeSerializerConfigSnapshot (version 0x7A53C4F0, §3.5)
-  kUnknown,       // unknown class: body found by resynchronising (§3.6); `resynced` is set
+  kLegacyConfig,  // TypeSerializerConfigSnapshot (version 0x7A53C4F0, formats/keyed-state.md §2.6)
+  kUnknown,       // unknown class, body found by resynchronising (formats/keyed-state.md §2.7): `resynced`
   kParameters,    // a fixed number of i32 parameters (DecimalData, TimestampData, BinaryRowData)
   kJavaTypes,     // Java-serialized LogicalTypes and serializers (ArrayData, MapData)
 };
 const char* snapshot_form_name(SnapshotForm f);  // "simple", "composite", ...
 
-// The version value that marks a legacy TypeSerializerConfigSnapshot (§3.5).
+// The version value that marks a legacy TypeSerializerConfigSnapshot (formats/keyed-state.md §2.6).
 inline constexpr int32_t kLegacyConfigSnapshotVersion = 0x7A53C4F0;
 
 // A SQL logical type from RowDataSerializerSnapshot, as far as decoding values needs it.
@@ -54,7 +54,7 @@ struct LogicalType {
   std::string java_class;    // the serialized class, e.g. org.apache.flink.table.types.logical.IntType
 };
 
-// One parsed versioned snapshot (§3.2): class name, version and body.
+// One parsed versioned snapshot (formats/keyed-state.md §2.2): class name, version and body.
 struct SerializerSnapshot {
   std::string snapshot_class;    // as stored, e.g. "...LongSerializer$LongSerializerSnapshot"
   // The serializer it describes: for nested-class snapshots the outer class
@@ -102,7 +102,7 @@ struct SerializerSnapshot {
   std::string legacy_java_serializer;
   int32_t legacy_config_version = 0;
 
-  // The body could not be parsed strictly; its extent was guessed by scanning (§3.6).
+  // The body could not be parsed strictly; its extent was guessed by scanning (formats/keyed-state.md §2.7).
   bool resynced = false;
 
   // The exact bytes of this snapshot from the first byte of the class name to the end of the
@@ -117,12 +117,12 @@ struct SerializerSnapshot {
   std::string display_name() const;
 };
 
-// Where a snapshot sits: the top-level "proxy" form starts with i32 proxy version 2 (§3.1); the
-// nested form is the bare versioned snapshot (§3.2).
+// Where a snapshot sits: the top-level "proxy" form starts with i32 proxy version 2 (formats/keyed-state.md §2.1); the
+// nested form is the bare versioned snapshot (formats/keyed-state.md §2.2).
 enum class SnapshotFraming : uint8_t { kProxy, kVersioned };
 
 struct SnapshotReadOptions {
-  // Allow resynchronising past unknown snapshot classes (§3.6) instead of failing with
+  // Allow resynchronising past unknown snapshot classes (formats/keyed-state.md §2.7) instead of failing with
   // kNotSupported. The scan looks for, in order of position: a role key ("..._SERIALIZER")
   // followed by proxy version 2, a class name ending in "Snapshot" followed by a plausible
   // version, the start of the next state meta info record, or the end of the data.

@@ -11,14 +11,14 @@
 
 namespace ckpt {
 
-// A SimpleTypeSerializerSnapshot in its versioned form (serializers.md §3.2-3.3): class,
+// A SimpleTypeSerializerSnapshot in its versioned form (formats/keyed-state.md §2.2, §2.3): class,
 // version 3, no body.
 inline void write_simple_snapshot(ByteWriter& w, const char* cls) {
   w.utf(cls);
   w.i32(3);
 }
 
-// A CompositeTypeSerializerSnapshot (§3.4): class, version 3, the composite's magic number and
+// A CompositeTypeSerializerSnapshot (formats/keyed-state.md §2.4): class, version 3, the composite's magic number and
 // version 1, outer version 1 with no outer data, then the nested simple snapshots.
 inline void write_composite_snapshot(ByteWriter& w, const char* cls, std::initializer_list<const char*> nested) {
   w.utf(cls);

@@ -2,7 +2,7 @@
 //
 // make_decoder() builds, from a serializer snapshot, a tree of decoders mirroring the
 // serializer tree. Each reads exactly one value the way the Flink serializer wrote it
-// (reference/flink-serializers.md; Flink's source is the final word) and produces JSON in the
+// (formats/serializers.md; Flink's source is the final word) and produces JSON in the
 // conventions of testdata/flink-expected/README.md:
 //   numbers (64-bit exact; float / double as JSON numbers, NaN / infinities as the strings
 //   "NaN", "Infinity", "-Infinity"), strings (lone UTF-16 surrogates kept in WTF-8 form), char
@@ -61,7 +61,7 @@ class ValueDecoder {
 
   // Flink's TypeSerializer#getLength(): the fixed byte length, or -1 if variable. VoidNamespace
   // reports 0 although it writes one byte, as Flink does (it matters for the RocksDB
-  // "ambiguous key" rule, flink-keyed-state.md §10.2).
+  // "ambiguous key" rule, formats/keyed-state.md §10.2).
   virtual int32_t fixed_length() const { return -1; }
 
   // False if the value format needs the job's classes; then read() / skip() fail with

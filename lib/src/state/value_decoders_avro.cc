@@ -1,5 +1,5 @@
 // Avro values as Flink's AvroSerializer writes them: not Avro's binary encoding but Flink's
-// DataOutputEncoder (flink-serializers.md §7), decoded with the writer schema of the snapshot.
+// DataOutputEncoder (formats/serializers.md §9), decoded with the writer schema of the snapshot.
 #include <map>
 
 #include <fmt/format.h>

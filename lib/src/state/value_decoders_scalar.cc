@@ -1,5 +1,5 @@
 // Decoders of Flink's basic serializers: primitives, boxed and Value types, strings, big
-// numbers, arrays, dates and times, windows and namespaces (flink-serializers.md §1, §2, §4).
+// numbers, arrays, dates and times, windows and namespaces (formats/serializers.md §2, §3, §4, §5).
 #include <charconv>
 #include <climits>
 #include <cmath>

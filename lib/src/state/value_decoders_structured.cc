@@ -1,5 +1,5 @@
 // Decoders of Flink's container and record serializers: tuples, rows, POJOs, lists, maps,
-// nullable / either / TTL wrappers, timers, enums (flink-serializers.md §3, §5).
+// nullable / either / TTL wrappers, timers, enums (formats/serializers.md §6, §7).
 #include <algorithm>
 #include <iterator>
 #include <string_view>
