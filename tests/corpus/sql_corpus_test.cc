@@ -116,7 +116,7 @@ std::multiset<std::string> lines_of(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("every flink-sql savepoint dumps with every value decoded", "[corpus][sql]") {
+TEST_CASE("every flink-sql savepoint dumps with every value decoded", "[ops][corpus][sql]") {
   // All 95 dump without an error, and no value is left as hex where one
   // of Flink's serializers wrote it (RowData of every field type, ExternalSerializer, RAW,
   // ArrayData, MapData, SortedMap, timers, stream records): hex stays only for user code,
@@ -145,7 +145,7 @@ TEST_CASE("every flink-sql savepoint dumps with every value decoded", "[corpus][
   CHECK(opaque == 0);
 }
 
-TEST_CASE("flink-sql dumps agree with the independent decoding in flink-sql-expected", "[corpus][sql]") {
+TEST_CASE("flink-sql dumps agree with the independent decoding in flink-sql-expected", "[ops][corpus][sql]") {
   // The same entries (operator, subtask, state, key group, key, namespace, user key) with the
   // same values, binary_row left aside. Structured types are the one difference of shape (see
   // same_value()): the accumulators of the aggregate-function tests, 26 values in 5 savepoints.
@@ -185,7 +185,7 @@ TEST_CASE("flink-sql dumps agree with the independent decoding in flink-sql-expe
   CHECK(named == 26);
 }
 
-TEST_CASE("flink-sql savepoints pass verify --deep with every stream decoded", "[corpus][sql]") {
+TEST_CASE("flink-sql savepoints pass verify --deep with every stream decoded", "[ops][corpus][sql]") {
   // Nothing is a problem and nothing is left unchecked: every value's serializer is understood.
   CKPT_REQUIRE_SHARED();
   for (const std::string& dir : test::sql_corpus_snapshots()) {
@@ -199,7 +199,7 @@ TEST_CASE("flink-sql savepoints pass verify --deep with every stream decoded", "
   }
 }
 
-TEST_CASE("flink-sql savepoints convert to every layout and dump to the same entries", "[corpus][sql]") {
+TEST_CASE("flink-sql savepoints convert to every layout and dump to the same entries", "[ops][corpus][sql]") {
   // RocksDB native, heap native and canonical: the converted savepoint dumps line for line to
   // what the original dumps to.
   CKPT_REQUIRE_SHARED();
@@ -219,7 +219,7 @@ TEST_CASE("flink-sql savepoints convert to every layout and dump to the same ent
   }
 }
 
-TEST_CASE("diff --keys finds every flink-sql savepoint equal to itself", "[corpus][sql]") {
+TEST_CASE("diff --keys finds every flink-sql savepoint equal to itself", "[ops][corpus][sql]") {
   // Every keyed entry decodes on both sides and compares equal; no structural difference.
   CKPT_REQUIRE_SHARED();
   size_t with_keys = 0;

@@ -54,7 +54,7 @@ SerializerSnapshot by_hand(const std::string& schema) {
 
 }  // namespace
 
-TEST_CASE("an avro schema whose namespace is an array is an error at the schema string's offset", "[unit][corrupt]") {
+TEST_CASE("an avro schema whose namespace is an array is an error at the schema string's offset", "[state][unit][corrupt]") {
   // Proves the schema's JSON is read through checked accessors: nlohmann's type_error used to
   // escape make_decoder (an abort on a worker thread). Now the snapshot parser refuses the
   // schema where it lies in the file, and make_decoder refuses it in a snapshot built by hand.
@@ -84,7 +84,7 @@ TEST_CASE("an avro schema whose namespace is an array is an error at the schema 
   CHECK(good->avro_schema_offset == schema_offset());
 }
 
-TEST_CASE("avro schema members of the wrong type are errors naming what was expected", "[unit][corrupt]") {
+TEST_CASE("avro schema members of the wrong type are errors naming what was expected", "[state][unit][corrupt]") {
   // Proves every member the parser reads is type-checked first (each of these threw before).
   CHECK(error_of(R"({"type":"record","name":7,"fields":[]})").find("'name' of a record must be a string, found number") !=
         std::string::npos);
@@ -115,7 +115,7 @@ TEST_CASE("avro schema members of the wrong type are errors naming what was expe
 }
 
 TEST_CASE("an avro schema nested 10000 levels deep is refused before a tree is built - on small stacks too",
-          "[unit][corrupt]") {
+          "[state][unit][corrupt]") {
   // Proves the nesting bound comes before parsing and recursion: a 7,200-level schema used to
   // overflow a worker's stack. Run here on this thread, on a std::thread and on a 256 KiB stack.
   for (const std::string& schema : {test::nested_union_schema(10000), test::nested_record_schema(10000)}) {
@@ -139,7 +139,7 @@ TEST_CASE("an avro schema nested 10000 levels deep is refused before a tree is b
   CHECK(error_of(test::nested_record_schema(80)).empty());
 }
 
-TEST_CASE("avro values nested deeper than 64 are refused at their offset on a small stack", "[unit][corrupt]") {
+TEST_CASE("avro values nested deeper than 64 are refused at their offset on a small stack", "[state][unit][corrupt]") {
   // Proves the value decoder's own bound: a schema of 200 nested unions is valid, a value
   // choosing the first branch 200 times stops at the 65th.
   auto d = decoder_of(test::nested_union_schema(200));

@@ -46,7 +46,7 @@ Error error_on_both_stacks(F fn) {
 
 }  // namespace
 
-TEST_CASE("serializer snapshots nested 10000 deep stop at 64 levels on a small stack", "[unit][corrupt]") {
+TEST_CASE("serializer snapshots nested 10000 deep stop at 64 levels on a small stack", "[state][unit][corrupt]") {
   const std::string bytes = test::nested_list_snapshot(10000);
   Error e = error_on_both_stacks([&] {
     ByteReader r(bytes, 0x500);
@@ -58,7 +58,7 @@ TEST_CASE("serializer snapshots nested 10000 deep stop at 64 levels on a small s
   CHECK(e.offset == 0x500 + 65 * level);
 }
 
-TEST_CASE("java object streams nested 10000 deep stop at 64 levels on a small stack", "[unit][corrupt]") {
+TEST_CASE("java object streams nested 10000 deep stop at 64 levels on a small stack", "[state][unit][corrupt]") {
   const std::string bytes = test::nested_java_objects(10000);
   Error e = error_on_both_stacks([&] {
     ByteReader r(bytes, 0x40);
@@ -80,7 +80,7 @@ TEST_CASE("java object streams nested 10000 deep stop at 64 levels on a small st
   CHECK(r.at_end());
 }
 
-TEST_CASE("checkpoint properties nested 10000 deep stop at 16 levels on a small stack", "[unit][corrupt]") {
+TEST_CASE("checkpoint properties nested 10000 deep stop at 16 levels on a small stack", "[state][unit][corrupt]") {
   const std::string bytes = test::nested_checkpoint_properties(10000);
   Error e = error_on_both_stacks([&] { return decode_checkpoint_properties(bytes, 0x80); });
   CHECK(e.message == "java objects nested too deeply");
@@ -88,7 +88,7 @@ TEST_CASE("checkpoint properties nested 10000 deep stop at 16 levels on a small 
   CHECK(*e.offset < 0x80u + bytes.size());
 }
 
-TEST_CASE("state handles nested 10000 deep in _metadata stop at 32 levels on a small stack", "[unit][corrupt]") {
+TEST_CASE("state handles nested 10000 deep in _metadata stop at 32 levels on a small stack", "[state][unit][corrupt]") {
   const std::string bytes = test::nested_keyed_handles_metadata(10000);
   Error e = error_on_both_stacks([&] { return decode_metadata(bytes, "deep/_metadata"); });
   CHECK(e.message == "state handles nested deeper than 32 levels");
@@ -97,7 +97,7 @@ TEST_CASE("state handles nested 10000 deep in _metadata stop at 32 levels on a s
   CHECK(*e.offset < bytes.size());
 }
 
-TEST_CASE("a value as deep as the snapshot bound allows decodes and prints on a small stack", "[unit]") {
+TEST_CASE("a value as deep as the snapshot bound allows decodes and prints on a small stack", "[state][unit]") {
   // Proves the JSON a decoder builds is bounded with its snapshot: the deepest list of lists
   // the parser accepts is read, written as text both ways and destroyed on 256 KiB.
   const int levels = 64;  // 64 lists around the Long: the snapshot parser's deepest

@@ -264,7 +264,7 @@ struct AgedJob {
 
 }  // namespace
 
-TEST_CASE("gc --apply never follows a symlinked shared or taskowned directory out of ROOT", "[unit]") {
+TEST_CASE("gc --apply never follows a symlinked shared or taskowned directory out of ROOT", "[ops][unit]") {
   // Old ckpt followed ROOT/taskowned -> elsewhere and deleted the files there. Symlinks at
   // the top and deeper down are reported, never descended, never deleted.
   AgedJob job;
@@ -312,7 +312,7 @@ TEST_CASE("gc --apply never follows a symlinked shared or taskowned directory ou
   CHECK(text.out.find("symlink") != std::string::npos);
 }
 
-TEST_CASE("gc deletes nothing through a directory swapped for a symlink after the scan", "[unit]") {
+TEST_CASE("gc deletes nothing through a directory swapped for a symlink after the scan", "[ops][unit]") {
   // Between the scan and the deletions, shared/sub becomes a symlink to a directory outside
   // ROOT holding a file of the same name, and shared/swapped is replaced by another file: the
   // deletion must neither follow the link nor remove a file it did not scan.
@@ -350,7 +350,7 @@ TEST_CASE("gc deletes nothing through a directory swapped for a symlink after th
   CHECK(r->failed == 2);
 }
 
-TEST_CASE("gc refuses when no checkpoint is retained - unless --allow-empty", "[unit]") {
+TEST_CASE("gc refuses when no checkpoint is retained - unless --allow-empty", "[ops][unit]") {
   // Another job restored in CLAIM or legacy mode may reference every shared file of a root
   // whose own checkpoints are gone: listing them all as orphans must be asked for.
   ckpt::test::ScratchDir scratch;
@@ -376,7 +376,7 @@ TEST_CASE("gc refuses when no checkpoint is retained - unless --allow-empty", "[
   CHECK(scannable_files(root).empty());
 }
 
-TEST_CASE("gc keeps the files of ROOT that another root's checkpoints or savepoints reference", "[unit]") {
+TEST_CASE("gc keeps the files of ROOT that another root's checkpoints or savepoints reference", "[ops][unit]") {
   // Job B was restored from job A's chk-3 in CLAIM mode: B's checkpoints reference A's
   // shared/ files. A's own checkpoints are gone; only --referenced-by B protects them.
   ckpt::test::ScratchDir scratch;
@@ -436,7 +436,7 @@ TEST_CASE("gc keeps the files of ROOT that another root's checkpoints or savepoi
   CHECK(missing.status == 2);
 }
 
-TEST_CASE("gc keeps the shared files a savepoint under ROOT references", "[unit]") {
+TEST_CASE("gc keeps the shared files a savepoint under ROOT references", "[ops][unit]") {
   // savepoint-* directories beside chk-* are snapshots too (a savepoint taken in a format
   // that references shared files, or a checkpoint copied as one).
   ckpt::test::ScratchDir scratch;
@@ -458,7 +458,7 @@ TEST_CASE("gc keeps the shared files a savepoint under ROOT references", "[unit]
   CHECK(scannable_files(root) == expected);
 }
 
-TEST_CASE("gc refuses a _metadata that is a dangling symlink or not a regular file", "[unit][corrupt]") {
+TEST_CASE("gc refuses a _metadata that is a dangling symlink or not a regular file", "[ops][unit][corrupt]") {
   // fs::exists follows the link and says no; an unreadable checkpoint may still need any file.
   AgedJob job;
   const std::string& root = job.root;
@@ -487,7 +487,7 @@ TEST_CASE("gc refuses a _metadata that is a dangling symlink or not a regular fi
   }
 }
 
-TEST_CASE("a relative handle climbing out of ROOT marks only the file it names", "[unit]") {
+TEST_CASE("a relative handle climbing out of ROOT marks only the file it names", "[ops][unit]") {
   // A type-6 path is relative to the snapshot's directory: "../../job/shared/x" from
   // job/chk-1 is job/shared/x (kept); "../../other/shared/y" is not ROOT's shared/y.
   ckpt::test::ScratchDir scratch;
@@ -520,7 +520,7 @@ TEST_CASE("a relative handle climbing out of ROOT marks only the file it names",
         std::vector<std::string>{"shared/a/b"});
 }
 
-TEST_CASE("gc keeps orphans younger than a day by default", "[unit]") {
+TEST_CASE("gc keeps orphans younger than a day by default", "[ops][unit]") {
   // Flink uploads a checkpoint's shared files before its _metadata exists, and ForSt (Flink
   // 2.x) writes its live SSTs into shared/ long before a checkpoint references them.
   CHECK(GcOptions{}.older_than_seconds == 86400);
@@ -536,7 +536,7 @@ TEST_CASE("gc keeps orphans younger than a day by default", "[unit]") {
   CHECK(nlohmann::json::parse(r.out)["young_bytes"] == 4);
 }
 
-TEST_CASE("gc --apply over several roots keeps every referenced byte and touches nothing outside ROOT", "[unit]") {
+TEST_CASE("gc --apply over several roots keeps every referenced byte and touches nothing outside ROOT", "[ops][unit]") {
   // Property over seeds: root A (chains of random shapes, from ckpt generate or placeholder
   // files), root B restored from one of A's checkpoints, savepoints of A beside and apart,
   // symlinks from A's shared/ and taskowned/ to a tree outside, planted orphans. After

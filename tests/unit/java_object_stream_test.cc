@@ -26,7 +26,7 @@ ByteWriter object_of_class_a(const std::string& super) {
 
 }  // namespace
 
-TEST_CASE("a java class descriptor that is its own superclass is refused at the reference", "[unit][corrupt]") {
+TEST_CASE("a java class descriptor that is its own superclass is refused at the reference", "[format][unit][corrupt]") {
   ByteWriter w = object_of_class_a(std::string("\x71\x00\x7e\x00\x00", 5));  // super: itself
   w.u8(0x70);
   ByteReader r(w.buffer(), 0x10);
@@ -36,7 +36,7 @@ TEST_CASE("a java class descriptor that is its own superclass is refused at the 
   CHECK(v.error().offset == 0x10u + w.size() - 6);
 }
 
-TEST_CASE("a java object that refers to itself is read as a tree without a cycle", "[unit]") {
+TEST_CASE("a java object that refers to itself is read as a tree without a cycle", "[format][unit]") {
   // The object (handle 0x7e0002) is its own `next`: the reference stands for it, unfilled.
   ByteWriter w = object_of_class_a("\x70");
   w.u8(0x71);
@@ -53,7 +53,7 @@ TEST_CASE("a java object that refers to itself is read as a tree without a cycle
   CHECK(next->fields.empty());
 }
 
-TEST_CASE("a java stream of more objects than the reader builds is refused", "[unit][corrupt]") {
+TEST_CASE("a java stream of more objects than the reader builds is refused", "[format][unit][corrupt]") {
   // Each element of a byte[] is a node of the tree, a hundred bytes or more for one byte of
   // input: 70,000 of them exceed the reader's 65,536 nodes, 60,000 do not.
   for (int32_t n : {60000, 70000}) {

@@ -8,7 +8,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("json input is parsed without exceptions and its nesting is bounded before parsing", "[unit][corrupt]") {
+TEST_CASE("json input is parsed without exceptions and its nesting is bounded before parsing", "[support][unit][corrupt]") {
   auto ok = parse_json_input(R"({"a":[1,{"b":"x"}]})");
   REQUIRE(ok.ok());
   CHECK((*ok)["a"][1]["b"] == "x");
@@ -34,7 +34,7 @@ TEST_CASE("json input is parsed without exceptions and its nesting is bounded be
   CHECK(parse_json_input("[[[1]]]", 2).error().message == "JSON nested deeper than 2 levels (at byte 2 of the text)");
 }
 
-TEST_CASE("json members are looked up without inserting or throwing", "[unit]") {
+TEST_CASE("json members are looked up without inserting or throwing", "[support][unit]") {
   const nlohmann::json o = {{"k", 1}};
   REQUIRE(json_member(o, "k"));
   CHECK(*json_member(o, "k") == 1);

@@ -31,7 +31,7 @@ size_t range_at(const std::string& bytes, int32_t first, int32_t count) {
 
 }  // namespace
 
-TEST_CASE("a key-group range ending beyond key group 32767 is refused at its offset", "[unit][corrupt]") {
+TEST_CASE("a key-group range ending beyond key group 32767 is refused at its offset", "[format][unit][corrupt]") {
   test::ScratchDir tmp;
   const std::string dir = tmp / "snap";
   REQUIRE(test::generate_rocksdb_savepoint(dir).ok());
@@ -60,7 +60,7 @@ TEST_CASE("a key-group range ending beyond key group 32767 is refused at its off
   CHECK(beyond.error().offset == range_at(test::read_file(dir + "/_metadata"), 32000, 769));
 }
 
-TEST_CASE("a keyed stream writer refuses a range beyond the job before sizing its offsets", "[unit][corrupt]") {
+TEST_CASE("a keyed stream writer refuses a range beyond the job before sizing its offsets", "[format][unit][corrupt]") {
   // In a child whose data segment is capped at 1 GiB: the writer used to size its offset table
   // by the range, 16 GiB for 2^31-1 key groups.
   test::ScratchDir tmp;

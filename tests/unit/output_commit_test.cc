@@ -72,7 +72,7 @@ GenerateOptions small_snapshot(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("restore keeps a file that appears in its empty output while it runs", "[unit][output]") {
+TEST_CASE("restore keeps a file that appears in its empty output while it runs", "[ops][unit][output]") {
   // The output was empty when restore started; a file written into it before the rename
   // publishes the instances must survive, and the restore fails naming the directory.
   test::ScratchDir s;
@@ -98,7 +98,7 @@ TEST_CASE("restore keeps a file that appears in its empty output while it runs",
     CHECK(e.path().filename().string().find("ckpt-tmp") == std::string::npos);
 }
 
-TEST_CASE("every file of an output is synced before its rename and the parent after", "[unit][output]") {
+TEST_CASE("every file of an output is synced before its rename and the parent after", "[ops][unit][output]") {
   // restore, convert, compact and generate (one snapshot, a chain) publish durable outputs.
   test::ScratchDir s;
   const std::string snap = s / "snap";
@@ -142,7 +142,7 @@ TEST_CASE("every file of an output is synced before its rename and the parent af
   CHECK(rec.events.back() == normal(s.path()));
 }
 
-TEST_CASE("TempDir commit replaces only an empty output and keeps what appeared meanwhile", "[unit][output]") {
+TEST_CASE("TempDir commit replaces only an empty output and keeps what appeared meanwhile", "[ops][unit][output]") {
   test::ScratchDir s;
   const std::string out = s / "out";
   SECTION("an empty output directory is replaced and the lock file stays out of it") {
@@ -193,7 +193,7 @@ TEST_CASE("TempDir commit replaces only an empty output and keeps what appeared 
     CHECK(e.path().filename().string().find("ckpt-tmp") == std::string::npos);
 }
 
-TEST_CASE("publish_file replaces an existing file only when told to", "[unit][output]") {
+TEST_CASE("publish_file replaces an existing file only when told to", "[ops][unit][output]") {
   test::ScratchDir s;
   const std::string out = s / "file";
   REQUIRE(publish_file(out, "one", false).ok());
@@ -206,7 +206,7 @@ TEST_CASE("publish_file replaces an existing file only when told to", "[unit][ou
   CHECK(std::distance(fs::directory_iterator(s.path()), fs::directory_iterator()) == 1);
 }
 
-TEST_CASE("copy_file_contents reports a full device as no space left naming the target", "[unit][output]") {
+TEST_CASE("copy_file_contents reports a full device as no space left naming the target", "[ops][unit][output]") {
   // /dev/full fails every write with ENOSPC: what a full disk says, without needing one.
   test::ScratchDir s;
   test::write_file(s / "source", std::string(1 << 16, 'x'));

@@ -44,7 +44,7 @@ TEST_CASE("prefix rules need a non-empty prefix and an equals sign", "[unit][ops
   CHECK_FALSE(parse_prefix_rule("nothing", "--map").ok());
 }
 
-TEST_CASE("relative handle paths stay inside the snapshot directory or are refused", "[unit][safety]") {
+TEST_CASE("relative handle paths stay inside the snapshot directory or are refused", "[format][unit][safety]") {
   // Flink stores a bare file name; anything that climbs out is refused with the reason.
   for (const char* ok : {"f1d2c3b", "sub/file", "./file", "...", "a..b", "x/.../y"}) {
     INFO(ok);

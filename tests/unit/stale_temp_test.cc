@@ -48,7 +48,7 @@ std::string killed_owner_temp(const std::string& final_path) {
 }  // namespace
 
 TEST_CASE("a temporary directory of a killed ckpt is removed by the next run and a live one is kept",
-          "[unit][output]") {
+          "[support][unit][output]") {
   test::ScratchDir s;
   const std::string out = s / "out";
   // A live run: this process holds its temporary directory.

@@ -51,7 +51,7 @@ Error decode_error(const ValueDecoder& d, const std::string& bytes, uint64_t bas
 
 }  // namespace
 
-TEST_CASE("a SQL row of every logical type decodes from its BinaryRowData", "[unit]") {
+TEST_CASE("a SQL row of every logical type decodes from its BinaryRowData", "[state][unit]") {
   // 31 fields: the fixed-width types in their slots, compact and non-compact DECIMAL and
   // TIMESTAMP / TIMESTAMP_LTZ, strings and byte strings inline and in the variable part,
   // intervals, a nested row of another kind, a structured type with a supertype (its
@@ -87,7 +87,7 @@ TEST_CASE("a SQL row of every logical type decodes from its BinaryRowData", "[un
   CHECK(decode_error(**d, sized(bad), 0x700).offset == 0x704u);
 }
 
-TEST_CASE("ArrayData and MapData snapshots hold their types Java-serialized", "[unit]") {
+TEST_CASE("ArrayData and MapData snapshots hold their types Java-serialized", "[state][unit]") {
   // ArrayDataSerializerSnapshot and MapDataSerializerSnapshot write their LogicalTypes, then
   // their element serializers, each with InstantiationUtil.serializeObject: the parser reads
   // the streams to find the body's end, keeps the bytes for writing back, and values are a
@@ -120,7 +120,7 @@ TEST_CASE("ArrayData and MapData snapshots hold their types Java-serialized", "[
   CHECK(decode_error(*map, sized(binary_map(keys.bytes(), one.bytes())), 0x40).offset == 0x44u);
 }
 
-TEST_CASE("ExternalSerializer values are its internal serializer's with structured attributes named", "[unit]") {
+TEST_CASE("ExternalSerializer values are its internal serializer's with structured attributes named", "[state][unit]") {
   // The snapshot nests the internal serializer and Java-serializes the DataType: a structured
   // type's internal RowDataSerializer knows only the attribute types, the DataType their names.
   auto point = decoder_for(external_snapshot(from_hex(java_streams::kPointDataType),
@@ -134,7 +134,7 @@ TEST_CASE("ExternalSerializer values are its internal serializer's with structur
   CHECK(decode(*number, big_endian64(-3)) == json(-3));
 }
 
-TEST_CASE("RawValueData values decode through the serializer they nest or stay hex with the reason", "[unit]") {
+TEST_CASE("RawValueData values decode through the serializer they nest or stay hex with the reason", "[state][unit]") {
   // RawValueDataSerializer writes a size, then what the inner serializer wrote: NullSerializer
   // one byte (null), LongSerializer eight; a serializer that needs the job's classes leaves
   // hex saying so, and an inner value shorter than its frame is corruption.
@@ -147,7 +147,7 @@ TEST_CASE("RawValueData values decode through the serializer they nest or stay h
   CHECK(decode(*java, sized("abc")) == json::parse(R"({"hex":"616263","why":"java serialization needs the job's classes"})"));
 }
 
-TEST_CASE("DecimalData TimestampData StringData and NullSerializer values stand alone", "[unit]") {
+TEST_CASE("DecimalData TimestampData StringData and NullSerializer values stand alone", "[state][unit]") {
   // Their snapshots carry precision (and scale): compact forms are one long, others a
   // length-prefixed BigInteger or millis plus nano-of-milli. The parameters end the body
   // exactly, so a snapshot followed by more data is not resynchronised.
@@ -179,7 +179,7 @@ TEST_CASE("DecimalData TimestampData StringData and NullSerializer values stand 
   CHECK(decode(*decoder_for(null_serializer_snapshot()), std::string(1, '\0')) == json(nullptr));
 }
 
-TEST_CASE("SortedMap snapshots carry a comparator before their key and value serializers", "[unit]") {
+TEST_CASE("SortedMap snapshots carry a comparator before their key and value serializers", "[state][unit]") {
   // SortedMapSerializerSnapshot Java-serializes its comparator, then nests key and value
   // snapshots; values are written as MapSerializer writes them (size, key, null flag, value).
   std::string snapshot = sorted_map_snapshot(from_hex(java_streams::kComparator), long_snapshot(), int_snapshot());
@@ -196,7 +196,7 @@ TEST_CASE("SortedMap snapshots carry a comparator before their key and value ser
   CHECK(decode(*d, v.buffer()) == json::parse("[[1,5],[2,null]]"));
 }
 
-TEST_CASE("a legacy config snapshot of a table serializer decodes from the serializer it Java-serializes", "[unit]") {
+TEST_CASE("a legacy config snapshot of a table serializer decodes from the serializer it Java-serializes", "[state][unit]") {
   // TypeSerializerConfigSnapshot (version 0x7A53C4F0) keeps the serializer itself: an
   // ArrayDataSerializer of INT gives its element type, the values are ArrayData.
   auto s = parse(legacy_config_snapshot("org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$LegacyConfigSnapshot",
@@ -210,7 +210,7 @@ TEST_CASE("a legacy config snapshot of a table serializer decodes from the seria
   CHECK(decode(**d, sized(ints.bytes())) == json::parse("[3,4]"));
 }
 
-TEST_CASE("WindowKey values hold the window's slice end and the key", "[unit]") {
+TEST_CASE("WindowKey values hold the window's slice end and the key", "[state][unit]") {
   // WindowKeySerializer writes the window as a long, then the key with its nested serializer.
   auto d = decoder_for(composite_snapshot(
       "org.apache.flink.table.runtime.typeutils.WindowKeySerializer$WindowKeySerializerSnapshot", 1, {},
@@ -218,7 +218,7 @@ TEST_CASE("WindowKey values hold the window's slice end and the key", "[unit]") 
   CHECK(decode(*d, big_endian64(1000) + sized("k")) == json::parse(R"({"window":1000,"key":"k"})"));
 }
 
-TEST_CASE("the table runtime's window serializers report length 0 as Flink's do", "[unit]") {
+TEST_CASE("the table runtime's window serializers report length 0 as Flink's do", "[state][unit]") {
   // TimeWindow.Serializer and CountWindow.Serializer of flink-table-runtime return 0 from
   // getLength() while writing 16 and 8 bytes; the RocksDB key layout reads that value.
   auto time = decoder_for(simple_snapshot(

@@ -36,7 +36,7 @@ void require_clean_exit(const test::ChildOutcome& o, const std::string& expected
 
 }  // namespace
 
-TEST_CASE("run_parallel returns an exception of a worker task as an internal error", "[unit]") {
+TEST_CASE("run_parallel returns an exception of a worker task as an internal error", "[ops][unit]") {
   // Convert and generate run their subtasks through run_parallel: a task throwing on the
   // second thread used to end the process with SIGABRT.
   auto o = test::run_in_child([](std::string& out, std::string&) {
@@ -57,7 +57,7 @@ TEST_CASE("run_parallel returns an exception of a worker task as an internal err
   require_clean_exit(o, "internal error: boom");
 }
 
-TEST_CASE("ordered channels survive a task that throws and deliver the other tasks", "[unit]") {
+TEST_CASE("ordered channels survive a task that throws and deliver the other tasks", "[ops][unit]") {
   // The dump's worker pool: task 1 throws something that is not even a std::exception.
   auto o = test::run_in_child([](std::string& out, std::string&) {
     OrderedChannels<int> channels(3, 4);
@@ -74,7 +74,7 @@ TEST_CASE("ordered channels survive a task that throws and deliver the other tas
   require_clean_exit(o, "0 1 10 20 21 ");
 }
 
-TEST_CASE("restore returns an exception of its progress callback on a worker as an internal error", "[unit]") {
+TEST_CASE("restore returns an exception of its progress callback on a worker as an internal error", "[ops][unit]") {
   test::ScratchDir tmp;
   REQUIRE(test::generate_rocksdb_savepoint(tmp / "in").ok());
   RestoreOptions options;
@@ -88,7 +88,7 @@ TEST_CASE("restore returns an exception of its progress callback on a worker as 
   CHECK_FALSE(std::filesystem::exists(tmp / "out"));
 }
 
-TEST_CASE("a diff side whose reader throws ends with an internal error", "[unit]") {
+TEST_CASE("a diff side whose reader throws ends with an internal error", "[ops][unit]") {
   // diff --keys reads each side on a thread of its own; its filter runs there.
   test::ScratchDir tmp;
   REQUIRE(test::generate_rocksdb_savepoint(tmp / "in").ok());

@@ -10,7 +10,7 @@
 
 using namespace ckpt;
 
-TEST_CASE("catch_internal turns what a function throws into an internal error of its result type", "[unit]") {
+TEST_CASE("catch_internal turns what a function throws into an internal error of its result type", "[support][unit]") {
   Result<int> fine = catch_internal([]() -> Result<int> { return 7; });
   REQUIRE(fine.ok());
   CHECK(*fine == 7);
@@ -22,7 +22,7 @@ TEST_CASE("catch_internal turns what a function throws into an internal error of
   CHECK(odd.error().message == "internal error: an exception that is not a std::exception");
 }
 
-TEST_CASE("run_on_threads returns the first exception of any thread and lets the others finish", "[unit]") {
+TEST_CASE("run_on_threads returns the first exception of any thread and lets the others finish", "[support][unit]") {
   std::atomic<int> next{0}, done{0};
   Status s = run_on_threads(3, [&] {
     for (int i; (i = next++) < 30;) {
