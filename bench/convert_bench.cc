@@ -20,7 +20,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_writer.h>
 
-#include "ops/generate_model.h"
+#include "ops/generate/generate_model.h"
 
 using namespace ckpt;
 using Clock = std::chrono::steady_clock;

@@ -25,7 +25,7 @@ secs() { echo "$2 - $1" | bc; }
 rate() { echo "scale=1; $1 / ($3 - $2) / $4" | bc; }  # amount / seconds / unit
 
 echo "generating $bytes bytes in $subtasks subtasks under $work"
-"$build/bench/ckpt_make_native_snapshot" "$template" "$work/snapshot" "$bytes" "$subtasks" 8
+"$build/tests/ckpt_make_native_snapshot" "$template" "$work/snapshot" "$bytes" "$subtasks" 8
 ssts=$(ls "$work/snapshot" | grep -c '\.sst$')
 sst_bytes=$(cat "$work/snapshot"/*.sst | wc -c)
 cat "$work/snapshot"/* > /dev/null  # the same warm page cache for every contender

@@ -18,7 +18,7 @@
 
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
-#include "format/java_serialization.h"
+#include "format/java/java_serialization.h"
 
 namespace {
 

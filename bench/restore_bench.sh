@@ -20,7 +20,7 @@ now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
 
 echo "generating $bytes bytes in $subtasks subtasks under $work"
-"$build/bench/ckpt_make_native_snapshot" "$template" "$work/snapshot" "$bytes" "$subtasks"
+"$build/tests/ckpt_make_native_snapshot" "$template" "$work/snapshot" "$bytes" "$subtasks"
 files=$(ls "$work/snapshot" | wc -l)
 size=$(du -sb "$work/snapshot" | cut -f1)
 echo "snapshot: $files files, $size bytes"

@@ -1,7 +1,7 @@
 // ckpt_make_sample DIR: writes the sample savepoint (testdata/README.md) into DIR.
 #include <iostream>
 
-#include "support/sample_savepoint.h"
+#include "testlib/sample_savepoint.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "ckpt/metadata.h"
-#include "support/changelog_records.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/changelog_records.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

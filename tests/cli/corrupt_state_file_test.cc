@@ -12,9 +12,9 @@
 
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
-#include "support/changelog_records.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/changelog_records.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

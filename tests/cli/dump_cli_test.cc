@@ -6,7 +6,7 @@
 
 #include "ckpt/metadata.h"
 #include "command.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

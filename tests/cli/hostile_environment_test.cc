@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "ckpt/generate.h"
-#include "support/cli_run.h"
-#include "support/scoped_settings.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/scoped_settings.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

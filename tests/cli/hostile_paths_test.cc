@@ -14,10 +14,10 @@
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
 #include "ckpt/walk.h"
-#include "support/absolute_snapshot.h"
-#include "support/cli_process.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/absolute_snapshot.h"
+#include "testlib/cli_process.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "support/child_process.h"
-#include "support/hostile_inputs.h"
-#include "support/hostile_snapshot.h"
-#include "support/test_support.h"
+#include "testlib/child_process.h"
+#include "testlib/hostile_inputs.h"
+#include "testlib/hostile_snapshot.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

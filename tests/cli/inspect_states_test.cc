@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/absolute_snapshot.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/absolute_snapshot.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

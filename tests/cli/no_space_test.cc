@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using ckpt::test::run_cli;

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "ckpt/resolve.h"
-#include "support/absolute_snapshot.h"
-#include "support/cli_run.h"
-#include "support/job_dir.h"
-#include "support/test_support.h"
+#include "testlib/absolute_snapshot.h"
+#include "testlib/cli_run.h"
+#include "testlib/job_dir.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using ckpt::test::read_file;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/metadata.h"
-#include "support/absolute_snapshot.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/absolute_snapshot.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using ckpt::test::read_file;

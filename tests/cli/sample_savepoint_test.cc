@@ -8,9 +8,9 @@
 
 #include "ckpt/metadata.h"
 #include "support/byte_reader.h"
-#include "support/cli_run.h"
-#include "support/sample_savepoint.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/sample_savepoint.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 

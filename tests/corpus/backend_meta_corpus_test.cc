@@ -13,7 +13,7 @@
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
 #include "support/byte_reader.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

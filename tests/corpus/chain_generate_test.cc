@@ -13,8 +13,8 @@
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
 #include "ckpt/verify.h"
-#include "support/dump_lines.h"
-#include "support/test_support.h"
+#include "testlib/dump_lines.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

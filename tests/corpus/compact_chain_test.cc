@@ -6,9 +6,9 @@
 #include <string>
 
 #include "ckpt/compact.h"
-#include "support/dump_lines.h"
-#include "support/grown_snapshot.h"
-#include "support/test_support.h"
+#include "testlib/dump_lines.h"
+#include "testlib/grown_snapshot.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

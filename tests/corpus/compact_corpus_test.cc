@@ -8,9 +8,9 @@
 #include "ckpt/dump.h"
 #include "ckpt/metadata.h"
 #include "ckpt/walk.h"
-#include "support/cli_run.h"
-#include "support/dump_lines.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/dump_lines.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

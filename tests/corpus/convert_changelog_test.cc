@@ -12,8 +12,8 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "state/raw_keyed_reader.h"
-#include "state/value_decoders.h"
-#include "support/test_support.h"
+#include "types/value_decoders.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

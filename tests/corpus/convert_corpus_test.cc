@@ -16,8 +16,8 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "state/raw_keyed_reader.h"
-#include "state/rocks_instance_writer.h"
-#include "support/test_support.h"
+#include "state/rocksdb/rocks_instance_writer.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

@@ -14,9 +14,9 @@
 #include "ckpt/resolve.h"
 #include "state/keyed_state_codec.h"
 #include "state/raw_keyed_reader.h"
-#include "support/dump_lines.h"
-#include "support/grown_snapshot.h"
-#include "support/test_support.h"
+#include "testlib/dump_lines.h"
+#include "testlib/grown_snapshot.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

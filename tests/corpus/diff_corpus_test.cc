@@ -6,8 +6,8 @@
 #include <map>
 
 #include "ckpt/diff.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

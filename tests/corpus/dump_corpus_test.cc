@@ -16,8 +16,8 @@
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
 #include "state/stream_opener.h"
-#include "state/value_decoder.h"
-#include "support/test_support.h"
+#include "types/value_decoder.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "ckpt/dump.h"
-#include "state/dump_tuning.h"
-#include "support/scoped_settings.h"
-#include "support/test_support.h"
+#include "ops/dump/dump_tuning.h"
+#include "testlib/scoped_settings.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ckpt/dump.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

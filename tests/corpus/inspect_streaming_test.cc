@@ -6,7 +6,7 @@
 
 #include "ckpt/inspect.h"
 #include "ckpt/io.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/metadata.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/metadata.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;

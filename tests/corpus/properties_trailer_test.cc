@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "format/java_serialization.h"
-#include "support/test_support.h"
+#include "format/java/java_serialization.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

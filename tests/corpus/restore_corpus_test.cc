@@ -18,10 +18,10 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "ckpt/restore.h"
-#include "state/rocks_instance_reader.h"
-#include "support/cli_run.h"
-#include "support/native_snapshot.h"
-#include "support/test_support.h"
+#include "state/rocksdb/rocks_instance_reader.h"
+#include "testlib/cli_run.h"
+#include "testlib/native_snapshot.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

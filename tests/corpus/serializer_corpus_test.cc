@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <map>
 
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "support/json_text.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

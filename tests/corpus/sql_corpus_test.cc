@@ -13,8 +13,8 @@
 #include "ckpt/convert.h"
 #include "ckpt/diff.h"
 #include "ckpt/verify.h"
-#include "support/dump_lines.h"
-#include "support/test_support.h"
+#include "testlib/dump_lines.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;

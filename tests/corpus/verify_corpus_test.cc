@@ -9,8 +9,8 @@
 #include "ckpt/metadata.h"
 #include "ckpt/verify.h"
 #include "ckpt/walk.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

@@ -11,8 +11,8 @@
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 #include "ckpt/verify.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 

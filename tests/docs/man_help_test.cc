@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "command.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace {
 

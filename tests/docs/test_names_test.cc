@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 

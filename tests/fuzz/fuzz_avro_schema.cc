@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/json_input.h"
 #include "support/json_text.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ckpt/metadata.h"
-#include "format/java_serialization.h"
+#include "format/java/java_serialization.h"
 #include "format/metadata_streaming.h"
 
 namespace {

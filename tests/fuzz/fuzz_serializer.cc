@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "state/backend_meta.h"
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/ascii_scan.h"
 #include "support/byte_reader.h"
 #include "support/json_text.h"

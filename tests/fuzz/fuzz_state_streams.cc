@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "state/backend_meta.h"
-#include "state/changelog_reader.h"
-#include "state/key_groups_reader.h"
+#include "state/changelog/changelog_reader.h"
+#include "state/heap/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 #include "state/operator_state_reader.h"
 #include "state/raw_keyed_reader.h"

@@ -14,14 +14,14 @@
 
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
-#include "state/key_groups_reader.h"
+#include "state/heap/key_groups_reader.h"
 #include "state/raw_keyed_reader.h"
-#include "state/serializer_snapshot.h"
+#include "types/serializer_snapshot.h"
 #include "state/state_stream.h"
-#include "state/value_decoder.h"
+#include "types/value_decoder.h"
 #include "support/byte_writer.h"
-#include "support/change_records.h"
-#include "support/hostile_inputs.h"
+#include "testlib/change_records.h"
+#include "testlib/hostile_inputs.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -235,7 +235,7 @@ void heap_with_unknown_serializer() {
 }
 
 
-// Avro writer schemas as hostile as tests/support/hostile_inputs.h makes them (an array as
+// Avro writer schemas as hostile as tests/testlib/hostile_inputs.h makes them (an array as
 // namespace made nlohmann's type_error escape; nesting far past the bound overflowed stacks),
 // beside ordinary ones: as fuzz_avro_schema inputs (the schema, NUL, values) and, for
 // fuzz_state_streams, as the value serializer of a heap stream of Long keys.
@@ -307,7 +307,7 @@ void avro_seeds(const fs::path& avro_dir) {
   }
 }
 
-// A change log of list, map and value states of Long keys (tests/support/change_records.h, as the
+// A change log of list, map and value states of Long keys (tests/testlib/change_records.h, as the
 // changelog tests build it) plus a MERGE_NS, so that seeds reach every kind of data change and
 // not only the corpus's SETs.
 void hand_built_changelog() {

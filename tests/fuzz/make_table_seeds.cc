@@ -1,5 +1,5 @@
 // Writes fuzz_serializer seeds for the table runtime's serializers into a directory: each a
-// snapshot in proxy framing followed by values, built with tests/support/table_bytes (the
+// snapshot in proxy framing followed by values, built with tests/testlib/table_bytes (the
 // bytes the unit tests decode). Usage: make_table_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "support/byte_writer.h"
-#include "support/table_bytes.h"
+#include "testlib/table_bytes.h"
 
 using namespace ckpt::test;
 namespace fs = std::filesystem;

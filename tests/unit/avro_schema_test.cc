@@ -5,12 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/child_process.h"
-#include "support/hostile_inputs.h"
+#include "testlib/child_process.h"
+#include "testlib/hostile_inputs.h"
 
 using namespace ckpt;
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "state/canonical_stream.h"
+#include "state/heap/canonical_stream.h"
 #include "support/byte_writer.h"
 
 using namespace ckpt;

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "state/changelog_reader.h"
-#include "state/snapshot_bytes.h"
+#include "state/changelog/changelog_reader.h"
+#include "types/snapshot_bytes.h"
 #include "support/byte_writer.h"
-#include "support/changelog_records.h"
-#include "support/test_support.h"
+#include "testlib/changelog_records.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 using namespace ckpt::test;

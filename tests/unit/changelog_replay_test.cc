@@ -3,11 +3,11 @@
 
 #include <functional>
 
-#include "state/changelog_reader.h"
-#include "state/snapshot_bytes.h"
+#include "state/changelog/changelog_reader.h"
+#include "types/snapshot_bytes.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/changelog_records.h"
+#include "testlib/changelog_records.h"
 
 using namespace ckpt;
 using namespace ckpt::test;

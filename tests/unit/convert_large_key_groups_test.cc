@@ -8,8 +8,8 @@
 
 #include "ckpt/convert.h"
 #include "ckpt/generate.h"
-#include "support/dump_lines.h"
-#include "support/test_support.h"
+#include "testlib/dump_lines.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

@@ -10,15 +10,15 @@
 #include <string>
 
 #include "ckpt/metadata.h"
-#include "format/java_serialization.h"
-#include "state/java_object_stream.h"
-#include "state/logical_types.h"
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "format/java/java_serialization.h"
+#include "format/java/java_object_stream.h"
+#include "types/logical_types.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/child_process.h"
-#include "support/hostile_inputs.h"
+#include "testlib/child_process.h"
+#include "testlib/hostile_inputs.h"
 #include "support/json_text.h"
 
 using namespace ckpt;

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/diff.h"
-#include "support/cli_run.h"
-#include "support/file_chain.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/file_chain.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

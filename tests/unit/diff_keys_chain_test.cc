@@ -14,9 +14,9 @@
 
 #include "ckpt/diff.h"
 #include "ckpt/generate.h"
-#include "ops/diff_internal.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "ops/diff/diff_internal.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

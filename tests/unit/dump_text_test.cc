@@ -7,7 +7,7 @@
 
 #include "ckpt/dump.h"
 #include "ckpt/generate.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "support/file_image.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

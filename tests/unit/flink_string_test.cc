@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "state/flink_string.h"
+#include "types/flink_string.h"
 
 using namespace ckpt;
 

@@ -15,9 +15,9 @@
 #include "ckpt/gc.h"
 #include "ckpt/generate.h"
 #include "ckpt/resolve.h"
-#include "support/cli_run.h"
-#include "support/file_chain.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/file_chain.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

@@ -13,8 +13,8 @@
 #include "ckpt/dump.h"
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
-#include "state/value_decoder.h"
-#include "support/test_support.h"
+#include "types/value_decoder.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;

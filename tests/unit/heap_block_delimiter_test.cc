@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "state/heap_block_delimiter.h"
-#include "state/serializer_snapshot.h"
+#include "state/heap/heap_block_delimiter.h"
+#include "types/serializer_snapshot.h"
 #include "state/snappy_framed.h"
-#include "state/value_decoder.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 

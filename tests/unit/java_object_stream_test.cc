@@ -4,16 +4,16 @@
 
 #include <string>
 
-#include "state/java_object_stream.h"
+#include "format/java/java_object_stream.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/hostile_inputs.h"
+#include "testlib/hostile_inputs.h"
 
 using namespace ckpt;
 
 namespace {
 
-// TC_OBJECT of class A (tests/support/hostile_inputs.h) whose descriptor has the superclass
+// TC_OBJECT of class A (tests/testlib/hostile_inputs.h) whose descriptor has the superclass
 // `super`: handles 0x7e0000 the descriptor, 0x7e0001 its field's type, 0x7e0002 the object.
 ByteWriter object_of_class_a(const std::string& super) {
   ByteWriter w;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "format/java_serialization.h"
+#include "format/java/java_serialization.h"
 #include "support/byte_writer.h"
 
 using namespace ckpt;

@@ -8,12 +8,12 @@
 
 #include "ckpt/metadata.h"
 #include "state/keyed_stream_writer.h"
-#include "state/serializer_snapshot.h"
+#include "types/serializer_snapshot.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/child_process.h"
-#include "support/hostile_snapshot.h"
-#include "support/test_support.h"
+#include "testlib/child_process.h"
+#include "testlib/hostile_snapshot.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

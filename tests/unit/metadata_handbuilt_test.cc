@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "ckpt/metadata.h"
-#include "format/java_serialization.h"
-#include "support/test_support.h"
+#include "format/java/java_serialization.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

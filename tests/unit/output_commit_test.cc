@@ -18,7 +18,7 @@
 #include "ckpt/relocate.h"
 #include "ckpt/restore.h"
 #include "support/io_hooks.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 
-#include "state/rocks_instance_reader.h"
-#include "state/rocks_instance_writer.h"
-#include "support/test_support.h"
+#include "state/rocksdb/rocks_instance_reader.h"
+#include "state/rocksdb/rocks_instance_writer.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "state/dump_tuning.h"
-#include "support/scoped_settings.h"
+#include "ops/dump/dump_tuning.h"
+#include "testlib/scoped_settings.h"
 
 using namespace ckpt;
 

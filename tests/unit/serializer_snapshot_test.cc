@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "state/backend_meta.h"
-#include "state/serializer_snapshot.h"
+#include "types/serializer_snapshot.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "ckpt/io.h"
-#include "support/cli_run.h"
-#include "support/test_support.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "state/stream_opener.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

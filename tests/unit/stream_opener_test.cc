@@ -7,9 +7,9 @@
 
 #include <rocksdb/status.h>
 
-#include "state/rocks_status.h"
+#include "state/rocksdb/rocks_status.h"
 #include "state/stream_opener.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

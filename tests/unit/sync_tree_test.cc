@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "ckpt/io.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

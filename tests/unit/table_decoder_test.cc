@@ -1,12 +1,12 @@
 // The table runtime's serializers on bytes laid out as Flink's writers lay them out
-// (tests/support/table_bytes.h) with LogicalTypes a JVM serialized (tests/support/java).
+// (tests/testlib/table_bytes.h) with LogicalTypes a JVM serialized (tests/testlib/java).
 #include <catch2/catch.hpp>
 
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/table_bytes.h"
+#include "testlib/table_bytes.h"
 
 using namespace ckpt;
 using namespace ckpt::test;
@@ -57,7 +57,7 @@ TEST_CASE("a SQL row of every logical type decodes from its BinaryRowData", "[st
   // intervals, a nested row of another kind, a structured type with a supertype (its
   // attributes named, the supertype's first), arrays, a map, a multiset, RAW values decoded by
   // the serializer their RawValueData snapshot nests or, without one, the one their RawType
-  // names, a distinct type and a catalog structured type (laid out in tests/support/table_bytes.cc).
+  // names, a distinct type and a catalog structured type (laid out in tests/testlib/table_bytes.cc).
   auto snapshot = parse(every_type_row_snapshot());
   REQUIRE(snapshot.logical_types_decoded);
   CHECK(snapshot.logical_types[22].field_names == std::vector<std::string>{"x", "y", "z"});

@@ -1,12 +1,12 @@
 // Value decoders on hand-built bytes: encodings, nulls, errors, framing and key groups.
 #include <catch2/catch.hpp>
 
-#include "state/java_hash.h"
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/java_hash.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
-#include "support/test_support.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;

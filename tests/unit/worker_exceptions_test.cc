@@ -14,12 +14,12 @@
 
 #include "ckpt/dump.h"
 #include "ckpt/restore.h"
-#include "ops/diff_internal.h"
-#include "ops/keyed_target.h"
+#include "ops/diff/diff_internal.h"
+#include "ops/convert/keyed_target.h"
 #include "state/ordered_channels.h"
-#include "support/child_process.h"
-#include "support/hostile_snapshot.h"
-#include "support/test_support.h"
+#include "testlib/child_process.h"
+#include "testlib/hostile_snapshot.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 

@@ -6,7 +6,7 @@
 
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
-#include "format/java_serialization.h"
+#include "format/java/java_serialization.h"
 #include "format/metadata_streaming.h"
 #include "format/metadata_contexts.h"
 #include "support/byte_reader.h"

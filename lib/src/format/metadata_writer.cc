@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/metadata.h"
-#include "format/java_serialization.h"
+#include "format/java/java_serialization.h"
 #include "format/metadata_contexts.h"
 #include "support/byte_writer.h"
 

@@ -11,7 +11,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/resolve.h"
-#include "state/serializer_snapshot.h"
+#include "types/serializer_snapshot.h"
 
 namespace ckpt {
 

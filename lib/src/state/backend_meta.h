@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ckpt/error.h"
-#include "state/serializer_snapshot.h"
+#include "types/serializer_snapshot.h"
 #include "support/byte_reader.h"
 
 namespace ckpt {

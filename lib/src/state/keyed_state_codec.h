@@ -14,9 +14,9 @@
 
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
-#include "state/heap_block_delimiter.h"
+#include "state/heap/heap_block_delimiter.h"
 #include "state/state_entry.h"
-#include "state/value_decoder.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 
 namespace ckpt {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "state/canonical_stream.h"
+#include "state/heap/canonical_stream.h"
 #include "support/byte_writer.h"
 
 namespace ckpt {

@@ -16,7 +16,7 @@
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
-#include "state/key_groups_reader.h"
+#include "state/heap/key_groups_reader.h"
 #include "state/layout_transcoder.h"
 #include "support/byte_writer.h"
 

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "state/key_groups_reader.h"
+#include "state/heap/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 
 namespace ckpt {

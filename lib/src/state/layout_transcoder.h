@@ -16,8 +16,8 @@
 
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
-#include "state/heap_block_delimiter.h"
-#include "state/value_decoder.h"
+#include "state/heap/heap_block_delimiter.h"
+#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 

@@ -9,7 +9,7 @@
 
 #include "state/backend_meta.h"
 #include "state/snappy_framed.h"
-#include "state/value_decoder.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 namespace {

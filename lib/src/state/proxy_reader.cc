@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "state/changelog_reader.h"
+#include "state/changelog/changelog_reader.h"
 #include "support/byte_reader.h"
 
 namespace ckpt {

@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "state/canonical_stream.h"
-#include "state/changelog_reader.h"
-#include "state/incremental_reader.h"
-#include "state/key_groups_reader.h"
+#include "state/heap/canonical_stream.h"
+#include "state/changelog/changelog_reader.h"
+#include "state/rocksdb/incremental_reader.h"
+#include "state/heap/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
-#include "state/rocks_instance_reader.h"
-#include "state/value_decoder.h"
+#include "state/rocksdb/rocks_instance_reader.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "state/serializer_snapshot.h"
-#include "state/value_decoder.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 namespace {

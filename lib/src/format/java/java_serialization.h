@@ -1,0 +1,24 @@
+// format/java/java_serialization.h - the V4+ checkpoint-properties trailer of `_metadata`, a
+// java.io.ObjectOutputStream stream, decoded and written without a JVM (formats/metadata.md §9).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+
+namespace ckpt {
+
+// Decode a CheckpointProperties object from `raw`, which must be exactly the serialized
+// stream (from AC ED 00 05 to its last byte). `base_offset` is the absolute offset of raw[0]
+// in the file, used in error offsets. Implements the subset of the Java Object Serialization
+// Stream Protocol that Flink's CheckpointProperties uses (class descriptors, back-references,
+// enums, strings), bounded and checked: trailing bytes or unknown constructs are errors.
+Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, uint64_t base_offset = 0);
+
+// Serialize `p` exactly as Flink 1.16-2.x's ObjectOutputStream does (same class descriptors,
+// UIDs, field order, handles), so that decode(encode(p)) == p and Flink restores the result.
+std::string encode_checkpoint_properties(const CheckpointProperties& p);
+
+}  // namespace ckpt

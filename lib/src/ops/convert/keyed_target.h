@@ -1,0 +1,56 @@
+// ops/convert/keyed_target.h - one subtask's keyed state written in a target backend's layout.
+//
+// Shared by `ckpt convert` and `ckpt generate`: a producer hands RocksDB-layout pairs per key
+// group (ascending) and this writes them as a RocksDB instance + meta stream, a heap stream or a
+// canonical stream under the output directory, returning the keyed handle (relative file
+// handles) that Flink writes for that layout.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ckpt/convert.h"
+#include "ckpt/metadata.h"
+#include "state/backend_meta.h"
+#include "state/raw_keyed_reader.h"
+
+namespace ckpt {
+
+struct KeyedTarget {
+  ConvertTarget to = ConvertTarget::kCanonical;
+  bool modern_types = true;  // handle types 11 / 12 (Flink 1.15+) rather than 5 / 3
+  std::string out_dir;       // the snapshot directory being written; handles are relative to it
+  std::string op_hex;
+  int32_t subtask = 0;
+  int32_t max_parallelism = 128;
+  int64_t checkpoint_id = 0;
+  KeyGroupRange range;
+  // RocksDB's per-file syncs skipped: the caller syncs out_dir once before publishing it.
+  bool deferred_sync = false;
+};
+
+struct KeyedTargetStats {
+  uint64_t entries = 0;
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+};
+
+// Calls its argument once per key group with data, key groups ascending.
+using PairsProducer = std::function<Status(const KeyGroupPairsFn& fn)>;
+
+// The handle for `meta`'s states filled by `produce`. A RocksDB target whose only states are
+// untouched timer queues yields a null handle, as Flink's RocksDB backend writes none then.
+Result<KeyedHandle> write_keyed_target(const KeyedTarget& target, KeyedBackendMeta meta, const PairsProducer& produce,
+                                       KeyedTargetStats* stats);
+
+// fn(0) .. fn(tasks - 1) on up to `jobs` threads; the first error stops the rest.
+Status run_parallel(size_t tasks, int jobs, const std::function<Status(size_t)>& fn);
+
+// A file handle of `type` (kFile: absolute URI, kRelativeFile: path inside the snapshot).
+StreamHandle file_stream_handle(uint8_t type, std::string path, uint64_t size);
+
+// A UUID-shaped id, the same for the same operator, subtask and salt (reproducible output).
+std::string stable_uuid(const std::string& op_hex, int32_t subtask, char salt);
+
+}  // namespace ckpt

@@ -1,0 +1,321 @@
+// The logical half of `ckpt diff --keys`: entries of both snapshots through the dump layer,
+// read side by side one (operator, state) at a time and compared a key group at a time.
+//
+// Key groups are global, so two sides line up by key group whatever their parallelism. The
+// dump hands out one state's keyed entries in ascending key groups in every layout (RocksDB
+// is read column family by column family, heap and canonical key group by key group), but
+// not several states' together: a RocksDB side gives state by state what a heap side gives
+// key group by key group. Reading a state at a time makes both sides agree, and a step back
+// in key groups is refused rather than compared wrongly.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ops/diff/diff_internal.h"
+
+namespace ckpt {
+
+namespace {
+
+// What names an entry regardless of backend and subtask: state, kind, key group, key,
+// namespace and user key, compared field by field (no name is built per entry). Entries with
+// none of the last three (operator list elements) are named by their value: lists compare as
+// multisets.
+bool keyless(const DumpEntry& e) { return !e.key && !e.namespace_json && !e.user_key; }
+
+std::string_view part(const std::optional<std::string>& s) { return s ? std::string_view(*s) : std::string_view(); }
+
+int compare_identity(const DumpEntry& x, const DumpEntry& y) {
+  if (int c = x.state.compare(y.state)) return c;
+  if (int c = x.kind.compare(y.kind)) return c;
+  const int32_t gx = x.key_group.value_or(-1), gy = y.key_group.value_or(-1);
+  if (gx != gy) return gx < gy ? -1 : 1;
+  const bool kx = keyless(x), ky = keyless(y);
+  if (kx != ky) return kx ? -1 : 1;
+  if (kx) return x.value.compare(y.value);
+  if (int c = part(x.key).compare(part(y.key))) return c;
+  if (int c = part(x.namespace_json).compare(part(y.namespace_json))) return c;
+  return part(x.user_key).compare(part(y.user_key));
+}
+
+std::vector<const DumpEntry*> sorted(const std::vector<DumpEntry>& entries) {
+  std::vector<const DumpEntry*> out;
+  out.reserve(entries.size());
+  for (const DumpEntry& e : entries) out.push_back(&e);
+  auto less = [](const DumpEntry* x, const DumpEntry* y) {
+    int c = compare_identity(*x, *y);
+    return c != 0 ? c < 0 : x->value < y->value;
+  };
+  // RocksDB hands out a key group in key order, often the order wanted already.
+  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
+  return out;
+}
+
+class Comparer {
+ public:
+  Comparer(const std::string& op, DiffReport& report, KeyChangeSink* changes)
+      : op_(op), report_(report), changes_(changes) {}
+
+  void compare(const std::vector<DumpEntry>& a, const std::vector<DumpEntry>& b) {
+    std::vector<const DumpEntry*> sa = sorted(a), sb = sorted(b);
+    size_t i = 0, j = 0;
+    while (i < sa.size() || j < sb.size()) {
+      const int c = i == sa.size() ? 1 : j == sb.size() ? -1 : compare_identity(*sa[i], *sb[j]);
+      if (c < 0) {
+        emit("removed", sa[i++], nullptr);
+      } else if (c > 0) {
+        emit("added", nullptr, sb[j++]);
+      } else {
+        // Same identity: a single entry per side is one that stayed or changed; several are
+        // list elements compared as a multiset by value.
+        size_t ie = i + 1, je = j + 1;
+        while (ie < sa.size() && compare_identity(*sa[ie], *sa[i]) == 0) ++ie;
+        while (je < sb.size() && compare_identity(*sb[je], *sb[j]) == 0) ++je;
+        if (ie - i == 1 && je - j == 1) {
+          if (sa[i]->value == sb[j]->value) counts(sa[i]->state).same++;
+          else emit("changed", sa[i], sb[j]);
+        } else {
+          while (i < ie || j < je) {
+            if (j == je || (i < ie && sa[i]->value < sb[j]->value)) emit("removed", sa[i++], nullptr);
+            else if (i == ie || sb[j]->value < sa[i]->value) emit("added", nullptr, sb[j++]);
+            else {
+              counts(sa[i]->state).same++;
+              ++i, ++j;
+            }
+          }
+        }
+        i = ie;
+        j = je;
+      }
+    }
+  }
+
+ private:
+  KeyDiffCounts& counts(const std::string& state) {
+    // Runs of one state are the rule: remember the last one instead of a lookup per entry.
+    if (last_ < report_.keys.size() && report_.keys[last_].state == state) return report_.keys[last_];
+    auto it = index_.find(state);
+    if (it == index_.end()) {
+      it = index_.emplace(state, report_.keys.size()).first;
+      report_.keys.push_back({op_, state});
+    }
+    last_ = it->second;
+    return report_.keys[last_];
+  }
+
+  void emit(const char* what, const DumpEntry* before, const DumpEntry* after) {
+    KeyDiffCounts& c = counts((before ? before : after)->state);
+    std::string w = what;
+    if (w == "added") ++c.added;
+    else if (w == "removed") ++c.removed;
+    else ++c.changed;
+    if (!changes_) return;
+    KeyChange change;
+    change.what = w;
+    if (before) change.before = *before;
+    if (after) change.after = *after;
+    changes_->change(change);
+  }
+
+  std::string op_;
+  DiffReport& report_;
+  KeyChangeSink* changes_;
+  std::map<std::string, size_t> index_;
+  size_t last_ = SIZE_MAX;
+};
+
+std::set<int32_t> subtask_indices(const OperatorState& op) {
+  std::set<int32_t> out;
+  for (const SubtaskState& st : op.subtasks) out.insert(st.index);
+  return out;
+}
+
+// One side of a pass: its key groups one after the other, operator entries set aside.
+class SideReader {
+ public:
+  SideReader(std::unique_ptr<DiffEntryStream> stream, const std::string& op) : stream_(std::move(stream)), op_(op) {}
+
+  // The next key group's entries into `group` (false at the end or on error: see status()).
+  bool next_group(std::vector<DumpEntry>* group, int32_t* key_group) {
+    group->clear();
+    if (!stream_ || failed_) return false;
+    if (pending_) {
+      group->push_back(std::move(*pending_));
+      pending_.reset();
+    } else if (!pull_into(group)) {
+      return false;
+    }
+    const int32_t kg = *group->front().key_group;
+    if (last_ && kg <= *last_) {
+      failed_ = Error(ErrorCode::kNotSupported,
+                      fmt::format("operator {}: entries of state '{}' come in key group {} after key group {}, "
+                                  "expected ascending key groups",
+                                  op_, group->front().state, kg, *last_));
+      return false;
+    }
+    last_ = kg;
+    *key_group = kg;
+    while (pull_into(group)) {
+      if (*group->back().key_group == kg) continue;
+      pending_ = std::move(group->back());
+      group->pop_back();
+      break;
+    }
+    return true;
+  }
+
+  // Entries without a key group (operator state), by subtask, once the stream is read.
+  std::map<int32_t, std::vector<DumpEntry>>& operator_entries() { return operator_entries_; }
+  uint64_t operator_count() const { return operator_count_; }
+
+  Status status() {
+    if (failed_) return *failed_;
+    return stream_ ? stream_->status() : Status::OK();
+  }
+
+ private:
+  // Reads until the next keyed entry lands at the back of `group` (read in place: entries
+  // are moved once, from the stream's batch).
+  bool pull_into(std::vector<DumpEntry>* group) {
+    group->emplace_back();
+    while (stream_->next(&group->back())) {
+      if (group->back().key_group) return true;
+      operator_entries_[group->back().subtask].push_back(std::move(group->back()));
+      ++operator_count_;
+    }
+    group->pop_back();
+    return false;
+  }
+
+  std::unique_ptr<DiffEntryStream> stream_;
+  std::string op_;
+  std::optional<DumpEntry> pending_;
+  std::optional<int32_t> last_;
+  std::optional<Error> failed_;
+  std::map<int32_t, std::vector<DumpEntry>> operator_entries_;
+  uint64_t operator_count_ = 0;
+};
+
+// The states an operator's passes read: every name either side's proxies give (or only the
+// one asked for), and whether entries of other names may exist (legacy raw-keyed timers, a
+// change log's own states, a proxy that could not be read), which one more pass catches.
+struct Passes {
+  std::vector<std::string> states;
+  bool rest = false;
+};
+
+bool may_hold_unnamed_states(const OperatorState* op) {
+  if (!op) return false;
+  for (const SubtaskState& st : op->subtasks) {
+    if (!st.raw_keyed.is_null()) return true;
+    uint8_t t = st.managed_keyed.type;
+    if (t == handle_type::kChangelogBackend || t == handle_type::kChangelogBackendV1) return true;
+  }
+  return false;
+}
+
+Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorState* ob,
+                 const std::map<std::string, OperatorStates>& sa, const std::map<std::string, OperatorStates>& sb,
+                 const std::string& only) {
+  Passes p;
+  if (!only.empty()) {
+    p.states.push_back(only);
+    return p;
+  }
+  std::set<std::string> names;
+  for (const auto* side : {&sa, &sb}) {
+    auto it = side->find(id);
+    if (it == side->end()) continue;
+    for (const auto& [name, shape] : it->second.states) names.insert(name);
+    p.rest |= !it->second.notes.empty();
+  }
+  p.states.assign(names.begin(), names.end());
+  p.rest |= may_hold_unnamed_states(oa) || may_hold_unnamed_states(ob);
+  return p;
+}
+
+}  // namespace
+
+Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::string, OperatorStates>& sa,
+                 const std::string& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
+                 const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats) {
+  report.keys_compared = true;
+  KeyDiffStats local;
+  if (!stats) stats = &local;
+  std::map<std::string, const OperatorState*> ops_a, ops_b;
+  std::vector<std::string> order;
+  for (const OperatorState& op : ma.operators) {
+    std::string id = operator_id_hex(op.id);
+    if (ops_a.emplace(id, &op).second) order.push_back(id);
+  }
+  for (const OperatorState& op : mb.operators) {
+    std::string id = operator_id_hex(op.id);
+    if (ops_b.emplace(id, &op).second && !ops_a.count(id)) order.push_back(id);
+  }
+  for (const std::string& id : order) {
+    const OperatorState* oa = ops_a.count(id) ? ops_a[id] : nullptr;
+    const OperatorState* ob = ops_b.count(id) ? ops_b[id] : nullptr;
+    // Operator state is compared per subtask where the subtasks line up, else as a whole.
+    const bool aligned = oa && ob && oa->parallelism == ob->parallelism && subtask_indices(*oa) == subtask_indices(*ob);
+    Comparer comparer(id, report, changes);
+    const Passes passes = passes_of(id, oa, ob, sa, sb, options.state);
+    const std::set<std::string> named(passes.states.begin(), passes.states.end());
+    std::vector<std::optional<std::string>> runs(passes.states.begin(), passes.states.end());
+    if (passes.rest) runs.push_back(std::nullopt);
+    for (const std::optional<std::string>& state : runs) {
+      stats->passes++;
+      auto open = [&](const std::string& snapshot, const OperatorState* op) -> std::unique_ptr<DiffEntryStream> {
+        if (!op) return nullptr;
+        DumpOptions d;
+        d.operator_filter = id;
+        d.state = state.value_or("");
+        d.jobs = options.jobs;
+        d.remap = options.remap;
+        std::function<bool(const DumpEntry&)> keep;
+        if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
+        return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));
+      };
+      SideReader ra(open(a, oa), id), rb(open(b, ob), id);
+      std::vector<DumpEntry> ga, gb;
+      int32_t ka = 0, kb = 0;
+      bool has_a = false, has_b = false;
+      // A side that stops short stops the diff before the other's rest is taken for changes.
+      auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
+        *has = r.next_group(g, k);
+        return *has ? Status::OK() : r.status();
+      };
+      CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+      CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
+      while (has_a || has_b) {
+        stats->peak_buffered = std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
+        const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
+        static const std::vector<DumpEntry> kNone;
+        comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
+        if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+        if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
+      }
+      stats->peak_buffered = std::max(stats->peak_buffered, ra.operator_count() + rb.operator_count());
+      auto& oa_entries = ra.operator_entries();
+      auto& ob_entries = rb.operator_entries();
+      if (aligned) {
+        std::set<int32_t> subtasks;
+        for (const auto* side : {&oa_entries, &ob_entries})
+          for (const auto& [st, entries] : *side) subtasks.insert(st);
+        for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
+      } else {
+        std::vector<DumpEntry> all_a, all_b;
+        for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
+        for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
+        comparer.compare(all_a, all_b);
+      }
+    }
+  }
+  std::sort(report.keys.begin(), report.keys.end(), [](const KeyDiffCounts& x, const KeyDiffCounts& y) {
+    return std::tie(x.operator_id, x.state) < std::tie(y.operator_id, y.state);
+  });
+  return Status::OK();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,101 @@
+// Finding the snapshots `ckpt gc` reads (ops/gc/gc_snapshots.h).
+#include "ops/gc/gc_snapshots.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+namespace fs = std::filesystem;
+
+namespace ckpt::gc_detail {
+
+namespace {
+
+constexpr const char* kRefusal = "refusing to collect garbage: a snapshot that cannot be read may need any file";
+
+std::optional<int64_t> checkpoint_id(const std::string& name) {
+  if (name.rfind("chk-", 0) != 0 || name.size() == 4) return std::nullopt;
+  int64_t v = 0;
+  for (size_t i = 4; i < name.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i])) || v > INT64_MAX / 10 - 9) return std::nullopt;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
+
+bool is_savepoint_name(const std::string& name) {
+  return name.rfind("savepoint-", 0) == 0 && name.size() > 10;
+}
+
+Error unreadable(const std::string& path, const std::string& why) {
+  return Error(ErrorCode::kCorruption, why).with_file(path).with_context(kRefusal);
+}
+
+// The `_metadata` of directory `dir`: nullopt when there is none at all; an error when there
+// is one that is not (a symlink to) a regular file.
+Result<std::optional<std::string>> metadata_in(const std::string& dir) {
+  std::string path = (fs::path(dir) / "_metadata").string();
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return unreadable(path, std::string("cannot stat: ") + std::strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0)
+    return unreadable(path, errno == ENOENT ? "a symbolic link to nowhere"
+                                            : std::string("a symbolic link that cannot be followed: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return unreadable(path, "not a regular file");
+  return std::optional<std::string>(path);
+}
+
+}  // namespace
+
+Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self) {
+  std::vector<SnapshotDir> out;
+  if (self) {
+    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(dir));
+    if (m) out.push_back(SnapshotDir{".", dir, *m});
+  }
+  std::vector<std::pair<int64_t, std::string>> checkpoints;
+  std::vector<std::string> savepoints;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::optional<int64_t> id = checkpoint_id(name);
+    if (!id && !is_savepoint_name(name)) continue;
+    struct stat st;
+    std::string path = it->path().string();
+    if (::stat(path.c_str(), &st) != 0) {
+      // A snapshot directory that is a symlink to nowhere: what it held cannot be known.
+      if (errno == ENOENT) return unreadable(path, "a symbolic link to nowhere");
+      return unreadable(path, std::string("cannot stat: ") + std::strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) continue;  // a stray file named like a snapshot holds nothing
+    if (id) checkpoints.emplace_back(*id, name);
+    else savepoints.push_back(name);
+  }
+  if (ec) return Error(ErrorCode::kIOError, "cannot list '" + dir + "': " + ec.message());
+  std::sort(checkpoints.begin(), checkpoints.end());
+  std::sort(savepoints.begin(), savepoints.end());
+  std::vector<std::string> names;
+  for (auto& [id, name] : checkpoints) names.push_back(std::move(name));
+  names.insert(names.end(), savepoints.begin(), savepoints.end());
+  for (const std::string& name : names) {
+    std::string sub = (fs::path(dir) / name).string();
+    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(sub));
+    if (m) out.push_back(SnapshotDir{name, sub, *m});
+  }
+  return out;
+}
+
+Result<Metadata> read_snapshot(const SnapshotDir& s) {
+  Result<Metadata> m = read_metadata_file(s.metadata_path);
+  if (!m.ok()) return std::move(m).error().with_file(s.metadata_path).with_context(kRefusal);
+  return m;
+}
+
+}  // namespace ckpt::gc_detail

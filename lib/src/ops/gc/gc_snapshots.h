@@ -1,0 +1,31 @@
+// ops/gc/gc_snapshots.h - the snapshots whose references `ckpt gc` must honour.
+//
+// A snapshot that exists but cannot be read might reference any file, so anything short of a
+// readable regular `_metadata` (a dangling symlink, a directory, a FIFO) is an error here, never
+// a snapshot silently skipped. Only a snapshot directory without any `_metadata` entry (a
+// checkpoint in progress or abandoned) is skipped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+
+namespace ckpt::gc_detail {
+
+struct SnapshotDir {
+  std::string name;           // "chk-7", "savepoint-3f0c1e-ab12cd34ef56", or "." for DIR itself
+  std::string directory;      // where its relative handles point
+  std::string metadata_path;  // a regular file (possibly through a symlink)
+};
+
+// The snapshots directly in `dir`: `chk-<id>` directories (by id), then `savepoint-*`
+// directories (by name), each with a `_metadata`; with `self`, first `dir` itself when it holds
+// a `_metadata`. Errors name the entry that is not a readable snapshot.
+Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self);
+
+// The decoded `_metadata` of `s`; the error names it and says why gc refuses to go on.
+Result<Metadata> read_snapshot(const SnapshotDir& s);
+
+}  // namespace ckpt::gc_detail

@@ -1,0 +1,190 @@
+// restore_snapshot: choose the subtasks, restore them in parallel into a temporary directory,
+// then rename it into place.
+#include "ckpt/restore.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+
+#include "ckpt/io.h"
+#include "ckpt/walk.h"
+#include "ops/key_serializers.h"
+#include "ops/output_guard.h"
+#include "ops/restore/restore_instance.h"
+#include "support/worker_threads.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool operator_matches(const OperatorState& op, const std::string& filter) {
+  if (filter.empty()) return true;
+  std::string hex = operator_id_hex(op.id);
+  bool same_hex = hex.size() == filter.size() && std::equal(hex.begin(), hex.end(), filter.begin(), [](char a, char b) {
+                    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+                  });
+  return same_hex || (!op.uid.empty() && op.uid == filter);
+}
+
+bool is_native(const KeyedHandle& h) {
+  return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
+}
+
+// Native handles are placed; heap and canonical key-groups handles are rebuilt, and so are
+// changelog backend handles (their materialized part with the change logs replayed).
+bool restorable(const KeyedHandle& h) {
+  return is_native(h) || h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
+         h.type == handle_type::kSavepointKeyGroups || h.type == handle_type::kChangelogBackend ||
+         h.type == handle_type::kChangelogBackendV1;
+}
+
+Error invalid(const std::string& file, std::string message, ErrorCode code = ErrorCode::kInvalidArgument) {
+  Error e(code, std::move(message));
+  e.file = file;
+  return e;
+}
+
+}  // namespace
+
+Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options) {
+  if (options.output.empty()) return invalid("", "no output directory given");
+  CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
+  CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(m, where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force,
+                                    {{&where, &m, &options.remap, {}},
+                                     {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
+
+  std::map<std::string, SerializerSnapshot> key_serializers;
+  if (!options.key_serializers_from.empty()) {
+    CKPT_ASSIGN_OR_RETURN(key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
+  }
+
+  RestoreReport report;
+  report.output = options.output;
+  std::vector<InstanceJob> jobs;
+  bool operator_matched = false;
+  for (const OperatorState& op : m.operators) {
+    if (!operator_matches(op, options.operator_filter)) continue;
+    operator_matched = true;
+    std::vector<const SubtaskState*> subtasks;
+    for (const SubtaskState& st : op.subtasks)
+      if (!st.finished && !st.managed_keyed.is_null() && (!options.subtask || st.index == *options.subtask))
+        subtasks.push_back(&st);
+    std::stable_sort(subtasks.begin(), subtasks.end(),
+                     [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
+    for (const SubtaskState* st : subtasks) {
+      const KeyedHandle& h = st->managed_keyed;
+      std::string id = operator_id_hex(op.id);
+      if (!restorable(h)) {
+        report.skipped.push_back({id, st->index, fmt::format("{} handles are not restored yet", handle_type_name(h.type))});
+        continue;
+      }
+      InstanceJob job;
+      job.op = &op;
+      job.subtask = st;
+      job.handle = &h;
+      job.keep = h.range;
+      job.link = options.link;
+      job.full_check = options.full_check;
+      if (auto key = key_serializers.find(id); key != key_serializers.end()) job.key_fallback = &key->second;
+      if (options.key_groups) {
+        int32_t first = std::max(options.key_groups->first, h.range.first);
+        int32_t last = std::min(options.key_groups->second, h.range.last());
+        if (first > last) continue;  // this subtask holds none of the wanted key groups
+        job.keep = {first, last - first + 1};
+        job.clip = is_native(h) && job.keep != h.range;
+      }
+      job.directory = fmt::format("{}/subtask-{}", id, st->index);  // relative until the temp dir exists
+      jobs.push_back(std::move(job));
+    }
+  }
+  if (!options.operator_filter.empty() && !operator_matched)
+    return invalid(where.metadata_path, fmt::format("no operator with id or uid '{}'", options.operator_filter),
+                   ErrorCode::kNotFound);
+  if (jobs.empty()) {
+    std::string why = report.skipped.empty() ? "no subtask with keyed state matches"
+                                             : fmt::format("{} subtasks skipped: {}", report.skipped.size(),
+                                                           report.skipped.front().reason);
+    return invalid(where.metadata_path, "nothing to restore: " + why, ErrorCode::kNotFound);
+  }
+
+  // Every file must be there before anything is written.
+  FileResolver resolver(where.directory, options.remap);
+  ResolvedPaths paths;
+  for (const InstanceJob& job : jobs) {
+    // Every stream of the handle: a changelog handle's materialized parts and log files too.
+    std::vector<const StreamHandle*> streams;
+    visit_streams(*job.handle, [&](const StreamHandle& s, StreamRole, const std::string*) { streams.push_back(&s); });
+    for (const StreamHandle* s : streams) {
+      if (!s->is_file() || paths.count(s->path)) continue;
+      auto found = resolver.find(s->type, s->path);
+      if (!found)
+        return invalid(where.metadata_path,
+                       fmt::format("operator {}, subtask {}: state file '{}' not found", operator_id_hex(job.op->id),
+                                   job.subtask->index, s->path),
+                       ErrorCode::kNotFound);
+      CKPT_RETURN_IF_ERROR(check_regular_input(found->path));
+      paths.emplace(s->path, found->path);
+    }
+  }
+
+  std::string final_path = options.output;
+  while (final_path.size() > 1 && final_path.back() == '/') final_path.pop_back();
+  CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(final_path));
+  for (InstanceJob& job : jobs) job.directory = temp.path() + "/" + job.directory;
+
+  std::vector<std::optional<Result<RestoredInstance>>> results(jobs.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex progress_mutex;
+  size_t done = 0;
+  auto work = [&] {
+    for (size_t i; !failed && (i = next.fetch_add(1)) < jobs.size();) {
+      results[i] = catch_internal([&]() -> Result<RestoredInstance> {
+        Result<RestoredInstance> r = restore_instance(jobs[i], paths, where.metadata_path);
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        ++done;
+        if (options.progress) options.progress(done, jobs.size());
+        return r;
+      });
+      if (!results[i]->ok() && results[i]->error().code != ErrorCode::kNotSupported) failed = true;
+    }
+  };
+  CKPT_RETURN_IF_ERROR(run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(jobs.size())), work));
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i]) continue;
+    if (!results[i]->ok() && results[i]->error().code == ErrorCode::kNotSupported) {
+      // Valid state ckpt cannot rebuild (a value that needs the job's classes to delimit):
+      // the subtask is skipped with the reason, its partial output removed.
+      std::error_code ec;
+      fs::remove_all(jobs[i].directory, ec);
+      fs::remove_all(jobs[i].directory + ".build", ec);
+      report.skipped.push_back({operator_id_hex(jobs[i].op->id), jobs[i].subtask->index, results[i]->error().to_string()});
+      continue;
+    }
+    if (!results[i]->ok())
+      return std::move(*results[i]).error().with_context(
+          fmt::format("operator {}, subtask {}", operator_id_hex(jobs[i].op->id), jobs[i].subtask->index));
+    RestoredInstance inst = std::move(*results[i]).value();
+    inst.directory = fmt::format("{}/{}/subtask-{}", final_path, inst.operator_id, inst.subtask);
+    report.instances.push_back(std::move(inst));
+  }
+  if (report.instances.empty())
+    return invalid(where.metadata_path,
+                   fmt::format("nothing to restore: {} subtasks skipped: {}", report.skipped.size(),
+                               report.skipped.front().reason),
+                   ErrorCode::kNotFound);
+
+  CKPT_RETURN_IF_ERROR(temp.commit(options.force));
+  return report;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,35 @@
+// ops/verify/verify_checks.h - the checks behind verify_snapshot(), one function per family.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+#include "ckpt/verify.h"
+#include "ckpt/walk.h"
+
+namespace ckpt {
+
+// "managed-keyed", "managed-keyed shared 000010.sst", ... for a stream's site.
+std::string site_description(const StreamSite& site);
+
+// Files: existence, declared sizes, segments inside their files, one file referenced
+// consistently. Adds every file with a problem (URI and local path) to `faulty`, so that
+// deep checks do not report the same fault again.
+void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report,
+                 std::unordered_set<std::string>& faulty);
+
+// Key-group ranges of each operator: inside the job, disjoint, covering every key group
+// whose subtask has keyed state.
+void check_key_groups(const Metadata& m, VerifyReport& report);
+
+// Offsets stored in `_metadata` (key groups, operator state list elements, channel state,
+// change log pieces) inside the stream they point into.
+void check_offsets(const Metadata& m, VerifyReport& report);
+
+// Deep: decode every stream, checksum every SST, check every SST's key groups.
+void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
+                const std::unordered_set<std::string>& faulty, VerifyReport& report);
+
+}  // namespace ckpt

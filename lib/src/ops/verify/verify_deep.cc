@@ -1,0 +1,235 @@
+// Deep checks: every stream decodes (through the dump readers), every SST of a native handle
+// passes RocksDB's checksum verification and holds only key groups of its job.
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ckpt/dump.h"
+#include "ops/verify/verify_checks.h"
+#include "state/keyed_state_codec.h"
+#include "state/rocksdb/rocks_sst.h"
+#include "state/stream_opener.h"
+#include "support/worker_threads.h"
+
+namespace ckpt {
+namespace {
+
+bool is_sst_name(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
+}
+
+// A problem already reported by the quick checks (a missing or short file) would fail to
+// decode again; one fault, one line.
+bool already_reported(const Error& e, const std::unordered_set<std::string>& faulty) {
+  if (faulty.count(e.file)) return true;
+  for (const std::string& f : faulty)
+    if (e.message.find(f) != std::string::npos) return true;
+  return false;
+}
+
+// dump's problems carry "operator <hex>, subtask <n>: <handle>: ..." as their context.
+VerifyProblem problem_of_dump_error(const Error& e) {
+  VerifyProblem p;
+  p.kind = ProblemKind::kUndecodable;
+  p.file = e.file;
+  p.offset = e.offset;
+  p.message = e.message;
+  std::string rest = e.context;
+  if (rest.rfind("operator ", 0) == 0 && rest.size() >= 9 + 32) {
+    p.operator_id = rest.substr(9, 32);
+    rest.erase(0, 9 + 32);
+    if (rest.rfind(", subtask ", 0) == 0) {
+      char* end = nullptr;
+      long n = std::strtol(rest.c_str() + 10, &end, 10);
+      p.subtask = static_cast<int32_t>(n);
+      rest.erase(0, static_cast<size_t>(end - rest.c_str()));
+    }
+    if (rest.rfind(": ", 0) == 0) rest.erase(0, 2);
+  }
+  p.handle = rest;
+  if (p.message.find("checksum") != std::string::npos) p.kind = ProblemKind::kChecksumMismatch;
+  return p;
+}
+
+// Counts entries; keeps the dump's problems that are not a known fault seen again (a damaged
+// file, or a subtask whose metadata the quick checks already found wrong).
+class CountingSink : public DumpSink {
+ public:
+  CountingSink(const std::unordered_set<std::string>& faulty, std::set<std::pair<std::string, int32_t>> bad_subtasks,
+               VerifyReport& report)
+      : faulty_(faulty), bad_subtasks_(std::move(bad_subtasks)), report_(report) {}
+  void entry(const DumpEntry&) override { ++report_.entries; }
+  void problem(const Error& e) override {
+    if (already_reported(e, faulty_)) return;
+    VerifyProblem p = problem_of_dump_error(e);
+    if (bad_subtasks_.count({p.operator_id, p.subtask})) return;
+    if (e.code == ErrorCode::kNotSupported) report_.unchecked.push_back(std::move(p));
+    else report_.problems.push_back(std::move(p));
+  }
+
+ private:
+  const std::unordered_set<std::string>& faulty_;
+  std::set<std::pair<std::string, int32_t>> bad_subtasks_;
+  VerifyReport& report_;
+};
+
+struct SstTask {
+  const OperatorState* op = nullptr;
+  int32_t subtask = 0;
+  const KeyedHandle* handle = nullptr;
+  const NamedStream* file = nullptr;
+  std::string role;
+};
+
+void collect_ssts(const OperatorState& op, int32_t subtask, const KeyedHandle& h, std::vector<SstTask>& out) {
+  if (h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1) {
+    for (const NamedStream& f : h.shared_files)
+      if (is_sst_name(f.name)) out.push_back({&op, subtask, &h, &f, "shared"});
+    for (const NamedStream& f : h.private_files)
+      if (is_sst_name(f.name)) out.push_back({&op, subtask, &h, &f, "private"});
+  }
+  for (const KeyedHandle& m : h.materialized) collect_ssts(op, subtask, m, out);
+}
+
+// The outcome of one SST: a problem, or whether it holds key groups beyond its handle's range.
+struct SstOutcome {
+  std::optional<VerifyProblem> problem;
+  bool beyond_range = false;
+  bool skipped = false;
+};
+
+// A problem about the SST of `t`, its kind and message still to be said.
+VerifyProblem sst_problem(const SstTask& t, const std::string& metadata_file) {
+  VerifyProblem p;
+  p.operator_id = operator_id_hex(t.op->id);
+  p.subtask = t.subtask;
+  p.handle = fmt::format("managed-keyed {} {}", t.role, t.file->name);
+  // Files as `_metadata` names them, as the quick checks report them; inline bytes: `_metadata`.
+  p.file = t.file->handle.is_file() ? t.file->handle.path : metadata_file;
+  return p;
+}
+
+SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::unordered_set<std::string>& faulty) {
+  SstOutcome out;
+  VerifyProblem p = sst_problem(t, streams.metadata_file());
+  if (faulty.count(t.file->handle.path)) {
+    out.skipped = true;
+    return out;
+  }
+  auto fail = [&](ProblemKind kind, const Error& e) {
+    p.kind = kind;
+    p.message = e.context.empty() ? e.message : e.context + ": " + e.message;
+    p.offset = e.offset;
+    out.problem = p;
+    return out;
+  };
+  Result<StateStream> stream = streams.open(t.file->handle);
+  if (!stream.ok()) return fail(ProblemKind::kUndecodable, stream.error());
+  Status checksum = SstFile::verify_checksum(*stream);
+  if (!checksum.ok()) {
+    bool is_checksum = checksum.error().message.find("checksum verification failed") == 0 ||
+                       checksum.error().message.find("hecksum") != std::string::npos;
+    return fail(is_checksum ? ProblemKind::kChecksumMismatch : ProblemKind::kUndecodable, checksum.error());
+  }
+  Result<SstFile> sst = SstFile::open(*stream);
+  if (!sst.ok()) return fail(ProblemKind::kUndecodable, sst.error());
+  if (sst->first_key().empty() && sst->last_key().empty()) return out;
+  // Keys sort by their key-group prefix: the first and last bound every entry.
+  int bytes = key_group_prefix_bytes(t.op->max_parallelism);
+  int32_t first = key_group_of_rocks_key(sst->first_key(), bytes);
+  int32_t last = key_group_of_rocks_key(sst->last_key(), bytes);
+  if (first < 0 || last < 0 || last >= t.op->max_parallelism) {
+    p.kind = ProblemKind::kKeyGroupOutOfRange;
+    p.message = fmt::format("entries of key groups {} to {}, beyond the job's 0-{}", first, last,
+                            t.op->max_parallelism - 1);
+    out.problem = p;
+    return out;
+  }
+  out.beyond_range = !t.handle->range.contains(first) || !t.handle->range.contains(last);
+  return out;
+}
+
+// Adds the URI and local path of every SST found damaged to `known`.
+void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
+                const std::unordered_set<std::string>& faulty, VerifyReport& report,
+                std::unordered_set<std::string>& known) {
+  std::vector<SstTask> tasks;
+  for (const OperatorState& op : m.operators)
+    for (const SubtaskState& st : op.subtasks) collect_ssts(op, st.index, st.managed_keyed, tasks);
+  if (tasks.empty()) return;
+
+  // Resolve every path up front: the resolver is not shared between threads.
+  FileResolver resolver(where.directory, options.remap);
+  std::unordered_map<std::string, std::string> paths;
+  for (const SstTask& t : tasks)
+    if (t.file->handle.is_file())
+      if (auto found = resolver.find(t.file->handle.type, t.file->handle.path)) paths[t.file->handle.path] = found->path;
+  const StreamOpener streams(
+      [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
+        auto it = paths.find(uri);
+        if (it == paths.end()) return std::nullopt;
+        return it->second;
+      },
+      where.metadata_path);
+
+  std::vector<SstOutcome> outcomes(tasks.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      Result<SstOutcome> o = catch_internal(
+          [&]() -> Result<SstOutcome> { return check_sst(tasks[i], streams, faulty); });
+      if (o.ok()) {
+        outcomes[i] = std::move(o).value();
+      } else {
+        // Not known to be damaged, not known to be sound: an SST that was not checked.
+        outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
+        outcomes[i].problem->message = o.error().message;
+      }
+    }
+  };
+  Status threads = run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(tasks.size())), work);
+  if (!threads.ok()) report.problems.push_back(problem_of_dump_error(threads.error()));
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    SstOutcome& o = outcomes[i];
+    if (o.skipped) continue;
+    ++report.sst_files;
+    if (o.beyond_range) ++report.sst_files_beyond_range;
+    if (!o.problem) continue;
+    const std::string& uri = tasks[i].file->handle.path;
+    known.insert(uri);
+    if (auto it = paths.find(uri); it != paths.end()) known.insert(it->second);
+    report.problems.push_back(std::move(*o.problem));
+  }
+}
+
+}  // namespace
+
+void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
+                const std::unordered_set<std::string>& faulty, VerifyReport& report) {
+  std::set<std::pair<std::string, int32_t>> bad_subtasks;
+  for (const VerifyProblem& p : report.problems)
+    if (p.kind == ProblemKind::kOffsetOutsideFile || p.kind == ProblemKind::kBadKeyGroupRange)
+      bad_subtasks.emplace(p.operator_id, p.subtask);
+  // An SST found damaged here would fail the dump as well: one fault, one line.
+  std::unordered_set<std::string> known = faulty;
+  check_ssts(m, where, options, faulty, report, known);
+
+  DumpOptions dump;
+  dump.keep_going = true;
+  dump.jobs = std::max(options.jobs, 1);
+  dump.remap = options.remap;
+  CountingSink sink(known, std::move(bad_subtasks), report);
+  Result<DumpSummary> summary = dump_snapshot(where.metadata_path, dump, sink);
+  if (!summary.ok()) {
+    // A fault the quick checks found may stop the whole dump (a path that leaves the snapshot
+    // directory): reported once, and what it kept from being checked is said.
+    bool unchecked = summary.error().code == ErrorCode::kNotSupported || already_reported(summary.error(), known);
+    (unchecked ? report.unchecked : report.problems).push_back(problem_of_dump_error(summary.error()));
+  }
+}
+
+}  // namespace ckpt

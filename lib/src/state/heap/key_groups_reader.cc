@@ -1,0 +1,324 @@
+// Heap and canonical key-group streams, and telling them apart.
+#include "state/heap/key_groups_reader.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "state/backend_meta.h"
+#include "state/heap/canonical_stream.h"
+#include "state/heap/heap_block_delimiter.h"
+#include "state/keyed_state_codec.h"
+#include "state/snappy_framed.h"
+#include "types/value_decoder.h"
+
+namespace ckpt {
+
+const char* key_groups_layout_name(KeyGroupsLayout l) {
+  return l == KeyGroupsLayout::kHeap ? "heap" : "canonical";
+}
+
+namespace {
+
+struct Region {
+  int32_t key_group = 0;
+  uint64_t start = 0;
+  uint64_t end = 0;
+};
+
+// Where the bytes of the region loaded last live, reused from region to region: a fresh
+// buffer per region had to be zero-filled (and faulted in) before each read.
+struct RegionBuffers {
+  std::string raw;   // read (inline bytes are used in place)
+  std::string data;  // decompressed
+};
+
+// The stream's proxy and the byte range of every key group that has one.
+struct KeyGroupsStream {
+  const KeyedHandle* handle = nullptr;
+  const StateStream* stream = nullptr;
+  KeyedBackendMeta meta;
+  std::vector<Region> regions;  // key groups ascending
+
+  Status open(const KeyedHandle& h, const StateStream& s) {
+    handle = &h;
+    stream = &s;
+    if (h.offsets.size() != static_cast<size_t>(std::max(h.range.count, 0)))
+      return Error(ErrorCode::kCorruption, fmt::format("key-groups handle with {} offsets for {} key groups",
+                                                       h.offsets.size(), h.range.count));
+    std::vector<uint64_t> starts;
+    for (size_t i = 0; i < h.offsets.size(); ++i) {
+      int64_t off = h.offsets[i];
+      if (off == 0) continue;  // canonical: no data in this key group
+      if (off < 0 || static_cast<uint64_t>(off) > s.size())
+        return Error(ErrorCode::kCorruption,
+                     fmt::format("offset {:#x} of key group {} lies outside the stream of {:#x} bytes", off,
+                                 h.range.first + static_cast<int32_t>(i), s.size()));
+      regions.push_back({h.range.first + static_cast<int32_t>(i), static_cast<uint64_t>(off), 0});
+      starts.push_back(static_cast<uint64_t>(off));
+    }
+    std::sort(starts.begin(), starts.end());
+    for (Region& r : regions) {
+      auto next = std::upper_bound(starts.begin(), starts.end(), r.start);
+      r.end = next == starts.end() ? s.size() : *next;
+    }
+    uint64_t proxy_end = starts.empty() ? s.size() : starts.front();
+    std::string head;
+    CKPT_RETURN_IF_ERROR(s.read(0, proxy_end, &head));
+    ByteReader r(head, s.base());
+    auto m = read_keyed_backend_meta(r);
+    if (!m.ok()) return std::move(m).error();
+    meta = std::move(m).value();
+    return Status::OK();
+  }
+
+  // The bytes of a region as the layout sees them: decompressed if the proxy says so, from
+  // `skip` bytes into the region (the heap layout's plain key-group number), held by `b`.
+  // With `stream_starts`, where each Snappy stream of a compressed region begins in `out`.
+  Status load(const Region& region, uint64_t skip, RegionBuffers* b, std::string_view* out, uint64_t* base,
+              std::vector<size_t>* stream_starts = nullptr) const {
+    CKPT_ASSIGN_OR_RETURN(std::string_view raw,
+                          stream->view(region.start, region.end - region.start, &b->raw));
+    *base = stream->base() + region.start;
+    if (!meta.compression) {
+      *out = raw;
+      return Status::OK();
+    }
+    if (raw.size() < skip)
+      return Error(ErrorCode::kCorruption, "key group region too short", *base);
+    ByteReader in(raw.substr(skip), *base + skip);
+    b->data.clear();
+    CKPT_RETURN_IF_ERROR(
+        decode_snappy_framed(in, &b->data, snappy_decompressed_limit(raw.size()), true, stream_starts));
+    *out = b->data;
+    return Status::OK();
+  }
+};
+
+// Does the region hold one canonical block for its own key group?
+bool looks_canonical(const KeyGroupsStream& ks, const Region& region, int prefix_bytes) {
+  RegionBuffers buffers;
+  std::string_view data;
+  uint64_t base = 0;
+  if (!ks.load(region, 0, &buffers, &data, &base).ok()) return false;
+  ByteReader r(data, base);
+  Status s = parse_canonical_key_group(r, static_cast<int>(ks.meta.states.size()), [&](const CanonicalPair& p) -> Status {
+    if (key_group_of_rocks_key(p.key, prefix_bytes) != region.key_group)
+      return Error(ErrorCode::kCorruption, "key prefix names another key group");
+    return Status::OK();
+  });
+  return s.ok();
+}
+
+// Codecs built on first use, so that a state with an unusable snapshot only fails where it
+// is met.
+class Codecs {
+ public:
+  Codecs(const KeyedBackendMeta& meta, int32_t max_parallelism) : meta_(meta), max_parallelism_(max_parallelism) {
+    codecs_.resize(meta.states.size());
+  }
+  int32_t max_parallelism() const { return max_parallelism_; }
+  Result<const KeyedStateCodec*> get(size_t id) {
+    if (!key_) {
+      auto k = make_decoder(meta_.key_serializer);
+      if (!k.ok()) return std::move(k).error();
+      key_ = std::move(k).value();
+    }
+    if (!codecs_[id]) {
+      auto c = KeyedStateCodec::make(meta_.states[id], *key_, max_parallelism_);
+      if (!c.ok()) return std::move(c).error();
+      codecs_[id] = std::move(c).value();
+    }
+    return codecs_[id].get();
+  }
+
+  // The heap entry parts of every state, for inferring opaque value lengths: empty when no
+  // state needs that. A state whose codec cannot be built is unusable only where it has entries.
+  const std::vector<HeapEntryLayout>& heap_layouts() {
+    if (layouts_built_) return layouts_;
+    layouts_built_ = true;
+    for (size_t id = 0; id < codecs_.size(); ++id) {
+      auto c = get(id);
+      if (c.ok()) {
+        layouts_.push_back((*c)->heap_entry_layout());
+      } else {
+        HeapEntryLayout unusable;
+        unusable.name = meta_.states[id].name;
+        unusable.unusable = c.error().message;
+        layouts_.push_back(std::move(unusable));
+      }
+    }
+    if (!heap_values_need_inference(layouts_)) layouts_.clear();
+    return layouts_;
+  }
+
+ private:
+  const KeyedBackendMeta& meta_;
+  int32_t max_parallelism_;
+  std::unique_ptr<ValueDecoder> key_;
+  std::vector<std::unique_ptr<KeyedStateCodec>> codecs_;
+  std::vector<HeapEntryLayout> layouts_;
+  bool layouts_built_ = false;
+};
+
+Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
+                        const EntrySink& sink) {
+  std::string raw;
+  uint64_t base = 0;
+  // The key-group number before the (possibly compressed) state blocks is always plain.
+  CKPT_RETURN_IF_ERROR(ks.stream->read(region.start, std::min<uint64_t>(4, region.end - region.start), &raw));
+  ByteReader head(raw, ks.stream->base() + region.start);
+  int32_t stored = head.i32();
+  if (!head.ok()) return head.take_error();
+  if (stored != region.key_group)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("heap key group block starts with key group {}, expected {}", stored, region.key_group),
+                 ks.stream->base() + region.start);
+  std::vector<size_t> stream_starts;
+  RegionBuffers buffers;
+  std::string_view data;
+  CKPT_RETURN_IF_ERROR(ks.load(region, 4, &buffers, &data, &base, &stream_starts));
+  uint64_t data_base = ks.meta.compression ? base + 4 : base;
+  ByteReader r(data, data_base);
+  if (!ks.meta.compression) r.skip(4);
+  // Values that cannot be walked: their lengths are inferred from the key group's bounds first.
+  std::vector<int64_t> lengths;
+  if (const auto& layouts = codecs.heap_layouts(); !layouts.empty()) {
+    std::string_view blocks = data.substr(r.position());
+    // Compressed, every state block is a Snappy stream of its own: blocks start at stream starts.
+    CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(blocks, r.offset(), layouts, region.key_group,
+                                                            codecs.max_parallelism(),
+                                                            ks.meta.compression ? &stream_starts : nullptr));
+  }
+  size_t n = ks.meta.states.size();
+  for (size_t i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(HeapStateBlockHead head, read_heap_state_block_head(r, n));
+    const int16_t id = head.id;
+    const int32_t count = head.count;
+    const uint64_t at = head.offset;
+    const std::string& name = ks.meta.states[id].name;
+    CKPT_ASSIGN_OR_RETURN(const KeyedStateCodec* codec, codecs.get(id));
+    const int64_t value_length = lengths.empty() ? -1 : lengths[id];
+    if (count > 0 && value_length < 0 && !codec->heap_walkable())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("state '{}': heap entries cannot be delimited without the job's classes ({})", name,
+                               codec->why_not_heap()),
+                   at);
+    bool wanted = filter.wants_state(name);
+    static const EntrySink kDiscard = [](StateEntry&&) { return Status::OK(); };
+    for (int32_t e = 0; e < count; ++e)
+      CKPT_RETURN_IF_ERROR(codec->read_heap_entry(r, region.key_group, wanted ? sink : kDiscard, value_length));
+  }
+  if (!r.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} bytes after the last state block of key group {}", r.remaining(), region.key_group),
+                 r.offset());
+  return Status::OK();
+}
+
+Status read_canonical_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs,
+                             const StateFilter& filter, const EntrySink& sink) {
+  RegionBuffers buffers;
+  std::string_view data;
+  uint64_t base = 0;
+  CKPT_RETURN_IF_ERROR(ks.load(region, 0, &buffers, &data, &base));
+  ByteReader r(data, base);
+  return parse_canonical_key_group(r, static_cast<int>(ks.meta.states.size()), [&](const CanonicalPair& p) -> Status {
+    const std::string& name = ks.meta.states[p.state_id].name;
+    if (!filter.wants_state(name)) return Status::OK();
+    CKPT_ASSIGN_OR_RETURN(const KeyedStateCodec* codec, codecs.get(p.state_id));
+    int32_t kg = key_group_of_rocks_key(p.key, codec->prefix_bytes());
+    if (kg != region.key_group)
+      return Error(ErrorCode::kCorruption,
+                   fmt::format("key prefix names key group {} inside the block of key group {}", kg, region.key_group),
+                   p.key_offset);
+    return codec->read_rocks_entry(p.key, p.key_offset + 4, p.value, p.value_offset + 4, sink);
+  });
+}
+
+Result<KeyGroupsLayout> detect(const KeyGroupsStream& ks, int32_t max_parallelism) {
+  if (ks.handle->type == handle_type::kSavepointKeyGroups) return KeyGroupsLayout::kCanonical;
+  int prefix = key_group_prefix_bytes(max_parallelism);
+  // The heap layout records an offset for every key group of the range.
+  if (ks.regions.size() != ks.handle->offsets.size()) return KeyGroupsLayout::kCanonical;
+  size_t probed = 0;
+  for (const Region& region : ks.regions) {
+    if (region.end == region.start) continue;
+    if (!looks_canonical(ks, region, prefix)) return KeyGroupsLayout::kHeap;
+    if (++probed == 2) break;
+  }
+  // Heap blocks are never empty (each holds its key-group number), canonical ones may not
+  // exist at all: with nothing to probe the layouts are equivalent.
+  return KeyGroupsLayout::kCanonical;
+}
+
+}  // namespace
+
+Result<KeyGroupsLayout> detect_key_groups_layout(const KeyedHandle& handle, const StateStream& stream) {
+  KeyGroupsStream ks;
+  CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
+  // The prefix width only matters for probing; 1 byte unless key groups reach past 127.
+  return detect(ks, handle.range.first + handle.range.count > 128 ? 32768 : 128);
+}
+
+Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
+                              const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems) {
+  KeyGroupsStream ks;
+  CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
+  CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
+  Codecs codecs(ks.meta, max_parallelism);
+  std::vector<const Region*> order;
+  for (const Region& r : ks.regions) order.push_back(&r);
+  std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });
+  for (const Region* region : order) {
+    if (!filter.wants_key_group(region->key_group)) continue;
+    Status s = layout == KeyGroupsLayout::kHeap ? read_heap_region(ks, *region, codecs, filter, sink)
+                                                : read_canonical_region(ks, *region, codecs, filter, sink);
+    if (!s.ok())
+      CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(
+          fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group))));
+  }
+  return Status::OK();
+}
+
+Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
+                                const KeyGroupBlockFn& fn) {
+  KeyGroupsStream ks;
+  CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
+  CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
+  std::vector<const Region*> order;
+  for (const Region& r : ks.regions) order.push_back(&r);
+  std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });
+  RegionBuffers buffers;
+  for (const Region* region : order) {
+    uint64_t base = 0;
+    const uint64_t skip = layout == KeyGroupsLayout::kHeap ? 4 : 0;
+    if (region->end - region->start < skip)
+      return Error(ErrorCode::kCorruption, fmt::format("key group {} block too short", region->key_group),
+                   stream.base() + region->start);
+    std::string_view view;
+    CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &buffers, &view, &base));
+    if (!ks.meta.compression) view.remove_prefix(skip);
+    Status s = fn(ks.meta, layout, region->key_group, view, base + skip);
+    if (!s.ok())
+      return std::move(s).error().with_context(
+          fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
+  }
+  return Status::OK();
+}
+
+Result<HeapStateBlockHead> read_heap_state_block_head(ByteReader& r, size_t states) {
+  HeapStateBlockHead head;
+  head.offset = r.offset();
+  head.id = r.i16();
+  head.count = r.count(1, "entry");
+  if (!r.ok()) return r.take_error();
+  if (head.id < 0 || static_cast<size_t>(head.id) >= states)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state id {} out of range: the stream registers {} states", head.id, states), head.offset);
+  return head;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,140 @@
+// RocksDB native snapshots: the meta stream plus one SST scan per file, grouped by state.
+#include "state/rocksdb/incremental_reader.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "state/backend_meta.h"
+#include "state/keyed_state_codec.h"
+#include "state/rocksdb/rocks_instance_reader.h"
+#include "state/rocksdb/rocks_sst.h"
+#include "types/value_decoder.h"
+
+namespace ckpt {
+namespace {
+
+bool is_sst_name(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
+}
+
+// What the grouping pass keeps of an SST: its place and key range. The file itself is opened
+// again for its scan, so that only one table reader (index and filter blocks) is held at a
+// time, however many SSTs a subtask has.
+struct Table {
+  const NamedStream* source = nullptr;
+  std::string first_key;
+  std::string last_key;
+};
+
+Status sst_problem(Error&& e, const NamedStream& f, const ProblemSink& problems) {
+  return problems(std::move(e).with_context(fmt::format("sst '{}'", f.name)));
+}
+
+}  // namespace
+
+Result<KeyedBackendMeta> read_meta_data_stream(const StreamHandle& handle, const StreamOpener& streams) {
+  auto meta = streams.read(handle, [](const StateStream& stream) -> Result<KeyedBackendMeta> {
+    std::string bytes;
+    CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
+    ByteReader r(bytes, stream.base());
+    return read_keyed_backend_meta(r);
+  });
+  if (!meta.ok()) return std::move(meta).error().with_context("meta data stream");
+  return meta;
+}
+
+Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& streams, int32_t max_parallelism,
+                               const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems) {
+  CKPT_ASSIGN_OR_RETURN(const KeyedBackendMeta meta, read_meta_data_stream(handle.delegate, streams));
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(meta.key_serializer));
+
+  // Open every SST once and group them by state, in the proxy's state order.
+  std::vector<const NamedStream*> files;
+  for (const auto* list : {&handle.shared_files, &handle.private_files})
+    for (const NamedStream& f : *list)
+      if (is_sst_name(f.name)) files.push_back(&f);
+  std::sort(files.begin(), files.end(), [](const NamedStream* a, const NamedStream* b) { return a->name < b->name; });
+  std::vector<std::vector<Table>> by_state(meta.states.size());
+  for (const NamedStream* f : files) {
+    Status s = streams.read(f->handle, [&](const StateStream& stream) -> Status {
+      CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+      const std::string& cf = sst.column_family();
+      auto it = std::find_if(meta.states.begin(), meta.states.end(),
+                             [&](const StateMetaInfo& s) { return s.name == cf; });
+      if (it != meta.states.end()) {
+        by_state[it - meta.states.begin()].push_back({f, sst.first_key(), sst.last_key()});
+        return Status::OK();
+      }
+      if (cf == "default" || sst.num_entries() == 0) return Status::OK();  // Flink never writes there
+      return Error(ErrorCode::kCorruption,
+                   fmt::format("sst of column family '{}', which the meta data stream does not name", cf));
+    });
+    if (!s.ok()) CKPT_RETURN_IF_ERROR(sst_problem(std::move(s).error(), *f, problems));
+  }
+
+  std::unique_ptr<RocksInstanceReader> instance;  // opened on the first overlapping state
+  for (size_t id = 0; id < meta.states.size(); ++id) {
+    const StateMetaInfo& info = meta.states[id];
+    if (by_state[id].empty() || !filter.wants_state(info.name)) continue;
+    auto codec_or = KeyedStateCodec::make(info, *key_decoder, max_parallelism);
+    if (!codec_or.ok()) {
+      CKPT_RETURN_IF_ERROR(problems(std::move(codec_or).error().with_context(fmt::format("state '{}'", info.name))));
+      continue;
+    }
+    codec_or.value()->set_json_text(filter.json_text);
+    const KeyedStateCodec& codec = *codec_or.value();
+    auto entry = [&](std::string_view key, std::string_view value) -> Status {
+      int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
+      if (!handle.range.contains(kg) || !filter.wants_key_group(kg)) return Status::OK();
+      Status r = codec.read_rocks_entry(key, 0, value, 0, sink);
+      if (!r.ok() && !is_stop(r.error())) return std::move(r).error().with_context(fmt::format("key group {}", kg));
+      return r;
+    };
+    if (by_state[id].size() > 1) {
+      // Per-file iterators cannot see deletes and merges across files: a column family whose
+      // files overlap is read through the instance, as Flink's restore opens it.
+      std::vector<std::pair<std::string, std::string>> ranges;
+      bool overlap = false;
+      for (const Table& t : by_state[id]) {
+        if (t.first_key.empty() && t.last_key.empty()) continue;
+        ranges.emplace_back(t.first_key, t.last_key);
+      }
+      std::sort(ranges.begin(), ranges.end());
+      for (size_t i = 1; i < ranges.size(); ++i) overlap |= ranges[i].first <= ranges[i - 1].second;
+      if (overlap) {
+        if (!instance) {
+          auto opened = RocksInstanceReader::open(handle, streams);
+          if (!opened.ok()) {
+            CKPT_RETURN_IF_ERROR(problems(std::move(opened).error().with_context(fmt::format("state '{}'", info.name))));
+            continue;
+          }
+          instance = std::move(opened).value();
+        }
+        Status s = instance->for_each(info.name, entry);
+        if (!s.ok()) {
+          if (is_stop(s.error())) return s;
+          CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", info.name))));
+        }
+        continue;
+      }
+      std::sort(by_state[id].begin(), by_state[id].end(),
+                [](const Table& a, const Table& b) { return a.first_key < b.first_key; });
+    }
+    for (const Table& t : by_state[id]) {
+      Status s = streams.read(t.source->handle, [&](const StateStream& stream) -> Status {
+        CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+        return sst.for_each(entry);
+      });
+      if (!s.ok()) {
+        if (is_stop(s.error())) return s;
+        CKPT_RETURN_IF_ERROR(sst_problem(std::move(s).error(), *t.source, problems));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace ckpt

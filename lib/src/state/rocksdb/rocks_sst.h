@@ -1,0 +1,64 @@
+// state/rocksdb/rocks_sst.h - one SST file of a RocksDB snapshot, read through RocksDB itself.
+//
+// rocksdb::SstFileReader iterates a file the way a DB iterator would: deletes hide entries and
+// merge operands are combined by the merge operator. Flink creates every column family with
+// RocksDB's StringAppendTESTOperator (delimiter ','), so a list state's base value and its
+// appended operands come out joined exactly as Flink's restore would see them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ckpt/error.h"
+#include "state/state_stream.h"
+
+namespace rocksdb {
+class MergeOperator;
+}
+
+namespace ckpt {
+
+// RocksDB's StringAppendTESTOperator, the merge operator Flink registers on every column
+// family; kNotSupported if this RocksDB build lacks it.
+Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator();
+
+class SstFile {
+ public:
+  // Opens the SST behind `stream`: in place if it is a plain file, else from memory (inline
+  // bytes in `_metadata`, a segment of a merged file).
+  static Result<SstFile> open(const StateStream& stream);
+  SstFile(SstFile&&) noexcept;
+  SstFile& operator=(SstFile&&) noexcept;
+  ~SstFile();
+
+  // The table property "column family name": the Flink state the file belongs to.
+  const std::string& column_family() const { return column_family_; }
+  uint64_t num_entries() const { return num_entries_; }
+  // The first and last live keys (both empty if the file holds none).
+  const std::string& first_key() const { return first_key_; }
+  const std::string& last_key() const { return last_key_; }
+  const std::string& file() const { return stream_.file(); }
+
+  // RocksDB's own check of every block's checksum (SstFileReader::VerifyChecksum), without
+  // decoding entries. Errors: "rocksdb cannot open the sst file: ..." when the file does not
+  // open, "sst checksum verification failed: ..." when a block's checksum is wrong.
+  static Status verify_checksum(const StateStream& stream);
+
+  // Calls `fn(key, value)` for every live key in key order; `fn`'s error stops the scan.
+  Status for_each(const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
+
+ private:
+  SstFile() = default;
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+  std::string column_family_;
+  StateStream stream_;  // names the file and offsets in errors
+  uint64_t num_entries_ = 0;
+  std::string first_key_;
+  std::string last_key_;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,23 @@
+// types/flink_string.h - Flink's StringValue string encoding (varint7 length + UTF-16 units).
+#pragma once
+
+#include <string>
+
+#include "support/byte_reader.h"
+
+namespace ckpt {
+
+// StringValue.readString: varint7 (length + 1), 0 = null, then that many UTF-16 code units as
+// varint7 each. Returns false for null (and on error; check r.ok()). Output is UTF-8, with
+// unpaired surrogates in their 3-byte (WTF-8) form.
+bool read_flink_string(ByteReader& r, std::string* out);
+// Advance past one such string without decoding it.
+void skip_flink_string(ByteReader& r);
+// StringValue's own (non-null) form: varint7 length without the +1.
+void read_string_value(ByteReader& r, std::string* out);
+void skip_string_value(ByteReader& r);
+
+// Append one UTF-16 code unit sequence as UTF-8 / WTF-8 (pairs joined, lone surrogates kept).
+void append_utf16_as_utf8(const uint16_t* units, size_t n, std::string* out);
+
+}  // namespace ckpt

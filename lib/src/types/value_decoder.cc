@@ -1,0 +1,155 @@
+// The decoder factory, framed decoding and Flink's key-group assignment.
+#include "types/value_decoder.h"
+
+#include <fmt/format.h>
+
+#include "types/value_decoders.h"
+#include "support/byte_reader.h"
+#include "support/json_text.h"
+
+namespace ckpt {
+
+void ValueDecoder::skip(ByteReader& r) const {
+  nlohmann::json ignored;
+  read(r, ignored);
+}
+
+Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) {
+  using decoders::make_opaque;
+  CKPT_ASSIGN_OR_RETURN(auto table, decoders::make_table(s));
+  if (table) return table;
+  switch (s.form) {
+    case SnapshotForm::kLegacyConfig:
+      return make_opaque(s, "legacy TypeSerializerConfigSnapshot: the serializer is Java-serialized");
+    case SnapshotForm::kKryo:
+      return make_opaque(s, fmt::format("kryo serialization of {} needs the job's classes", s.type_class));
+    case SnapshotForm::kClassOnly:
+      return make_opaque(s, fmt::format("{} serializes itself (user code)", s.type_class));
+    case SnapshotForm::kOpaqueKnown:
+      if (!s.avro_schema.empty()) return decoders::make_avro(s);
+      return make_opaque(s, fmt::format("{} values are not decoded", s.display_name()));
+    case SnapshotForm::kUnknown:
+      return make_opaque(s, fmt::format("unknown serializer {}", s.snapshot_class));
+    case SnapshotForm::kRowData:
+      return decoders::make_row_data(s);
+    default:
+      break;
+  }
+  if (auto d = decoders::make_scalar(s)) return d;
+  CKPT_ASSIGN_OR_RETURN(auto d, decoders::make_structured(s));
+  if (d) return d;
+  if (s.snapshot_class == "org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot")
+    return make_opaque(s, "java serialization needs the job's classes");
+  return make_opaque(s, fmt::format("values of {} are not understood", s.display_name()));
+}
+
+void ValueDecoder::write_json(ByteReader& r, std::string& out) const {
+  nlohmann::json tree;
+  read(r, tree);
+  if (r.ok()) append_json_text(out, tree);
+}
+
+namespace {
+
+// The frame both forms share: `length` bytes, read whole by a decodable decoder or shown as
+// hex by an opaque one. `decode(sub)` reads the value from a reader over the frame.
+template <class Decode, class Opaque>
+Status read_frame(const ValueDecoder& d, ByteReader& r, size_t length, Decode&& decode, Opaque&& opaque) {
+  uint64_t at = r.offset();
+  std::string_view bytes = r.bytes(length);
+  if (!r.ok()) return *r.error();
+  if (!d.decodable()) {
+    opaque(bytes);
+    return Status::OK();
+  }
+  ByteReader sub(bytes, at);
+  decode(sub);
+  if (!sub.ok()) return *sub.error();
+  if (!sub.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} value ends {} bytes before the end of its {}-byte frame",
+                             d.serializer_class(), sub.remaining(), length),
+                 sub.offset());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<nlohmann::json> decode_framed(const ValueDecoder& d, ByteReader& r, size_t length) {
+  nlohmann::json out;
+  CKPT_RETURN_IF_ERROR(read_frame(
+      d, r, length, [&](ByteReader& sub) { d.read(sub, out); },
+      [&](std::string_view bytes) { out = nlohmann::json{{"hex", decoders::to_hex(bytes)}, {"why", d.why_not()}}; }));
+  return out;
+}
+
+Status decode_framed_json(const ValueDecoder& d, ByteReader& r, size_t length, std::string& out) {
+  return read_frame(
+      d, r, length, [&](ByteReader& sub) { d.write_json(sub, out); },
+      [&](std::string_view bytes) {
+        // As the tree {"hex":..,"why":..} prints: members in key order.
+        out += "{\"hex\":\"";
+        out += decoders::to_hex(bytes);
+        out += "\",\"why\":";
+        append_json_string(out, d.why_not());
+        out += '}';
+      });
+}
+
+int32_t flink_murmur_hash(int32_t code) {
+  auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  uint32_t c = static_cast<uint32_t>(code);
+  c *= 0xcc9e2d51u;
+  c = rotl(c, 15);
+  c *= 0x1b873593u;
+  c = rotl(c, 13);
+  c = c * 5 + 0xe6546b64u;
+  c ^= 4;
+  c ^= c >> 16;
+  c *= 0x85ebca6bu;
+  c ^= c >> 13;
+  c *= 0xc2b2ae35u;
+  c ^= c >> 16;
+  auto v = static_cast<int32_t>(c);
+  if (v >= 0) return v;
+  if (v != INT32_MIN) return -v;
+  return 0;
+}
+
+int32_t key_group_for_hash(int32_t java_hash, int32_t max_parallelism) {
+  return max_parallelism > 0 ? flink_murmur_hash(java_hash) % max_parallelism : 0;
+}
+
+std::optional<int32_t> compute_key_group(const ValueDecoder& key_decoder, const nlohmann::json& key,
+                                         int32_t max_parallelism) {
+  auto h = key_decoder.java_hash_code(key);
+  if (!h || max_parallelism <= 0) return std::nullopt;
+  return key_group_for_hash(*h, max_parallelism);
+}
+
+int32_t java_string_hash(std::string_view s) {
+  // Modified UTF-8 holds one 1-3 byte group per UTF-16 unit, the units hashCode() walks.
+  std::string m = encode_modified_utf8(s);
+  uint32_t h = 0;
+  for (size_t i = 0; i < m.size();) {
+    auto b = static_cast<uint8_t>(m[i]);
+    uint32_t unit;
+    if (b < 0x80) {
+      unit = b;
+      i += 1;
+    } else if ((b & 0xE0) == 0xC0 && i + 1 < m.size()) {
+      unit = ((b & 0x1Fu) << 6) | (static_cast<uint8_t>(m[i + 1]) & 0x3Fu);
+      i += 2;
+    } else if (i + 2 < m.size()) {
+      unit = ((b & 0x0Fu) << 12) | ((static_cast<uint8_t>(m[i + 1]) & 0x3Fu) << 6) |
+             (static_cast<uint8_t>(m[i + 2]) & 0x3Fu);
+      i += 3;
+    } else {
+      break;
+    }
+    h = 31u * h + unit;
+  }
+  return static_cast<int32_t>(h);
+}
+
+}  // namespace ckpt

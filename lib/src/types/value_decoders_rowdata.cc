@@ -1,0 +1,334 @@
+// SQL values in the table runtime's binary layouts (formats/serializers.md §8): BinaryRowData,
+// BinaryArrayData and BinaryMapData, decoded field by field from their logical types.
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "types/value_decoders.h"
+
+namespace ckpt::decoders {
+namespace {
+
+constexpr uint64_t kInlineMark = uint64_t{1} << 63;
+constexpr int kMaxTypeDepth = 32;
+constexpr std::string_view kRowDataSnapshot =
+    "org.apache.flink.table.runtime.typeutils.RowDataSerializer$RowDataSerializerSnapshot";
+constexpr std::string_view kRawSnapshot =
+    "org.apache.flink.table.runtime.typeutils.RawValueDataSerializer$RawValueDataSerializerSnapshot";
+
+// A logical type with what decoding needs beyond it: DISTINCT types resolved to their source
+// type, and RAW types paired with the decoder of their serializer's bytes.
+struct Plan {
+  std::string root;
+  int32_t precision = -1;
+  int32_t scale = -1;
+  std::vector<std::string> names;           // STRUCTURED_TYPE attributes
+  std::string class_name;                   // STRUCTURED_TYPE
+  std::shared_ptr<const ValueDecoder> raw;  // RAW
+  std::vector<Plan> children;
+};
+
+// `snapshot` is the serializer snapshot InternalSerializers made for `t`, where known: a
+// RowDataSerializer's nested field snapshots lead to the RawValueDataSerializer snapshots of
+// RAW fields. Inside arrays and maps only the RawType's own serializer class is known.
+// `at` is the offset of the snapshot the types came from, for errors.
+Result<Plan> plan_of(const LogicalType& t, const SerializerSnapshot* snapshot, uint64_t at, int depth) {
+  if (depth > kMaxTypeDepth) return Error(ErrorCode::kCorruption, "logical types nested deeper than 32", at);
+  if (t.root == "DISTINCT_TYPE" && !t.children.empty()) return plan_of(t.children[0], snapshot, at, depth + 1);
+  Plan p;
+  p.root = t.root;
+  p.precision = t.precision;
+  p.scale = t.scale;
+  if (t.root == "RAW") {
+    const SerializerSnapshot* raw = snapshot && snapshot->snapshot_class == kRawSnapshot ? snapshot : nullptr;
+    p.raw = make_raw_inner(t, raw);
+    return p;
+  }
+  if (t.root == "STRUCTURED_TYPE") {
+    p.names = t.field_names;
+    p.class_name = t.class_name.empty() ? "STRUCTURED_TYPE" : t.class_name;
+  }
+  if ((t.root == "ARRAY" || t.root == "MULTISET") && t.children.size() != 1)
+    return Error(ErrorCode::kCorruption, fmt::format("{} type with {} element types", t.root, t.children.size()), at);
+  if (t.root == "MAP" && t.children.size() != 2)
+    return Error(ErrorCode::kCorruption, fmt::format("MAP type with {} key and value types", t.children.size()), at);
+  bool fields_known = snapshot && snapshot->snapshot_class == kRowDataSnapshot &&
+                      snapshot->nested.size() == t.children.size();
+  for (size_t i = 0; i < t.children.size(); ++i) {
+    CKPT_ASSIGN_OR_RETURN(auto c, plan_of(t.children[i], fields_known ? &snapshot->nested[i] : nullptr, at, depth + 1));
+    p.children.push_back(std::move(c));
+  }
+  if (t.root == "MULTISET") {
+    // A multiset is a map from element to its count, an INT NOT NULL (InternalSerializers).
+    Plan count;
+    count.root = "INTEGER";
+    p.children.push_back(std::move(count));
+  }
+  return p;
+}
+
+// A region of a binary value (a row, an array or a map) inside the value's bytes.
+struct Region {
+  size_t start = 0;
+  size_t size = 0;
+};
+
+// Reads BinaryRowData / BinaryArrayData / BinaryMapData, all little endian (Flink writes them
+// in the machine order of its MemorySegments, little endian on every supported platform).
+class BinaryReader {
+ public:
+  explicit BinaryReader(ByteReader& r) : r_(r) {}
+
+  // ROW and STRUCTURED_TYPE values: a BinaryRowData of the plan's fields.
+  void row(Region g, const Plan& p, nlohmann::json& out) {
+    size_t arity = p.children.size();
+    size_t null_bytes = ((arity + 63 + 8) / 64) * 8;
+    if (!fits(g, 0, null_bytes + 8 * arity, "row")) return;
+    uint8_t kind = byte(g.start);
+    static const char* kKinds[] = {"+I", "-U", "+U", "-D"};
+    if (kind > 3) {
+      r_.fail_at(abs(g.start), fmt::format("unknown row kind {}", kind));
+      return;
+    }
+    nlohmann::json fields = nlohmann::json::array();
+    for (size_t i = 0; i < arity && r_.ok(); ++i) {
+      size_t bit = i + 8;
+      if (byte(g.start + bit / 8) & (1u << (bit % 8))) {
+        fields.emplace_back(nullptr);
+        continue;
+      }
+      field(g, g.start + null_bytes + 8 * i, p.children[i], fields.emplace_back());
+    }
+    if (!r_.ok()) return;
+    if (p.root != "STRUCTURED_TYPE") {
+      out = {{"kind", kKinds[kind]}, {"fields", std::move(fields)}};
+      return;
+    }
+    // A structured type is stored as a row of its attributes; named as a POJO is.
+    nlohmann::json named = nlohmann::json::object();
+    for (size_t i = 0; i < arity; ++i)
+      named[i < p.names.size() ? p.names[i] : fmt::format("f{}", i)] = std::move(fields[i]);
+    out = {{"class", p.class_name}, {"fields", std::move(named)}};
+    if (kind != 0) out["kind"] = kKinds[kind];
+  }
+
+  void array(Region g, const Plan& elem, nlohmann::json& out) {
+    if (!fits(g, 0, 4, "array")) return;
+    uint64_t n = le(g.start, 4);
+    size_t width = slot_width(elem);
+    if (n > g.size) {
+      r_.fail_at(abs(g.start), fmt::format("array of {} elements in {} bytes", n, g.size));
+      return;
+    }
+    size_t header = 4 + ((n + 31) / 32) * 4;
+    if (!fits(g, 0, header + n * width, "array")) return;
+    out = nlohmann::json::array();
+    for (size_t i = 0; i < n && r_.ok(); ++i) {
+      if (byte(g.start + 4 + i / 8) & (1u << (i % 8))) out.emplace_back(nullptr);
+      else field(g, g.start + header + i * width, elem, out.emplace_back());
+    }
+  }
+
+  // MAP and MULTISET: a key array and a value array of equal length, printed as [k, v] pairs.
+  void map(Region g, const Plan& p, nlohmann::json& out) {
+    if (!fits(g, 0, 4, "map")) return;
+    size_t key_bytes = static_cast<uint32_t>(le(g.start, 4));
+    if (!fits(g, 4, key_bytes, "map keys")) return;
+    Region keys{g.start + 4, key_bytes};
+    Region values{g.start + 4 + key_bytes, g.size - 4 - key_bytes};
+    nlohmann::json ks, vs;
+    array(keys, p.children[0], ks);
+    if (r_.ok()) array(values, p.children[1], vs);
+    if (!r_.ok()) return;
+    if (ks.size() != vs.size()) {
+      r_.fail_at(abs(g.start), fmt::format("map with {} keys and {} values", ks.size(), vs.size()));
+      return;
+    }
+    out = nlohmann::json::array();
+    for (size_t i = 0; i < ks.size(); ++i) out.push_back({std::move(ks[i]), std::move(vs[i])});
+  }
+
+ private:
+  // BinaryArrayData#calculateFixLengthPartSize; BinaryRowData gives every field 8 bytes.
+  static size_t slot_width(const Plan& t) {
+    const std::string& k = t.root;
+    if (k == "BOOLEAN" || k == "TINYINT") return 1;
+    if (k == "SMALLINT") return 2;
+    if (k == "INTEGER" || k == "FLOAT" || k == "DATE" || k == "TIME_WITHOUT_TIME_ZONE" ||
+        k == "INTERVAL_YEAR_MONTH")
+      return 4;
+    return 8;
+  }
+
+  // One value whose fixed-size slot is at `slot`; variable parts are relative to `g.start`.
+  void field(Region g, size_t slot, const Plan& t, nlohmann::json& out) {
+    const std::string& k = t.root;
+    if (!fits(g, slot - g.start, slot_width(t), "field")) return;
+    if (k == "BOOLEAN") out = byte(slot) != 0;
+    else if (k == "TINYINT") out = static_cast<int8_t>(byte(slot));
+    else if (k == "SMALLINT") out = static_cast<int16_t>(le(slot, 2));
+    else if (k == "INTEGER" || k == "DATE" || k == "TIME_WITHOUT_TIME_ZONE" || k == "INTERVAL_YEAR_MONTH")
+      out = static_cast<int32_t>(le(slot, 4));
+    else if (k == "BIGINT" || k == "INTERVAL_DAY_TIME") out = static_cast<int64_t>(le(slot, 8));
+    else if (k == "FLOAT") {
+      auto bits = static_cast<uint32_t>(le(slot, 4));
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      out = float_json(f);
+    } else if (k == "DOUBLE") {
+      uint64_t bits = le(slot, 8);
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      out = double_json(d);
+    } else if (k == "DECIMAL") {
+      // Compact decimals (precision <= 18) keep the unscaled long in the slot.
+      if (t.precision <= 18) {
+        out = {{"unscaled", static_cast<int64_t>(le(slot, 8))}, {"scale", t.scale}};
+      } else if (auto bytes = variable(g, slot)) {
+        out = {{"unscaled", big_integer_json(*bytes)}, {"scale", t.scale}};
+      }
+    } else if (k == "TIMESTAMP_WITHOUT_TIME_ZONE" || k == "TIMESTAMP_WITH_LOCAL_TIME_ZONE") {
+      uint64_t v = le(slot, 8);
+      if (t.precision <= 3) {
+        out = {{"millis", static_cast<int64_t>(v)}, {"nano_of_milli", 0}};
+      } else {
+        size_t off = static_cast<size_t>(v >> 32);
+        if (fits(g, off, 8, "timestamp"))
+          out = {{"millis", static_cast<int64_t>(le(g.start + off, 8))},
+                 {"nano_of_milli", static_cast<int32_t>(v & 0xffffffffu)}};
+      }
+    } else if (k == "CHAR" || k == "VARCHAR") {
+      if (auto bytes = binary(g, slot)) out = std::string(*bytes);
+    } else if (k == "BINARY" || k == "VARBINARY") {
+      if (auto bytes = binary(g, slot)) out = {{"bytes", to_hex(*bytes)}};
+    } else if (k == "ROW" || k == "STRUCTURED_TYPE") {
+      if (auto sub = nested(g, slot)) row(*sub, t, out);
+    } else if (k == "ARRAY") {
+      if (auto sub = nested(g, slot)) array(*sub, t.children[0], out);
+    } else if (k == "MAP" || k == "MULTISET") {
+      if (auto sub = nested(g, slot)) map(*sub, t, out);
+    } else if (k == "RAW") {
+      raw(g, slot, *t.raw, out);
+    } else if (auto bytes = variable(g, slot)) {
+      out = {{"hex", to_hex(*bytes)}, {"why", fmt::format("{} fields are not decoded", k)}};
+    }
+  }
+
+  // BinaryRawValueData: the inner serializer's bytes, always in the variable part
+  // (BinarySegmentUtils#readRawValueData knows no inline form).
+  void raw(Region g, size_t slot, const ValueDecoder& inner, nlohmann::json& out) {
+    auto bytes = variable(g, slot);
+    if (!bytes) return;
+    uint64_t at = abs(static_cast<size_t>(bytes->data() - reinterpret_cast<const char*>(r_.data())));
+    ByteReader sub(*bytes, at);
+    auto v = decode_framed(inner, sub, bytes->size());
+    if (!v.ok()) {
+      r_.fail_at(v.error().offset.value_or(at), v.error().message, v.error().code);
+      return;
+    }
+    out = std::move(v).value();
+  }
+
+  // Strings and byte strings: up to 7 bytes inline in the slot, else (offset << 32 | length).
+  std::optional<std::string_view> binary(Region g, size_t slot) {
+    uint64_t v = le(slot, 8);
+    if (v & kInlineMark) {
+      size_t len = static_cast<size_t>((v >> 56) & 0x7f);
+      if (len > 7) {
+        r_.fail_at(abs(slot), fmt::format("inline binary of {} bytes (at most 7 fit)", len));
+        return std::nullopt;
+      }
+      return view(slot, len);
+    }
+    return variable(g, slot);
+  }
+
+  std::optional<std::string_view> variable(Region g, size_t slot) {
+    uint64_t v = le(slot, 8);
+    size_t off = static_cast<size_t>(v >> 32), len = static_cast<size_t>(v & 0xffffffffu);
+    if (!fits(g, off, len, "variable-length field")) return std::nullopt;
+    return view(g.start + off, len);
+  }
+
+  std::optional<Region> nested(Region g, size_t slot) {
+    uint64_t v = le(slot, 8);
+    size_t off = static_cast<size_t>(v >> 32), len = static_cast<size_t>(v & 0xffffffffu);
+    if (!fits(g, off, len, "nested value")) return std::nullopt;
+    return Region{g.start + off, len};
+  }
+
+  bool fits(Region g, size_t off, size_t len, const char* what) {
+    if (!r_.ok()) return false;
+    if (off > g.size || len > g.size - off) {
+      r_.fail_at(abs(g.start), fmt::format("{} of {} bytes at +{} outside its {}-byte region", what, len, off, g.size));
+      return false;
+    }
+    return true;
+  }
+
+  uint64_t abs(size_t pos) const { return r_.offset() - r_.position() + pos; }
+  uint8_t byte(size_t pos) const { return r_.data()[pos]; }
+  uint64_t le(size_t pos, int n) const {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i) v = (v << 8) | r_.data()[pos + static_cast<size_t>(i)];
+    return v;
+  }
+  std::string_view view(size_t pos, size_t len) const {
+    return {reinterpret_cast<const char*>(r_.data()) + pos, len};
+  }
+
+  ByteReader& r_;
+};
+
+// i32 size, then one binary value (row, array or map) of that many bytes.
+class BinaryValueDecoder final : public ValueDecoder {
+ public:
+  BinaryValueDecoder(std::string serializer_class, std::optional<Plan> plan)
+      : ValueDecoder(std::move(serializer_class)), plan_(std::move(plan)) {}
+
+  void read(ByteReader& r, nlohmann::json& out) const override {
+    int32_t n = r.count(1, "binary value byte");
+    uint64_t at = r.offset();
+    std::string_view bytes = r.bytes(static_cast<size_t>(n));
+    if (!r.ok()) return;
+    if (!plan_) {
+      out = {{"hex", to_hex(bytes)}, {"why", "the RowData field types were not understood"}};
+      return;
+    }
+    ByteReader sub(bytes, at);
+    BinaryReader reader(sub);
+    Region whole{0, bytes.size()};
+    if (plan_->root == "ARRAY") reader.array(whole, plan_->children[0], out);
+    else if (plan_->root == "MAP" || plan_->root == "MULTISET") reader.map(whole, *plan_, out);
+    else reader.row(whole, *plan_, out);
+    if (!sub.ok()) r.fail_at(sub.error()->offset.value_or(at), sub.error()->message, sub.error()->code);
+  }
+  void skip(ByteReader& r) const override { r.skip(static_cast<size_t>(r.count(1, "binary value byte"))); }
+
+ private:
+  std::optional<Plan> plan_;
+};
+
+}  // namespace
+
+Result<DecoderPtr> make_row_data(const SerializerSnapshot& s) {
+  if (!s.logical_types_decoded) return DecoderPtr(std::make_unique<BinaryValueDecoder>(s.serializer_class, std::nullopt));
+  LogicalType row;
+  row.root = "ROW";
+  row.children = s.logical_types;
+  CKPT_ASSIGN_OR_RETURN(auto plan, plan_of(row, &s, s.offset, 0));
+  return DecoderPtr(std::make_unique<BinaryValueDecoder>(s.serializer_class, std::move(plan)));
+}
+
+Result<DecoderPtr> make_binary_value(const LogicalType& type, const SerializerSnapshot* internal,
+                                     const std::string& serializer_class, uint64_t at) {
+  const LogicalType* t = &type;
+  for (int i = 0; t->root == "DISTINCT_TYPE" && !t->children.empty() && i < kMaxTypeDepth; ++i) t = &t->children[0];
+  const std::string& k = t->root;
+  if (k != "ROW" && k != "STRUCTURED_TYPE" && k != "ARRAY" && k != "MAP" && k != "MULTISET") return DecoderPtr();
+  CKPT_ASSIGN_OR_RETURN(auto plan, plan_of(*t, internal, at, 0));
+  return DecoderPtr(std::make_unique<BinaryValueDecoder>(serializer_class, std::move(plan)));
+}
+
+}  // namespace ckpt::decoders

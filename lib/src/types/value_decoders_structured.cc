@@ -1,0 +1,584 @@
+// Decoders of Flink's container and record serializers: tuples, rows, POJOs, lists, maps,
+// nullable / either / TTL wrappers, timers, enums (formats/serializers.md §6, §7).
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "types/value_decoders.h"
+#include "support/json_input.h"
+#include "support/json_text.h"
+
+namespace ckpt::decoders {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// What a structured decoder does with its children.
+enum class Shape {
+  kTuple,         // fields in order, JSON array
+  kList,          // i32 n + n elements
+  kMap,           // i32 n + n x (key, bool isNull, value)
+  kNullable,      // bool isNull; null -> padding bytes
+  kEither,        // bool isLeft + left or right
+  kOption,        // Scala Option: bool isSome + value
+  kGenericArray,  // i32 n + n x (bool present + element)
+  kTtl,           // i64 timestamp + user value
+  kTimer,         // i64 timestamp ^ sign bit, key, namespace
+  kStreamElement, // u8 tag + payload
+  kBufferEntry,   // bool joined + element
+  kUnion,         // u8 1 + first / u8 2 + second
+  kLinkedList,    // i32 n, optional null mask, non-null elements
+  kDelegate,      // the single child's bytes (ListView, MapView, TtlAware)
+  kRow,           // null mask (+ RowKind bits) + non-null fields
+  kTwoPhaseCommit,  // TwoPhaseCommitSinkFunction state: pending txn, pending commits, context
+  kWindowKey,     // table WindowKey: i64 window + key
+};
+
+const char* row_kind_name(int kind) {
+  static const char* kNames[] = {"+I", "-U", "+U", "-D"};
+  return kNames[kind & 3];
+}
+
+class StructuredDecoder final : public ValueDecoder {
+ public:
+  StructuredDecoder(const SerializerSnapshot& s, Shape shape, std::vector<DecoderPtr> children)
+      : ValueDecoder(s.serializer_class), shape_(shape), children_(std::move(children)),
+        padding_(s.null_padding), row_kind_(s.row_kind), null_mask_(s.has_null_mask),
+        nullable_txn_(s.nullable_pending_txn), outer_version_(s.outer_version) {}
+
+  bool decodable() const override {
+    for (const auto& c : children_)
+      if (!c->decodable()) return false;
+    return true;
+  }
+  std::string why_not() const override {
+    for (const auto& c : children_)
+      if (!c->decodable()) return c->why_not();
+    return {};
+  }
+
+  int32_t fixed_length() const override {
+    switch (shape_) {
+      case Shape::kTuple: case Shape::kTtl: case Shape::kTimer: {
+        int32_t sum = shape_ == Shape::kTuple ? 0 : 8;
+        for (const auto& c : children_) {
+          int32_t l = c->fixed_length();
+          if (l < 0) return -1;
+          sum += l;
+        }
+        return sum;
+      }
+      case Shape::kNullable: {
+        int32_t l = children_[0]->fixed_length();
+        return padding_ > 0 && l >= 0 ? l + 1 : -1;
+      }
+      case Shape::kDelegate: return children_[0]->fixed_length();
+      default: return -1;
+    }
+  }
+
+  void read(ByteReader& r, nlohmann::json& out) const override {
+    switch (shape_) {
+      case Shape::kTuple:
+        out = nlohmann::json::array();
+        for (const auto& c : children_) {
+          if (!r.ok()) return;
+          c->read(r, out.emplace_back());
+        }
+        return;
+      case Shape::kList: {
+        int32_t n = r.count(0, "list element");
+        out = nlohmann::json::array();
+        for (int32_t i = 0; i < n && r.ok(); ++i) children_[0]->read(r, out.emplace_back());
+        return;
+      }
+      case Shape::kMap: {
+        int32_t n = r.count(2, "map entry");
+        out = nlohmann::json::array();
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          nlohmann::json& pair = out.emplace_back(nlohmann::json::array());
+          children_[0]->read(r, pair.emplace_back());
+          if (r.boolean()) pair.emplace_back(nullptr);
+          else children_[1]->read(r, pair.emplace_back());
+        }
+        return;
+      }
+      case Shape::kNullable:
+        if (r.boolean()) {
+          r.skip(static_cast<size_t>(padding_));
+          out = nullptr;
+        } else {
+          children_[0]->read(r, out);
+        }
+        return;
+      case Shape::kEither: {
+        bool left = r.boolean();
+        nlohmann::json v;
+        children_[left ? 0 : 1]->read(r, v);
+        out = {{left ? "left" : "right", std::move(v)}};
+        return;
+      }
+      case Shape::kOption:
+        if (r.boolean()) children_[0]->read(r, out);
+        else out = nullptr;
+        return;
+      case Shape::kGenericArray: {
+        int32_t n = r.count(1, "array element");
+        out = nlohmann::json::array();
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          if (r.boolean()) children_[0]->read(r, out.emplace_back());
+          else out.emplace_back(nullptr);
+        }
+        return;
+      }
+      case Shape::kTtl: read_long_then(r, "ttl_ts", *children_[1], "value", out); return;
+      case Shape::kTimer: {
+        auto ts = static_cast<int64_t>(r.u64() ^ 0x8000000000000000ULL);
+        nlohmann::json key, ns;
+        children_[0]->read(r, key);
+        if (r.ok()) children_[1]->read(r, ns);
+        out = {{"timestamp", ts}, {"key", std::move(key)}, {"namespace", std::move(ns)}};
+        return;
+      }
+      case Shape::kStreamElement: read_stream_element(r, out); return;
+      case Shape::kBufferEntry: {
+        bool joined = r.boolean();
+        nlohmann::json v;
+        children_[0]->read(r, v);
+        out = {{"joined", joined}, {"element", std::move(v)}};
+        return;
+      }
+      case Shape::kUnion: {
+        uint64_t at = r.offset();
+        uint8_t tag = r.u8();
+        if (!r.ok()) return;
+        if (tag != 1 && tag != 2) {
+          r.fail_at(at, fmt::format("unknown tagged union tag {} (expected 1 or 2)", tag));
+          return;
+        }
+        nlohmann::json v;
+        children_[tag - 1]->read(r, v);
+        out = {{tag == 1 ? "one" : "two", std::move(v)}};
+        return;
+      }
+      case Shape::kLinkedList: {
+        int32_t n = r.count(0, "list element");
+        std::string_view mask;
+        if (null_mask_) mask = r.bytes((static_cast<size_t>(n) + 7) / 8);
+        out = nlohmann::json::array();
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          if (null_mask_ && (static_cast<uint8_t>(mask[i / 8]) & (0x80 >> (i % 8)))) out.emplace_back(nullptr);
+          else children_[0]->read(r, out.emplace_back());
+        }
+        return;
+      }
+      case Shape::kDelegate: children_[0]->read(r, out); return;
+      case Shape::kRow: read_row(r, out); return;
+      case Shape::kTwoPhaseCommit: read_two_phase_commit(r, out); return;
+      case Shape::kWindowKey: read_long_then(r, "window", *children_[0], "key", out); return;
+    }
+  }
+
+  // Containers of the common types written without a tree; the rest through read().
+  void write_json(ByteReader& r, std::string& out) const override {
+    switch (shape_) {
+      case Shape::kTuple:
+        out += '[';
+        for (size_t i = 0; i < children_.size() && r.ok(); ++i) {
+          if (i) out += ',';
+          children_[i]->write_json(r, out);
+        }
+        out += ']';
+        return;
+      case Shape::kList: {
+        int32_t n = r.count(0, "list element");
+        out += '[';
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          if (i) out += ',';
+          children_[0]->write_json(r, out);
+        }
+        out += ']';
+        return;
+      }
+      case Shape::kMap: {
+        int32_t n = r.count(2, "map entry");
+        out += '[';
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          out += i ? ",[" : "[";
+          children_[0]->write_json(r, out);
+          out += ',';
+          if (r.boolean()) out += "null";
+          else children_[1]->write_json(r, out);
+          out += ']';
+        }
+        out += ']';
+        return;
+      }
+      case Shape::kNullable:
+        if (r.boolean()) {
+          r.skip(static_cast<size_t>(padding_));
+          out += "null";
+        } else {
+          children_[0]->write_json(r, out);
+        }
+        return;
+      case Shape::kOption:
+        if (r.boolean()) children_[0]->write_json(r, out);
+        else out += "null";
+        return;
+      case Shape::kTtl:
+        out += "{\"ttl_ts\":";  // members in key order, as the tree prints
+        append_json_integer(out, r.i64());
+        out += ",\"value\":";
+        children_[1]->write_json(r, out);
+        out += '}';
+        return;
+      case Shape::kDelegate: children_[0]->write_json(r, out); return;
+      default: ValueDecoder::write_json(r, out); return;
+    }
+  }
+
+  std::optional<int32_t> java_hash_code(const nlohmann::json& v) const override {
+    switch (shape_) {
+      case Shape::kTuple: {
+        // Tuple1..25#hashCode: 31 * result + field hash, starting from the first field's.
+        if (!v.is_array() || v.size() != children_.size() || children_.empty()) return std::nullopt;
+        int32_t h = 0;
+        for (size_t i = 0; i < children_.size(); ++i) {
+          int32_t fh = 0;
+          if (!v[i].is_null()) {
+            auto c = children_[i]->java_hash_code(v[i]);
+            if (!c) return std::nullopt;
+            fh = *c;
+          }
+          h = i == 0 ? fh : static_cast<int32_t>(31u * static_cast<uint32_t>(h) + static_cast<uint32_t>(fh));
+        }
+        return h;
+      }
+      case Shape::kList: {
+        if (!v.is_array()) return std::nullopt;
+        uint32_t h = 1;
+        for (const auto& e : v) {
+          uint32_t eh = 0;
+          if (!e.is_null()) {
+            auto c = children_[0]->java_hash_code(e);
+            if (!c) return std::nullopt;
+            eh = static_cast<uint32_t>(*c);
+          }
+          h = 31u * h + eh;
+        }
+        return static_cast<int32_t>(h);
+      }
+      case Shape::kNullable: case Shape::kDelegate: case Shape::kOption:
+        return v.is_null() ? std::nullopt : children_[0]->java_hash_code(v);
+      case Shape::kRow: return row_hash_code(v);
+      default: return std::nullopt;
+    }
+  }
+
+  // Row#hashCode changed with Flink's versions, which the snapshot's outer version tells apart:
+  // up to 1.10 (version <= 2) Arrays.deepHashCode(fields); from 1.13 (version 4+)
+  // RowUtils.deepHashCodeRow, 31 * RowKind byte + a 1-seeded 31-fold of each field's
+  // deepHashCodeInternal. 1.11 and 1.12 (version 3) hashed rows yet another way: not recomputed.
+  std::optional<int32_t> row_hash_code(const nlohmann::json& v) const {
+    const nlohmann::json* fields_member = json_member(v, "fields");
+    const nlohmann::json* kind_member = json_member(v, "kind");
+    if (!fields_member || !kind_member || !kind_member->is_string()) return std::nullopt;
+    const nlohmann::json& fields = *fields_member;
+    if (!fields.is_array() || fields.size() != children_.size() || outer_version_ == 3) return std::nullopt;
+    uint32_t h = 1;
+    for (size_t i = 0; i < children_.size(); ++i) {
+      std::optional<int32_t> f = 0;
+      if (outer_version_ <= 2) {
+        if (!fields[i].is_null()) f = children_[i]->java_hash_code(fields[i]);
+      } else {
+        f = deep_hash_code(*children_[i], fields[i]);
+      }
+      if (!f) return std::nullopt;
+      h = 31u * h + static_cast<uint32_t>(*f);
+    }
+    if (outer_version_ <= 2) return static_cast<int32_t>(h);
+    static const std::string kKinds[] = {"+I", "-U", "+U", "-D"};
+    const auto kind = std::find(std::begin(kKinds), std::end(kKinds), kind_member->get_ref<const std::string&>());
+    if (kind == std::end(kKinds)) return std::nullopt;
+    return static_cast<int32_t>(31u * static_cast<uint32_t>(kind - std::begin(kKinds)) + h);
+  }
+
+  // RowUtils.deepHashCodeInternal: null 0, a java.util.List a 1-seeded 31-fold of its elements'
+  // deep hashes, any other object Arrays.deepHashCode(new Object[]{o}) = 31 + o.hashCode().
+  // Maps and object arrays (their own deep forms) are not recomputed.
+  static std::optional<int32_t> deep_hash_code(const ValueDecoder& d, const nlohmann::json& v) {
+    if (v.is_null()) return 0;
+    const auto* s = dynamic_cast<const StructuredDecoder*>(&d);
+    if (s && (s->shape_ == Shape::kNullable || s->shape_ == Shape::kDelegate || s->shape_ == Shape::kOption))
+      return deep_hash_code(*s->children_[0], v);
+    if (s && s->shape_ == Shape::kList) {
+      if (!v.is_array()) return std::nullopt;
+      uint32_t h = 1;
+      for (const auto& e : v) {
+        auto eh = deep_hash_code(*s->children_[0], e);
+        if (!eh) return std::nullopt;
+        h = 31u * h + static_cast<uint32_t>(*eh);
+      }
+      return static_cast<int32_t>(h);
+    }
+    if (s && (s->shape_ == Shape::kMap || s->shape_ == Shape::kGenericArray)) return std::nullopt;
+    auto h = d.java_hash_code(v);
+    if (!h) return std::nullopt;
+    return static_cast<int32_t>(31u + static_cast<uint32_t>(*h));
+  }
+
+ private:
+  void read_stream_element(ByteReader& r, nlohmann::json& out) const {
+    uint64_t at = r.offset();
+    uint8_t tag = r.u8();
+    if (!r.ok()) return;
+    switch (tag) {
+      case 0: {  // record with timestamp
+        int64_t ts = r.i64();
+        nlohmann::json v;
+        children_[0]->read(r, v);
+        out = {{"record", std::move(v)}, {"timestamp", ts}};
+        return;
+      }
+      case 1: {
+        nlohmann::json v;
+        children_[0]->read(r, v);
+        out = {{"record", std::move(v)}};
+        return;
+      }
+      case 2: out = {{"watermark", r.i64()}}; return;
+      case 3: {
+        int64_t marked = r.i64();
+        int64_t lower = r.i64();
+        int64_t upper = r.i64();
+        int32_t subtask = r.i32();
+        out = {{"latency_marker", {{"marked_time", marked}, {"operator_lower", lower},
+                                   {"operator_upper", upper}, {"subtask", subtask}}}};
+        return;
+      }
+      case 4: out = {{"watermark_status", r.i32()}}; return;
+      default: r.fail_at(at, fmt::format("unknown stream element tag {}", tag));
+    }
+  }
+
+  // An i64, then one child's value: {first: the long, second: the value} (TTL, WindowKey).
+  static void read_long_then(ByteReader& r, const char* first, const ValueDecoder& child, const char* second,
+                             nlohmann::json& out) {
+    int64_t v = r.i64();
+    nlohmann::json c;
+    child.read(r, c);
+    out = {{first, v}, {second, std::move(c)}};
+  }
+
+  void read_two_phase_commit(ByteReader& r, nlohmann::json& out) const {
+    auto txn = [&](nlohmann::json& t) {
+      nlohmann::json handle;
+      children_[0]->read(r, handle);
+      int64_t start = r.i64();
+      t = {{"handle", std::move(handle)}, {"start_time", start}};
+    };
+    nlohmann::json pending;
+    if (!nullable_txn_ || r.boolean()) txn(pending);
+    int32_t n = r.count(8, "pending commit transaction");
+    nlohmann::json commits = nlohmann::json::array();
+    for (int32_t i = 0; i < n && r.ok(); ++i) txn(commits.emplace_back());
+    nlohmann::json context;
+    if (r.ok() && r.boolean()) children_[1]->read(r, context);
+    out = {{"pending", std::move(pending)}, {"pending_commit", std::move(commits)}, {"context", std::move(context)}};
+  }
+
+  void read_row(ByteReader& r, nlohmann::json& out) const {
+    size_t kind_bits = row_kind_ ? 2 : 0;
+    size_t arity = children_.size();
+    std::string_view mask = r.bytes((kind_bits + arity + 7) / 8);
+    if (!r.ok()) return;
+    auto bit = [&](size_t i) { return (static_cast<uint8_t>(mask[i / 8]) & (0x80 >> (i % 8))) != 0; };
+    int kind = row_kind_ ? (bit(0) ? 1 : 0) | (bit(1) ? 2 : 0) : 0;
+    nlohmann::json fields = nlohmann::json::array();
+    for (size_t i = 0; i < arity && r.ok(); ++i) {
+      if (bit(kind_bits + i)) fields.emplace_back(nullptr);
+      else children_[i]->read(r, fields.emplace_back());
+    }
+    out = {{"kind", row_kind_name(kind)}, {"fields", std::move(fields)}};
+  }
+
+  Shape shape_;
+  std::vector<DecoderPtr> children_;
+  int32_t padding_;
+  bool row_kind_;
+  bool null_mask_;
+  bool nullable_txn_;
+  int32_t outer_version_;
+};
+
+// PojoSerializer: flags byte, then fields (or a subclass' serializer).
+class PojoDecoder final : public ValueDecoder {
+ public:
+  static constexpr uint8_t kIsNull = 1, kNoSubclass = 2, kIsSubclass = 4, kIsTaggedSubclass = 8;
+
+  PojoDecoder(const SerializerSnapshot& s, std::vector<DecoderPtr> fields, std::vector<DecoderPtr> registered,
+              std::vector<DecoderPtr> nonregistered)
+      : ValueDecoder(s.serializer_class), class_(s.type_class), names_(s.field_names),
+        fields_(std::move(fields)), registered_(std::move(registered)),
+        nonregistered_names_(s.pojo_nonregistered_subclasses), nonregistered_(std::move(nonregistered)) {
+    for (size_t i = 0; i < names_.size(); ++i)
+      if (names_[i].empty()) names_[i] = fmt::format("missing-field-at-{}", i);
+  }
+
+  bool decodable() const override {
+    for (const auto& f : fields_)
+      if (f && !f->decodable()) return false;
+    return true;
+  }
+  std::string why_not() const override {
+    for (const auto& f : fields_)
+      if (f && !f->decodable()) return f->why_not();
+    return {};
+  }
+
+  void read(ByteReader& r, nlohmann::json& out) const override {
+    uint64_t at = r.offset();
+    uint8_t flags = r.u8();
+    if (!r.ok()) return;
+    if (flags & kIsNull) { out = nullptr; return; }
+    if (flags & kIsSubclass) {
+      std::string name = r.utf();
+      if (!r.ok()) return;
+      for (size_t i = 0; i < nonregistered_names_.size(); ++i)
+        if (nonregistered_names_[i] == name && nonregistered_[i]) { nonregistered_[i]->read(r, out); return; }
+      r.not_supported_at(at, fmt::format("POJO subclass {} of {} has no serializer snapshot", name, class_));
+      return;
+    }
+    if (flags & kIsTaggedSubclass) {
+      uint8_t tag = r.u8();
+      if (!r.ok()) return;
+      if (tag >= registered_.size() || !registered_[tag]) {
+        r.fail_at(at, fmt::format("POJO subclass tag {} of {} is not registered", tag, class_));
+        return;
+      }
+      registered_[tag]->read(r, out);
+      return;
+    }
+    if (!(flags & kNoSubclass)) {
+      r.fail_at(at, fmt::format("invalid POJO flags {:#x}", flags));
+      return;
+    }
+    nlohmann::json fields = nlohmann::json::object();
+    for (size_t i = 0; i < fields_.size() && r.ok(); ++i) {
+      uint64_t field_at = r.offset();
+      if (r.boolean()) { fields[names_[i]] = nullptr; continue; }
+      if (!fields_[i]) {
+        r.fail_at(field_at, fmt::format("field {} of {} holds a value but has no serializer", names_[i], class_));
+        return;
+      }
+      fields_[i]->read(r, fields[names_[i]]);
+    }
+    out = {{"class", class_}, {"fields", std::move(fields)}};
+  }
+
+ private:
+  std::string class_;
+  std::vector<std::string> names_;
+  std::vector<DecoderPtr> fields_;
+  std::vector<DecoderPtr> registered_;
+  std::vector<std::string> nonregistered_names_;
+  std::vector<DecoderPtr> nonregistered_;
+};
+
+// EnumSerializer: i32 ordinal into the snapshot's constant list.
+class EnumDecoder final : public ValueDecoder {
+ public:
+  explicit EnumDecoder(const SerializerSnapshot& s)
+      : ValueDecoder(s.serializer_class), constants_(s.enum_constants) {}
+  int32_t fixed_length() const override { return 4; }
+  void read(ByteReader& r, nlohmann::json& out) const override {
+    uint64_t at = r.offset();
+    int32_t ordinal = r.i32();
+    if (!r.ok()) return;
+    if (ordinal < 0 || static_cast<size_t>(ordinal) >= constants_.size()) {
+      r.fail_at(at, fmt::format("enum ordinal {} out of range (the snapshot has {} constants)", ordinal,
+                                constants_.size()));
+      return;
+    }
+    out = constants_[static_cast<size_t>(ordinal)];
+  }
+  void skip(ByteReader& r) const override { r.skip(4); }
+
+ private:
+  std::vector<std::string> constants_;
+};
+
+struct ShapeByClass {
+  std::string_view suffix;
+  Shape shape;
+  size_t children;  // expected number of nested snapshots; 0 = any (>= 1 for tuples)
+};
+
+constexpr ShapeByClass kShapes[] = {
+    {".TupleSerializerSnapshot", Shape::kTuple, 0},
+    {".ScalaCaseClassSerializerSnapshot", Shape::kTuple, 0},
+    {".Tuple2CaseClassSerializerSnapshot", Shape::kTuple, 2},
+    {"$RowSerializerSnapshot", Shape::kRow, 0},
+    {".ListSerializerSnapshot", Shape::kList, 1},
+    {".ArrayListSerializerSnapshot", Shape::kList, 1},
+    {".MapSerializerSnapshot", Shape::kMap, 2},
+    {".SortedMapSerializerSnapshot", Shape::kMap, 2},
+    {"$NullableSerializerSnapshot", Shape::kNullable, 1},
+    {".JavaEitherSerializerSnapshot", Shape::kEither, 2},
+    {".ScalaOptionSerializerSnapshot", Shape::kOption, 1},
+    {".GenericArraySerializerSnapshot", Shape::kGenericArray, 1},
+    {"$TtlSerializerSnapshot", Shape::kTtl, 2},
+    {".TimerSerializerSnapshot", Shape::kTimer, 2},
+    {"$StreamElementSerializerSnapshot", Shape::kStreamElement, 1},
+    {"$BufferEntrySerializerSnapshot", Shape::kBufferEntry, 1},
+    {"CoGroupedStreams$UnionSerializerSnapshot", Shape::kUnion, 2},
+    {"$LinkedListSerializerSnapshot", Shape::kLinkedList, 1},
+    {".ListViewSerializerSnapshot", Shape::kDelegate, 1},
+    {".MapViewSerializerSnapshot", Shape::kDelegate, 1},
+    {".TtlAwareSerializerSnapshot", Shape::kDelegate, 1},
+    {"TwoPhaseCommitSinkFunction$StateSerializerSnapshot", Shape::kTwoPhaseCommit, 2},
+    {"$WindowKeySerializerSnapshot", Shape::kWindowKey, 1},
+};
+
+Result<std::vector<DecoderPtr>> children_of(const std::vector<SerializerSnapshot>& nested, bool allow_missing) {
+  std::vector<DecoderPtr> out;
+  for (const auto& n : nested) {
+    if (allow_missing && n.snapshot_class.empty()) {
+      out.emplace_back();
+      continue;
+    }
+    CKPT_ASSIGN_OR_RETURN(auto d, make_decoder(n));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<DecoderPtr> make_structured(const SerializerSnapshot& s) {
+  if (s.form == SnapshotForm::kPojo) {
+    CKPT_ASSIGN_OR_RETURN(auto fields, children_of(s.nested, true));
+    CKPT_ASSIGN_OR_RETURN(auto reg, children_of(s.pojo_registered_snapshots, true));
+    CKPT_ASSIGN_OR_RETURN(auto nonreg, children_of(s.pojo_nonregistered_snapshots, true));
+    return DecoderPtr(std::make_unique<PojoDecoder>(s, std::move(fields), std::move(reg), std::move(nonreg)));
+  }
+  if (s.form == SnapshotForm::kEnum) return DecoderPtr(std::make_unique<EnumDecoder>(s));
+  if (s.form != SnapshotForm::kComposite) return DecoderPtr();
+  for (const auto& entry : kShapes) {
+    if (!ends_with(s.snapshot_class, entry.suffix)) continue;
+    if ((entry.children > 0 && s.nested.size() != entry.children) ||
+        (entry.children == 0 && entry.shape == Shape::kTuple && s.nested.empty()))
+      return Error(ErrorCode::kCorruption,
+                   fmt::format("{} snapshot has {} nested serializers", s.display_name(), s.nested.size()), s.offset);
+    CKPT_ASSIGN_OR_RETURN(auto children, children_of(s.nested, false));
+    return DecoderPtr(std::make_unique<StructuredDecoder>(s, entry.shape, std::move(children)));
+  }
+  return DecoderPtr();
+}
+
+}  // namespace ckpt::decoders

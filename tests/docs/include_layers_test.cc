@@ -1,0 +1,98 @@
+// The library's folders are layers (lib/README.md): support < format < types < state < ops.
+// A file may include its own layer and the ones below, never one above, so that a change of a
+// higher layer can never break a lower one and each layer can be read and tested alone.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "testlib/test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Public headers belong to the layer that implements them.
+const std::map<std::string, int>& public_header_layers() {
+  static const std::map<std::string, int> layers = {
+      {"error.h", 0},   {"io.h", 0},        {"version.h", 0},  {"metadata.h", 1}, {"walk.h", 1},
+      {"resolve.h", 1}, {"entries.h", 3},
+  };
+  return layers;
+}
+
+int layer_of_folder(const std::string& first) {
+  static const std::map<std::string, int> layers = {
+      {"support", 0}, {"format", 1}, {"types", 2}, {"state", 3}, {"ops", 4}};
+  auto it = layers.find(first);
+  return it == layers.end() ? -1 : it->second;
+}
+
+// Layer of an include as written ("state/heap/x.h", "ckpt/dump.h"); -1 for unknown folders.
+int layer_of_include(const std::string& inc) {
+  size_t slash = inc.find('/');
+  if (slash == std::string::npos) return -1;
+  std::string first = inc.substr(0, slash);
+  if (first == "ckpt") {
+    auto it = public_header_layers().find(inc.substr(slash + 1));
+    return it == public_header_layers().end() ? 4 : it->second;  // operations' headers: the top
+  }
+  return layer_of_folder(first);
+}
+
+}  // namespace
+
+TEST_CASE("library files include only their own layer and the layers below", "[docs][architecture]") {
+  const std::string src = ckpt::test::source_dir() + "/lib/src";
+  const std::regex include(R"re(#include\s+"([^"]+)")re");
+  int files = 0, includes = 0;
+  for (const auto& e : fs::recursive_directory_iterator(src)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), src).generic_string();
+    int own = layer_of_folder(rel.substr(0, rel.find('/')));
+    INFO(rel);
+    REQUIRE(own >= 0);  // every file sits in a layer's folder
+    ++files;
+    const std::string text = ckpt::test::read_file(e.path().string());
+    for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it) {
+      std::string inc = (*it)[1].str();
+      int layer = layer_of_include(inc);
+      INFO("includes " << inc);
+      CHECK(layer >= 0);
+      CHECK(layer <= own);
+      ++includes;
+    }
+  }
+  CHECK(files > 100);
+  CHECK(includes > 300);
+}
+
+TEST_CASE("public headers include only public headers and no file outside tests includes tests", "[docs][architecture]") {
+  const std::regex include(R"re(#include\s+"([^"]+)")re");
+  for (const auto& e : fs::recursive_directory_iterator(ckpt::test::source_dir() + "/lib/include")) {
+    if (!e.is_regular_file()) continue;
+    const std::string text = ckpt::test::read_file(e.path().string());
+    for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it) {
+      INFO(e.path().filename().string() << " includes " << (*it)[1].str());
+      CHECK((*it)[1].str().rfind("ckpt/", 0) == 0);
+    }
+  }
+  int scanned = 0;
+  for (const char* dir : {"lib", "tools", "bench", "examples"}) {
+    fs::path base = fs::path(ckpt::test::source_dir()) / dir;
+    if (!fs::exists(base)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(base)) {
+      if (!e.is_regular_file()) continue;
+      auto ext = e.path().extension();
+      if (ext != ".cc" && ext != ".h" && e.path().filename() != "CMakeLists.txt") continue;
+      ++scanned;
+      const std::string text = ckpt::test::read_file(e.path().string());
+      INFO(e.path().string());
+      CHECK(text.find("testlib/") == std::string::npos);
+      CHECK(text.find("/tests") == std::string::npos);
+    }
+  }
+  CHECK(scanned > 100);
+}

@@ -1,0 +1,79 @@
+#include "testlib/test_support.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace ckpt::test {
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("CKPT_SHARED_DIR")) return env;
+  return CKPT_SHARED_DIR;
+}
+std::string corpus_dir() { return shared_dir() + "/testdata/flink"; }
+std::string expected_dir() { return shared_dir() + "/testdata/flink-expected"; }
+std::string source_dir() { return CKPT_SOURCE_DIR; }
+
+bool shared_available() {
+  std::error_code ec;
+  return fs::is_directory(corpus_dir(), ec);
+}
+
+bool program_available(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+std::vector<std::string> corpus_snapshots() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(corpus_dir(), ec))
+    if (e.is_directory() && fs::exists(e.path() / "_metadata")) out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string sql_corpus_dir() { return shared_dir() + "/testdata/flink-sql"; }
+std::string sql_expected_dir() { return shared_dir() + "/testdata/flink-sql-expected"; }
+
+std::vector<std::string> sql_corpus_snapshots() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(sql_corpus_dir(), ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (ec) break;
+    if (it->path().filename() == "savepoint" && fs::exists(it->path() / "_metadata")) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+ScratchDir::ScratchDir() {
+  std::random_device rd;
+  for (;;) {
+    path_ = (fs::temp_directory_path() / ("ckpt-test-" + std::to_string(rd()))).string();
+    std::error_code ec;
+    if (fs::create_directory(path_, ec)) break;
+  }
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+}  // namespace ckpt::test
