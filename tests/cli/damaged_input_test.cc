@@ -142,6 +142,16 @@ void require_refused_by_all(const test::ScratchDir& scratch, const std::string& 
   }
 }
 
+// The sample's RocksDB form with its `_metadata` model changed by `edit`: refused by every writer.
+void require_model_edit_refused(const std::function<void(Metadata&)>& edit) {
+  test::ScratchDir scratch;
+  std::string dir = rocks_base(scratch);
+  Metadata m = read_model(dir);
+  edit(m);
+  write_model(dir, m);
+  require_refused_by_all(scratch, dir);
+}
+
 }  // namespace
 
 TEST_CASE("convert compact and restore refuse a truncated operator state file", "[damage][cli]") {
@@ -174,49 +184,24 @@ TEST_CASE("convert compact and restore refuse a flipped byte in a keyed state na
 }
 
 TEST_CASE("convert compact and restore refuse max parallelism 0", "[damage][cli]") {
-  test::ScratchDir scratch;
-  std::string dir = rocks_base(scratch);
-  Metadata m = read_model(dir);
-  keyed_operator(m).max_parallelism = 0;
-  write_model(dir, m);
-  require_refused_by_all(scratch, dir);
+  require_model_edit_refused([](Metadata& m) { keyed_operator(m).max_parallelism = 0; });
 }
 
 TEST_CASE("convert compact and restore refuse max parallelism -1", "[damage][cli]") {
-  test::ScratchDir scratch;
-  std::string dir = rocks_base(scratch);
-  Metadata m = read_model(dir);
-  keyed_operator(m).max_parallelism = -1;
-  write_model(dir, m);
-  require_refused_by_all(scratch, dir);
+  require_model_edit_refused([](Metadata& m) { keyed_operator(m).max_parallelism = -1; });
 }
 
 TEST_CASE("convert compact and restore refuse parallelism -5", "[damage][cli]") {
-  test::ScratchDir scratch;
-  std::string dir = rocks_base(scratch);
-  Metadata m = read_model(dir);
-  keyed_operator(m).parallelism = -5;
-  write_model(dir, m);
-  require_refused_by_all(scratch, dir);
+  require_model_edit_refused([](Metadata& m) { keyed_operator(m).parallelism = -5; });
 }
 
 TEST_CASE("convert compact and restore refuse the key-group range 0+2147483647", "[damage][cli]") {
-  test::ScratchDir scratch;
-  std::string dir = rocks_base(scratch);
-  Metadata m = read_model(dir);
-  keyed_operator(m).subtasks.front().managed_keyed.range = {0, 2147483647};
-  write_model(dir, m);
-  require_refused_by_all(scratch, dir);
+  require_model_edit_refused([](Metadata& m) { keyed_operator(m).subtasks.front().managed_keyed.range = {0, 2147483647}; });
 }
 
 TEST_CASE("convert compact and restore refuse a max parallelism above 32768", "[damage][cli]") {
   // Flink's decoder reads it; KeyGroupRangeAssignment's UPPER_BOUND_MAX_PARALLELISM forbids it.
-  test::ScratchDir scratch;
-  std::string dir = rocks_base(scratch);
-  Metadata m = read_model(dir);
-  keyed_operator(m).max_parallelism = 65536;
-  write_model(dir, m);
-  require_refused_by_all(scratch, dir);
+  require_model_edit_refused([](Metadata& m) { keyed_operator(m).max_parallelism = 65536; });
 }
 
 TEST_CASE("convert compact and restore refuse a flipped byte in an SST data block", "[damage][cli]") {
