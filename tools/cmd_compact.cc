@@ -35,7 +35,7 @@ Runner setup_compact(CLI::App& sub) {
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     CompactOptions options;
     options.compression = *parse_compact_compression(a->compression);

@@ -40,7 +40,7 @@ Runner setup_convert(CLI::App& sub) {
       print_error(io, to.error().to_string());
       return kExitError;
     }
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     ConvertOptions options;
     options.to = *to;

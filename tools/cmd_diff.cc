@@ -44,7 +44,7 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_option("-j", a->jobs, "With --keys: decode N subtasks of each side at once")->type_name("N")->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->a, a->b});
     if (!remap) return kExitError;
     bool ndjson = a->format == "ndjson";
     if (ndjson && !a->keys) {

@@ -102,7 +102,7 @@ Runner setup_dump(CLI::App& sub) {
     options.limit = a->limit;
     options.jobs = a->jobs;
     options.keep_going = a->keep_going;
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     options.remap = std::move(*remap);
     bool table = a->format.empty() ? io.out_is_terminal : a->format == "table";

@@ -27,7 +27,7 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
   sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")->type_name("N")->check(CLI::Range(1, 256));
   return [a](Io& io) {
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     InspectOptions options;
     options.remap = std::move(*remap);

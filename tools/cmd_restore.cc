@@ -70,7 +70,7 @@ Runner setup_restore(CLI::App& sub) {
     options.jobs = a->jobs;
     options.force = a->force;
     options.key_serializers_from = a->key_serializers_from;
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     options.remap = std::move(*remap);
     if (io.err_is_terminal)

@@ -28,7 +28,7 @@ Runner setup_verify(CLI::App& sub) {
       ->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     VerifyOptions options;
     options.deep = a->deep;

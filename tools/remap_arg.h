@@ -16,7 +16,11 @@ void add_remap_option(CLI::App& sub, std::vector<std::string>* specs);
 
 // The parsed rules; on a malformed spec prints "ckpt: error: ..." and returns nullopt, after
 // which the caller exits with kExitError.
+// With `snapshots`, a rule that matches no file reference of any of them is reported as a
+// warning (a typo would otherwise only show as files not found); snapshots that cannot be read
+// are left to the command, which reports them.
 std::optional<std::vector<PrefixRule>> prefix_rules_or_report(Io& io, const std::vector<std::string>& specs,
-                                                              const char* flag = "--remap");
+                                                              const char* flag = "--remap",
+                                                              const std::vector<std::string>& snapshots = {});
 
 }  // namespace ckpt::cli

@@ -248,3 +248,27 @@ TEST_CASE("absolute URIs resolve through --remap - file: paths and base names - 
     }
   CHECK(beside_ssts == 1);
 }
+
+TEST_CASE("a --remap rule that matches no file reference is reported - spelled as /x file:/x or file:///x it is one rule", "[cli]") {
+  ckpt::test::ScratchDir scratch;
+  std::string snap = scratch / "chk-11";
+  std::string shared = scratch / "mirror/job/shared";
+  ckpt::test::write_absolute_snapshot(snap, "hdfs://nn:8020/flink/job/shared", shared);
+  // A typo (flnk) is named on stderr; the command still runs.
+  auto typo = run_cli({"inspect", snap, "--remap", "hdfs://nn:8020/flnk=" + (scratch / "mirror")});
+  CHECK(typo.status == 1);
+  CHECK(typo.err.find("ckpt: warning: --remap hdfs://nn:8020/flnk=" + (scratch / "mirror") +
+                      ": no file reference of the snapshot starts with hdfs://nn:8020/flnk") != std::string::npos);
+  auto right = run_cli({"verify", snap, "--remap", "hdfs://nn:8020/flink=" + (scratch / "mirror")});
+  CHECK(right.status == 0);
+  CHECK(right.err.find("warning: --remap") == std::string::npos);
+  // The snapshot's own files are file: URIs; a rule in any local spelling matches them.
+  for (const std::string& prefix : {snap, "file:" + snap, "file://" + snap}) {
+    INFO(prefix);
+    auto local = run_cli({"inspect", snap, "--remap", prefix + "=" + snap, "--remap",
+                          "hdfs://nn:8020/flink=" + (scratch / "mirror")});
+    CHECK(local.status == 0);
+    INFO(local.err);
+    CHECK(local.err.find("warning: --remap") == std::string::npos);
+  }
+}

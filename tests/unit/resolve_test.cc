@@ -1,6 +1,7 @@
 // Path rules of file resolution and relocation: prefixes, file: URIs, rule parsing.
 #include <catch2/catch.hpp>
 
+#include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 
 using namespace ckpt;
@@ -17,6 +18,47 @@ TEST_CASE("the longest prefix rule wins and prefixes match whole path components
   CHECK(longest_prefix_rule(rules, "hdfs://nn/a") == &rules[0]);
   PrefixRule slash{"s3://b/", "/mnt"};
   CHECK(apply_prefix_rule(slash, "s3://b/x/y") == "/mnt/x/y");
+}
+
+TEST_CASE("a local prefix rule matches however the rule and the URI spell the path", "[unit][format]") {
+  // /x, file:/x and file:///x are one place (the man page says so): as rules and as URIs.
+  for (const char* prefix : {"/data/ckpt", "file:/data/ckpt", "file:///data/ckpt", "file://localhost/data/ckpt"}) {
+    std::vector<PrefixRule> rules = {{prefix, "/mnt/copy"}};
+    for (const char* uri : {"/data/ckpt/shared/a.sst", "file:/data/ckpt/shared/a.sst", "file:///data/ckpt/shared/a.sst",
+                            "file://localhost/data/ckpt/shared/a.sst"}) {
+      INFO(prefix << " on " << uri);
+      const PrefixRule* r = longest_prefix_rule(rules, uri, PrefixMatch::kLocalPath);
+      REQUIRE(r);
+      CHECK(apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath) == "/mnt/copy/shared/a.sst");
+    }
+    for (const char* other : {"file:///data/ckpt2/a", "s3://data/ckpt/a", "file://otherhost/data/ckpt/a"})
+      CHECK(longest_prefix_rule(rules, other, PrefixMatch::kLocalPath) == nullptr);
+  }
+  // The longest match is measured on the place, not on the spelling.
+  std::vector<PrefixRule> rules = {{"file:///data", "/a"}, {"/data/ckpt", "/b"}};
+  CHECK(longest_prefix_rule(rules, "file:///data/ckpt/x", PrefixMatch::kLocalPath) == &rules[1]);
+  // Matched as text (relocate's --map), spellings stay apart.
+  CHECK(longest_prefix_rule(rules, "/data/ckpt/x") == &rules[1]);
+  CHECK(longest_prefix_rule(rules, "file:/data/x") == nullptr);
+}
+
+TEST_CASE("the rules no absolute file reference matches are found", "[unit][format]") {
+  Metadata m;
+  OperatorState op;
+  SubtaskState st;
+  st.managed_keyed.type = handle_type::kKeyGroups;
+  st.managed_keyed.delegate.type = handle_type::kFile;
+  st.managed_keyed.delegate.path = "file:///data/job/chk-1/abc";
+  StreamHandle relative;
+  relative.type = handle_type::kRelativeFile;
+  relative.path = "def";
+  OperatorHandle oh;
+  oh.delegate = relative;
+  st.managed_operator.push_back(oh);
+  op.subtasks.push_back(st);
+  m.operators.push_back(op);
+  std::vector<PrefixRule> rules = {{"/data/job", "/mnt"}, {"/data/jobs", "/x"}, {"def", "/y"}, {"s3://b", "/z"}};
+  CHECK(used_prefix_rules(m, rules) == std::vector<size_t>{0});
 }
 
 TEST_CASE("file: URIs and absolute paths have local paths - other schemes do not", "[unit][ops]") {

@@ -46,11 +46,23 @@ struct PrefixRule {
 Result<PrefixRule> parse_prefix_rule(const std::string& spec, const char* flag);
 // Every spec of a repeatable option, in order; the first bad one is the error.
 Result<std::vector<PrefixRule>> parse_prefix_rules(const std::vector<std::string>& specs, const char* flag);
-// The rule with the longest prefix of `uri`, or null.
-const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri);
+// How a rule's prefix is compared with a URI. Both match whole path components only.
+enum class PrefixMatch {
+  kText,       // as spelled: relocate rewrites URIs and must give back the bytes it was given
+  kLocalPath,  // local paths however spelled: `/x`, `file:/x`, `file:///x`, `file://localhost/x`
+};
+// The rule with the longest prefix of `uri` (the longest stretch of `uri` covered), or null.
+// File resolution (--remap) matches kLocalPath: the rule `/x`, `file:/x` or `file:///x` finds the
+// URIs `/x/a`, `file:/x/a`, `file:///x/a` and `file://localhost/x/a` alike.
+const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri,
+                                      PrefixMatch match = PrefixMatch::kText);
+// The indices of `rules` that some absolute file reference of `m` matches (relative handles
+// name no prefix), in order.
+std::vector<size_t> used_prefix_rules(const Metadata& m, const std::vector<PrefixRule>& rules,
+                                      PrefixMatch match = PrefixMatch::kLocalPath);
 // `replacement` + the rest of `uri` after the rule's prefix, with exactly one '/' between
 // them when either side has one.
-std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri);
+std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri, PrefixMatch match = PrefixMatch::kText);
 
 // The local path that a `file:` URI or a scheme-less absolute path stands for
 // ("file:/a", "file:///a", "file://localhost/a" -> "/a"); nullopt for other schemes.

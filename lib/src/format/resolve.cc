@@ -134,21 +134,53 @@ Result<std::vector<PrefixRule>> parse_prefix_rules(const std::vector<std::string
   return rules;
 }
 
-// A prefix matches whole path components only: "s3://b/ab" does not match "s3://b/abc/x".
-static bool matches(const PrefixRule& r, std::string_view uri) {
-  if (uri.substr(0, r.prefix.size()) != r.prefix) return false;
-  return uri.size() == r.prefix.size() || r.prefix.back() == '/' || uri[r.prefix.size()] == '/';
+// The spelling rules and URIs are compared in: a local path for `file:` URIs and absolute paths
+// (however many slashes), the text as it is for other schemes.
+static std::string comparable(std::string_view uri, PrefixMatch match) {
+  if (match == PrefixMatch::kLocalPath)
+    if (auto local = local_path_of_uri(uri)) return *local;
+  return std::string(uri);
 }
 
-const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri) {
+// How much of `uri` the rule's prefix covers, or npos. A prefix matches whole path components
+// only: "s3://b/ab" does not match "s3://b/abc/x".
+static size_t matched_length(const PrefixRule& r, std::string_view uri, PrefixMatch match) {
+  const std::string prefix = comparable(r.prefix, match), text = comparable(uri, match);
+  if (prefix.empty() || text.compare(0, prefix.size(), prefix) != 0) return std::string::npos;
+  if (text.size() != prefix.size() && prefix.back() != '/' && text[prefix.size()] != '/') return std::string::npos;
+  // The same place in `uri` as spelled: what follows is the same in both spellings.
+  return uri.size() - (text.size() - prefix.size());
+}
+
+const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri, PrefixMatch match) {
   const PrefixRule* best = nullptr;
-  for (const auto& r : rules)
-    if (matches(r, uri) && (!best || r.prefix.size() > best->prefix.size())) best = &r;
+  size_t best_length = 0;
+  for (const auto& r : rules) {
+    size_t n = matched_length(r, uri, match);
+    if (n != std::string::npos && (!best || n > best_length)) {
+      best = &r;
+      best_length = n;
+    }
+  }
   return best;
 }
 
-std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri) {
-  std::string_view rest = uri.substr(rule.prefix.size());
+std::vector<size_t> used_prefix_rules(const Metadata& m, const std::vector<PrefixRule>& rules, PrefixMatch match) {
+  std::vector<bool> used(rules.size(), false);
+  for_each_stream(m, [&](const StreamHandle& s, const StreamSite&) {
+    if (s.type == handle_type::kRelativeFile || s.path.empty()) return;
+    for (size_t i = 0; i < rules.size(); ++i)
+      if (!used[i] && matched_length(rules[i], s.path, match) != std::string::npos) used[i] = true;
+  });
+  std::vector<size_t> out;
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (used[i]) out.push_back(i);
+  return out;
+}
+
+std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri, PrefixMatch match) {
+  const size_t covered = matched_length(rule, uri, match);
+  std::string_view rest = uri.substr(covered == std::string::npos ? rule.prefix.size() : covered);
   if (rest.empty() || rule.replacement.empty()) return rule.replacement + std::string(rest);
   bool left = rule.replacement.back() == '/';
   bool right = rest.front() == '/';
@@ -285,7 +317,8 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
 }
 
 std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
-  if (const PrefixRule* r = longest_prefix_rule(remap_, uri)) return apply_prefix_rule(*r, uri);
+  if (const PrefixRule* r = longest_prefix_rule(remap_, uri, PrefixMatch::kLocalPath))
+    return apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath);
   return local_path_of_uri(uri);
 }
 
@@ -302,8 +335,8 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
     if (f && !f->regular && !irregular) irregular = f;
     return f && f->regular;
   };
-  if (const PrefixRule* r = longest_prefix_rule(remap_, uri))
-    if (auto f = lookup(apply_prefix_rule(*r, uri), true); usable(f)) return f;
+  if (const PrefixRule* r = longest_prefix_rule(remap_, uri, PrefixMatch::kLocalPath))
+    if (auto f = lookup(apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath), true); usable(f)) return f;
   if (auto local = local_path_of_uri(uri))
     if (auto f = lookup(*local, true); usable(f)) return f;
   size_t slash = uri.rfind('/');
