@@ -50,26 +50,31 @@ TEST_CASE("a java object that refers to itself is read as a tree without a cycle
   CHECK(next != v->get());
   CHECK(next->kind == java::Value::Kind::kObject);
   CHECK(next->class_name == "A");
-  CHECK(next->fields.empty());
+  CHECK(next->unfilled);
+  CHECK(next->classes.empty());
 }
 
 TEST_CASE("a java stream of more objects than the reader builds is refused", "[format][unit][corrupt]") {
-  // Each element of a byte[] is a node of the tree, a hundred bytes or more for one byte of
-  // input: 70,000 of them exceed the reader's 65,536 nodes, 60,000 do not.
+  // Each string of an Object[] is a node of the tree, a hundred bytes or more for three bytes of
+  // input: 70,000 of them exceed the reader's 65,536 nodes, 60,000 do not. Primitive arrays keep
+  // their elements as bytes and count as one node.
   for (int32_t n : {60000, 70000}) {
     ByteWriter w;
     w.u16(0xACED);
     w.u16(5);
-    w.u8(0x75);  // TC_ARRAY of class "[B"
+    w.u8(0x75);  // TC_ARRAY of class "[Ljava.lang.Object;"
     w.u8(0x72);
-    (void)w.utf("[B");
-    w.u64(0xACF317F8060854E0ull);
+    (void)w.utf("[Ljava.lang.Object;");
+    w.u64(0x90CE589F1073296Cull);
     w.u8(0x02);
     w.u16(0);
     w.u8(0x78);
     w.u8(0x70);
     w.i32(n);
-    w.bytes(std::string(static_cast<size_t>(n), '\x01'));
+    for (int32_t i = 0; i < n; ++i) {
+      w.u8(0x74);
+      w.u16(0);
+    }
     ByteReader r(w.buffer());
     auto v = java::read_object_stream(r);
     INFO(n << " elements");
