@@ -18,6 +18,7 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   using decoders::make_opaque;
   CKPT_ASSIGN_OR_RETURN(auto table, decoders::make_table(s));
   if (table) return table;
+  if (auto java = decoders::make_java(s)) return java;
   switch (s.form) {
     case SnapshotForm::kLegacyConfig:
       return make_opaque(s, "legacy TypeSerializerConfigSnapshot: the serializer is Java-serialized");
@@ -38,8 +39,6 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   if (auto d = decoders::make_scalar(s)) return d;
   CKPT_ASSIGN_OR_RETURN(auto d, decoders::make_structured(s));
   if (d) return d;
-  if (s.snapshot_class == "org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot")
-    return make_opaque(s, "java serialization needs the job's classes");
   return make_opaque(s, fmt::format("values of {} are not understood", s.display_name()));
 }
 
