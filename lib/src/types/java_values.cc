@@ -311,7 +311,8 @@ std::optional<Json> jdk_value(const Value& v) {
   // Lists and sets: writeObject writes a count (ArrayList: its capacity, then the elements).
   if (c == "java.util.ArrayList" || c == "java.util.LinkedList" || c == "java.util.ArrayDeque" ||
       c == "java.util.HashSet" || c == "java.util.LinkedHashSet" || c == "java.util.TreeSet") {
-    std::string_view owner = c == "java.util.LinkedHashSet" ? "java.util.HashSet" : c;
+    std::string_view owner = c;
+    if (c == "java.util.LinkedHashSet") owner = "java.util.HashSet";
     const auto* items = data(owner);
     if (!items) return std::nullopt;
     DataCursor cursor(*items);
@@ -404,18 +405,19 @@ Json object_json(const Value& v) {
   Json fields = Json::object();
   Json write_object = Json::array();
   Json write_external = Json::array();
+  // Most derived class first: a field a superclass declares again goes under "Class.name".
+  for (auto d = v.classes.rbegin(); d != v.classes.rend(); ++d) {
+    for (const auto& [name, value] : d->fields)
+      fields[fields.contains(name) ? d->desc->name + "." + name : name] = render(*value);
+  }
   for (const ClassData& d : v.classes) {
-    for (const auto& [name, value] : d.fields) {
-      // A field that a subclass declares again keeps its superclass' value under Class.name.
-      std::string key = fields.contains(name) ? d.desc->name + "." + name : name;
-      fields[key] = render(*value);
-    }
     if (d.annotations.empty()) continue;
-    Json& out = (d.desc->flags & java::kScExternalizable) ? write_external : write_object;
-    for (auto& item : method_data(d, (d.desc->flags & java::kScExternalizable) ? "writeExternal" : "writeObject"))
-      out.push_back(std::move(item));
+    bool external = d.desc->flags & java::kScExternalizable;
+    Json& out = external ? write_external : write_object;
+    for (auto& item : method_data(d, external ? "writeExternal" : "writeObject")) out.push_back(std::move(item));
   }
   Json out = {{"class", v.class_name}, {"fields", std::move(fields)}};
+  if (v.desc && v.desc->proxy) out["interfaces"] = v.desc->interfaces;
   if (!write_object.empty()) out["writeObject"] = std::move(write_object);
   if (!write_external.empty()) out["writeExternal"] = std::move(write_external);
   return out;
