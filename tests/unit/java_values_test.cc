@@ -164,3 +164,31 @@ TEST_CASE("JavaSerializer values decode through the one grammar and end where th
   REQUIRE_FALSE(cut.ok());
   CHECK(*cut.error()->offset <= 0x100u + 20);
 }
+
+TEST_CASE("a legacy config snapshot holding a Java-serialized JavaSerializer decodes its values", "[state][unit]") {
+  // Flink 1.2's `_default_` operator state names its serializer this way: the serializer object
+  // itself, Java-serialized (TypeSerializerSerializationProxy), in a legacy config snapshot.
+  test::JavaStreamBuilder serializer;
+  serializer.header().object();
+  serializer.class_desc("org.apache.flink.runtime.state.JavaSerializer", 0x1234, 0x02, {});
+  serializer.class_desc("org.apache.flink.api.common.typeutils.TypeSerializer", 1, 0x02, {}).null();
+  SerializerSnapshot s;
+  s.form = SnapshotForm::kLegacyConfig;
+  s.serializer_class = "org.apache.flink.runtime.state.JavaSerializer";
+  s.legacy_java_serializer = serializer.bytes();
+  auto d = make_decoder(s);
+  REQUIRE(d.ok());
+  REQUIRE((*d)->decodable());
+  std::string value = test::jdk_stream("TreeMap");
+  ByteReader r(value);
+  auto v = decode_framed(**d, r, value.size());
+  REQUIRE(v.ok());
+  CHECK(*v == json::parse(R"([[1,"a"],[2,"b"]])"));
+  // Another Java-serialized serializer stays opaque, saying why.
+  test::JavaStreamBuilder other;
+  other.header().object().class_desc("com.example.OwnSerializer", 1, 0x02, {}).null();
+  s.legacy_java_serializer = other.bytes();
+  auto o = make_decoder(s);
+  REQUIRE(o.ok());
+  CHECK_FALSE((*o)->decodable());
+}
