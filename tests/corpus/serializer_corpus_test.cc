@@ -223,6 +223,8 @@ TEST_CASE("decoded upgrade-test values equal the ones Flink's upgrade tests wrot
     CHECK(address["fields"]["street"] == "Baker Street");
     CHECK(address["fields"]["zip"] == "NW1 6XE");
   }
+  // JavaSerializerUpgradeTest writes the Integer 26: one object stream, read structurally.
+  for (const char* v : {"java-serializer-1.11", "java-serializer-1.20"}) CHECK(decode_dir(v) == 26);
   // Kryo needs the job's classes: shown as hex with the reason.
   auto kryo = decode_dir("kryo-type-serializer-empty-config-1.20");
   CHECK(kryo["hex"].get<std::string>().substr(0, 8) == "0100d001");

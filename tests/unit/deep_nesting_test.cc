@@ -83,7 +83,7 @@ TEST_CASE("java object streams nested 10000 deep stop at 64 levels on a small st
 TEST_CASE("checkpoint properties nested 10000 deep stop at 16 levels on a small stack", "[state][unit][corrupt]") {
   const std::string bytes = test::nested_checkpoint_properties(10000);
   Error e = error_on_both_stacks([&] { return decode_checkpoint_properties(bytes, 0x80); });
-  CHECK(e.message == "java objects nested too deeply");
+  CHECK(e.message == "java stream objects nested deeper than 16");
   REQUIRE(e.offset.has_value());
   CHECK(*e.offset < 0x80u + bytes.size());
 }

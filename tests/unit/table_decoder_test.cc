@@ -136,15 +136,19 @@ TEST_CASE("ExternalSerializer values are its internal serializer's with structur
 
 TEST_CASE("RawValueData values decode through the serializer they nest or stay hex with the reason", "[state][unit]") {
   // RawValueDataSerializer writes a size, then what the inner serializer wrote: NullSerializer
-  // one byte (null), LongSerializer eight; a serializer that needs the job's classes leaves
-  // hex saying so, and an inner value shorter than its frame is corruption.
+  // one byte (null), LongSerializer eight, JavaSerializer one object stream (here the Integer
+  // 26, as a JVM wrote it), and an inner value shorter than its frame is corruption.
   auto nulls = decoder_for(raw_value_snapshot(null_serializer_snapshot()));
   CHECK(decode(*nulls, sized(std::string(1, '\0'))) == json(nullptr));
   auto longs = decoder_for(raw_value_snapshot(long_snapshot()));
   CHECK(decode(*longs, sized(big_endian64(42))) == json(42));
   CHECK(decode_error(*longs, sized(big_endian64(42) + "x"), 0x10).offset == 0x1cu);
   auto java = decoder_for(raw_value_snapshot(simple_snapshot("org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot")));
-  CHECK(decode(*java, sized("abc")) == json::parse(R"({"hex":"616263","why":"java serialization needs the job's classes"})"));
+  const std::string integer_26 = from_hex(
+      "aced0005737200116a6176612e6c616e672e496e746567657212e2a0a4f781873802000149000576616c7565787200106a617661"
+      "2e6c616e672e4e756d62657286ac951d0b94e08b02000078700000001a");
+  CHECK(decode(*java, sized(integer_26)) == json(26));
+  CHECK(decode_error(*java, sized(integer_26 + "x"), 0x10).offset == 0x10u + 4 + integer_26.size());
 }
 
 TEST_CASE("DecimalData TimestampData StringData and NullSerializer values stand alone", "[state][unit]") {

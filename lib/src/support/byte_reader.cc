@@ -129,7 +129,52 @@ int32_t ByteReader::count(size_t min_element_size, const char* what) {
   return n;
 }
 
-// Modified UTF-8: every UTF-16 code unit as a 1, 2 or 3 byte sequence; U+0000 as C0 80.
+void Utf8FromUtf16::put(uint32_t cp) {
+  if (cp < 0x80) {
+    out_->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out_->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out_->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out_->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out_->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out_->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out_->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out_->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out_->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out_->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+void Utf8FromUtf16::unit(uint16_t u) {
+  if (high_ != 0) {
+    uint32_t high = high_;
+    high_ = 0;
+    if (u >= 0xDC00 && u <= 0xDFFF) return put(0x10000 + ((high - 0xD800) << 10) + (u - 0xDC00));
+    put(high);  // a lone high surrogate, kept in its 3-byte form
+  }
+  if (u >= 0xD800 && u <= 0xDBFF) {
+    high_ = u;
+    return;
+  }
+  put(u);  // a BMP character, or a lone low surrogate in its 3-byte form
+}
+
+void Utf8FromUtf16::finish() {
+  if (high_ != 0) put(high_);
+  high_ = 0;
+}
+
+void append_utf16_as_utf8(const uint16_t* units, size_t n, std::string* out) {
+  Utf8FromUtf16 w(out);
+  for (size_t i = 0; i < n; ++i) w.unit(units[i]);
+  w.finish();
+}
+
+// Modified UTF-8: every UTF-16 code unit as a 1, 2 or 3 byte sequence; U+0000 as C0 80
+// (formats/metadata.md §1). Only the forms Java's writer produces are accepted, so that
+// decoding then encoding gives the same bytes.
 bool decode_modified_utf8(std::string_view in, std::string* out) {
   // Almost every stored string is plain ASCII (paths, names, class names): copy it whole
   // rather than a byte at a time, which showed in profiles of million-file metadata.
@@ -139,108 +184,56 @@ bool decode_modified_utf8(std::string_view in, std::string* out) {
   }
   out->clear();
   out->reserve(in.size());
-  auto unit_at = [&](size_t& i, uint32_t* unit) -> bool {
+  Utf8FromUtf16 w(out);
+  size_t i = 0;
+  while (i < in.size()) {
     auto b0 = static_cast<uint8_t>(in[i]);
+    uint32_t u;
     if (b0 < 0x80) {
       if (b0 == 0) return false;  // Java writes NUL as C0 80
-      *unit = b0;
+      u = b0;
       i += 1;
-      return true;
-    }
-    if ((b0 & 0xE0) == 0xC0) {
+    } else if ((b0 & 0xE0) == 0xC0) {
       if (i + 1 >= in.size()) return false;
       auto b1 = static_cast<uint8_t>(in[i + 1]);
       if ((b1 & 0xC0) != 0x80) return false;
-      uint32_t u = ((b0 & 0x1Fu) << 6) | (b1 & 0x3Fu);
+      u = ((b0 & 0x1Fu) << 6) | (b1 & 0x3Fu);
       if (u != 0 && u < 0x80) return false;  // overlong: not what Java writes
-      *unit = u;
       i += 2;
-      return true;
-    }
-    if ((b0 & 0xF0) == 0xE0) {
+    } else if ((b0 & 0xF0) == 0xE0) {
       if (i + 2 >= in.size()) return false;
       auto b1 = static_cast<uint8_t>(in[i + 1]);
       auto b2 = static_cast<uint8_t>(in[i + 2]);
       if ((b1 & 0xC0) != 0x80 || (b2 & 0xC0) != 0x80) return false;
-      uint32_t u = ((b0 & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+      u = ((b0 & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
       if (u < 0x800) return false;
-      *unit = u;
       i += 3;
-      return true;
-    }
-    return false;
-  };
-  auto put = [&](uint32_t cp) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
     } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      return false;  // 4-byte forms: Java writes a surrogate pair instead
     }
-  };
-  size_t i = 0;
-  while (i < in.size()) {
-    uint32_t u;
-    if (!unit_at(i, &u)) return false;
-    if (u >= 0xD800 && u <= 0xDBFF && i < in.size()) {
-      size_t j = i;
-      uint32_t lo;
-      if (unit_at(j, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-        put(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
-        i = j;
-        continue;
-      }
-    }
-    put(u);  // BMP character, or a lone surrogate kept in its 3-byte form
+    w.unit(static_cast<uint16_t>(u));
   }
+  w.finish();
   return true;
+}
+
+void append_modified_utf8_unit(std::string* out, uint16_t u) {
+  if (u != 0 && u < 0x80) {
+    out->push_back(static_cast<char>(u));
+  } else if (u < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (u >> 6)));
+    out->push_back(static_cast<char>(0x80 | (u & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xE0 | (u >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((u >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (u & 0x3F)));
+  }
 }
 
 std::string encode_modified_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  auto unit = [&](uint32_t u) {
-    if (u != 0 && u < 0x80) {
-      out.push_back(static_cast<char>(u));
-    } else if (u < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (u >> 6)));
-      out.push_back(static_cast<char>(0x80 | (u & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xE0 | (u >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((u >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (u & 0x3F)));
-    }
-  };
-  size_t i = 0;
-  while (i < s.size()) {
-    auto b0 = static_cast<uint8_t>(s[i]);
-    uint32_t cp;
-    size_t len;
-    if (b0 < 0x80) { cp = b0; len = 1; }
-    else if ((b0 & 0xE0) == 0xC0) { cp = b0 & 0x1F; len = 2; }
-    else if ((b0 & 0xF0) == 0xE0) { cp = b0 & 0x0F; len = 3; }
-    else if ((b0 & 0xF8) == 0xF0) { cp = b0 & 0x07; len = 4; }
-    else { cp = 0xFFFD; len = 1; }
-    if (i + len > s.size()) { cp = 0xFFFD; len = 1; }
-    else for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<uint8_t>(s[i + k]) & 0x3F);
-    i += len;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      unit(0xD800 + (cp >> 10));
-      unit(0xDC00 + (cp & 0x3FF));
-    } else {
-      unit(cp);
-    }
-  }
+  for_each_utf16_unit(s, [&](uint16_t u) { append_modified_utf8_unit(&out, u); });
   return out;
 }
 

@@ -98,10 +98,59 @@ class ByteReader {
   std::optional<Error> error_;
 };
 
-// Java modified UTF-8 helpers shared by reader and writer (see formats/metadata.md §1).
-// Decode: false on malformed or non-canonical input.
+// Java strings: UTF-16 code units, held in ckpt as UTF-8 where a lone surrogate keeps its 3-byte
+// (WTF-8) form, so that every string read from Java's bytes is written back to the same bytes
+// (formats/metadata.md §1). One pair of conversions serves every encoding Java or Flink writes:
+// modified UTF-8 (writeUTF, object streams), StringValue's varint units, String.hashCode().
+
+// UTF-16 units to UTF-8, one unit at a time: a surrogate pair becomes its 4-byte character, a
+// lone surrogate its 3-byte form. Call finish() after the last unit.
+class Utf8FromUtf16 {
+ public:
+  explicit Utf8FromUtf16(std::string* out) : out_(out) {}
+  void unit(uint16_t u);
+  void finish();
+
+ private:
+  void put(uint32_t code_point);
+  std::string* out_;
+  uint16_t high_ = 0;  // a high surrogate waiting for its low half
+};
+void append_utf16_as_utf8(const uint16_t* units, size_t n, std::string* out);
+
+// The UTF-16 units of a UTF-8 (WTF-8) string, as Java holds it: a 4-byte character as its
+// surrogate pair, a 3-byte surrogate as that unit, a byte that starts no valid sequence (or one
+// cut short) as U+FFFD.
+template <class F>
+void for_each_utf16_unit(std::string_view s, F&& unit) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto b0 = static_cast<uint8_t>(s[i]);
+    uint32_t cp;
+    size_t len;
+    if (b0 < 0x80) { cp = b0; len = 1; }
+    else if ((b0 & 0xE0) == 0xC0) { cp = b0 & 0x1F; len = 2; }
+    else if ((b0 & 0xF0) == 0xE0) { cp = b0 & 0x0F; len = 3; }
+    else if ((b0 & 0xF8) == 0xF0) { cp = b0 & 0x07; len = 4; }
+    else { cp = 0xFFFD; len = 1; }
+    if (i + len > s.size()) { cp = 0xFFFD; len = 1; }
+    else for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<uint8_t>(s[i + k]) & 0x3F);
+    i += len;
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      unit(static_cast<uint16_t>(0xD800 + (cp >> 10)));
+      unit(static_cast<uint16_t>(0xDC00 + (cp & 0x3FF)));
+    } else {
+      unit(static_cast<uint16_t>(cp));
+    }
+  }
+}
+
+// Modified UTF-8 (DataOutput.writeUTF's bytes, without the length): each UTF-16 unit as 1, 2 or
+// 3 bytes, U+0000 as C0 80. Decode: false on malformed or non-canonical input (a zero byte, an
+// overlong or 4-byte form). Encode: exactly what Java writes for the string.
 bool decode_modified_utf8(std::string_view in, std::string* out);
-// Encode UTF-8 (with WTF-8 lone surrogates) to modified UTF-8.
 std::string encode_modified_utf8(std::string_view utf8);
+void append_modified_utf8_unit(std::string* out, uint16_t unit);
 
 }  // namespace ckpt

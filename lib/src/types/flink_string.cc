@@ -68,29 +68,6 @@ void skip_units(ByteReader& r, uint32_t n) {
 
 }  // namespace
 
-void append_utf16_as_utf8(const uint16_t* u, size_t n, std::string* out) {
-  // Java's modified UTF-8 is exactly "each UTF-16 unit on its own"; its decoder joins pairs and
-  // keeps lone surrogates, which is the conversion wanted here.
-  std::string modified;
-  modified.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t c = u[i];
-    if (c != 0 && c < 0x80) {
-      modified.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      modified.push_back(static_cast<char>(0xC0 | (c >> 6)));
-      modified.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      modified.push_back(static_cast<char>(0xE0 | (c >> 12)));
-      modified.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      modified.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
-  }
-  std::string utf8;
-  decode_modified_utf8(modified, &utf8);  // cannot fail: the input is canonical by construction
-  out->append(utf8);
-}
-
 bool read_flink_string(ByteReader& r, std::string* out) {
   out->clear();
   uint32_t len = read_varint7(r);

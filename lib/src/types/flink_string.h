@@ -17,7 +17,4 @@ void skip_flink_string(ByteReader& r);
 void read_string_value(ByteReader& r, std::string* out);
 void skip_string_value(ByteReader& r);
 
-// Append one UTF-16 code unit sequence as UTF-8 / WTF-8 (pairs joined, lone surrogates kept).
-void append_utf16_as_utf8(const uint16_t* units, size_t n, std::string* out);
-
 }  // namespace ckpt

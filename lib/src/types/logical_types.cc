@@ -11,7 +11,8 @@ namespace {
 // The objects a writeObject-serialized collection (ArrayList and its unmodifiable wrappers) holds.
 const java::Value* unwrap_list(const java::Value* v) {
   for (int i = 0; v && i < 4; ++i) {
-    if (v->class_name == "java.util.ArrayList" || v->class_name == "java.util.LinkedList") return v;
+    if ((v->class_name == "java.util.ArrayList" || v->class_name == "java.util.LinkedList") && !v->classes.empty())
+      return v;
     const java::Value* inner = v->field("list");
     if (!inner) inner = v->field("c");
     v = inner;
@@ -25,7 +26,7 @@ Result<LogicalType> convert(const java::Value& v, uint64_t at, int depth);
 Status named_children(const java::Value& list_field, const char* what, LogicalType& t, uint64_t at, int depth) {
   const java::Value* list = unwrap_list(&list_field);
   if (!list) return Error(ErrorCode::kCorruption, fmt::format("{} type without its {} list", t.root, what), at);
-  for (const auto& f : list->annotations) {
+  for (const auto& f : list->classes.back().annotations) {
     if (f->kind != java::Value::Kind::kObject) continue;  // the ArrayList's capacity block
     const java::Value* name = f->field("name");
     const java::Value* type = f->field("type");

@@ -18,6 +18,7 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   using decoders::make_opaque;
   CKPT_ASSIGN_OR_RETURN(auto table, decoders::make_table(s));
   if (table) return table;
+  if (auto java = decoders::make_java(s)) return java;
   switch (s.form) {
     case SnapshotForm::kLegacyConfig:
       return make_opaque(s, "legacy TypeSerializerConfigSnapshot: the serializer is Java-serialized");
@@ -38,8 +39,6 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   if (auto d = decoders::make_scalar(s)) return d;
   CKPT_ASSIGN_OR_RETURN(auto d, decoders::make_structured(s));
   if (d) return d;
-  if (s.snapshot_class == "org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot")
-    return make_opaque(s, "java serialization needs the job's classes");
   return make_opaque(s, fmt::format("values of {} are not understood", s.display_name()));
 }
 
@@ -128,27 +127,8 @@ std::optional<int32_t> compute_key_group(const ValueDecoder& key_decoder, const 
 }
 
 int32_t java_string_hash(std::string_view s) {
-  // Modified UTF-8 holds one 1-3 byte group per UTF-16 unit, the units hashCode() walks.
-  std::string m = encode_modified_utf8(s);
   uint32_t h = 0;
-  for (size_t i = 0; i < m.size();) {
-    auto b = static_cast<uint8_t>(m[i]);
-    uint32_t unit;
-    if (b < 0x80) {
-      unit = b;
-      i += 1;
-    } else if ((b & 0xE0) == 0xC0 && i + 1 < m.size()) {
-      unit = ((b & 0x1Fu) << 6) | (static_cast<uint8_t>(m[i + 1]) & 0x3Fu);
-      i += 2;
-    } else if (i + 2 < m.size()) {
-      unit = ((b & 0x0Fu) << 12) | ((static_cast<uint8_t>(m[i + 1]) & 0x3Fu) << 6) |
-             (static_cast<uint8_t>(m[i + 2]) & 0x3Fu);
-      i += 3;
-    } else {
-      break;
-    }
-    h = 31u * h + unit;
-  }
+  for_each_utf16_unit(s, [&](uint16_t unit) { h = 31u * h + unit; });
   return static_cast<int32_t>(h);
 }
 

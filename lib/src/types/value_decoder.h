@@ -24,7 +24,8 @@
 // JSON with nlohmann::json::error_handler_t::replace, or dump() throws.
 // Avro records (Flink's DataOutputEncoder layout, writer schema from the snapshot) give
 // {"class":..,"fields":{..}}, Avro enums their symbol, unions the chosen branch's value.
-// Serializers whose bytes need user code (Kryo, Java serialization, user Value / Writable
+// JavaSerializer values are read as object streams and printed as types/java_values.h says.
+// Serializers whose bytes need user code (Kryo, user Value / Writable
 // types, unknown classes) get an opaque decoder: decodable() is false and read()
 // fails with kNotSupported; where the container gives the length, decode_framed() shows the
 // value as {"hex":"..","why":".."} instead.

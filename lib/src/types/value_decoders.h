@@ -16,6 +16,9 @@ using DecoderPtr = std::unique_ptr<ValueDecoder>;
 DecoderPtr make_scalar(const SerializerSnapshot& s);
 // Serializers that need the job's classes: always succeeds.
 DecoderPtr make_opaque(const SerializerSnapshot& s, std::string why);
+// Flink's JavaSerializer (its snapshot, or a legacy config snapshot holding one): values
+// decoded by types/java_values.h; nullptr for other serializers.
+DecoderPtr make_java(const SerializerSnapshot& s);
 // Containers and records whose nested decoders are built by make_decoder(); nullptr if the
 // class is none of them. Errors for inconsistent snapshots.
 Result<DecoderPtr> make_structured(const SerializerSnapshot& s);

@@ -1,5 +1,5 @@
-// The V4+ properties trailer: a bounded Java Object Serialization Stream codec for the classes
-// of Flink's CheckpointProperties graph, and nothing else.
+// The V4+ properties trailer: read by the one Java-serialization reader and checked against the
+// classes of Flink's CheckpointProperties graph; written as Flink's ObjectOutputStream writes it.
 #include "format/java/java_serialization.h"
 
 #include <algorithm>
@@ -11,29 +11,29 @@
 
 #include <fmt/format.h>
 
+#include "format/java/java_object_stream.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 
 namespace ckpt {
 namespace {
 
-// Java Object Serialization Stream Protocol constants (java.io.ObjectStreamConstants).
-constexpr uint16_t kStreamMagic = 0xACED;
-constexpr uint16_t kStreamVersion = 5;
-constexpr uint8_t kTcNull = 0x70;
-constexpr uint8_t kTcReference = 0x71;
-constexpr uint8_t kTcClassDesc = 0x72;
-constexpr uint8_t kTcObject = 0x73;
-constexpr uint8_t kTcString = 0x74;
-constexpr uint8_t kTcEndBlockData = 0x78;
-constexpr uint8_t kTcLongString = 0x7C;
-constexpr uint8_t kTcEnum = 0x7E;
-constexpr uint32_t kBaseWireHandle = 0x7E0000;
-constexpr uint8_t kScSerializable = 0x02;
-constexpr uint8_t kScEnum = 0x10;
+using java::kBaseWireHandle;
+using java::kScEnum;
+using java::kScSerializable;
+using java::kStreamMagic;
+using java::kStreamVersion;
+using java::kTcClassDesc;
+using java::kTcEndBlockData;
+using java::kTcEnum;
+using java::kTcLongString;
+using java::kTcNull;
+using java::kTcObject;
+using java::kTcReference;
+using java::kTcString;
 
-// A valid trailer has 16 handles and nests 3 deep; these limits only stop hostile input.
-constexpr size_t kMaxHandles = 256;
+// A valid trailer has about 30 nodes and nests 3 deep; these limits only stop hostile input.
+constexpr size_t kMaxObjects = 256;
 constexpr int kMaxDepth = 16;
 
 constexpr const char* kPropertiesClass = "org.apache.flink.runtime.checkpoint.CheckpointProperties";
@@ -127,353 +127,74 @@ const Schema& schema() {
   return s;
 }
 
-size_t primitive_size(char type) {
-  switch (type) {
-    case 'B': case 'Z': return 1;
-    case 'C': case 'S': return 2;
-    case 'I': case 'F': return 4;
-    case 'J': case 'D': return 8;
-    default: return 0;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
-// Decoding
+// Decoding: the stream is read by the one Java-serialization reader (java_object_stream.h), then
+// its tree is checked against the classes above.
 
-struct Value {
-  enum class Kind { kNull, kString, kEnum, kObject } kind = Kind::kNull;
-  uint64_t offset = 0;
-  const ClassSpec* spec = nullptr;    // enum and object
-  std::string text;                   // string contents, enum constant name
-  std::vector<uint64_t> primitives;   // object: primitive field values, serialization order
-  std::vector<const Value*> objects;  // object: object field values, serialization order
-};
+using java::ClassDesc;
+using JValue = java::Value;
 
-class Decoder {
- public:
-  explicit Decoder(ByteReader& r) : r_(r) {}
+Error corrupt(std::string message, uint64_t at) { return Error(ErrorCode::kCorruption, std::move(message), at); }
 
-  const Value* read_value(int depth);
-  bool ok() const { return r_.ok(); }
-
- private:
-  struct Handle {
-    const ClassSpec* spec = nullptr;  // a class descriptor
-    const Value* value = nullptr;     // or an object, string or enum constant
-  };
-
-  Handle* assign(uint64_t at) {
-    if (handles_.size() >= kMaxHandles) {
-      r_.fail_at(at, fmt::format("more than {} java serialization handles", kMaxHandles));
-      return nullptr;
-    }
-    handles_.emplace_back();
-    return &handles_.back();
-  }
-  const Handle* reference(uint64_t at) {
-    uint32_t h = r_.u32();
-    if (!r_.ok()) return nullptr;
-    if (h < kBaseWireHandle || h - kBaseWireHandle >= handles_.size()) {
-      r_.fail_at(at, fmt::format("java serialization back-reference {:#x} to an unassigned handle", h));
-      return nullptr;
-    }
-    return &handles_[h - kBaseWireHandle];
-  }
-  Value* make(Value::Kind kind, uint64_t at) {
-    values_.emplace_back();
-    values_.back().kind = kind;
-    values_.back().offset = at;
-    return &values_.back();
-  }
-  const Value* read_string_body(uint8_t tc, uint64_t at);
-  const Value* read_string(const char* what);
-  const ClassSpec* read_class_desc(int depth, bool* is_null);
-  const ClassSpec* read_new_class_desc(int depth);
-  Value* read_instance(uint64_t at, Value::Kind kind, int depth);
-  bool read_field_values(const ClassSpec& spec, Value* obj, int depth);
-
-  ByteReader& r_;
-  std::deque<Handle> handles_;
-  std::deque<Value> values_;
-  Value null_;
-};
-
-const Value* Decoder::read_string_body(uint8_t tc, uint64_t at) {
-  std::string text;
-  if (tc == kTcString) {
-    text = r_.utf();
-  } else {
-    uint64_t len_at = r_.offset();
-    uint64_t n = r_.u64();
-    if (!r_.ok()) return nullptr;
-    if (n > r_.remaining()) {
-      r_.fail_at(len_at, fmt::format("java long string of {} bytes, only {} left", n, r_.remaining()));
-      return nullptr;
-    }
-    std::string_view raw = r_.bytes(static_cast<size_t>(n));
-    if (!decode_modified_utf8(raw, &text)) {
-      r_.fail_at(len_at, fmt::format("malformed modified UTF-8 string of {} bytes", n));
-      return nullptr;
-    }
-  }
-  if (!r_.ok()) return nullptr;
-  Handle* h = assign(at);
-  if (!h) return nullptr;
-  Value* v = make(Value::Kind::kString, at);
-  v->text = std::move(text);
-  h->value = v;
-  return v;
-}
-
-// A string object where Java calls readTypeString / readString: new or a back-reference.
-const Value* Decoder::read_string(const char* what) {
-  uint64_t at = r_.offset();
-  uint8_t tc = r_.u8();
-  if (!r_.ok()) return nullptr;
-  if (tc == kTcString || tc == kTcLongString) return read_string_body(tc, at);
-  if (tc == kTcReference) {
-    const Handle* h = reference(at);
-    if (!h) return nullptr;
-    if (!h->value || h->value->kind != Value::Kind::kString) {
-      r_.fail_at(at, fmt::format("{}: back-reference to something that is not a string", what));
-      return nullptr;
-    }
-    return h->value;
-  }
-  r_.fail_at(at, fmt::format("{}: expected a java string (0x74), found type code {:#04x}", what, tc));
-  return nullptr;
-}
-
-// TC_CLASSDESC, a back-reference to one, or TC_NULL (*is_null set).
-const ClassSpec* Decoder::read_class_desc(int depth, bool* is_null) {
-  *is_null = false;
-  uint64_t at = r_.offset();
-  uint8_t tc = r_.u8();
-  if (!r_.ok()) return nullptr;
-  if (tc == kTcNull) {
-    *is_null = true;
-    return nullptr;
-  }
-  if (tc == kTcReference) {
-    const Handle* h = reference(at);
-    if (!h) return nullptr;
-    if (!h->spec) {
-      r_.fail_at(at, "java back-reference where a class descriptor was expected does not point to one");
-      return nullptr;
-    }
-    return h->spec;
-  }
-  if (tc != kTcClassDesc) {
-    r_.fail_at(at, fmt::format("expected a java class descriptor (0x72), found type code {:#04x}", tc));
-    return nullptr;
-  }
-  return read_new_class_desc(depth);
-}
-
-// The body of a TC_CLASSDESC, checked against the one Flink's classes produce: anything else
-// would either fail in Flink's ObjectInputStream (UID, fields) or could not be written back.
-const ClassSpec* Decoder::read_new_class_desc(int depth) {
-  uint64_t at = r_.offset() - 1;
-  if (depth > kMaxDepth) {
-    r_.fail_at(at, "java class descriptors nested too deeply");
-    return nullptr;
-  }
-  Handle* handle = assign(at);  // numbered before its field-type strings, as Java does
-  if (!handle) return nullptr;
-  size_t handle_index = handles_.size() - 1;
-  std::string name = r_.utf();
-  uint64_t uid = r_.u64();
-  uint8_t flags = r_.u8();
-  uint64_t count_at = r_.offset();
-  int16_t nfields = r_.i16();
-  if (!r_.ok()) return nullptr;
-  const ClassSpec* spec = schema().find(name);
-  if (!spec) {
-    r_.fail_at(at, fmt::format("unexpected java class '{}' in checkpoint properties", name));
-    return nullptr;
-  }
-  if (uid != spec->uid) {
-    r_.fail_at(at, fmt::format("java class '{}' has serialVersionUID {:#x}, expected {:#x}", name, uid, spec->uid));
-    return nullptr;
-  }
-  if (flags != spec->flags) {
-    r_.fail_at(at, fmt::format("java class '{}' has flags {:#04x}, expected {:#04x}", name, flags, spec->flags));
-    return nullptr;
-  }
-  if (nfields < 0 || static_cast<size_t>(nfields) * 3 > r_.remaining()) {
-    r_.fail_at(count_at, fmt::format("java class '{}' field count {} does not fit the bytes left", name, nfields));
-    return nullptr;
-  }
+// The ClassSpec a descriptor (and its superclasses) matches exactly, as Flink's classes write
+// it: anything else would fail in Flink's ObjectInputStream (UID, fields) or could not be
+// written back.
+Result<const ClassSpec*> check_desc(const ClassDesc& d) {
+  const ClassSpec* spec = d.proxy ? nullptr : schema().find(d.name);
+  if (!spec) return corrupt(fmt::format("unexpected java class '{}' in checkpoint properties", d.name), d.offset);
+  if (d.uid != spec->uid)
+    return corrupt(fmt::format("java class '{}' has serialVersionUID {:#x}, expected {:#x}", d.name, d.uid, spec->uid),
+                   d.offset);
+  if (d.flags != spec->flags)
+    return corrupt(fmt::format("java class '{}' has flags {:#04x}, expected {:#04x}", d.name, d.flags, spec->flags),
+                   d.offset);
   std::vector<FieldSpec> fields;
-  for (int i = 0; i < nfields && r_.ok(); ++i) {
-    uint64_t field_at = r_.offset();
-    FieldSpec f;
-    f.type = static_cast<char>(r_.u8());
-    f.name = r_.utf();
-    if (!r_.ok()) return nullptr;
-    if (!f.primitive()) {
-      const Value* sig = read_string("field type signature");
-      if (!sig) return nullptr;
-      f.signature = sig->text;
-    } else if (primitive_size(f.type) == 0) {
-      r_.fail_at(field_at, fmt::format("unknown java field type code {:#04x}", static_cast<uint8_t>(f.type)));
-      return nullptr;
-    }
-    fields.push_back(std::move(f));
-  }
-  if (!r_.ok()) return nullptr;
-  if (!in_serial_order(fields)) {
-    r_.fail_at(at, fmt::format("fields of java class '{}' are not in serialization order", name));
-    return nullptr;
-  }
+  for (const java::FieldDesc& f : d.fields) fields.push_back({f.type, f.name, f.signature});
+  if (!in_serial_order(fields))
+    return corrupt(fmt::format("fields of java class '{}' are not in serialization order", d.name), d.offset);
   bool same = fields.size() == spec->fields.size();
   for (size_t i = 0; same && i < fields.size(); ++i)
     same = fields[i].type == spec->fields[i].type && fields[i].name == spec->fields[i].name &&
            fields[i].signature == spec->fields[i].signature;
-  if (!same) {
-    r_.fail_at(at, fmt::format("java class '{}' does not have the fields Flink's class has", name));
-    return nullptr;
-  }
-  uint64_t annotation_at = r_.offset();
-  uint8_t end = r_.u8();
-  if (!r_.ok()) return nullptr;
-  if (end != kTcEndBlockData) {
-    r_.fail_at(annotation_at, fmt::format("java class annotations are not supported (type code {:#04x})", end));
-    return nullptr;
-  }
-  uint64_t super_at = r_.offset();
-  bool super_null = false;
-  const ClassSpec* super = read_class_desc(depth + 1, &super_null);
-  if (!r_.ok()) return nullptr;
-  if (super != spec->super) {
-    r_.fail_at(super_at, fmt::format("java class '{}' has superclass '{}', expected '{}'", name,
-                                     super ? super->name : "none", spec->super ? spec->super->name : "none"));
-    return nullptr;
-  }
-  handles_[handle_index].spec = spec;
+  if (!same) return corrupt(fmt::format("java class '{}' does not have the fields Flink's class has", d.name), d.offset);
+  if (!d.annotations.empty())
+    return corrupt(fmt::format("java class annotations are not supported (class '{}')", d.name), d.offset);
+  const ClassDesc* super = d.super.get();
+  if ((super ? super->name : std::string()) != (spec->super ? spec->super->name : std::string()))
+    return corrupt(fmt::format("java class '{}' has superclass '{}', expected '{}'", d.name, super ? super->name : "none",
+                               spec->super ? spec->super->name : "none"),
+                   super ? super->offset : d.offset);
+  if (super) CKPT_RETURN_IF_ERROR(check_desc(*super));
   return spec;
 }
 
-bool Decoder::read_field_values(const ClassSpec& spec, Value* obj, int depth) {
-  if (spec.super && !read_field_values(*spec.super, obj, depth)) return false;
-  for (const FieldSpec& f : spec.fields) {
-    if (f.primitive()) {
-      uint64_t v = 0;
-      for (size_t i = 0; i < primitive_size(f.type); ++i) v = (v << 8) | r_.u8();
-      obj->primitives.push_back(v);
-    } else {
-      const Value* v = read_value(depth + 1);
-      if (!v) return false;
-      obj->objects.push_back(v);
-    }
-    if (!r_.ok()) return false;
-  }
-  return true;
-}
-
-// The class descriptor of a new enum constant or object, then its handle (Java numbers the
-// instance after its descriptor and before its contents).
-Value* Decoder::read_instance(uint64_t at, Value::Kind kind, int depth) {
-  bool is_null = false;
-  const ClassSpec* spec = read_class_desc(depth + 1, &is_null);
-  if (!r_.ok()) return nullptr;
-  const char* what = kind == Value::Kind::kEnum ? "enum" : "object";
-  if (!spec) {
-    r_.fail_at(at, fmt::format("java {} without a class descriptor", what));
-    return nullptr;
-  }
-  bool is_enum = (spec->flags & kScEnum) && !spec->constants.empty();
-  if (is_enum != (kind == Value::Kind::kEnum)) {
-    r_.fail_at(at, fmt::format("java {} of class '{}', which Flink writes as {}", what, spec->name,
-                               is_enum ? "an enum" : "an object"));
-    return nullptr;
-  }
-  Handle* h = assign(at);
-  if (!h) return nullptr;
-  Value* v = make(kind, at);
-  v->spec = spec;
-  h->value = v;
-  return v;
-}
-
-const Value* Decoder::read_value(int depth) {
-  uint64_t at = r_.offset();
-  if (depth > kMaxDepth) {
-    r_.fail_at(at, "java objects nested too deeply");
-    return nullptr;
-  }
-  uint8_t tc = r_.u8();
-  if (!r_.ok()) return nullptr;
-  switch (tc) {
-    case kTcNull:
-      null_.offset = at;
-      return &null_;
-    case kTcReference: {
-      const Handle* h = reference(at);
-      if (!h) return nullptr;
-      if (!h->value) {
-        r_.fail_at(at, "java back-reference to a class descriptor where an object was expected");
-        return nullptr;
-      }
-      return h->value;
-    }
-    case kTcString:
-    case kTcLongString:
-      return read_string_body(tc, at);
-    case kTcEnum: {
-      Value* v = read_instance(at, Value::Kind::kEnum, depth);
-      if (!v) return nullptr;
-      uint64_t name_at = r_.offset();
-      const Value* constant = read_string("enum constant name");
-      if (!constant) return nullptr;
-      const auto& known = v->spec->constants;
-      if (std::find(known.begin(), known.end(), constant->text) == known.end()) {
-        r_.fail_at(name_at, fmt::format("unknown constant '{}' of java enum '{}'", constant->text, v->spec->name));
-        return nullptr;
-      }
-      v->text = constant->text;
-      return v;
-    }
-    case kTcObject: {
-      Value* v = read_instance(at, Value::Kind::kObject, depth);
-      if (!v || !read_field_values(*v->spec, v, depth)) return nullptr;
-      return v;
-    }
-    default:
-      r_.fail_at(at, fmt::format("unsupported java serialization type code {:#04x}", tc));
-      return nullptr;
-  }
-}
-
-// Field access on a decoded object whose descriptor matched its ClassSpec.
-size_t primitive_index(const ClassSpec& spec, const std::string& name) {
-  size_t i = 0;
-  for (const FieldSpec& f : spec.fields) {
-    if (!f.primitive()) continue;
-    if (f.name == name) return i;
-    ++i;
-  }
-  return i;
-}
-const Value* object_field(const Value& obj, const std::string& name) {
-  size_t i = 0;
-  for (const FieldSpec& f : obj.spec->fields) {
-    if (f.primitive()) continue;
-    if (f.name == name) return obj.objects[i];
-    ++i;
-  }
-  return nullptr;
+// An object (or enum constant) of the trailer: its class checked, a known constant.
+Result<const ClassSpec*> check_instance(const JValue& v) {
+  const char* what = v.kind == JValue::Kind::kEnum ? "enum" : "object";
+  if (v.unfilled) return corrupt(fmt::format("java {} of class '{}' refers to itself", what, v.class_name), v.offset);
+  CKPT_ASSIGN_OR_RETURN(const ClassSpec* spec, check_desc(*v.desc));
+  bool is_enum = !spec->constants.empty();
+  if (is_enum != (v.kind == JValue::Kind::kEnum))
+    return corrupt(fmt::format("java {} of class '{}', which Flink writes as {}", what, spec->name,
+                               is_enum ? "an enum" : "an object"),
+                   v.offset);
+  if (is_enum && std::find(spec->constants.begin(), spec->constants.end(), v.text) == spec->constants.end())
+    return corrupt(fmt::format("unknown constant '{}' of java enum '{}'", v.text, spec->name), v.offset);
+  return spec;
 }
 
 // The value of an object field that must be a string or a constant of enum `enum_class`.
-Status take_text(const Value& obj, const char* field, const char* enum_class, std::string* out) {
-  const Value* v = object_field(obj, field);
-  Value::Kind want = enum_class ? Value::Kind::kEnum : Value::Kind::kString;
-  if (!v || v->kind != want || (enum_class && v->spec->name != enum_class)) {
-    return Error(ErrorCode::kCorruption,
-                 fmt::format("field '{}' of '{}' must be a {}", field, obj.spec->name,
-                             enum_class ? fmt::format("constant of '{}'", enum_class) : std::string("string")),
-                 v ? v->offset : obj.offset);
+Status take_text(const JValue& obj, const char* field, const char* enum_class, std::string* out) {
+  const JValue* v = obj.field(field);
+  JValue::Kind want = enum_class ? JValue::Kind::kEnum : JValue::Kind::kString;
+  if (v && v->kind == want && enum_class) {
+    CKPT_ASSIGN_OR_RETURN(const ClassSpec* spec, check_instance(*v));
+    if (spec->name != enum_class) v = nullptr;
+  }
+  if (!v || v->kind != want) {
+    return corrupt(fmt::format("field '{}' of '{}' must be a {}", field, obj.class_name,
+                               enum_class ? fmt::format("constant of '{}'", enum_class) : std::string("string")),
+                   v ? v->offset : obj.offset);
   }
   *out = v->text;
   return Status::OK();
@@ -567,28 +288,18 @@ class Encoder {
 
 Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, uint64_t base_offset) {
   ByteReader r(raw, base_offset);
-  uint16_t magic = r.u16();
-  uint16_t version = r.u16();
-  if (!r.ok()) return r.take_error();
-  if (magic != kStreamMagic || version != kStreamVersion) {
-    return Error(ErrorCode::kCorruption,
-                 fmt::format("expected java serialization stream header ac ed 00 05, found {:02x} {:02x} {:02x} {:02x}",
-                             magic >> 8, magic & 0xff, version >> 8, version & 0xff),
-                 base_offset);
-  }
-  Decoder d(r);
-  const Value* top = d.read_value(0);
-  if (!r.ok()) return r.take_error();
+  CKPT_ASSIGN_OR_RETURN(java::ValuePtr top, java::read_object_stream(r, {kMaxDepth, kMaxObjects}));
   const Schema& s = schema();
-  if (top->kind != Value::Kind::kObject || top->spec != &s.properties)
-    return Error(ErrorCode::kCorruption, fmt::format("expected a java '{}' object", kPropertiesClass), top->offset);
-  if (!r.at_end())
-    return Error(ErrorCode::kCorruption,
-                 fmt::format("{} trailing bytes after the checkpoint properties", r.remaining()), r.offset());
+  const ClassSpec* top_spec = nullptr;
+  if (top->kind == JValue::Kind::kObject) {
+    CKPT_ASSIGN_OR_RETURN(top_spec, check_instance(*top));
+  }
+  if (top_spec != &s.properties) return corrupt(fmt::format("expected a java '{}' object", kPropertiesClass), top->offset);
+  if (!r.at_end()) return corrupt(fmt::format("{} trailing bytes after the checkpoint properties", r.remaining()), r.offset());
 
   CheckpointProperties p;
   p.present = true;
-  auto flag = [&](const char* name) { return top->primitives[primitive_index(s.properties, name)] != 0; };
+  auto flag = [&](const char* name) { return top->field(name)->number != 0; };
   p.forced = flag("forced");
   p.discard_subsumed = flag("discardSubsumed");
   p.discard_finished = flag("discardFinished");
@@ -597,15 +308,17 @@ Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, 
   p.discard_suspended = flag("discardSuspended");
   p.unclaimed = flag("unclaimed");
 
-  const Value* type = object_field(*top, "checkpointType");
-  if (!type || type->kind != Value::Kind::kObject ||
-      (type->spec != &s.checkpoint_type && type->spec != &s.savepoint_type)) {
-    return Error(ErrorCode::kCorruption, "field 'checkpointType' must be a CheckpointType or SavepointType object",
-                 type ? type->offset : top->offset);
+  const JValue* type = top->field("checkpointType");
+  const ClassSpec* type_spec = nullptr;
+  if (type->kind == JValue::Kind::kObject) {
+    CKPT_ASSIGN_OR_RETURN(type_spec, check_instance(*type));
   }
-  p.type_class = type->spec->name;
+  if (type_spec != &s.checkpoint_type && type_spec != &s.savepoint_type)
+    return corrupt("field 'checkpointType' must be a CheckpointType or SavepointType object",
+                   type->offset);
+  p.type_class = type_spec->name;
   CKPT_RETURN_IF_ERROR(take_text(*type, "name", nullptr, &p.type_name));
-  if (type->spec == &s.checkpoint_type) {
+  if (type_spec == &s.checkpoint_type) {
     CKPT_RETURN_IF_ERROR(take_text(*type, "sharingFilesStrategy", kSharingClass, &p.sharing_files_strategy));
   } else {
     CKPT_RETURN_IF_ERROR(take_text(*type, "formatType", kFormatClass, &p.format_type));

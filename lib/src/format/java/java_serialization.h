@@ -12,9 +12,10 @@ namespace ckpt {
 
 // Decode a CheckpointProperties object from `raw`, which must be exactly the serialized
 // stream (from AC ED 00 05 to its last byte). `base_offset` is the absolute offset of raw[0]
-// in the file, used in error offsets. Implements the subset of the Java Object Serialization
-// Stream Protocol that Flink's CheckpointProperties uses (class descriptors, back-references,
-// enums, strings), bounded and checked: trailing bytes or unknown constructs are errors.
+// in the file, used in error offsets. The stream is read by the one Java-serialization reader
+// (format/java/java_object_stream.h, at most 16 levels and 256 nodes) and every class descriptor
+// is checked against Flink's classes (formats/metadata.md §9): trailing bytes, other classes,
+// UIDs, fields or enum constants are errors at the offset of the construct.
 Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, uint64_t base_offset = 0);
 
 // Serialize `p` exactly as Flink 1.16-2.x's ObjectOutputStream does (same class descriptors,

@@ -1,0 +1,2 @@
+package com.example;
+public enum Color { RED, GREEN }
