@@ -4,6 +4,7 @@
 
 #include "ckpt/diff.h"
 #include "command.h"
+#include "naming_arg.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -18,6 +19,7 @@ struct DiffArgs {
   std::string format;
   int jobs = 1;
   std::vector<std::string> remap;
+  NamingArgs naming;
 };
 
 class NdjsonChanges : public KeyChangeSink {
@@ -43,9 +45,12 @@ Runner setup_diff(CLI::App& sub) {
       ->check(CLI::IsMember({"ndjson"}));
   sub.add_option("-j", a->jobs, "With --keys: decode N subtasks of each side at once")->type_name("N")->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
+  add_naming_options(sub, &a->naming);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->a, a->b});
     if (!remap) return kExitError;
+    std::optional<OperatorNames> names = names_or_report(io, a->naming);
+    if (!names) return kExitError;
     bool ndjson = a->format == "ndjson";
     if (ndjson && !a->keys) {
       print_error(io, "--format ndjson lists entry changes and needs --keys");
@@ -60,6 +65,7 @@ Runner setup_diff(CLI::App& sub) {
     options.state = a->state;
     options.jobs = a->jobs;
     options.remap = std::move(*remap);
+    options.names = std::move(*names);
     NdjsonChanges changes(io.out);
     Result<DiffReport> report = diff_snapshots(a->a, a->b, options, ndjson ? &changes : nullptr);
     if (!report.ok()) {
@@ -68,6 +74,7 @@ Runner setup_diff(CLI::App& sub) {
     }
     if (a->json) write_diff_json(*report, io.out);
     else if (!ndjson) write_diff_text(*report, io.out);
+    warn_unmatched_uids(io, report->unmatched_uids);
     return report->differs() ? kExitProblems : kExitOk;
   };
 }

@@ -7,6 +7,7 @@
 
 #include "ckpt/dump.h"
 #include "command.h"
+#include "naming_arg.h"
 #include "key_group_arg.h"
 #include "remap_arg.h"
 
@@ -25,6 +26,7 @@ struct DumpArgs {
   int jobs = 1;
   bool keep_going = false;
   std::vector<std::string> remap;
+  NamingArgs naming;
 };
 
 // A cell of the table: at most `width` characters, cut with "..." if longer.
@@ -70,7 +72,7 @@ class TableSink : public DumpSink {
 Runner setup_dump(CLI::App& sub) {
   auto a = std::make_shared<DumpArgs>();
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
-  sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits) or uid")
+  sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits), id prefix, uid or name")
       ->type_name("ID|UID");
   sub.add_option("--state", a->state, "Only the state with this name")->type_name("NAME");
   // -1, the unset default, must not be typed: it would mean every subtask.
@@ -86,8 +88,12 @@ Runner setup_dump(CLI::App& sub) {
   sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
   add_remap_option(sub, &a->remap);
+  add_naming_options(sub, &a->naming);
   return [a](Io& io) {
     DumpOptions options;
+    std::optional<OperatorNames> names = names_or_report(io, a->naming);
+    if (!names) return kExitError;
+    options.names = std::move(*names);
     options.operator_filter = a->operator_filter;
     options.state = a->state;
     if (a->subtask >= 0) options.subtask = a->subtask;
@@ -114,6 +120,7 @@ Runner setup_dump(CLI::App& sub) {
       print_error(io, summary.error().to_string());
       return kExitError;
     }
+    warn_unmatched_uids(io, summary->unmatched_uids);
     return summary->problems > 0 ? kExitProblems : kExitOk;
   };
 }

@@ -3,6 +3,7 @@
 
 #include "ckpt/inspect.h"
 #include "command.h"
+#include "naming_arg.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -15,6 +16,7 @@ struct InspectArgs {
   std::vector<std::string> remap;
   bool count = false;
   int jobs = 1;
+  NamingArgs naming;
 };
 }  // namespace
 
@@ -26,10 +28,14 @@ Runner setup_inspect(CLI::App& sub) {
   add_remap_option(sub, &a->remap);
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
   sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")->type_name("N")->check(CLI::Range(1, 256));
+  add_naming_options(sub, &a->naming);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
+    std::optional<OperatorNames> names = names_or_report(io, a->naming);
+    if (!names) return kExitError;
     InspectOptions options;
+    options.names = std::move(*names);
     options.remap = std::move(*remap);
     options.count = a->count;
     options.jobs = a->jobs;
@@ -40,6 +46,7 @@ Runner setup_inspect(CLI::App& sub) {
     }
     if (a->json) write_inspect_json(*report, a->verbose, io.out);
     else write_inspect_text(*report, a->verbose, io.out);
+    warn_unmatched_uids(io, report->unmatched_uids);
     // Not a fault of the snapshot: Flink stores absolute paths into storage that may have moved.
     if (size_t n = report->outside_files)
       print_warning(io, std::to_string(n) + (n == 1 ? " file is" : " files are") +

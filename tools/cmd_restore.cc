@@ -35,7 +35,7 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_option("-o,--output", a->output, "Directory to write the instances into (absent or empty)")
       ->required()
       ->type_name("DIR");
-  sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits) or uid")
+  sub.add_option("--operator", a->operator_filter, "Only the operator with this id (32 hex digits), id prefix, uid or name")
       ->type_name("ID|UID");
   // -1, the unset default, must not be typed: it would mean every subtask.
   sub.add_option("--subtask", a->subtask, "Only this subtask")

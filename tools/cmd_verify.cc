@@ -4,6 +4,7 @@
 
 #include "ckpt/verify.h"
 #include "command.h"
+#include "naming_arg.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -15,6 +16,7 @@ struct VerifyArgs {
   bool json = false;
   int jobs = 1;
   std::vector<std::string> remap;
+  NamingArgs naming;
 };
 }  // namespace
 
@@ -27,13 +29,17 @@ Runner setup_verify(CLI::App& sub) {
       ->type_name("N")
       ->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
+  add_naming_options(sub, &a->naming);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
+    std::optional<OperatorNames> names = names_or_report(io, a->naming);
+    if (!names) return kExitError;
     VerifyOptions options;
     options.deep = a->deep;
     options.jobs = a->jobs;
     options.remap = std::move(*remap);
+    options.names = std::move(*names);
     Result<VerifyReport> report = verify_snapshot(a->snapshot, options);
     if (!report.ok()) {
       print_error(io, report.error().to_string());
@@ -41,6 +47,7 @@ Runner setup_verify(CLI::App& sub) {
     }
     if (a->json) write_verify_json(*report, io.out);
     else write_verify_text(*report, io.out);
+    warn_unmatched_uids(io, report->unmatched_uids);
     return report->clean() ? kExitOk : kExitProblems;
   };
 }

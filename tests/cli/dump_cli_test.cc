@@ -77,7 +77,7 @@ TEST_CASE("ckpt dump prints NDJSON - honours filters and the limit", "[cli]") {
   CHECK(kg.out.find("\"key_group\":2,") != std::string::npos);
   Run none = dump({sp, "--operator", "00000000000000000000000000000000"});
   CHECK(none.status == 2);
-  CHECK(none.err.find("no operator with id or uid") != std::string::npos);
+  CHECK(none.err.find("no operator with id, id prefix, uid or name") != std::string::npos);
   Run bad = dump({sp, "--key-group", "5-2"});
   CHECK(bad.status == 2);
 }

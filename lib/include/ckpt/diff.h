@@ -21,6 +21,7 @@
 
 #include "ckpt/dump.h"
 #include "ckpt/error.h"
+#include "ckpt/names.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -30,6 +31,7 @@ struct DiffOptions {
   std::string state;              // keys: only this state; empty: every state
   int jobs = 1;                   // keys: subtasks decoded at once per side
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap, for both snapshots
+  OperatorNames names;            // uids and plan descriptions (ckpt/names.h)
 };
 
 // One file, by identity, with the bytes the referring handle declares (-1: unknown).
@@ -93,6 +95,10 @@ struct DiffReport {
   int64_t b_incremental_bytes = 0;  // of those, the files A does not reference
   bool keys_compared = false;
   std::vector<KeyDiffCounts> keys;  // keys_compared: per operator and state, sorted
+  // Operators of A, then B's others, that DiffOptions::names or V5+ `_metadata` name.
+  std::vector<NamedOperator> named;
+  bool naming = false;                      // DiffOptions::names was given
+  std::vector<std::string> unmatched_uids;  // uids given that name no operator of A or B
 
   bool structure_differs() const { return !structure.empty(); }
   bool files_differ() const { return !files_added.empty() || !files_removed.empty(); }
@@ -120,9 +126,10 @@ std::string file_identity(const StreamHandle& s, const SnapshotLocation& where);
 // The text report: structure, per-subtask file table, totals, key counts.
 void write_diff_text(const DiffReport& r, std::ostream& out);
 // {"a":..,"b":..,"differs":..,"structure":[..],"files":{"added":[{"uri","size"}],"removed":[..],
-//  "shared":[..],"a_bytes":..,"b_bytes":..,"b_incremental_bytes":..},"subtasks":[..],"keys":[..]}
+//  "shared":[..],"a_bytes":..,"b_bytes":..,"b_incremental_bytes":..},"subtasks":[..],"keys":[..],
+//  "operators":[{"operator","uid","description"}] (when named), "unmatched_uids":[..] (with names)}
 void write_diff_json(const DiffReport& r, std::ostream& out);
-// {"change":"added|removed|changed","operator":..,"subtask":..,"state":..,"kind":..,
+// {"change":"added|removed|changed","operator":..,"uid":.. (when known),"subtask":..,"state":..,"kind":..,
 //  "key_group":..,"key":..,"namespace":..,"user_key":..,"before":..,"after":..}
 std::string to_ndjson(const KeyChange& c);
 

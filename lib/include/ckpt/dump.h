@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/names.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
 struct DumpOptions {
-  std::string operator_filter;  // 32 hex digits or a uid (V5+); empty: every operator
+  // An id, an id prefix, a uid or a V5+ name (operator_matches()); empty: every operator.
+  std::string operator_filter;
   std::string state;            // a state name; empty: every state
   std::optional<int32_t> subtask;
   // Key groups to dump; keyed and timer entries only (a key-group filter drops operator state).
@@ -38,11 +40,13 @@ struct DumpOptions {
   // (present with their declared sizes, key-group ranges, stored offsets): a problem is an
   // error, or with keep_going a problem. Off for callers that ran those checks themselves.
   bool structure_checks = true;
+  OperatorNames names;            // uids for the lines (ckpt/names.h)
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.
 struct DumpEntry {
   std::string operator_id;  // 32 hex digits
+  std::optional<std::string> uid;  // when DumpOptions::names or V5+ `_metadata` knows it
   int32_t subtask = 0;
   std::string state;
   std::string kind;                   // "keyed", "timer", "operator"
@@ -53,7 +57,7 @@ struct DumpEntry {
   std::string value;
 };
 
-// {"operator":..,"subtask":..,"state":..,"kind":..,"key_group":..,"key":..,"namespace":..,
+// {"operator":..,"uid":..,"subtask":..,"state":..,"kind":..,"key_group":..,"key":..,"namespace":..,
 //  "user_key":..,"value":..} without a trailing newline.
 std::string to_ndjson(const DumpEntry& e);
 
@@ -74,6 +78,7 @@ struct DumpSummary {
   uint64_t entries = 0;
   uint64_t problems = 0;
   bool limit_reached = false;
+  std::vector<std::string> unmatched_uids;  // DumpOptions::names: uids given that name no operator
 };
 
 // Errors: the snapshot cannot be read, the operator filter matches nothing, or (without

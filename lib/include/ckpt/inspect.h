@@ -14,6 +14,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "ckpt/names.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -55,8 +56,9 @@ struct StateSummary {
 
 struct OperatorSummary {
   std::string id;    // 32 hex digits, file order
-  std::string uid;   // "" when not stored (before V5)
+  std::string uid;   // V5+ stores it, or InspectOptions::names knows it; "" otherwise
   std::string name;  // "" when not stored (before V5)
+  std::string description;  // the compiled plan's node (InspectOptions::names); "" otherwise
   int32_t parallelism = 0;
   int32_t max_parallelism = 0;
   bool fully_finished = false;
@@ -99,6 +101,8 @@ struct InspectReport {
   std::vector<ReferencedFile> files;  // every referenced file once, in order of first reference
   bool states_read = false;  // InspectOptions::states
   bool counted = false;      // InspectOptions::count
+  bool named = false;        // InspectOptions::names was given
+  std::vector<std::string> unmatched_uids;  // uids given that name no operator
 
   bool files_ok() const { return missing_files == 0 && short_files == 0; }
 };
@@ -111,6 +115,7 @@ struct InspectOptions {
   // at once). Implies `states`.
   bool count = false;
   int jobs = 1;
+  OperatorNames names;  // uids and plan descriptions for the operators (ckpt/names.h)
 };
 
 // Read and summarise the snapshot at `path` (directory or `_metadata`). Errors: the snapshot

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -189,6 +190,9 @@ struct SubtaskState {
 using OperatorId = std::array<uint8_t, 16>;
 std::string operator_id_hex(const OperatorId& id);     // 32 hex digits, file order
 bool parse_operator_id(const std::string& hex, OperatorId* out);
+// The id Flink gives the operator whose uid is `uid` (StreamGraphHasherV2: Guava's
+// murmur3_128 with seed 0 over the uid's UTF-8 bytes, in the order `_metadata` stores it).
+OperatorId operator_id_of_uid(std::string_view uid);
 
 // One operator (V2+) or job vertex (V1) record (formats/metadata.md §5).
 struct OperatorState {
@@ -246,6 +250,15 @@ struct Metadata {
   SnapshotKind kind(bool* inferred = nullptr) const;
   bool operator==(const Metadata&) const = default;
 };
+
+// Whether `filter` names `op`: its 32 hex digits (any case), a prefix of them (at least 4
+// digits; select_operators() refuses one that fits several operators), its uid (the V5+ one
+// stored, or any uid whose hash is the id), or its V5+ name.
+bool operator_matches(const OperatorState& op, std::string_view filter);
+// The operators of `m` that `filter` names (every one for an empty filter), in file order.
+// Errors (kNotFound, with no file):
+// none matches; an id prefix fits several operators and nothing else matches.
+Result<std::vector<const OperatorState*>> select_operators(const Metadata& m, std::string_view filter);
 
 // Decode a whole `_metadata` image. Errors carry the absolute offset; `file` (if given) is put
 // into the error so callers can print it directly. Every byte must be consumed.

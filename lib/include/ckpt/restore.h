@@ -25,7 +25,7 @@ namespace ckpt {
 
 struct RestoreOptions {
   std::string output;           // must be absent or empty unless `force`
-  std::string operator_filter;  // 32 hex digits or a uid; empty: every operator
+  std::string operator_filter;  // as operator_matches(): id, id prefix, uid, V5+ name; empty: every operator
   std::optional<int32_t> subtask;
   // Keep only these key groups (inclusive), as a rescaled restore clips: entries outside are
   // deleted and compacted away. Subtasks whose range misses it are not restored.

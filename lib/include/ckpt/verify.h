@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/names.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -41,6 +42,7 @@ const char* problem_kind_name(ProblemKind kind);
 struct VerifyProblem {
   ProblemKind kind = ProblemKind::kUndecodable;
   std::string operator_id;  // 32 hex digits; empty when the problem is not an operator's
+  std::string uid;          // the operator's uid, when VerifyOptions::names or V5+ knows it
   int32_t subtask = -1;     // -1 when the problem is the operator's as a whole
   std::string handle;       // e.g. "managed-keyed key-groups", "managed-keyed incremental/shared 000010.sst"
   std::string file;         // the file as `_metadata` names it (or the local path found)
@@ -52,6 +54,7 @@ struct VerifyOptions {
   bool deep = false;
   int jobs = 1;                   // deep: subtasks and SSTs checked at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
+  OperatorNames names;            // uids and plan descriptions (ckpt/names.h)
 };
 
 struct VerifyReport {
@@ -74,6 +77,9 @@ struct VerifyReport {
   // every --remap target. Flink stores absolute paths into checkpoint storage, which may have
   // moved since; the files may be right, but they are not where the job's files live.
   std::vector<VerifyProblem> warnings;
+  std::vector<NamedOperator> named;         // the operators VerifyOptions::names or V5+ name
+  bool naming = false;                      // VerifyOptions::names was given
+  std::vector<std::string> unmatched_uids;  // uids given that name no operator
 
   bool clean() const { return problems.empty(); }
 };
@@ -82,11 +88,13 @@ struct VerifyReport {
 // decode); everything else is a problem in the report.
 Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOptions& options);
 
-// One line: "operator 1f2b…, subtask 3, managed-keyed key-groups, file 'x': size-mismatch: ..."
+// One line: "operator 1f2b… (uid 'u'), subtask 3, managed-keyed key-groups, file 'x': size-mismatch: ..."
 std::string format_problem(const VerifyProblem& p);
 // The problems, one per line, then a summary line.
 void write_verify_text(const VerifyReport& r, std::ostream& out);
-// {"snapshot":..,"deep":..,"clean":..,"operators":..,...,"problems":[{...}]}
+// {"snapshot":..,"deep":..,"clean":..,"operators":..,...,"problems":[{...}]}, with names also
+// "named_operators":[{"operator","uid","description"}] and "unmatched_uids":[..]
+
 void write_verify_json(const VerifyReport& r, std::ostream& out);
 
 }  // namespace ckpt

@@ -1,7 +1,11 @@
 // The snapshot model's names and small derived facts (ckpt/metadata.h).
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "ckpt/metadata.h"
+#include "support/murmur3.h"
 
 namespace ckpt {
 
@@ -71,6 +75,62 @@ bool parse_operator_id(const std::string& hex, OperatorId* out) {
   }
   *out = id;
   return true;
+}
+
+OperatorId operator_id_of_uid(std::string_view uid) { return murmur3_x64_128(uid, 0); }
+
+namespace {
+
+bool is_hex_digits(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// `filter` is hex digits, in any case, that begin `hex` (lower case).
+bool starts_id(const std::string& hex, std::string_view filter) {
+  if (filter.size() > hex.size() || !is_hex_digits(filter)) return false;
+  return std::equal(filter.begin(), filter.end(), hex.begin(),
+                    [](char f, char h) { return std::tolower(static_cast<unsigned char>(f)) == h; });
+}
+
+bool is_id_prefix(const std::string& hex, std::string_view filter) {
+  return filter.size() >= 4 && filter.size() < hex.size() && starts_id(hex, filter);
+}
+
+// Every way of naming `op` but an id prefix.
+bool names_exactly(const OperatorState& op, const std::string& hex, std::string_view filter) {
+  if (filter.empty()) return false;
+  if (filter.size() == hex.size() && starts_id(hex, filter)) return true;  // the full id, any case
+  if (!op.uid.empty() && op.uid == filter) return true;
+  if (!op.name.empty() && op.name == filter) return true;
+  return operator_id_of_uid(filter) == op.id;
+}
+
+}  // namespace
+
+bool operator_matches(const OperatorState& op, std::string_view filter) {
+  const std::string hex = operator_id_hex(op.id);
+  return names_exactly(op, hex, filter) || is_id_prefix(hex, filter);
+}
+
+Result<std::vector<const OperatorState*>> select_operators(const Metadata& m, std::string_view filter) {
+  std::vector<const OperatorState*> exact, by_prefix;
+  for (const OperatorState& op : m.operators) {
+    if (filter.empty()) {
+      exact.push_back(&op);
+      continue;
+    }
+    const std::string hex = operator_id_hex(op.id);
+    if (names_exactly(op, hex, filter)) exact.push_back(&op);
+    else if (is_id_prefix(hex, filter)) by_prefix.push_back(&op);
+  }
+  if (!exact.empty() || (filter.empty() && m.operators.empty())) return exact;
+  if (by_prefix.size() == 1) return by_prefix;
+  if (by_prefix.empty())
+    return Error(ErrorCode::kNotFound, fmt::format("no operator with id, id prefix, uid or name '{}'", filter));
+  std::string ids;
+  for (const OperatorState* op : by_prefix) ids += (ids.empty() ? "" : ", ") + operator_id_hex(op->id);
+  return Error(ErrorCode::kNotFound,
+               fmt::format("id prefix '{}' fits {} operators: {}", filter, by_prefix.size(), ids));
 }
 
 int64_t StreamHandle::state_size() const {

@@ -1,6 +1,7 @@
 // ckpt diff: structure and files of two snapshots compared (ckpt/diff.h).
 #include "ckpt/diff.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <unordered_map>
@@ -202,6 +203,13 @@ Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, co
   std::map<std::string, OperatorStates> sa = collect_states(ma, wa, options.remap);
   std::map<std::string, OperatorStates> sb = collect_states(mb, wb, options.remap);
   diff_states(sa, sb, r);
+  append_named_operators(ma, options.names, &r.named);
+  append_named_operators(mb, options.names, &r.named);
+  r.naming = !options.names.empty();
+  for (const std::string& uid : options.names.unmatched(ma)) {
+    std::vector<std::string> in_b = options.names.unmatched(mb);
+    if (std::find(in_b.begin(), in_b.end(), uid) != in_b.end()) r.unmatched_uids.push_back(uid);
+  }
   if (options.keys) {
     // Entries compared from a side verify rejects would be reported as the state's changes.
     const ProblemSink stop = [](Error&& e) -> Status { return std::move(e); };

@@ -274,6 +274,7 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
         d.jobs = options.jobs;
         d.remap = options.remap;
         d.structure_checks = false;  // diff_snapshots checked each side once
+        d.names = options.names;
         std::function<bool(const DumpEntry&)> keep;
         if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
         return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));

@@ -30,6 +30,12 @@ std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); 
 
 void write_diff_text(const DiffReport& r, std::ostream& out) {
   out << "A: " << r.a << "\nB: " << r.b << "\n\n";
+  if (!r.named.empty()) {
+    out << "operators:\n";
+    for (const NamedOperator& n : r.named)
+      out << "  " << n.operator_id << "  " << n.uid << (n.description.empty() ? "" : "  " + n.description) << "\n";
+    out << "\n";
+  }
   if (r.structure.empty()) out << "structure: no change\n";
   else out << "structure: " << r.structure.size() << (r.structure.size() == 1 ? " change\n" : " changes\n");
   for (const StructureChange& c : r.structure) {
@@ -112,13 +118,20 @@ void write_diff_json(const DiffReport& r, std::ostream& out) {
                       {"changed", k.changed}});
     j["keys"] = std::move(keys);
   }
+  if (!r.named.empty()) {
+    nlohmann::json named = nlohmann::json::array();
+    for (const NamedOperator& n : r.named)
+      named.push_back({{"operator", n.operator_id}, {"uid", n.uid}, {"description", n.description}});
+    j["operators"] = std::move(named);
+  }
+  if (r.naming) j["unmatched_uids"] = r.unmatched_uids;
   out << json_text(j, 2) << "\n";
 }
 
 std::string to_ndjson(const KeyChange& c) {
   const DumpEntry& e = c.after ? *c.after : *c.before;
   std::string out = "{\"change\":" + quoted(c.what) + ",\"operator\":" + quoted(e.operator_id) +
-                    ",\"subtask\":" + std::to_string(e.subtask) + ",\"state\":" + quoted(e.state) +
+                    (e.uid ? ",\"uid\":" + quoted(*e.uid) : std::string()) + ",\"subtask\":" + std::to_string(e.subtask) + ",\"state\":" + quoted(e.state) +
                     ",\"kind\":" + quoted(e.kind);
   if (e.key_group) out += ",\"key_group\":" + std::to_string(*e.key_group);
   // Key fields are JSON text already.

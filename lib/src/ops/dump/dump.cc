@@ -35,11 +35,6 @@ DumpTuning& dump_tuning() {
 
 namespace {
 
-bool equals_ignore_case(const std::string& a, const std::string& b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
-}
-
 struct Chunk {
   std::string text;                // whole NDJSON lines, for sinks that want them
   std::vector<DumpEntry> entries;  // for the others
@@ -52,12 +47,14 @@ using Item = std::variant<Chunk, Error>;
 class ChunkWriter {
  public:
   // Entries travel to the printer in chunks, so that it wakes once per chunk, not per entry.
-  ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, int32_t subtask)
+  ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, std::string uid,
+              int32_t subtask)
       : push_(push),
         text_(text),
         chunk_bytes_(dump_tuning().chunk_bytes),
         chunk_entries_(dump_tuning().chunk_entries),
         operator_hex_(std::move(operator_hex)),
+        uid_(std::move(uid)),
         subtask_(subtask) {}
 
   // False once the run is stopped (limit reached, another subtask failed).
@@ -81,7 +78,7 @@ class ChunkWriter {
   void render(const StateEntry& e) {
     if (e.state != head_state_ || head_.empty()) {
       head_state_ = e.state;
-      head_ = ndjson_line_head(operator_hex_, subtask_, e.state);
+      head_ = ndjson_line_head(operator_hex_, uid_, subtask_, e.state);
     }
     std::string& out = chunk_.text;
     out += head_;
@@ -101,6 +98,7 @@ class ChunkWriter {
   DumpEntry to_dump_entry(StateEntry&& e) const {
     DumpEntry d;
     d.operator_id = operator_hex_;
+    if (!uid_.empty()) d.uid = uid_;
     d.subtask = subtask_;
     d.state = std::move(e.state);
     d.kind = entry_kind_name(e.kind);
@@ -123,6 +121,7 @@ class ChunkWriter {
   const size_t chunk_bytes_;
   const size_t chunk_entries_;
   const std::string operator_hex_;
+  const std::string uid_;
   const int32_t subtask_;
   Chunk chunk_;
   std::string head_state_;
@@ -192,6 +191,7 @@ struct Job {
 struct Task {
   const OperatorState* op = nullptr;
   const SubtaskState* subtask = nullptr;
+  std::string uid;  // "" when unknown
 };
 
 const char* keyed_handle_description(uint8_t type) {
@@ -313,7 +313,7 @@ void run_subtask(const Job& job, const Task& t, const std::string& op_hex, Chunk
 
 void run_task(const Job& job, const Task& t, bool text, const OrderedChannels<Item>::Push& push) {
   const std::string op_hex = operator_id_hex(t.op->id);
-  ChunkWriter out(push, text, op_hex, t.subtask->index);
+  ChunkWriter out(push, text, op_hex, t.uid, t.subtask->index);
   run_subtask(job, t, op_hex, out);
   out.flush();
 }
@@ -343,7 +343,7 @@ void deliver(Chunk& c, const DumpOptions& options, DumpSink& sink, bool text, Du
 }  // namespace
 
 std::string to_ndjson(const DumpEntry& e) {
-  std::string out = ndjson_line_head(e.operator_id, e.subtask, e.state);
+  std::string out = ndjson_line_head(e.operator_id, e.uid ? *e.uid : std::string_view(), e.subtask, e.state);
   const int32_t* key_group = e.key_group ? &*e.key_group : nullptr;
   auto opt = [](const std::optional<std::string>& f) { return f ? &*f : nullptr; };
   append_ndjson_tail(out, e.kind, key_group, opt(e.key), opt(e.namespace_json), opt(e.user_key), e.value,
@@ -368,26 +368,16 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   }
   job.keep_going = options.keep_going;
 
+  Result<std::vector<const OperatorState*>> selected = select_operators(metadata, options.operator_filter);
+  if (!selected.ok()) return std::move(selected).error().with_file(where.metadata_path);
   std::vector<Task> tasks;
-  bool operator_matched = options.operator_filter.empty();
-  for (const OperatorState& op : metadata.operators) {
-    if (!options.operator_filter.empty()) {
-      if (!equals_ignore_case(operator_id_hex(op.id), options.operator_filter) &&
-          (op.uid.empty() || op.uid != options.operator_filter))
-        continue;
-      operator_matched = true;
-    }
+  for (const OperatorState* op : *selected) {
     std::vector<const SubtaskState*> subtasks;
-    for (const SubtaskState& st : op.subtasks)
+    for (const SubtaskState& st : op->subtasks)
       if (!st.finished && (!options.subtask || st.index == *options.subtask)) subtasks.push_back(&st);
     std::stable_sort(subtasks.begin(), subtasks.end(),
                      [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
-    for (const SubtaskState* st : subtasks) tasks.push_back({&op, st});
-  }
-  if (!operator_matched) {
-    Error e(ErrorCode::kNotFound, fmt::format("no operator with id or uid '{}'", options.operator_filter));
-    e.file = where.metadata_path;
-    return e;
+    for (const SubtaskState* st : subtasks) tasks.push_back({op, st, options.names.uid_of(*op)});
   }
 
   DumpSummary summary;
@@ -408,6 +398,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
         },
         &faulty));
   }
+  summary.unmatched_uids = options.names.unmatched(metadata);
   const bool text = sink.wants_ndjson();
   OrderedChannels<Item>::MakeOverflow spill;
   if (text && dump_tuning().spill) spill = &ChunkSpill::make;

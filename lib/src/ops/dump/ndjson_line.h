@@ -13,11 +13,18 @@
 
 namespace ckpt {
 
-// {"operator":"<hex>","subtask":<n>,"state":<state> : the part shared by a state's entries.
-inline std::string ndjson_line_head(std::string_view operator_hex, int32_t subtask, std::string_view state) {
+// {"operator":"<hex>",["uid":<uid>,]"subtask":<n>,"state":<state> : the part shared by a
+// state's entries; the uid only when known.
+inline std::string ndjson_line_head(std::string_view operator_hex, std::string_view uid, int32_t subtask,
+                                    std::string_view state) {
   std::string head = "{\"operator\":\"";
   head += operator_hex;
-  head += "\",\"subtask\":";
+  head += '"';
+  if (!uid.empty()) {
+    head += ",\"uid\":";
+    append_json_string(head, uid);
+  }
+  head += ",\"subtask\":";
   head += std::to_string(subtask);
   head += ",\"state\":";
   append_json_string(head, state);

@@ -95,15 +95,17 @@ const char* mode_kind(DistributionMode m) {
 
 class Builder {
  public:
-  Builder(InspectReport& r, const SnapshotLocation& where, const InspectOptions& options) : r_(r) {
+  Builder(InspectReport& r, const SnapshotLocation& where, const InspectOptions& options)
+      : r_(r), names_(options.names) {
     if (options.states || options.count) states_ = std::make_unique<OperatorStatesReader>(where, options.remap);
   }
 
   void add_operator(const OperatorState& op, size_t index) {
     OperatorSummary s;
     s.id = operator_id_hex(op.id);
-    s.uid = op.uid;
+    s.uid = names_.uid_of(op);
     s.name = op.name;
+    s.description = names_.description_of(op);
     s.parallelism = op.parallelism;
     s.max_parallelism = op.max_parallelism;
     s.fully_finished = op.fully_finished;
@@ -148,6 +150,10 @@ class Builder {
   }
 
   Status finish(const SnapshotLocation& where, const InspectOptions& options) {
+    r_.named = !options.names.empty();
+    std::vector<OperatorId> ids(r_.operators.size());
+    for (size_t i = 0; i < ids.size(); ++i) parse_operator_id(r_.operators[i].id, &ids[i]);
+    r_.unmatched_uids = options.names.unmatched(ids);
     FileResolver resolver(where.directory, options.remap);
     r_.files = std::move(collector_).finish(resolver);
     r_.job_directory = resolver.job_directory();
@@ -256,6 +262,7 @@ class Builder {
   }
 
   InspectReport& r_;
+  const OperatorNames& names_;
   FileCollector collector_;
   size_t op_index_ = 0;
   std::vector<std::string> kinds_;

@@ -77,6 +77,10 @@ void write_operator(std::string& out, const InspectReport& r, const OperatorSumm
   else w.null();
   w.member("file_count", op.file_count);
   w.member("fully_finished", op.fully_finished);
+  if (r.named) {
+    w.key("description");
+    w.string_or_null(op.description);
+  }
   w.member("id", op.id);
   w.member("inline_bytes", op.inline_bytes);
   w.key("kinds");
@@ -208,6 +212,7 @@ void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out)
   head["outside_files"] = r.outside_files;
   head["job_directory"] = r.job_directory;
   head["counted"] = r.counted;
+  if (r.named) head["unmatched_uids"] = r.unmatched_uids;
 
   // The head object's members, one per line, then the two arrays one element per line.
   out << "{\n";

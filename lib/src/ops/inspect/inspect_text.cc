@@ -170,11 +170,15 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
   summary.write(out);
   out << '\n';
 
-  bool names = false;
-  for (const auto& op : r.operators) names = names || !op.uid.empty() || !op.name.empty();
+  bool names = false, descriptions = false;
+  for (const auto& op : r.operators) {
+    names = names || !op.uid.empty() || !op.name.empty();
+    descriptions = descriptions || !op.description.empty();
+  }
   std::vector<std::string> header = {"OPERATOR"};
   if (names) header.insert(header.end(), {"UID", "NAME"});
   header.insert(header.end(), {"PAR", "MAXPAR", "STATE", "FULL", "INCREMENTAL", "FILES"});
+  if (descriptions) header.push_back("DESCRIPTION");
   Table ops(header);
   for (const auto& op : r.operators) {
     std::vector<std::string> row = {op.id};
@@ -185,6 +189,7 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
     row.insert(row.end(), {std::to_string(op.parallelism), std::to_string(op.max_parallelism),
                            op.kinds.empty() ? "-" : join(op.kinds, ","), human_size(op.state_size),
                            human_size(op.checkpointed_size), nfiles});
+    if (descriptions) row.push_back(or_dash(op.description));
     ops.add(std::move(row));
   }
   ops.write(out);
@@ -196,6 +201,7 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
       put(lines, FMT_COMPILE("\noperator {}"), op.id);
       if (!op.uid.empty()) put(lines, FMT_COMPILE(" uid '{}'"), op.uid);
       if (!op.name.empty()) put(lines, FMT_COMPILE(" name '{}'"), op.name);
+      if (!op.description.empty()) put(lines, FMT_COMPILE(" description '{}'"), op.description);
       put(lines, FMT_COMPILE(" parallelism {} max parallelism {}{}\n"), op.parallelism, op.max_parallelism,
           op.fully_finished ? " (finished)" : "");
       if (op.coordinator) {

@@ -25,15 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool operator_matches(const OperatorState& op, const std::string& filter) {
-  if (filter.empty()) return true;
-  std::string hex = operator_id_hex(op.id);
-  bool same_hex = hex.size() == filter.size() && std::equal(hex.begin(), hex.end(), filter.begin(), [](char a, char b) {
-                    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-                  });
-  return same_hex || (!op.uid.empty() && op.uid == filter);
-}
-
 bool is_native(const KeyedHandle& h) {
   return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
 }
@@ -71,10 +62,10 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   RestoreReport report;
   report.output = options.output;
   std::vector<InstanceJob> jobs;
-  bool operator_matched = false;
-  for (const OperatorState& op : m.operators) {
-    if (!operator_matches(op, options.operator_filter)) continue;
-    operator_matched = true;
+  Result<std::vector<const OperatorState*>> selected = select_operators(m, options.operator_filter);
+  if (!selected.ok()) return std::move(selected).error().with_file(where.metadata_path);
+  for (const OperatorState* selected_op : *selected) {
+    const OperatorState& op = *selected_op;
     std::vector<const SubtaskState*> subtasks;
     for (const SubtaskState& st : op.subtasks)
       if (!st.finished && !st.managed_keyed.is_null() && (!options.subtask || st.index == *options.subtask))
@@ -107,9 +98,6 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
       jobs.push_back(std::move(job));
     }
   }
-  if (!options.operator_filter.empty() && !operator_matched)
-    return invalid(where.metadata_path, fmt::format("no operator with id or uid '{}'", options.operator_filter),
-                   ErrorCode::kNotFound);
   if (jobs.empty()) {
     std::string why = report.skipped.empty() ? "no subtask with keyed state matches"
                                              : fmt::format("{} subtasks skipped: {}", report.skipped.size(),

@@ -174,6 +174,13 @@ Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOp
   check_key_groups(m, report);
   check_offsets(m, report);
   if (options.deep) check_deep(m, where, options, faulty, report);
+  append_named_operators(m, options.names, &report.named);
+  report.naming = !options.names.empty();
+  report.unmatched_uids = options.names.unmatched(m);
+  for (auto* list : {&report.problems, &report.unchecked, &report.warnings})
+    for (VerifyProblem& p : *list)
+      for (const NamedOperator& n : report.named)
+        if (n.operator_id == p.operator_id) p.uid = n.uid;
   return report;
 }
 

@@ -12,6 +12,7 @@ std::string format_problem(const VerifyProblem& p) {
   std::string out;
   if (!p.operator_id.empty()) {
     out += "operator " + p.operator_id;
+    if (!p.uid.empty()) out += " (uid '" + p.uid + "')";
     out += p.subtask >= 0 ? fmt::format(", subtask {}", p.subtask) : std::string(", all subtasks");
   }
   if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + p.handle;
@@ -22,6 +23,9 @@ std::string format_problem(const VerifyProblem& p) {
 }
 
 void write_verify_text(const VerifyReport& r, std::ostream& out) {
+  for (const NamedOperator& n : r.naming ? r.named : std::vector<NamedOperator>())
+    out << "operator " << n.operator_id << " uid '" << n.uid << "'"
+        << (n.description.empty() ? "" : " description '" + n.description + "'") << '\n';
   for (const VerifyProblem& p : r.problems) out << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.unchecked) out << "not checked: " << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.warnings) out << "warning: " << format_problem(p) << '\n';
@@ -53,6 +57,7 @@ void write_verify_json(const VerifyReport& r, std::ostream& out) {
       nlohmann::ordered_json o;
       o["kind"] = problem_kind_name(p.kind);
       o["operator"] = p.operator_id.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.operator_id);
+      if (!p.uid.empty()) o["uid"] = p.uid;
       o["subtask"] = p.subtask >= 0 ? nlohmann::ordered_json(p.subtask) : nlohmann::ordered_json();
       o["handle"] = p.handle;
       o["file"] = p.file;
@@ -65,6 +70,13 @@ void write_verify_json(const VerifyReport& r, std::ostream& out) {
   j["problems"] = problems_json(r.problems);
   if (r.deep) j["unchecked"] = problems_json(r.unchecked);
   j["warnings"] = problems_json(r.warnings);
+  if (!r.named.empty()) {
+    nlohmann::ordered_json named = nlohmann::ordered_json::array();
+    for (const NamedOperator& n : r.named)
+      named.push_back({{"operator", n.operator_id}, {"uid", n.uid}, {"description", n.description}});
+    j["named_operators"] = std::move(named);
+  }
+  if (r.naming) j["unmatched_uids"] = r.unmatched_uids;
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 

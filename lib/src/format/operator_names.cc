@@ -1,0 +1,213 @@
+// Operator names from uids and from Flink's compiled SQL plan (ckpt/names.h).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "ckpt/io.h"
+#include "ckpt/names.h"
+#include "support/json_input.h"
+
+namespace ckpt {
+namespace {
+
+// Flink's default `table.exec.uid.format` (ExecutionConfigOptions.TABLE_EXEC_UID_FORMAT).
+constexpr std::string_view kDefaultUidFormat = "<id>_<transformation>";
+constexpr std::string_view kUidFormatOption = "table.exec.uid.format";
+// A compiled plan is a few hundred KiB at most; this bounds what is read into memory.
+constexpr uint64_t kMaxPlanBytes = uint64_t{64} << 20;
+
+// Apache Commons' StringUtils.replaceEach as ExecNodeContext.generateUid uses it: one pass over
+// `pattern`, each placeholder replaced where it starts, replacements never rescanned.
+std::string replace_each(std::string_view pattern, const std::vector<std::pair<std::string_view, std::string>>& subs) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size();) {
+    bool replaced = false;
+    for (const auto& [search, replacement] : subs) {
+      if (pattern.substr(i, search.size()) == search) {
+        out += replacement;
+        i += search.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += pattern[i++];
+  }
+  return out;
+}
+
+Error plan_error(const std::string& file, std::string message) {
+  Error e(ErrorCode::kCorruption, "not a compiled plan: " + std::move(message));
+  e.file = file;
+  return e;
+}
+
+std::string string_member(const nlohmann::json& object, std::string_view key) {
+  const nlohmann::json* v = json_member(object, key);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+const std::vector<std::string>& sql_transformation_names() {
+  // From the planner's ExecNode classes (flink-table-planner, org.apache.flink.table.planner.
+  // plan.nodes.exec.{common,stream}): CommonExecTableSourceScan, CommonExecSink (six),
+  // CommonExecCalc, CommonExecAsyncCalc, CommonExecCorrelate, CommonExecAsyncCorrelate,
+  // CommonExecExpand, CommonExecLookupJoin (two), CommonExecMatch (two),
+  // CommonExecWindowTableFunction, CommonExecPython{Calc,Correlate,AsyncCalc} and the
+  // StreamExec* nodes that make operators of their own.
+  static const std::vector<std::string> names = {"source",
+                                                 "sink",
+                                                 "constraint-validator",
+                                                 "partitioner",
+                                                 "upsert-materialize",
+                                                 "timestamp-inserter",
+                                                 "row-kind-setter",
+                                                 "calc",
+                                                 "async-calc",
+                                                 "python-calc",
+                                                 "python-async-calc",
+                                                 "correlate",
+                                                 "async-correlate",
+                                                 "python-correlate",
+                                                 "expand",
+                                                 "lookup-join",
+                                                 "lookup-join-materialize",
+                                                 "match",
+                                                 "window",
+                                                 "changelog-normalize",
+                                                 "deduplicate",
+                                                 "window-deduplicate",
+                                                 "group-aggregate",
+                                                 "local-group-aggregate",
+                                                 "global-group-aggregate",
+                                                 "incremental-group-aggregate",
+                                                 "python-group-aggregate",
+                                                 "group-window-aggregate",
+                                                 "over-aggregate",
+                                                 "python-over-aggregate",
+                                                 "window-aggregate",
+                                                 "local-window-aggregate",
+                                                 "global-window-aggregate",
+                                                 "join",
+                                                 "window-join",
+                                                 "temporal-join",
+                                                 "interval-join",
+                                                 "filter-left",
+                                                 "filter-right",
+                                                 "pad-left",
+                                                 "pad-right",
+                                                 "delta-join",
+                                                 "multi-join",
+                                                 "rank",
+                                                 "window-rank",
+                                                 "sort",
+                                                 "sort-limit",
+                                                 "temporal-sort",
+                                                 "limit",
+                                                 "watermark-assigner",
+                                                 "mini-batch-assigner",
+                                                 "ml-predict-table-function"};
+  return names;
+}
+
+Status OperatorNames::add_plan(std::string_view json_text, const std::string& file) {
+  Result<nlohmann::json> plan = parse_json_input(json_text);
+  if (!plan.ok()) {
+    Error e = std::move(plan).error();
+    e.file = file;
+    return e;
+  }
+  const nlohmann::json* nodes = json_member(*plan, "nodes");
+  if (!nodes || !nodes->is_array()) return plan_error(file, "no \"nodes\" array");
+  for (const nlohmann::json& node : *nodes) {
+    const nlohmann::json* id = json_member(node, "id");
+    if (!id || !id->is_number_integer()) return plan_error(file, "a node without an integer \"id\"");
+    OperatorName name;
+    name.plan_node = id->get<int32_t>();
+    name.node_type = string_member(node, "type");
+    name.description = string_member(node, "description");
+    // "stream-exec-sink_1": ExecNodeContext's name and version.
+    size_t cut = name.node_type.rfind('_');
+    std::string type = cut == std::string::npos ? name.node_type : name.node_type.substr(0, cut);
+    std::string version = cut == std::string::npos ? "" : name.node_type.substr(cut + 1);
+    std::string format(kDefaultUidFormat);
+    if (const nlohmann::json* config = json_member(node, "configuration")) {
+      std::string own = string_member(*config, kUidFormatOption);
+      if (!own.empty()) format = own;
+    }
+    for (const std::string& transformation : sql_transformation_names()) {
+      name.uid = replace_each(format, {{"<id>", std::to_string(name.plan_node)},
+                                       {"<type>", type},
+                                       {"<version>", version},
+                                       {"<transformation>", transformation}});
+      by_id_[operator_id_of_uid(name.uid)] = name;
+    }
+  }
+  return Status::OK();
+}
+
+Status OperatorNames::add_plan_file(const std::string& path) {
+  Result<std::string> text = read_whole_file(path, kMaxPlanBytes);
+  if (!text.ok()) return std::move(text).error();
+  return add_plan(*text, path);
+}
+
+void OperatorNames::add_uid(const std::string& uid) {
+  given_uids_.push_back(uid);
+  OperatorName name;
+  name.uid = uid;
+  by_id_.emplace(operator_id_of_uid(uid), std::move(name));  // a plan's name, with its description, wins
+}
+
+Status OperatorNames::add_uids_file(const std::string& path) {
+  Result<std::string> text = read_whole_file(path, kMaxPlanBytes);
+  if (!text.ok()) return std::move(text).error();
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) add_uid(std::string(line));
+  }
+  return Status::OK();
+}
+
+const OperatorName* OperatorNames::find(const OperatorId& id) const {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> OperatorNames::unmatched(const std::vector<OperatorId>& present) const {
+  std::vector<std::string> out;
+  for (const std::string& uid : given_uids_)
+    if (std::find(present.begin(), present.end(), operator_id_of_uid(uid)) == present.end()) out.push_back(uid);
+  return out;
+}
+
+std::vector<std::string> OperatorNames::unmatched(const Metadata& m) const {
+  std::vector<OperatorId> present;
+  for (const OperatorState& op : m.operators) present.push_back(op.id);
+  return unmatched(present);
+}
+
+std::string OperatorNames::uid_of(const OperatorState& op) const {
+  if (const OperatorName* n = find(op.id)) return n->uid;
+  return op.uid;
+}
+
+std::string OperatorNames::description_of(const OperatorState& op) const {
+  const OperatorName* n = find(op.id);
+  return n ? n->description : std::string();
+}
+
+void append_named_operators(const Metadata& m, const OperatorNames& names, std::vector<NamedOperator>* out) {
+  for (const OperatorState& op : m.operators) {
+    NamedOperator n{operator_id_hex(op.id), names.uid_of(op), names.description_of(op)};
+    if (n.uid.empty()) continue;
+    auto same = [&](const NamedOperator& o) { return o.operator_id == n.operator_id; };
+    if (std::none_of(out->begin(), out->end(), same)) out->push_back(std::move(n));
+  }
+}
+
+}  // namespace ckpt

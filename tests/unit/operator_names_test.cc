@@ -1,0 +1,136 @@
+// Operator ids from uids (Flink's StreamGraphHasherV2), names from compiled SQL plans, and the
+// one operator filter every command uses.
+#include <catch2/catch.hpp>
+
+#include "ckpt/metadata.h"
+#include "ckpt/names.h"
+#include "support/murmur3.h"
+#include "testlib/test_support.h"
+
+using namespace ckpt;
+
+namespace {
+
+std::string hex(const std::array<uint8_t, 16>& bytes) { return operator_id_hex(bytes); }
+
+OperatorState op_with(const std::string& id_hex, std::string uid = "", std::string name = "") {
+  OperatorState op;
+  REQUIRE(parse_operator_id(id_hex, &op.id));
+  op.uid = std::move(uid);
+  op.name = std::move(name);
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("murmur3_x64_128 gives Guava's murmur3_128 bytes", "[support]") {
+  // Guava's own test vectors (Murmur3Hash128Test) and the empty input, whose hash is zero.
+  CHECK(hex(murmur3_x64_128("")) == "00000000000000000000000000000000");
+  CHECK(hex(murmur3_x64_128("The quick brown fox jumps over the lazy dog")) == "6c1b07bc7bbc4be347939ac4a93c437a");
+  // Tails of every length 1..15 past a block go through both halves of the tail mix.
+  CHECK(hex(murmur3_x64_128("hello")) == "029bbd41b3a7d8cb191dae486a901e5b");
+  CHECK(hex(murmur3_x64_128("0123456789abcdef")) == "a7d14acf946de04bda08a7635c5bc387");
+  CHECK(hex(murmur3_x64_128("0123456789abcdefXYZ")) == "1d904a6c0275d399f39cf8ea56e2694e");
+}
+
+TEST_CASE("an operator id is the murmur3 hash of its uid's UTF-8 bytes", "[format]") {
+  // Ids Flink stored in a savepoint of the SQL planner's restore tests
+  // (stream-exec-group-aggregate_1/agg-with-state-ttl-hint): node 55 GroupAggregate, 57 Sink.
+  CHECK(operator_id_hex(operator_id_of_uid("55_group-aggregate")) == "20066aaa5f4902f5627b7c13fb0ab2a5");
+  CHECK(operator_id_hex(operator_id_of_uid("57_sink")) == "2d990b87135466aa48588de9a63de3dd");
+  CHECK(operator_id_hex(operator_id_of_uid("57_constraint-validator")) == "af00dd880cf8b4ee57b80c26f96d73ea");
+  CHECK(operator_id_hex(operator_id_of_uid("52_source")) == "ee385bfd109bb8a5da52907ee2e0e72e");
+  // Guava hashes the UTF-8 bytes of the string, not its UTF-16 chars.
+  CHECK(operator_id_of_uid("\xc3\xbc") == murmur3_x64_128("\xc3\xbc"));
+}
+
+TEST_CASE("a compiled plan names each node's transformations with its description", "[format]") {
+  const std::string plan = R"json({"flinkVersion":"1.19","nodes":[
+    {"id":55,"type":"stream-exec-group-aggregate_1","description":"GroupAggregate(groupBy=[b])"},
+    {"id":57,"type":"stream-exec-sink_1","description":"Sink(table=[t])"},
+    {"id":9,"type":"stream-exec-calc_1","description":"Calc","configuration":{"table.exec.uid.format":"x-<type>-<version>-<id>_<transformation>"}}],
+    "edges":[]})json";
+  OperatorNames names;
+  REQUIRE(names.add_plan(plan, "plan.json").ok());
+  const OperatorName* agg = names.find(operator_id_of_uid("55_group-aggregate"));
+  REQUIRE(agg);
+  CHECK(agg->uid == "55_group-aggregate");
+  CHECK(agg->description == "GroupAggregate(groupBy=[b])");
+  CHECK(agg->plan_node == 55);
+  const OperatorName* validator = names.find(operator_id_of_uid("57_constraint-validator"));
+  REQUIRE(validator);
+  CHECK(validator->description == "Sink(table=[t])");
+  // A node's own uid format: <type> and <version> are its "type" split at the last '_'.
+  const OperatorName* calc = names.find(operator_id_of_uid("x-stream-exec-calc-1-9_calc"));
+  REQUIRE(calc);
+  CHECK(calc->uid == "x-stream-exec-calc-1-9_calc");
+  CHECK_FALSE(names.find(operator_id_of_uid("9_calc")));
+  CHECK_FALSE(names.find(operator_id_of_uid("55_no-such-transformation")));
+}
+
+TEST_CASE("a plan without nodes is refused naming the file", "[format]") {
+  OperatorNames names;
+  Status s = names.add_plan(R"({"nodes":[{"type":"x"}]})", "bad.json");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().to_string().find("bad.json") != std::string::npos);
+  CHECK(s.error().to_string().find("integer \"id\"") != std::string::npos);
+  CHECK_FALSE(names.add_plan("[1,", "x.json").ok());
+  CHECK_FALSE(names.add_plan("{}", "x.json").ok());
+}
+
+TEST_CASE("uids given alone name their operators and the others are unmatched", "[format]") {
+  Metadata m;
+  m.operators.push_back(op_with(operator_id_hex(operator_id_of_uid("my-source"))));
+  m.operators.push_back(op_with("0123456789abcdef0123456789abcdef", "stored-uid", "Stored Name"));
+  OperatorNames names;
+  names.add_uid("my-source");
+  names.add_uid("gone");
+  CHECK(names.uid_of(m.operators[0]) == "my-source");
+  CHECK(names.description_of(m.operators[0]).empty());
+  CHECK(names.uid_of(m.operators[1]) == "stored-uid");  // V5+ stores it
+  CHECK(names.unmatched(m) == std::vector<std::string>{"gone"});
+  std::vector<NamedOperator> named;
+  append_named_operators(m, names, &named);
+  REQUIRE(named.size() == 2);
+  CHECK(named[0].uid == "my-source");
+  CHECK(named[1].uid == "stored-uid");
+
+  test::ScratchDir dir;
+  test::write_file(dir / "uids", "a\r\n\nmy-source\n");
+  OperatorNames from_file;
+  REQUIRE(from_file.add_uids_file(dir / "uids").ok());
+  CHECK(from_file.unmatched(m) == std::vector<std::string>{"a"});
+  CHECK_FALSE(from_file.add_uids_file(dir / "absent").ok());
+}
+
+TEST_CASE("operators are selected by id or prefix or uid or name", "[format]") {
+  Metadata m;
+  m.operators.push_back(op_with("abcd0000000000000000000000000001"));
+  m.operators.push_back(op_with("abcd0000000000000000000000000002", "", "Window"));
+  m.operators.push_back(op_with(operator_id_hex(operator_id_of_uid("18_group-aggregate"))));
+  auto ids = [&](std::string_view filter) {
+    Result<std::vector<const OperatorState*>> r = select_operators(m, filter);
+    std::vector<std::string> out;
+    if (r.ok())
+      for (const OperatorState* op : *r) out.push_back(operator_id_hex(op->id));
+    return out;
+  };
+  CHECK(ids("ABCD0000000000000000000000000001") == std::vector<std::string>{"abcd0000000000000000000000000001"});
+  CHECK(ids("abcd00000000000000000000000000").empty());  // a prefix of two
+  CHECK(ids("abcd000000000000000000000000000").empty());
+  CHECK(ids("Window") == std::vector<std::string>{"abcd0000000000000000000000000002"});
+  CHECK(ids("18_group-aggregate") ==
+        std::vector<std::string>{operator_id_hex(operator_id_of_uid("18_group-aggregate"))});
+  const std::string third = operator_id_hex(operator_id_of_uid("18_group-aggregate"));
+  CHECK(ids(third.substr(0, 6)) == std::vector<std::string>{third});
+  CHECK(ids(third.substr(0, 3)).empty());  // too short to be a prefix
+
+  Result<std::vector<const OperatorState*>> ambiguous = select_operators(m, "abcd");
+  REQUIRE_FALSE(ambiguous.ok());
+  CHECK(ambiguous.error().to_string().find("fits 2 operators") != std::string::npos);
+  Result<std::vector<const OperatorState*>> none = select_operators(m, "nothing-here");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().code == ErrorCode::kNotFound);
+  CHECK(operator_matches(m.operators[0], "abcd"));
+  CHECK_FALSE(operator_matches(m.operators[0], "Window"));
+}
