@@ -27,7 +27,7 @@ using test::run_cli_process;
 
 namespace {
 
-const std::string kSample = source_dir() + "/testdata/sample-savepoint";
+const std::string kSample = test::source_dir() + "/testdata/sample-savepoint";
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -210,7 +210,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   for (const auto& e : listed) {
     std::string name = e.path().filename().string();
     bool mine = false;
-    for (const Instance& in : instances) mine = mine || name.rfind(in.prefix, 0) == 0;
+    for (const Instance& in : instances) mine = mine || name.starts_with(in.prefix);
     if (!mine && e.is_regular_file(ec) && name != TempDir::kLockName) {
       ++report.files_after;
       report.bytes_after += e.file_size(ec);

@@ -39,16 +39,16 @@ VerifyProblem problem_of_dump_error(const Error& e) {
   p.offset = e.offset;
   p.message = e.message;
   std::string rest = e.context;
-  if (rest.rfind("operator ", 0) == 0 && rest.size() >= 9 + 32) {
+  if (rest.starts_with("operator ") && rest.size() >= 9 + 32) {
     p.operator_id = rest.substr(9, 32);
     rest.erase(0, 9 + 32);
-    if (rest.rfind(", subtask ", 0) == 0) {
+    if (rest.starts_with(", subtask ")) {
       char* end = nullptr;
       long n = std::strtol(rest.c_str() + 10, &end, 10);
       p.subtask = static_cast<int32_t>(n);
       rest.erase(0, static_cast<size_t>(end - rest.c_str()));
     }
-    if (rest.rfind(": ", 0) == 0) rest.erase(0, 2);
+    if (rest.starts_with(": ")) rest.erase(0, 2);
   }
   p.handle = rest;
   if (p.message.find("checksum") != std::string::npos) p.kind = ProblemKind::kChecksumMismatch;

@@ -408,7 +408,7 @@ Status ChangelogState::apply_kv(const LoggedState& s, uint8_t op, int32_t key_gr
   switch (op) {
     case kClear:
       if (map) {
-        for (auto it = entries_.lower_bound(id); it != entries_.end() && it->first.compare(0, id.size(), id) == 0;)
+        for (auto it = entries_.lower_bound(id); it != entries_.end() && it->first.starts_with(id);)
           it = entries_.erase(it);
       } else {
         entries_.erase(id);
@@ -579,7 +579,7 @@ Status ChangelogState::apply_raw_kv(const LoggedState& s, uint8_t op, int32_t ke
     return Status::OK();
   };
   auto erase_map = [&](const std::string& prefix) {
-    for (auto it = pairs.lower_bound(prefix); it != pairs.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
+    for (auto it = pairs.lower_bound(prefix); it != pairs.end() && it->first.starts_with(prefix);)
       it = pairs.erase(it);
   };
 
