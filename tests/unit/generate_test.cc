@@ -236,7 +236,7 @@ TEST_CASE("generate's keyed proxy has the bytes formats/keyed-state.md gives a S
   REQUIRE(model.ok());
   auto written = write_keyed_backend_meta(model->meta());
   REQUIRE(written.ok());
-  // The proxy built field by field from the spec (§3, §4): version 6, no compression, the key
+  // The proxy built field by field from the spec (formats/keyed-state.md §3, §4): version 6, no compression, the key
   // serializer in its proxy form, two KEY_VALUE states in VoidNamespace.
   const char* kString = "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
   const char* kBytes =
