@@ -1,8 +1,8 @@
 // ckpt/dump.h - every state entry of a snapshot, decoded, for people and scripts.
 //
-// dump_snapshot() walks the operators and subtasks of a snapshot, reads each state handle in
-// whatever layout its backend wrote (heap, canonical, RocksDB SST files, operator streams,
-// legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
+// dump_snapshot() walks the operators and subtasks of a snapshot as an EntryReader
+// (ckpt/entries.h) does, reads each state handle in whatever layout its backend wrote (heap,
+// canonical, RocksDB SST files, operator streams, legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
 // deterministic order: operators in file order, subtasks ascending, within a subtask operator
 // state then keyed state (key groups ascending) then raw-keyed timers. Subtasks are decoded
 // in parallel and handed to the calling thread in chunks (a few hundred entries or 256 KiB of
@@ -17,23 +17,20 @@
 #include <string_view>
 #include <vector>
 
+#include "ckpt/entries.h"
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
-struct DumpOptions {
-  std::string operator_filter;  // 32 hex digits or a uid (V5+); empty: every operator
-  std::string state;            // a state name; empty: every state
-  std::optional<int32_t> subtask;
-  // Key groups to dump; keyed and timer entries only (a key-group filter drops operator state).
-  std::optional<std::pair<int32_t, int32_t>> key_groups;
+// Which entries (operator, state, subtask, key groups, --remap), as an EntryReader selects them.
+struct DumpOptions : EntrySelection {
   uint64_t limit = 0;  // stop after this many entries; 0: no limit
   int jobs = 1;        // subtasks decoded at once
   // Report a damaged handle, key group or SST through DumpSink::problem and go on, instead of
   // stopping with its error.
   bool keep_going = false;
-  std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.

@@ -133,9 +133,6 @@ struct ChangelogState::RawStore {
 
 namespace {
 
-std::string_view span(const ByteReader& r, size_t start) {
-  return std::string_view(reinterpret_cast<const char*>(r.data()) + start, r.position() - start);
-}
 
 }  // namespace
 
@@ -265,6 +262,7 @@ class ChangelogState::EntryStore {
       it = state_.entries_.emplace(at.id, std::move(e)).first;
     }
     for (auto& x : elements) it->second.value.push_back(std::move(x));
+    it->second.has_raw = false;  // the stored bytes no longer hold the whole value
   }
   void put_taken(const Slot& at, Value&& value) {
     StateEntry e = entry(at);
@@ -552,7 +550,7 @@ Status ChangelogState::parse_kv(const LoggedState& s, uint8_t op, ByteReader& r,
     if (c.trees) key_->read(r, c.key);
     else key_->skip(r);
     if (!r.ok()) return r.take_error();
-    c.key_bytes = span(r, start);
+    c.key_bytes = r.since(start);
     return parse_kv_rest(s, op, r, c);
   }
   // Without a key serializer the key's length is unknown: it ends where namespace and payload
@@ -577,12 +575,12 @@ Status ChangelogState::parse_kv_rest(const LoggedState& s, uint8_t op, ByteReade
   size_t ns_start = r.position();
   if (c.trees) s.ns->read(r, c.ns);
   else s.ns->skip(r);
-  c.ns_bytes = span(r, ns_start);
+  c.ns_bytes = r.since(ns_start);
   auto read = [&](const ValueDecoder& d) {
     size_t start = r.position();
     if (c.trees) d.read(r, c.values.emplace_back());
     else d.skip(r);
-    c.raw.push_back(span(r, start));
+    c.raw.push_back(r.since(start));
   };
   const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
   switch (op) {
