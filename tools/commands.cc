@@ -13,6 +13,8 @@ Runner setup_gc(CLI::App& sub);
 Runner setup_compact(CLI::App& sub);
 Runner setup_verify(CLI::App& sub);
 Runner setup_restore(CLI::App& sub);
+Runner setup_completion(CLI::App& sub);
+Runner setup_help(CLI::App& sub);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -26,6 +28,8 @@ const std::vector<Command>& commands() {
       {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
       {"verify", "Check that a snapshot is complete and readable", setup_verify},
       {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
+      {"completion", "Print a shell completion script (bash, zsh or fish)", setup_completion},
+      {"help", "Print the usage of ckpt or of one command", setup_help},
   };
   return table;
 }

@@ -226,13 +226,25 @@ TEST_CASE("absolute URIs resolve through --remap - file: paths and base names - 
   auto remapped = run_cli({"inspect", "--json", snap, "--remap", "hdfs://nn:8020=" + (scratch / "wrong"),
                            "--remap", "hdfs://nn:8020/flink=" + (scratch / "mirror")});
   CHECK(remapped.status == 0);
-  for (const json& f : parse(remapped.out)["files"])
-    if (f["uri"] == "hdfs://nn:8020/flink/job/shared/sst-1") CHECK(f["path"] == shared + "/sst-1");
+  const json remapped_json = parse(remapped.out);  // a range over a temporary's member would dangle
+  int remapped_ssts = 0;
+  for (const json& f : remapped_json["files"])
+    if (f["uri"] == "hdfs://nn:8020/flink/job/shared/sst-1") {
+      CHECK(f["path"] == shared + "/sst-1");
+      ++remapped_ssts;
+    }
+  CHECK(remapped_ssts == 1);
 
   // Copied beside _metadata, the shared file is found by its base name.
   fs::copy_file(shared + "/sst-1", snap + "/sst-1");
   auto beside = run_cli({"inspect", "--json", snap});
   CHECK(beside.status == 0);
-  for (const json& f : parse(beside.out)["files"])
-    if (f["handle_type"] == 2 && f["uri"].get<std::string>().starts_with("hdfs:")) CHECK(f["path"] == snap + "/sst-1");
+  const json beside_json = parse(beside.out);
+  int beside_ssts = 0;
+  for (const json& f : beside_json["files"])
+    if (f["handle_type"] == 2 && f["uri"].get<std::string>().starts_with("hdfs:")) {
+      CHECK(f["path"] == snap + "/sst-1");
+      ++beside_ssts;
+    }
+  CHECK(beside_ssts == 1);
 }

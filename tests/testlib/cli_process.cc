@@ -15,10 +15,20 @@ extern char** environ;
 namespace ckpt::test {
 
 CliResult run_cli_process(const std::vector<std::string>& args, int seconds) {
+  std::vector<std::string> argv = {CKPT_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, seconds);
+}
+
+CliResult run_shell(const std::string& script, int seconds) { return run_program({"sh", "-c", script}, seconds); }
+
+std::string build_dir() { return CKPT_BUILD_DIR; }
+
+CliResult run_program(const std::vector<std::string>& program, int seconds) {
   ScratchDir scratch;
   const std::string out = scratch / "out", err = scratch / "err";
-  std::vector<std::string> argv = {"timeout", "-k", "5", std::to_string(seconds), CKPT_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> argv = {"timeout", "-k", "5", std::to_string(seconds)};
+  argv.insert(argv.end(), program.begin(), program.end());
   std::vector<char*> raw;
   for (std::string& a : argv) raw.push_back(a.data());
   raw.push_back(nullptr);

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <random>
@@ -62,10 +64,17 @@ void write_file(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-ScratchDir::ScratchDir() {
+std::string memory_temp_dir() {
+  std::error_code ec;
+  if (fs::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return fs::temp_directory_path().string();
+}
+
+ScratchDir::ScratchDir(const std::string& base) {
   std::random_device rd;
+  const fs::path dir = base.empty() ? fs::temp_directory_path() : fs::path(base);
   for (;;) {
-    path_ = (fs::temp_directory_path() / ("ckpt-test-" + std::to_string(rd()))).string();
+    path_ = (dir / ("ckpt-test-" + std::to_string(rd()))).string();
     std::error_code ec;
     if (fs::create_directory(path_, ec)) break;
   }

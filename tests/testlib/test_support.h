@@ -26,10 +26,14 @@ std::string source_dir();     // the project checkout
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);
 
-// A fresh directory under the system temp dir, removed at scope exit.
+// /dev/shm where there is one (a test that writes thousands of small outputs spends its time
+// in their fsyncs on a disk), else the system temp dir.
+std::string memory_temp_dir();
+
+// A fresh directory under `base` (default: the system temp dir), removed at scope exit.
 class ScratchDir {
  public:
-  ScratchDir();
+  explicit ScratchDir(const std::string& base = {});
   ~ScratchDir();
   const std::string& path() const { return path_; }
   std::string operator/(const std::string& name) const { return path_ + "/" + name; }

@@ -712,6 +712,29 @@ TEST_CASE("hostile counts - nesting and markers are refused before allocating", 
   CHECK(trailer.offset == 0x18u);
 }
 
+TEST_CASE("a parallelism below 0 or above the max parallelism is refused at its offset", "[unit][format]") {
+  // Flink's OperatorState constructor refuses both (a HashMap of `parallelism` buckets, then
+  // parallelism <= max parallelism); it accepts a max parallelism of 0 with parallelism 0.
+  auto file = [](int32_t parallelism, int32_t max_parallelism) {
+    return std::string(Bytes()
+                           .i32(kMagic).i32(3).i64(1).i32(0)      // magic, V3, checkpoint 1, no master state
+                           .i32(1).id(0)                          // one operator, its id
+                           .i32(parallelism).i32(max_parallelism)  // at 0x28
+                           .u8(0)                                 // no coordinator state
+                           .i32(0));                              // no subtask
+  };
+  Error negative = decode_error(file(-5, 128));
+  CHECK(negative.message == "invalid parallelism -5");
+  CHECK(negative.offset == 0x28u);
+  for (int32_t max : {0, -1}) {
+    Error above = decode_error(file(2, max));
+    CHECK(above.message == "parallelism 2 exceeds max parallelism " + std::to_string(max));
+    CHECK(above.offset == 0x28u);
+  }
+  Metadata empty = round_trip(file(0, 0), false);
+  CHECK(empty.operators.at(0).max_parallelism == 0);
+}
+
 TEST_CASE("the writer refuses models its version cannot hold instead of writing other bytes", "[unit][format]") {
   // Proves encode_metadata's errors: an over-long string, a handle type in the wrong context,
   // V3+ fields in a V2 model and more than one operator handle in a V2+ slot.

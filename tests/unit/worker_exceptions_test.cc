@@ -15,7 +15,7 @@
 #include "ckpt/dump.h"
 #include "ckpt/restore.h"
 #include "ops/diff/diff_internal.h"
-#include "ops/convert/keyed_target.h"
+#include "support/worker_threads.h"
 #include "state/ordered_channels.h"
 #include "testlib/child_process.h"
 #include "testlib/hostile_snapshot.h"

@@ -1,7 +1,8 @@
 // ckpt/diff.h - what changed between two snapshots: structure, files and, on request, state.
 //
 // diff_snapshots() compares snapshot A with snapshot B at three levels. Structure: operators
-// (matched by id) added or removed, parallelism and max-parallelism changes, states (from the
+// (matched by id) added or removed, parallelism and max-parallelism changes, key-group ranges
+// per subtask (at the same parallelism: a range that shrank lost entries), states (from the
 // backends' proxies) added or removed, serializer changes. Files: every file either snapshot
 // references, identified by where it really is (the stored URI for absolute handles, the path
 // inside the snapshot directory for relative ones), split into shared by both, new in B and
@@ -39,13 +40,14 @@ struct DiffFile {
 
 // A structural difference, e.g. {"parallelism", op, "", "2", "4"}.
 struct StructureChange {
-  // "operator-added", "operator-removed", "parallelism", "max-parallelism", "state-added",
-  // "state-removed", "state-kind", "serializer".
+  // "operator-added", "operator-removed", "parallelism", "max-parallelism", "key-group-range",
+  // "raw-key-group-range", "state-added", "state-removed", "state-kind", "serializer".
   std::string what;
   std::string operator_id;  // 32 hex digits
   std::string state;        // state changes only
   std::string before;       // empty for additions
   std::string after;        // empty for removals
+  int32_t subtask = -1;     // key-group range changes only
 };
 
 // Files of one subtask of one operator (a side may lack the subtask: counts are then 0).

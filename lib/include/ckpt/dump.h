@@ -31,6 +31,10 @@ struct DumpOptions : EntrySelection {
   // Report a damaged handle, key group or SST through DumpSink::problem and go on, instead of
   // stopping with its error.
   bool keep_going = false;
+  // First check what `ckpt verify` checks of `_metadata` and the files of the dumped subtasks
+  // (present with their declared sizes, key-group ranges, stored offsets): a problem is an
+  // error, or with keep_going a problem. Off for callers that ran those checks themselves.
+  bool structure_checks = true;
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.

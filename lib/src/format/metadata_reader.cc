@@ -7,8 +7,9 @@
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java/java_serialization.h"
-#include "format/metadata_streaming.h"
 #include "format/metadata_contexts.h"
+#include "format/metadata_offsets.h"
+#include "format/metadata_streaming.h"
 #include "support/byte_reader.h"
 
 namespace ckpt {
@@ -43,8 +44,8 @@ class Decoder {
   // `channel_subtask_index`: channel handles carry a leading subtask index (Flink 1.12+). Flink
   // 1.11 wrote V3 files without it; the caller retries with false when the first pass fails.
   // With a `sink`, operators go there as they are read instead of into the result.
-  Decoder(std::string_view bytes, bool channel_subtask_index, OperatorSink* sink)
-      : r_(bytes), channel_subtask_index_(channel_subtask_index), sink_(sink) {}
+  Decoder(std::string_view bytes, bool channel_subtask_index, OperatorSink* sink, MetadataOffsets* offsets = nullptr)
+      : r_(bytes), channel_subtask_index_(channel_subtask_index), sink_(sink), offsets_(offsets) {}
 
   Result<Metadata> run() {
     Metadata m;
@@ -125,6 +126,7 @@ class Decoder {
     int32_t n = r_.count(min_operator_record(version_), "operator");
     if (!sink_) m.operators.reserve(n);
     for (int32_t i = 0; i < n && r_.ok(); ++i) {
+      if (offsets_) offsets_->operators.push_back({r_.offset(), 0, {}});
       OperatorState op = read_operator(i);
       if (!sink_) m.operators.push_back(std::move(op));
       else if (r_.ok()) sink_->operator_state(op, static_cast<size_t>(i));
@@ -198,8 +200,22 @@ class Decoder {
     if (!r_.ok()) return op;
     std::copy(id.begin(), id.end(), op.id.begin());
     context_ = "operator " + operator_id_hex(op.id);
+    const uint64_t parallelism_at = r_.offset();
+    if (offsets_) offsets_->operators.back().parallelism = parallelism_at;
     op.parallelism = r_.i32();
     op.max_parallelism = r_.i32();
+    if (!r_.ok()) return op;
+    // What Flink's OperatorState constructor refuses (a HashMap of `parallelism` buckets, then
+    // parallelism <= max parallelism); a max parallelism of 0 with parallelism 0 it accepts.
+    if (op.parallelism < 0) {
+      r_.fail_at(parallelism_at, fmt::format("invalid parallelism {}", op.parallelism));
+      return op;
+    }
+    if (op.parallelism > op.max_parallelism) {
+      r_.fail_at(parallelism_at, fmt::format("parallelism {} exceeds max parallelism {}", op.parallelism,
+                                             op.max_parallelism));
+      return op;
+    }
     if (version_ <= 2) {
       op.chain_length = r_.i32();
     } else {
@@ -227,6 +243,7 @@ class Decoder {
     const std::string op_context = context_;
     for (int32_t i = 0; i < n && r_.ok(); ++i) {
       SubtaskState st;
+      const uint64_t record_at = r_.offset();
       int32_t stored = r_.i32();
       if (version_ >= 3 && stored < 0) {
         st.finished = true;
@@ -235,6 +252,7 @@ class Decoder {
         st.index = stored;
       }
       context_ = fmt::format("{}, subtask {}", op_context, st.index);
+      if (offsets_) offsets_->operators.back().subtasks.push_back({st.index, record_at, record_at, record_at});
       if (!st.finished) read_subtask(st);
       op.subtasks.push_back(std::move(st));
     }
@@ -266,7 +284,9 @@ class Decoder {
         if (present) list->push_back(read_operator_handle());
       }
     }
+    if (offsets_) offsets_->operators.back().subtasks.back().managed_keyed = r_.offset();
     st.managed_keyed = read_keyed(kKeyedTypes);
+    if (offsets_) offsets_->operators.back().subtasks.back().raw_keyed = r_.offset();
     st.raw_keyed = read_keyed(kKeyedTypes);
     if (version_ >= 3) {
       read_channels(st.input_channels, /*input=*/true);
@@ -514,6 +534,7 @@ class Decoder {
   ByteReader r_;
   bool channel_subtask_index_;
   OperatorSink* sink_;
+  MetadataOffsets* offsets_;
   int32_t version_ = 0;
   int depth_ = 0;
   std::string context_;
@@ -525,12 +546,14 @@ bool is_version_3(std::string_view bytes) {
   return r.i32() == 3 && r.ok();
 }
 
-Result<Metadata> decode(std::string_view bytes, const std::string& file, OperatorSink* sink) {
-  auto result = Decoder(bytes, /*channel_subtask_index=*/true, sink).run();
+Result<Metadata> decode(std::string_view bytes, const std::string& file, OperatorSink* sink,
+                        MetadataOffsets* offsets = nullptr) {
+  auto result = Decoder(bytes, /*channel_subtask_index=*/true, sink, offsets).run();
   if (!result.ok() && is_version_3(bytes)) {
     // Flink 1.11 wrote channel handles without the subtask index under the same version 3.
     if (sink) sink->restart();
-    auto legacy = Decoder(bytes, /*channel_subtask_index=*/false, sink).run();
+    if (offsets) offsets->operators.clear();
+    auto legacy = Decoder(bytes, /*channel_subtask_index=*/false, sink, offsets).run();
     if (legacy.ok()) return legacy;
   }
   if (!result.ok() && !file.empty()) return std::move(result).error().with_file(file);
@@ -545,6 +568,28 @@ Result<Metadata> decode_metadata(std::string_view bytes, const std::string& file
 
 Result<Metadata> decode_metadata_streaming(std::string_view bytes, const std::string& file, OperatorSink& sink) {
   return decode(bytes, file, &sink);
+}
+
+Result<Metadata> decode_metadata_located(std::string_view bytes, const std::string& file, MetadataOffsets& offsets) {
+  offsets.operators.clear();
+  return decode(bytes, file, nullptr, &offsets);
+}
+
+std::optional<uint64_t> MetadataOffsets::find(const Metadata& m, const std::string& op_hex, int32_t subtask,
+                                              std::string_view slot) const {
+  for (size_t i = 0; i < m.operators.size() && i < operators.size(); ++i) {
+    if (operator_id_hex(m.operators[i].id) != op_hex) continue;
+    const Operator& op = operators[i];
+    if (subtask < 0) return op.parallelism;
+    for (const Subtask& st : op.subtasks) {
+      if (st.index != subtask) continue;
+      if (slot.starts_with("managed-keyed")) return st.managed_keyed;
+      if (slot.starts_with("raw-keyed")) return st.raw_keyed;
+      return st.record;
+    }
+    return op.record;
+  }
+  return std::nullopt;
 }
 
 Result<Metadata> read_metadata_file(const std::string& path) {

@@ -121,6 +121,7 @@ StateKind StateMetaInfo::kind() const {
 Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options) {
   StateMetaInfo m;
   uint64_t at = r.offset();
+  m.source_offset = at;
   m.name = r.utf();
   uint64_t type_at = r.offset();
   m.backend_type = r.i32();
@@ -165,6 +166,21 @@ Status write_state_meta_info(ByteWriter& w, const StateMetaInfo& m) {
 }
 
 const StateMetaInfo* KeyedBackendMeta::find(std::string_view name) const { return find_in(states, name); }
+
+Error StateMetaInfo::at_source(Error e) const {
+  if (e.offset || source_file.empty()) return e;
+  e.file = source_file;
+  e.offset = source_offset;
+  if (!source_context.empty()) return std::move(e).with_context(source_context);
+  return e;
+}
+
+void KeyedBackendMeta::set_source(const std::string& file, const std::string& context) {
+  for (StateMetaInfo& s : states) {
+    s.source_file = file;
+    s.source_context = context;
+  }
+}
 
 Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotReadOptions& options) {
   KeyedBackendMeta m;

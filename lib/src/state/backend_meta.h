@@ -68,6 +68,14 @@ struct StateMetaInfo {
   const SerializerSnapshot* value_serializer() const { return serializer(meta_key::kValueSerializer); }
   const SerializerSnapshot* namespace_serializer() const { return serializer(meta_key::kNamespaceSerializer); }
   const SerializerSnapshot* key_serializer() const { return serializer(meta_key::kKeySerializer); }
+
+  // Where the record was read (set by readers that know the file), for errors about the state
+  // as it is described there: its serializers that cannot be followed, say.
+  std::string source_file;
+  uint64_t source_offset = 0;
+  std::string source_context;  // how offsets in source_file count (an inline stream's own), or empty
+  // `e` placed at this record when it names no place of its own and the record's file is known.
+  Error at_source(Error e) const;
 };
 
 // Read / write one StateMetaInfoSnapshot record (meta-info format versions 5-7 share this layout).
@@ -86,6 +94,8 @@ struct KeyedBackendMeta {
 
   // The state with this name, or nullptr.
   const StateMetaInfo* find(std::string_view name) const;
+  // Every state's source_file and source_context.
+  void set_source(const std::string& file, const std::string& context = {});
 };
 
 // Reads the proxy at r's position and leaves r after it (where heap / canonical key-group data

@@ -66,6 +66,14 @@ Status reader_error(ByteReader& r) { return r.take_error(); }
 Result<std::unique_ptr<KeyedStateCodec>> KeyedStateCodec::make(const StateMetaInfo& info,
                                                                const ValueDecoder& key_decoder,
                                                                int32_t max_parallelism) {
+  auto c = make_unlocated(info, key_decoder, max_parallelism);
+  if (!c.ok()) return info.at_source(std::move(c).error());
+  return c;
+}
+
+Result<std::unique_ptr<KeyedStateCodec>> KeyedStateCodec::make_unlocated(const StateMetaInfo& info,
+                                                                         const ValueDecoder& key_decoder,
+                                                                         int32_t max_parallelism) {
   std::unique_ptr<KeyedStateCodec> c(new KeyedStateCodec());
   c->name_ = info.name;
   c->kind_ = info.kind();

@@ -62,6 +62,10 @@ class KeyedStateCodec {
                           uint64_t value_offset, const EntrySink& sink) const;
 
  private:
+  // make() without its errors placed at the state's meta info.
+  static Result<std::unique_ptr<KeyedStateCodec>> make_unlocated(const StateMetaInfo& info,
+                                                                 const ValueDecoder& key_decoder,
+                                                                 int32_t max_parallelism);
   KeyedStateCodec() = default;
   Status emit_timer(nlohmann::json&& timer, int32_t key_group, std::string_view raw, const EntrySink& sink) const;
   // A heap map value's pairs as bytes (user key; null flag and user value), in stored order;

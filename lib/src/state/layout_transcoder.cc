@@ -76,8 +76,17 @@ void RocksPairPool::recycle(std::vector<std::vector<RocksPair>>& by_state, std::
 Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make(const StateMetaInfo& info,
                                                                const ValueDecoder& key_decoder,
                                                                int32_t max_parallelism) {
+  auto t = make_unlocated(info, key_decoder, max_parallelism);
+  if (!t.ok()) return info.at_source(std::move(t).error());
+  return t;
+}
+
+Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make_unlocated(const StateMetaInfo& info,
+                                                                         const ValueDecoder& key_decoder,
+                                                                         int32_t max_parallelism) {
   std::unique_ptr<StateTranscoder> t(new StateTranscoder());
   t->name_ = info.name;
+  t->source_ = info;
   t->kind_ = info.kind();
   t->prefix_bytes_ = key_group_prefix_bytes(max_parallelism);
   t->key_ = &key_decoder;
@@ -105,9 +114,10 @@ Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make(const StateMetaIn
 
 Status StateTranscoder::check_delimitable(const ValueDecoder& d, const char* what) const {
   if (d.decodable()) return Status::OK();
-  return Error(ErrorCode::kNotSupported,
-               fmt::format("state '{}': {} of {} cannot be delimited without the job's classes ({})", name_, what,
-                           d.serializer_class(), d.why_not()));
+  Error e(ErrorCode::kNotSupported, fmt::format("state '{}': {} of {} cannot be delimited without the job's classes ({})",
+                                                name_, what, d.serializer_class(), d.why_not()));
+  // At the state's meta info, which names the serializer.
+  return source_.at_source(std::move(e));
 }
 
 HeapEntryLayout StateTranscoder::heap_entry_layout() const {

@@ -88,6 +88,10 @@ class StateTranscoder {
   Result<int32_t> rocks_to_heap(const std::vector<const RocksPair*>& sorted_pairs, ByteWriter& w) const;
 
  private:
+  // make() without its errors placed at the state's meta info.
+  static Result<std::unique_ptr<StateTranscoder>> make_unlocated(const StateMetaInfo& info,
+                                                                 const ValueDecoder& key_decoder,
+                                                                 int32_t max_parallelism);
   StateTranscoder() = default;
   // Bytes of key and namespace inside a RocksDB key: [key_begin, key_end), [ns_begin, ns_end),
   // and where the user key (maps) starts.
@@ -98,6 +102,7 @@ class StateTranscoder {
   Status check_delimitable(const ValueDecoder& d, const char* what) const;
 
   std::string name_;
+  StateMetaInfo source_;  // where the state's meta info lies, for kNotSupported errors
   StateKind kind_ = StateKind::kUnknown;
   int prefix_bytes_ = 1;
   bool ambiguous_key_ = false;

@@ -47,8 +47,8 @@ Status read_list_state(const OperatorStream& os, const OperatorStateEntry& entry
   std::string data;
   for (int64_t off : entry.offsets) {
     if (off < 0 || static_cast<uint64_t>(off) > os.stream->size())
-      return Error(ErrorCode::kCorruption,
-                   fmt::format("element offset {:#x} lies outside the stream of {:#x} bytes", off, os.stream->size()));
+      return os.stream->past_end(
+          fmt::format("element offset {:#x} lies outside the stream of {:#x} bytes", off, os.stream->size()));
     uint64_t base = 0;
     CKPT_RETURN_IF_ERROR(os.load(static_cast<uint64_t>(off), &data, &base));
     ByteReader r(data, base);
@@ -84,8 +84,8 @@ Status read_broadcast_state(const OperatorStream& os, const OperatorStateEntry& 
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> vd, make_decoder(*vs));
   int64_t off = entry.offsets[0];
   if (off < 0 || static_cast<uint64_t>(off) > os.stream->size())
-    return Error(ErrorCode::kCorruption,
-                 fmt::format("broadcast offset {:#x} lies outside the stream of {:#x} bytes", off, os.stream->size()));
+    return os.stream->past_end(
+        fmt::format("broadcast offset {:#x} lies outside the stream of {:#x} bytes", off, os.stream->size()));
   std::string data;
   uint64_t base = 0;
   CKPT_RETURN_IF_ERROR(os.load(static_cast<uint64_t>(off), &data, &base));
@@ -143,15 +143,19 @@ Status read_operator_stream(const OperatorHandle& handle, const StateStream& str
     const StateMetaInfo* info = os.meta.find(entry->name);
     Status s;
     if (!info) {
-      s = Error(ErrorCode::kCorruption, "the operator state proxy does not describe this state");
+      // The proxy at the stream's start is where the name should have been.
+      s = Error(ErrorCode::kCorruption, "the operator state proxy does not describe this state", stream.base());
     } else if (entry->mode == DistributionMode::kBroadcast) {
       s = read_broadcast_state(os, *entry, *info, filter.raw_bytes, sink);
     } else {
       s = read_list_state(os, *entry, *info, filter.raw_bytes, sink);
     }
-    if (!s.ok())
-      CKPT_RETURN_IF_ERROR(
-          problems(std::move(s).error().with_context(fmt::format("operator state '{}'", entry->name))));
+    if (!s.ok()) {
+      Error e = std::move(s).error();
+      // About the state as its meta info in this stream's proxy describes it.
+      if (info && !e.offset && e.file.empty()) e.offset = info->source_offset;
+      CKPT_RETURN_IF_ERROR(problems(std::move(e).with_context(fmt::format("operator state '{}'", entry->name))));
+    }
   }
   return Status::OK();
 }

@@ -80,7 +80,9 @@ Result<OperatorBackendMeta> ProxyReader::operator_state(const OperatorHandle& h)
 Status ProxyReader::keyed_proxy(const StreamHandle& s, uint64_t end,
                                 const std::function<void(const KeyedBackendMeta&)>& visit) {
   CKPT_ASSIGN_OR_RETURN(KeyedBackendMeta meta, streams_.read(s, [&](const StateStream& stream) {
-    return read_head(stream, end, [](ByteReader& r) { return read_keyed_backend_meta(r); });
+    auto meta = read_head(stream, end, [](ByteReader& r) { return read_keyed_backend_meta(r); });
+    if (meta.ok()) meta->set_source(stream.file(), stream.offsets_context());
+    return meta;
   }));
   visit(meta);
   return Status::OK();

@@ -27,10 +27,25 @@ Result<KeyedBackendMeta> read_proxy_prefix(const StateStream& stream, uint64_t l
   std::string head;
   CKPT_RETURN_IF_ERROR(stream.read(0, length, &head));
   ByteReader r(head, stream.base());
-  return read_keyed_backend_meta(r);
+  auto m = read_keyed_backend_meta(r);
+  if (m.ok()) m->set_source(stream.file(), stream.offsets_context());
+  return m;
 }
 
 using Transcoders = std::vector<std::unique_ptr<StateTranscoder>>;
+
+}  // namespace
+
+Status check_keyed_states(const KeyedBackendMeta& meta, int32_t max_parallelism) {
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key, make_decoder(meta.key_serializer));
+  for (const StateMetaInfo& info : meta.states) {
+    auto t = StateTranscoder::make(info, *key, max_parallelism);
+    if (!t.ok()) return std::move(t).error();
+  }
+  return Status::OK();
+}
+
+namespace {
 
 // One key group at a time from the instance (the proxy's states are its column families), so
 // memory stays bounded by the largest key group whatever the subtask's size; overlapping SSTs
@@ -137,13 +152,13 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
   if (is_incremental(handle.type)) {
     source.layout = KeyedLayout::kNative;
     CKPT_ASSIGN_OR_RETURN(source.meta, read_meta_data_stream(handle.delegate, streams));
+    CKPT_RETURN_IF_ERROR(check_keyed_states(source.meta, max_parallelism));
     return source;
   }
   if (handle.type != handle_type::kKeyGroups && handle.type != handle_type::kKeyGroupsWithId &&
       handle.type != handle_type::kSavepointKeyGroups)
     return Error(ErrorCode::kNotSupported, fmt::format("keyed state handle type {:#04x} ({}) cannot be converted",
                                                        handle.type, handle_type_name(handle.type)));
-  (void)max_parallelism;
   return streams.read(handle.delegate, [&](const StateStream& stream) -> Result<RawKeyedSource> {
     CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect_key_groups_layout(handle, stream));
     source.layout = layout == KeyGroupsLayout::kHeap ? KeyedLayout::kHeap : KeyedLayout::kCanonical;
@@ -151,6 +166,7 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
     for (int64_t off : handle.offsets)
       if (off > 0) proxy_end = std::min<uint64_t>(proxy_end, static_cast<uint64_t>(off));
     CKPT_ASSIGN_OR_RETURN(source.meta, read_proxy_prefix(stream, proxy_end));
+    CKPT_RETURN_IF_ERROR(check_keyed_states(source.meta, max_parallelism));
     return source;
   });
 }

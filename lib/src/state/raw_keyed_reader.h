@@ -33,6 +33,10 @@ struct RawKeyedSource {
   KeyedBackendMeta meta;
 };
 
+// Every state of a keyed proxy as the dump layer reads it (its kind, its serializers): checked
+// by whatever copies a proxy into an output unread.
+Status check_keyed_states(const KeyedBackendMeta& meta, int32_t max_parallelism);
+
 // Reads the proxy of `handle` (types 3, 5, 7, 11, 12) and tells its layout. For a changelog
 // backend handle (13, 14) `meta` is its materialized part's proxy plus the states its change
 // logs register, keyed by the materialized key serializer (else the one timers nest, else

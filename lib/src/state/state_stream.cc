@@ -96,8 +96,12 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
 Error StateStream::stamp(Error e) const {
   if (!e.file.empty() || is_stop(e)) return e;
   e.file = file_;
-  if (inline_) return std::move(e).with_context(description_ + " (offsets from its first byte)");
+  if (inline_) return std::move(e).with_context(offsets_context());
   return e;
+}
+
+std::string StateStream::offsets_context() const {
+  return inline_ ? description_ + " (offsets from its first byte)" : std::string();
 }
 
 Status StateStream::check_range(uint64_t offset, uint64_t len) const {
@@ -106,6 +110,12 @@ Status StateStream::check_range(uint64_t offset, uint64_t len) const {
           fmt::format("range [{:#x}, {:#x}) lies beyond the end of the stream ({:#x} bytes)", base_ + offset,
                       base_ + offset + len, base_ + size_),
           base_ + offset);
+  e.file = file_;
+  return e;
+}
+
+Error StateStream::past_end(std::string message) const {
+  Error e(ErrorCode::kCorruption, std::move(message), base_ + size_);
   e.file = file_;
   return e;
 }

@@ -41,11 +41,16 @@ class StateStream {
   bool is_inline() const { return inline_ != nullptr; }
   // A short description of the handle for error context, e.g. "file 'ab12-…'".
   const std::string& description() const { return description_; }
+  // An error about a place `_metadata` points to beyond the stream: reported at the stream's
+  // end, where the bytes it expects are missing.
+  Error past_end(std::string message) const;
 
   // An error raised from this stream's bytes with the stream's file named, unless it names one
   // already; inline bytes add their handle's name, as their offsets count from its first byte.
   // The error that stops a dump is passed through as it is.
   Error stamp(Error e) const;
+  // What stamp() adds to the context: how offsets count in an inline stream, else empty.
+  std::string offsets_context() const;
   Status stamp(Status s) const { return s.ok() ? s : Status(stamp(std::move(s).error())); }
   template <class T>
   Result<T> stamp(Result<T> r) const {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -132,6 +133,25 @@ static int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
+mode_t process_umask() {
+  // Read from /proc (Linux 4.7+) where umask(2) could only be read by changing it, which other
+  // threads would see; read once, as nothing in ckpt changes it.
+  static const mode_t mask = [] {
+    if (FILE* f = std::fopen("/proc/self/status", "re")) {
+      char line[256];
+      unsigned value = 0;
+      bool found = false;
+      while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "Umask: %o", &value) == 1;
+      std::fclose(f);
+      if (found) return static_cast<mode_t>(value);
+    }
+    mode_t m = ::umask(022);
+    ::umask(m);
+    return m;
+  }();
+  return mask;
+}
+
 static void synced(const std::string& path) {
   if (io_hooks().synced) io_hooks().synced(path);
 }
@@ -146,7 +166,7 @@ static Result<std::string> write_synced_temp(const std::string& path, std::strin
     ::unlink(tmpl.c_str());
     return io_error(tmpl, "cannot write", err);
   }
-  ::fchmod(fd, 0644);
+  ::fchmod(fd, file_mode());
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int err = errno;
     ::unlink(tmpl.c_str());
@@ -252,7 +272,7 @@ static int copy_fd(int in, int out) {
 Status copy_file_contents(const std::string& from, const std::string& to) {
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return io_error(from, "cannot open", errno);
-  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask
   if (out < 0) {
     int err = errno;
     ::close(in);

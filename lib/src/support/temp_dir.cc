@@ -109,6 +109,8 @@ Result<TempDir> TempDir::create_beside(const std::string& final_path) {
   std::string tmpl = p + ".ckpt-tmp-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return io_error(final_path, "cannot create temporary directory", errno);
   TempDir t(tmpl, p);
+  // It becomes the output: the mode mkdir(2) would give, not mkdtemp's 0700.
+  if (::chmod(tmpl.c_str(), directory_mode()) != 0) return io_error(tmpl, "cannot set the directory's mode", errno);
   CKPT_ASSIGN_OR_RETURN(t.lock_fd_, hold_lock(tmpl));
   return t;
 }

@@ -1,6 +1,8 @@
 // Worker threads whose exceptions come back as Errors.
 #include "support/worker_threads.h"
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,6 +48,30 @@ Status run_on_threads(int jobs, const std::function<void()>& body) noexcept {
   for (std::thread& t : threads) t.join();
   if (first) return std::move(*first);
   return Status::OK();
+}
+
+Status run_parallel(size_t tasks, int jobs, const std::function<Status(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::optional<Error> failure;
+  auto worker = [&]() {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+      }
+      size_t i = next++;
+      if (i >= tasks) return;
+      Status s = catch_internal([&] { return fn(i); });
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::move(s).error();
+      }
+    }
+  };
+  Status threads = run_on_threads(std::max(1, std::min<int>(jobs, static_cast<int>(tasks))), worker);
+  if (failure) return std::move(*failure);
+  return threads;
 }
 
 }  // namespace ckpt

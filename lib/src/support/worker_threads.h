@@ -33,4 +33,8 @@ auto catch_internal(F&& fn) noexcept -> decltype(fn()) {
 // task failed; this is the net under that.
 Status run_on_threads(int jobs, const std::function<void()>& body) noexcept;
 
+// fn(0) .. fn(tasks - 1) on up to `jobs` threads, each task guarded by catch_internal(); the
+// first error stops the tasks not yet started and is returned.
+Status run_parallel(size_t tasks, int jobs, const std::function<Status(size_t)>& fn);
+
 }  // namespace ckpt

@@ -15,6 +15,7 @@
 #include "ckpt/walk.h"
 #include "format/java/java_serialization.h"
 #include "ops/compact/compact_rocks.h"
+#include "ops/verify/input_checks.h"
 #include "ops/output_guard.h"
 #include "support/worker_threads.h"
 #include "support/fs_listing.h"
@@ -120,6 +121,10 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   }
 
   std::error_code ec;
+  InputChecks checks;
+  checks.keyed_streams = true;  // heap and canonical handles are copied as they are
+  checks.jobs = options.jobs;
+  CKPT_RETURN_IF_ERROR(check_input(m, where, options.remap, checks));
   fs::path parent = fs::absolute(output, ec).parent_path();
   if (ec)
     return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);

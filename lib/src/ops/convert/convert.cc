@@ -10,11 +10,13 @@
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java/java_serialization.h"
+#include "ops/verify/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/convert/keyed_target.h"
 #include "ops/output_guard.h"
 #include "state/raw_keyed_reader.h"
 #include "state/stream_opener.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 
@@ -160,6 +162,9 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force,
                                     {{&where, &metadata, &options.remap, {}},
                                      {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
+  InputChecks checks;
+  checks.jobs = options.jobs;
+  CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
 
   Job job;
   job.metadata = &metadata;

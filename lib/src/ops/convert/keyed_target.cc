@@ -111,30 +111,6 @@ Result<KeyedHandle> write_stream(const KeyedTarget& t, const KeyedBackendMeta& m
 
 }  // namespace
 
-Status run_parallel(size_t tasks, int jobs, const std::function<Status(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  std::mutex mutex;
-  std::optional<Error> failure;
-  auto worker = [&]() {
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (failure) return;
-      }
-      size_t i = next++;
-      if (i >= tasks) return;
-      Status s = catch_internal([&] { return fn(i); });
-      if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::move(s).error();
-      }
-    }
-  };
-  Status threads = run_on_threads(std::max(1, std::min<int>(jobs, static_cast<int>(tasks))), worker);
-  if (failure) return std::move(*failure);
-  return threads;
-}
-
 StreamHandle file_stream_handle(uint8_t type, std::string path, uint64_t size) {
   StreamHandle h;
   h.type = type;

@@ -44,9 +44,6 @@ using PairsProducer = std::function<Status(const KeyGroupPairsFn& fn)>;
 Result<KeyedHandle> write_keyed_target(const KeyedTarget& target, KeyedBackendMeta meta, const PairsProducer& produce,
                                        KeyedTargetStats* stats);
 
-// fn(0) .. fn(tasks - 1) on up to `jobs` threads; the first error stops the rest.
-Status run_parallel(size_t tasks, int jobs, const std::function<Status(size_t)>& fn);
-
 // A file handle of `type` (kFile: absolute URI, kRelativeFile: path inside the snapshot).
 StreamHandle file_stream_handle(uint8_t type, std::string path, uint64_t size);
 

@@ -273,6 +273,7 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
         d.state = state.value_or("");
         d.jobs = options.jobs;
         d.remap = options.remap;
+        d.structure_checks = false;  // diff_snapshots checked each side once
         std::function<bool(const DumpEntry&)> keep;
         if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
         return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));

@@ -34,6 +34,7 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
   else out << "structure: " << r.structure.size() << (r.structure.size() == 1 ? " change\n" : " changes\n");
   for (const StructureChange& c : r.structure) {
     out << "  " << c.what << " operator " << c.operator_id;
+    if (c.subtask >= 0) out << " subtask " << c.subtask;
     if (!c.state.empty()) out << " state '" << c.state << "'";
     if (!c.before.empty() && !c.after.empty()) out << ": " << c.before << " -> " << c.after;
     else if (!c.before.empty() || !c.after.empty()) out << " (" << c.before << c.after << ")";
@@ -75,6 +76,7 @@ void write_diff_json(const DiffReport& r, std::ostream& out) {
   nlohmann::json structure = nlohmann::json::array();
   for (const StructureChange& c : r.structure) {
     nlohmann::json o = {{"change", c.what}, {"operator", c.operator_id}};
+    if (c.subtask >= 0) o["subtask"] = c.subtask;
     if (!c.state.empty()) o["state"] = c.state;
     if (!c.before.empty()) o["before"] = c.before;
     if (!c.after.empty()) o["after"] = c.after;

@@ -9,6 +9,7 @@
 #include "ops/generate/generate_model.h"
 #include "ops/convert/keyed_target.h"
 #include "ops/output_guard.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 

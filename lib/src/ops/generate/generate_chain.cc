@@ -11,6 +11,7 @@
 #include "ops/convert/keyed_target.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocksdb/rocks_instance_writer.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 

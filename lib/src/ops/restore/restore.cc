@@ -14,6 +14,7 @@
 
 #include "ckpt/io.h"
 #include "ckpt/walk.h"
+#include "ops/verify/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
 #include "ops/restore/restore_instance.h"
@@ -135,6 +136,15 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
       paths.emplace(s->path, found->path);
     }
   }
+
+  // A damaged part of a restored subtask stops the restore before anything is written, its SSTs
+  // checksummed (placing them copies their bytes unread).
+  InputChecks checks;
+  checks.jobs = options.jobs;
+  checks.wanted = [&options](const OperatorState& op, const SubtaskState& st) {
+    return operator_matches(op, options.operator_filter) && (!options.subtask || st.index == *options.subtask);
+  };
+  CKPT_RETURN_IF_ERROR(check_input(m, where, options.remap, checks));
 
   std::string final_path = options.output;
   while (final_path.size() > 1 && final_path.back() == '/') final_path.pop_back();

@@ -22,6 +22,7 @@
 #include "state/layout_transcoder.h"
 #include "state/rocksdb/rocks_instance_reader.h"
 #include "state/rocksdb/incremental_reader.h"
+#include "state/rocksdb/rocks_options_file.h"
 #include "state/stream_opener.h"
 #include "support/byte_reader.h"
 
@@ -56,7 +57,7 @@ bool safe_local_name(const std::string& name) {
 
 // Streams [0, size) of `stream` into a new file at `dst`, in bounded chunks.
 Status copy_stream(const StateStream& stream, const std::string& dst) {
-  int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // less the umask
   if (fd < 0) return io_error(dst, "cannot create file", errno);
   std::string chunk;
   Status status;
@@ -222,6 +223,8 @@ Result<RestoredInstance> restore_instance(const InstanceJob& job, const Resolved
     CKPT_RETURN_IF_ERROR(build_instance(job, streams, out, &states));
   }
   CKPT_RETURN_IF_ERROR(check(job.directory, job, states, out));
+  // Last: opening the instance (clip, check) may write an OPTIONS file of its own.
+  CKPT_RETURN_IF_ERROR(make_options_files_portable(job.directory));
   return out;
 }
 

@@ -128,8 +128,10 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
             break;
           }
         } else if (r.size >= 0 && static_cast<uint64_t>(r.size) != found->size) {
-          report.problems.push_back(at(m, r, ProblemKind::kSizeMismatch, uri,
-                                       fmt::format("file has {} bytes, its handle declares {}", found->size, r.size)));
+          VerifyProblem p = at(m, r, ProblemKind::kSizeMismatch, uri,
+                               fmt::format("file has {} bytes, its handle declares {}", found->size, r.size));
+          p.offset = std::min(found->size, static_cast<uint64_t>(r.size));  // where file and handle part
+          report.problems.push_back(std::move(p));
           break;
         }
       }

@@ -1,6 +1,7 @@
 // ops/verify/verify_checks.h - the checks behind verify_snapshot(), one function per family.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_set>
 
@@ -27,6 +28,16 @@ void check_key_groups(const Metadata& m, VerifyReport& report);
 // Offsets stored in `_metadata` (key groups, operator state list elements, channel state,
 // change log pieces) inside the stream they point into.
 void check_offsets(const Metadata& m, VerifyReport& report);
+
+// The subtasks a check looks at; an empty filter admits every one.
+using SubtaskFilter = std::function<bool(const OperatorState&, const SubtaskState&)>;
+
+// Deep, SSTs only: every SST of the native handles of the subtasks `wanted` admits opened, its
+// blocks checksummed, its key groups inside the job's. Adds the URI and local path of every SST
+// found damaged to `known`; skips those in `faulty`.
+void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
+                const SubtaskFilter& wanted, const std::unordered_set<std::string>& faulty, VerifyReport& report,
+                std::unordered_set<std::string>& known);
 
 // Deep: decode every stream, checksum every SST, check every SST's key groups.
 void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,

@@ -153,13 +153,15 @@ SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::u
   return out;
 }
 
-// Adds the URI and local path of every SST found damaged to `known`.
+}  // namespace
+
 void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
-                const std::unordered_set<std::string>& faulty, VerifyReport& report,
+                const SubtaskFilter& wanted, const std::unordered_set<std::string>& faulty, VerifyReport& report,
                 std::unordered_set<std::string>& known) {
   std::vector<SstTask> tasks;
   for (const OperatorState& op : m.operators)
-    for (const SubtaskState& st : op.subtasks) collect_ssts(op, st.index, st.managed_keyed, tasks);
+    for (const SubtaskState& st : op.subtasks)
+      if (!wanted || wanted(op, st)) collect_ssts(op, st.index, st.managed_keyed, tasks);
   if (tasks.empty()) return;
 
   // Resolve every path up front: the resolver is not shared between threads.
@@ -206,8 +208,6 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   }
 }
 
-}  // namespace
-
 void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
                 const std::unordered_set<std::string>& faulty, VerifyReport& report) {
   std::set<std::pair<std::string, int32_t>> bad_subtasks;
@@ -216,12 +216,13 @@ void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOp
       bad_subtasks.emplace(p.operator_id, p.subtask);
   // An SST found damaged here would fail the dump as well: one fault, one line.
   std::unordered_set<std::string> known = faulty;
-  check_ssts(m, where, options, faulty, report, known);
+  check_ssts(m, where, options, {}, faulty, report, known);
 
   DumpOptions dump;
   dump.keep_going = true;
   dump.jobs = std::max(options.jobs, 1);
   dump.remap = options.remap;
+  dump.structure_checks = false;  // verify_snapshot ran them
   CountingSink sink(known, std::move(bad_subtasks), report);
   Result<DumpSummary> summary = dump_snapshot(where.metadata_path, dump, sink);
   if (!summary.ok()) {

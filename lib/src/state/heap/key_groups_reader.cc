@@ -53,9 +53,8 @@ struct KeyGroupsStream {
       int64_t off = h.offsets[i];
       if (off == 0) continue;  // canonical: no data in this key group
       if (off < 0 || static_cast<uint64_t>(off) > s.size())
-        return Error(ErrorCode::kCorruption,
-                     fmt::format("offset {:#x} of key group {} lies outside the stream of {:#x} bytes", off,
-                                 h.range.first + static_cast<int32_t>(i), s.size()));
+        return s.past_end(fmt::format("offset {:#x} of key group {} lies outside the stream of {:#x} bytes", off,
+                                      h.range.first + static_cast<int32_t>(i), s.size()));
       regions.push_back({h.range.first + static_cast<int32_t>(i), static_cast<uint64_t>(off), 0});
       starts.push_back(static_cast<uint64_t>(off));
     }
@@ -69,8 +68,9 @@ struct KeyGroupsStream {
     CKPT_RETURN_IF_ERROR(s.read(0, proxy_end, &head));
     ByteReader r(head, s.base());
     auto m = read_keyed_backend_meta(r);
-    if (!m.ok()) return std::move(m).error();
+    if (!m.ok()) return s.stamp(std::move(m).error());
     meta = std::move(m).value();
+    meta.set_source(s.file(), s.offsets_context());
     return Status::OK();
   }
 

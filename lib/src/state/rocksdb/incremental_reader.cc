@@ -10,6 +10,7 @@
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocksdb/rocks_instance_reader.h"
+#include "state/rocksdb/rocks_manifest.h"
 #include "state/rocksdb/rocks_sst.h"
 #include "types/value_decoder.h"
 
@@ -40,7 +41,9 @@ Result<KeyedBackendMeta> read_meta_data_stream(const StreamHandle& handle, const
     std::string bytes;
     CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
     ByteReader r(bytes, stream.base());
-    return read_keyed_backend_meta(r);
+    auto meta = read_keyed_backend_meta(r);
+    if (meta.ok()) meta->set_source(stream.file(), stream.offsets_context());
+    return meta;
   });
   if (!meta.ok()) return std::move(meta).error().with_context("meta data stream");
   return meta;
@@ -50,6 +53,10 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
                                const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems) {
   CKPT_ASSIGN_OR_RETURN(const KeyedBackendMeta meta, read_meta_data_stream(handle.delegate, streams));
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(meta.key_serializer));
+  // Flink's restore opens the instance through CURRENT and its MANIFEST: damage there fails it
+  // although every SST reads.
+  if (Status s = check_instance_files(handle, streams); !s.ok())
+    CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("instance files")));
 
   // Open every SST once and group them by state, in the proxy's state order.
   std::vector<const NamedStream*> files;

@@ -29,6 +29,9 @@ Error rocks_error(const StateStream& stream, const char* what, const rocksdb::St
   return stream.stamp(std::move(e));
 }
 
+// The most RocksDB's footer (format versions 1+) takes at the end of a table: where opening starts.
+constexpr uint64_t kFooterBytes = 53;
+
 }  // namespace
 
 Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator() {
@@ -68,7 +71,13 @@ static Status open_reader(const StateStream& stream, rocksdb::Options& options,
   }
   reader = std::make_unique<rocksdb::SstFileReader>(options);
   rocksdb::Status s = reader->Open(path);
-  if (!s.ok()) return rocks_error(stream, "rocksdb cannot open the sst file", s);
+  if (!s.ok()) {
+    Error e = rocks_error(stream, "rocksdb cannot open the sst file", s);
+    // Opening reads the footer, then the blocks it points to: without a block named, the
+    // footer is where the table stopped making sense.
+    if (!e.offset) e.offset = stream.base() + (stream.size() > kFooterBytes ? stream.size() - kFooterBytes : 0);
+    return e;
+  }
   return Status::OK();
 }
 

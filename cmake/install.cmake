@@ -1,0 +1,59 @@
+# What `cmake --install` puts under the prefix, and the .deb CPack makes of it:
+#   bin/ckpt, lib/libckpt.so.0 (+ the development symlink), include/ckpt/*.h,
+#   lib/cmake/ckpt/ (find_package(ckpt) -> ckpt::ckpt), lib/pkgconfig/ckpt.pc,
+#   share/man/man1/*.1 (man/CMakeLists.txt), and shell completion for bash, zsh and fish.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS ckpt EXPORT ckptTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS ckpt_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/ckpt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  COMPONENT development FILES_MATCHING PATTERN "*.h")
+
+set(CKPT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ckpt)
+install(EXPORT ckptTargets NAMESPACE ckpt:: DESTINATION ${CKPT_CMAKE_DIR} COMPONENT development)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ckptConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ckptConfig.cmake INSTALL_DESTINATION ${CKPT_CMAKE_DIR})
+# 0.x: a minor version may break the API, so only the same minor version is compatible.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ckptConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ckptConfig.cmake ${PROJECT_BINARY_DIR}/ckptConfigVersion.cmake
+  DESTINATION ${CKPT_CMAKE_DIR} COMPONENT development)
+
+# pkg-config: the prefix found from the file's own place (pkg-config's ${pcfiledir}), so the
+# file holds for any --prefix given at install time.
+file(RELATIVE_PATH CKPT_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ckpt.pc.in ${PROJECT_BINARY_DIR}/ckpt.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ckpt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+  COMPONENT development)
+
+# Completion scripts, written by the program itself from its command table.
+set(CKPT_COMPLETION_DIR ${PROJECT_BINARY_DIR}/completion)
+add_custom_command(
+  OUTPUT ${CKPT_COMPLETION_DIR}/ckpt.bash ${CKPT_COMPLETION_DIR}/_ckpt ${CKPT_COMPLETION_DIR}/ckpt.fish
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CKPT_COMPLETION_DIR}
+  COMMAND ckpt_bin completion bash > ${CKPT_COMPLETION_DIR}/ckpt.bash
+  COMMAND ckpt_bin completion zsh > ${CKPT_COMPLETION_DIR}/_ckpt
+  COMMAND ckpt_bin completion fish > ${CKPT_COMPLETION_DIR}/ckpt.fish
+  DEPENDS ckpt_bin VERBATIM)
+add_custom_target(ckpt_completion ALL
+  DEPENDS ${CKPT_COMPLETION_DIR}/ckpt.bash ${CKPT_COMPLETION_DIR}/_ckpt ${CKPT_COMPLETION_DIR}/ckpt.fish)
+install(FILES ${CKPT_COMPLETION_DIR}/ckpt.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+  RENAME ckpt COMPONENT runtime)
+install(FILES ${CKPT_COMPLETION_DIR}/_ckpt DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions
+  COMPONENT runtime)
+install(FILES ${CKPT_COMPLETION_DIR}/ckpt.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d
+  COMPONENT runtime)
+
+# `cpack -G DEB` in the build directory: one package with the program, library, headers and pages.
+set(CPACK_PACKAGE_NAME ckpt)
+set(CPACK_PACKAGE_VENDOR "ckpt developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Read and write Apache Flink checkpoints and savepoints without a JVM")
+set(CPACK_PACKAGE_CONTACT "ckpt developers <maintainers@users.noreply.github.com>")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_GENERATOR DEB)
+set(CPACK_STRIP_FILES ON)  # the debug info of a RelWithDebInfo build would make it 300 MB
+include(CPack)

@@ -1,0 +1,43 @@
+// ops/verify/input_checks.h - what convert, compact and restore check of their input before writing.
+//
+// A command that writes from damaged input must not publish an output that looks good: it runs
+// verify's checks (ops/verify/verify_checks.h) on the subtasks it reads, before it writes anything,
+// and returns the first problem as an error naming the file and the byte offset. The quick
+// checks (files and their sizes, key-group ranges, stored offsets) run on `_metadata`; then
+// every stream the command would carry over without decoding is decoded (operator state to
+// its last element, raw keyed timers, meta streams) and every SST of a native handle has its
+// blocks checksummed and its key groups checked (a command reading an instance reads only the
+// blocks of its key groups and states).
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+#include "ops/verify/verify_checks.h"
+#include "state/read_options.h"
+
+namespace ckpt {
+
+struct InputChecks {
+  SubtaskFilter wanted;  // the subtasks the command reads; empty: every one
+  // Decode heap and canonical keyed streams too, for a command that copies them as they are.
+  bool keyed_streams = false;
+  int jobs = 1;
+};
+
+Status check_input(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,
+                   const InputChecks& checks);
+
+// The quick checks alone, for commands that only read (dump, diff --keys): each problem of the
+// subtasks `wanted` admits goes to `problems` as an error naming its file and offset; the first
+// error `problems` returns stops them. `faulty` (if given) receives the URI and local path of
+// every file found missing or of the wrong size, whose decoding errors say nothing new.
+Status check_structure(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,
+                       const SubtaskFilter& wanted, const ProblemSink& problems,
+                       std::unordered_set<std::string>* faulty = nullptr);
+
+}  // namespace ckpt

@@ -1,0 +1,18 @@
+# One page: the Markdown's first line "# ckpt-dump(1) -- summary" becomes go-md2man's title
+# block (the .TH line: name, section, date-less, source and manual), the rest is converted as is.
+file(READ ${IN} text)
+string(FIND "${text}" "\n" eol)
+string(SUBSTRING "${text}" 0 ${eol} first)
+string(SUBSTRING "${text}" ${eol} -1 body)
+if(NOT first MATCHES "^# ([a-z-]+)\\(([0-9])\\)")
+  message(FATAL_ERROR "${IN}: the first line must be '# <name>(<section>) -- <summary>'")
+endif()
+set(name ${CMAKE_MATCH_1})
+set(section ${CMAKE_MATCH_2})
+file(WRITE ${OUT}.md "% ${name} ${section} \"\" \"ckpt ${VERSION}\" \"ckpt manual\"\n${body}")
+execute_process(COMMAND ${GO_MD2MAN} -in ${OUT}.md -out ${OUT}.tmp RESULT_VARIABLE rc)
+file(REMOVE ${OUT}.md)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "go-md2man failed on ${IN}")
+endif()
+file(RENAME ${OUT}.tmp ${OUT})
