@@ -179,21 +179,18 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
       where.metadata_path);
 
   std::vector<SstOutcome> outcomes(tasks.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-      Result<SstOutcome> o = catch_internal(
-          [&]() -> Result<SstOutcome> { return check_sst(tasks[i], streams, faulty); });
-      if (o.ok()) {
-        outcomes[i] = std::move(o).value();
-      } else {
-        // Not known to be damaged, not known to be sound: an SST that was not checked.
-        outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
-        outcomes[i].problem->message = o.error().message;
-      }
+  Status threads = run_parallel(tasks.size(), options.jobs, [&](size_t i) -> Status {
+    Result<SstOutcome> o =
+        catch_internal([&]() -> Result<SstOutcome> { return check_sst(tasks[i], streams, faulty); });
+    if (o.ok()) {
+      outcomes[i] = std::move(o).value();
+    } else {
+      // Not known to be damaged, not known to be sound: an SST that was not checked.
+      outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
+      outcomes[i].problem->message = o.error().message;
     }
-  };
-  Status threads = run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(tasks.size())), work);
+    return Status::OK();
+  });
   if (!threads.ok()) report.problems.push_back(problem_of_dump_error(threads.error()));
   for (size_t i = 0; i < outcomes.size(); ++i) {
     SstOutcome& o = outcomes[i];
