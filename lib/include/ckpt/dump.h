@@ -25,7 +25,7 @@
 namespace ckpt {
 
 // Which entries (operator, state, subtask, key groups, --remap), as an EntryReader selects them.
-struct DumpOptions : EntrySelection {
+struct CKPT_API DumpOptions : EntrySelection {
   uint64_t limit = 0;  // stop after this many entries; 0: no limit
   int jobs = 1;        // subtasks decoded at once
   // Report a damaged handle, key group or SST through DumpSink::problem and go on, instead of
@@ -38,7 +38,7 @@ struct DumpOptions : EntrySelection {
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.
-struct DumpEntry {
+struct CKPT_API DumpEntry {
   std::string operator_id;  // 32 hex digits
   int32_t subtask = 0;
   std::string state;
@@ -52,9 +52,9 @@ struct DumpEntry {
 
 // {"operator":..,"subtask":..,"state":..,"kind":..,"key_group":..,"key":..,"namespace":..,
 //  "user_key":..,"value":..} without a trailing newline.
-std::string to_ndjson(const DumpEntry& e);
+CKPT_API std::string to_ndjson(const DumpEntry& e);
 
-class DumpSink {
+class CKPT_API DumpSink {
  public:
   virtual ~DumpSink() = default;
   virtual void entry(const DumpEntry& e) = 0;
@@ -67,7 +67,7 @@ class DumpSink {
   virtual void problem(const Error& e) = 0;
 };
 
-struct DumpSummary {
+struct CKPT_API DumpSummary {
   uint64_t entries = 0;
   uint64_t problems = 0;
   bool limit_reached = false;
@@ -75,6 +75,6 @@ struct DumpSummary {
 
 // Errors: the snapshot cannot be read, the operator filter matches nothing, or (without
 // keep_going) the first damaged part, naming its file, handle and offset.
-Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink);
+CKPT_API Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink);
 
 }  // namespace ckpt

@@ -94,7 +94,7 @@ enum class EntryKind : uint8_t { kKeyed, kTimer, kOperator };
 CKPT_API const char* entry_kind_name(EntryKind k);  // "keyed", "timer", "operator"
 
 // One logical entry of a state.
-struct Entry {
+struct CKPT_API Entry {
   std::string operator_id;  // 32 hex digits
   int32_t subtask = 0;
   std::string state;
@@ -124,7 +124,7 @@ struct Entry {
 };
 
 // Which entries: the selection `ckpt dump` offers.
-struct EntrySelection {
+struct CKPT_API EntrySelection {
   std::string operator_filter;  // 32 hex digits or a uid (V5+); empty: every operator
   std::string state;            // a state name; empty: every state
   std::optional<int32_t> subtask;
@@ -133,7 +133,7 @@ struct EntrySelection {
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
 };
 
-struct EntryReaderOptions : EntrySelection {
+struct CKPT_API EntryReaderOptions : EntrySelection {
   bool raw_bytes = true;  // fill Entry's raw_* fields
   int jobs = 1;           // subtasks decoded at once, ahead of the iterator
   // A damaged part (handle, key group, SST, change log) is reported here and stepped over;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -36,9 +37,9 @@ enum class ProblemKind : uint8_t {
 // "missing-file", "size-mismatch", "offset-outside-file", "file-conflict", "key-group-overlap",
 // "key-group-gap", "bad-key-group-range", "undecodable", "checksum-mismatch",
 // "key-group-out-of-range", "path-outside-snapshot", "not-regular-file", "outside-job-directory".
-const char* problem_kind_name(ProblemKind kind);
+CKPT_API const char* problem_kind_name(ProblemKind kind);
 
-struct VerifyProblem {
+struct CKPT_API VerifyProblem {
   ProblemKind kind = ProblemKind::kUndecodable;
   std::string operator_id;  // 32 hex digits; empty when the problem is not an operator's
   int32_t subtask = -1;     // -1 when the problem is the operator's as a whole
@@ -48,13 +49,13 @@ struct VerifyProblem {
   std::string message;      // lower-case, no trailing period
 };
 
-struct VerifyOptions {
+struct CKPT_API VerifyOptions {
   bool deep = false;
   int jobs = 1;                   // deep: subtasks and SSTs checked at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
 };
 
-struct VerifyReport {
+struct CKPT_API VerifyReport {
   std::string metadata_path;
   bool deep = false;
   size_t operators = 0;
@@ -80,13 +81,13 @@ struct VerifyReport {
 
 // Errors only when the snapshot cannot be checked at all (no `_metadata`, or it does not
 // decode); everything else is a problem in the report.
-Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOptions& options);
+CKPT_API Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOptions& options);
 
 // One line: "operator 1f2b…, subtask 3, managed-keyed key-groups, file 'x': size-mismatch: ..."
-std::string format_problem(const VerifyProblem& p);
+CKPT_API std::string format_problem(const VerifyProblem& p);
 // The problems, one per line, then a summary line.
-void write_verify_text(const VerifyReport& r, std::ostream& out);
+CKPT_API void write_verify_text(const VerifyReport& r, std::ostream& out);
 // {"snapshot":..,"deep":..,"clean":..,"operators":..,...,"problems":[{...}]}
-void write_verify_json(const VerifyReport& r, std::ostream& out);
+CKPT_API void write_verify_json(const VerifyReport& r, std::ostream& out);
 
 }  // namespace ckpt

@@ -42,7 +42,8 @@ struct TaskReading {
   bool keep_going = false;
 };
 
-struct EntryReader::Impl {
+// Internal, though nested in an exported class: not part of libckpt.so's symbols.
+struct __attribute__((visibility("hidden"))) EntryReader::Impl {
   SnapshotLocation where;
   Metadata metadata;
   StreamOpener streams;
