@@ -132,7 +132,7 @@ TEST_CASE("every keyed and operator proxy of the corpus parses - names the expec
       StateKind k = it->second;
       if (e["kind"] == "operator") {
         CHECK(std::string(state_kind_name(k)) == e["mode"].get<std::string>());
-      } else if (name.rfind("_timer_state/", 0) == 0) {
+      } else if (name.starts_with("_timer_state/")) {
         CHECK(k == StateKind::kPriorityQueue);
       } else {
         CHECK(is_keyed_kind(k));

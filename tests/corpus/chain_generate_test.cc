@@ -24,8 +24,8 @@ namespace {
 // "file:///x" and "file:/x" name one local file; the expected sets must not depend on the spelling.
 std::string local_path(const std::string& uri) {
   std::string p = uri;
-  if (p.rfind("file:", 0) == 0) p = p.substr(5);
-  while (p.rfind("//", 0) == 0) p = p.substr(1);
+  if (p.starts_with("file:")) p = p.substr(5);
+  while (p.starts_with("//")) p = p.substr(1);
   return fs::path(p).lexically_normal().string();
 }
 

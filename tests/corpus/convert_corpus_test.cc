@@ -125,7 +125,7 @@ void same_kinds_and_meta(const std::string& ours, const std::string& flinks, boo
         const std::string& dir = ours_null ? flinks : ours;
         const OperatorState& op = ours_null ? *ob : oa;
         for (const auto& [name, facts] : proxy_facts(dir, ours_null ? kb : ka, op.max_parallelism))
-          CHECK(name.rfind("_timer_state/", 0) == 0);
+          CHECK(name.starts_with("_timer_state/"));
         continue;
       }
       if (ka.is_null()) continue;
@@ -226,7 +226,7 @@ void round_trips(const std::string& job, int from, int to, ConvertTarget first, 
   int checked = 0;
   for (const std::string& dir : test::corpus_snapshots()) {
     std::string name = fs::path(dir).filename().string();
-    if (name.rfind(job + "-flink", 0) != 0 || kUnconvertible.count(name)) continue;
+    if (!name.starts_with(job + "-flink") || kUnconvertible.count(name)) continue;
     if (minor_version(name) < from || minor_version(name) > to) continue;
     auto original = dump_lines(dir);
     test::ScratchDir tmp;

@@ -20,7 +20,7 @@ std::map<std::string, std::vector<std::string>> variants(const std::string& job)
   for (const std::string& dir : ckpt::test::corpus_snapshots()) {
     std::string name = fs::path(dir).filename().string();
     std::string prefix = job + "-flink";
-    if (name.rfind(prefix, 0) != 0) continue;
+    if (!name.starts_with(prefix)) continue;
     std::string rest = name.substr(prefix.size());
     out[rest.substr(0, rest.find('-'))].push_back(dir);
   }

@@ -151,7 +151,7 @@ TEST_CASE("one job's state is the same in every backend and snapshot kind of a F
     Collect got;
     REQUIRE(dump_snapshot(dir, DumpOptions{}, got).ok());
     for (json& e : got.entries) {
-      if (e["state"].get<std::string>().rfind("_timer_state/processing_", 0) == 0) e["value"] = nullptr;
+      if (e["state"].get<std::string>().starts_with("_timer_state/processing_")) e["value"] = nullptr;
       if (e.contains("key") && is_opaque(e["key"]) && e["key"]["why"] == "changelog without key serializer snapshot")
         keyless[m[1]].insert(e["operator"].get<std::string>());
     }

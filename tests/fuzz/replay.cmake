@@ -1,6 +1,6 @@
 # Replay of the libFuzzer targets in the ordinary build: each target's LLVMFuzzerTestOneInput
-# with replay_main.cc (no libFuzzer, any compiler), linked to libckpt (which exports what the
-# targets use), run by ctest over the committed regression corpus, the seeds the project makes
+# with replay_main.cc (no libFuzzer, any compiler), linked to the static libckpt (the targets
+# call internals), run by ctest over the committed regression corpus, the seeds the project makes
 # itself and seeds derived from Flink's snapshots in ../shared (read in place; skipped without
 # it). A finding aborts: the test fails. The binaries take directories, so that files added to
 # regression/<target>/ are replayed without reconfiguring.
@@ -13,7 +13,7 @@ set(replay_shared_default ${PROJECT_SOURCE_DIR}/../shared)
 foreach(target fuzz_metadata fuzz_serializer fuzz_state_streams fuzz_avro_schema fuzz_java_stream)
   add_executable(replay_${target} ${replay_dir}/${target}.cc ${replay_dir}/replay_main.cc)
   target_include_directories(replay_${target} PRIVATE ${PROJECT_SOURCE_DIR}/lib/src)
-  target_link_libraries(replay_${target} PRIVATE ckpt nlohmann_json::nlohmann_json)
+  target_link_libraries(replay_${target} PRIVATE ckpt_static nlohmann_json::nlohmann_json)
 endforeach()
 
 # The driver itself: a target with a known finding must fail the replay and be named.

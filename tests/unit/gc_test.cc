@@ -47,7 +47,7 @@ std::set<std::string> orphan_paths(const GcReport& r) {
 std::set<std::string> shared_and_taskowned(const std::set<std::string>& refs) {
   std::set<std::string> out;
   for (const std::string& p : refs)
-    if (p.rfind("shared/", 0) == 0 || p.rfind("taskowned/", 0) == 0) out.insert(p);
+    if (p.starts_with("shared/") || p.starts_with("taskowned/")) out.insert(p);
   return out;
 }
 
@@ -617,7 +617,7 @@ TEST_CASE("gc --apply over several roots keeps every referenced byte and touches
       for (const ReferencedFile& f : resolve_files(*m, *where, {})) {
         if (!f.exists || !f.path) continue;
         std::string p = fs::weakly_canonical(*f.path).string();
-        if (p.rfind(a_canonical, 0) == 0) referenced[p.substr(a_canonical.size())] = ckpt::test::read_file(p);
+        if (p.starts_with(a_canonical)) referenced[p.substr(a_canonical.size())] = ckpt::test::read_file(p);
       }
     }
     std::set<std::string> expected_left;

@@ -13,6 +13,9 @@
 #include "ckpt/dump.h"
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
+#include "ops/generate/generate_model.h"
+#include "support/byte_writer.h"
+#include "types/snapshot_bytes.h"
 #include "types/value_decoder.h"
 #include "testlib/test_support.h"
 
@@ -224,4 +227,47 @@ TEST_CASE("generate refuses impossible options", "[unit][ops]") {
   o.parallelism = 300;
   CHECK(generate_snapshot(o).error().code == ErrorCode::kInvalidArgument);
   CHECK_FALSE(fs::exists(tmp / "x"));
+}
+
+TEST_CASE("generate's keyed proxy has the bytes formats/keyed-state.md gives a StringSerializer job", "[unit][ops]") {
+  GenerateOptions o = small("unused", GenerateBackend::kRocksDb);
+  o.states = {"value", "map"};
+  auto model = GenerateModel::make(o);
+  REQUIRE(model.ok());
+  auto written = write_keyed_backend_meta(model->meta());
+  REQUIRE(written.ok());
+  // The proxy built field by field from the spec (formats/keyed-state.md §3, §4): version 6, no compression, the key
+  // serializer in its proxy form, two KEY_VALUE states in VoidNamespace.
+  const char* kString = "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
+  const char* kBytes =
+      "org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer$"
+      "BytePrimitiveArraySerializerSnapshot";
+  const char* kVoid = "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
+  ByteWriter w;
+  w.i32(6);
+  w.boolean(false);
+  w.i32(2);
+  write_simple_snapshot(w, kString);
+  w.i16(2);
+  auto state = [&](const char* name, const char* type, auto&& value) {
+    w.utf(name);
+    w.i32(0);
+    w.i32(1);
+    w.utf("KEYED_STATE_TYPE");
+    w.utf(type);
+    w.i32(2);
+    w.utf("VALUE_SERIALIZER");
+    w.i32(2);
+    value();
+    w.utf("NAMESPACE_SERIALIZER");
+    w.i32(2);
+    write_simple_snapshot(w, kVoid);
+  };
+  state("value-state", "VALUE", [&] { write_simple_snapshot(w, kBytes); });
+  state("map-state", "MAP", [&] {
+    write_composite_snapshot(w, "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", {kString, kBytes});
+  });
+  CHECK(*written == w.buffer());
+  REQUIRE(model->meta().states.size() == 2);
+  CHECK(model->meta().states[1].kind() == StateKind::kMap);
 }

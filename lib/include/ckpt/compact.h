@@ -16,22 +16,23 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
 enum class CompactCompression : uint8_t { kZstd, kLz4, kSnappy, kNone };
 // "zstd", "lz4", "snappy", "none" -> value; kInvalidArgument otherwise.
-Result<CompactCompression> parse_compact_compression(const std::string& name);
+CKPT_API Result<CompactCompression> parse_compact_compression(const std::string& name);
 
-struct CompactOptions {
+struct CKPT_API CompactOptions {
   CompactCompression compression = CompactCompression::kZstd;
   int jobs = 1;                   // subtasks compacted at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   bool force = false;             // replace an existing output (never one that is or holds the input)
 };
 
-struct CompactReport {
+struct CKPT_API CompactReport {
   std::string input;   // the `_metadata` read
   std::string output;  // the directory written
   size_t instances = 0;             // RocksDB instances compacted (subtasks with a native handle)
@@ -47,7 +48,7 @@ struct CompactReport {
 // that is missing; `output` exists and is not empty (without `force`), or is, holds or lies
 // inside the input (ckpt(1), OUTPUTS); RocksDB fails (the message names the operator and
 // subtask).
-Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::string& output,
+CKPT_API Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::string& output,
                                        const CompactOptions& options);
 
 }  // namespace ckpt

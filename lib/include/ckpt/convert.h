@@ -32,15 +32,16 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
 enum class ConvertTarget { kRocksDb, kHeap, kCanonical };
-const char* convert_target_name(ConvertTarget t);  // "rocksdb", "heap", "canonical"
-Result<ConvertTarget> parse_convert_target(std::string_view name);
+CKPT_API const char* convert_target_name(ConvertTarget t);  // "rocksdb", "heap", "canonical"
+CKPT_API Result<ConvertTarget> parse_convert_target(std::string_view name);
 
-struct ConvertOptions {
+struct CKPT_API ConvertOptions {
   ConvertTarget to = ConvertTarget::kCanonical;
   std::string output;  // must not exist, or be an empty directory (unless `force`)
   bool force = false;  // replace an existing output (never one that is or holds the input)
@@ -52,7 +53,7 @@ struct ConvertOptions {
   std::string key_serializers_from;
 };
 
-struct ConvertSummary {
+struct CKPT_API ConvertSummary {
   uint64_t subtasks = 0;     // subtasks whose keyed state was converted
   uint64_t entries = 0;      // RocksDB-layout pairs written
   uint64_t files = 0;        // files written, _metadata included
@@ -62,6 +63,6 @@ struct ConvertSummary {
 
 // Errors name the operator, subtask and file that could not be converted; nothing is left
 // behind at `options.output` then.
-Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const ConvertOptions& options);
+CKPT_API Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const ConvertOptions& options);
 
 }  // namespace ckpt

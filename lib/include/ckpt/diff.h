@@ -22,11 +22,12 @@
 #include "ckpt/dump.h"
 #include "ckpt/error.h"
 #include "ckpt/names.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
-struct DiffOptions {
+struct CKPT_API DiffOptions {
   bool keys = false;              // also compare state entries
   std::string state;              // keys: only this state; empty: every state
   int jobs = 1;                   // keys: subtasks decoded at once per side
@@ -35,13 +36,13 @@ struct DiffOptions {
 };
 
 // One file, by identity, with the bytes the referring handle declares (-1: unknown).
-struct DiffFile {
+struct CKPT_API DiffFile {
   std::string uri;
   int64_t size = -1;
 };
 
 // A structural difference, e.g. {"parallelism", op, "", "2", "4"}.
-struct StructureChange {
+struct CKPT_API StructureChange {
   // "operator-added", "operator-removed", "parallelism", "max-parallelism", "key-group-range",
   // "raw-key-group-range", "state-added", "state-removed", "state-kind", "serializer".
   std::string what;
@@ -53,7 +54,7 @@ struct StructureChange {
 };
 
 // Files of one subtask of one operator (a side may lack the subtask: counts are then 0).
-struct SubtaskFileDiff {
+struct CKPT_API SubtaskFileDiff {
   std::string operator_id;
   int32_t subtask = 0;
   uint64_t shared = 0, added = 0, removed = 0;
@@ -61,7 +62,7 @@ struct SubtaskFileDiff {
 };
 
 // Entry counts of one state of one operator.
-struct KeyDiffCounts {
+struct CKPT_API KeyDiffCounts {
   std::string operator_id;
   std::string state;
   uint64_t same = 0, added = 0, removed = 0, changed = 0;
@@ -69,19 +70,19 @@ struct KeyDiffCounts {
 };
 
 // One entry that differs. `before` is A's entry (absent for "added"), `after` B's.
-struct KeyChange {
+struct CKPT_API KeyChange {
   std::string what;  // "added", "removed", "changed"
   std::optional<DumpEntry> before;
   std::optional<DumpEntry> after;
 };
 
-class KeyChangeSink {
+class CKPT_API KeyChangeSink {
  public:
   virtual ~KeyChangeSink() = default;
   virtual void change(const KeyChange& c) = 0;
 };
 
-struct DiffReport {
+struct CKPT_API DiffReport {
   std::string a, b;  // the `_metadata` files compared
   std::vector<StructureChange> structure;
   // States whose proxy could not be read, so their structure was not compared ("op: why").
@@ -110,27 +111,27 @@ struct DiffReport {
 
 // Compare A and B. `changes` (may be null) receives every differing entry when keys are
 // compared. Errors: a snapshot cannot be read, or (keys) a state cannot be decoded.
-Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, const DiffOptions& options,
+CKPT_API Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, const DiffOptions& options,
                                   KeyChangeSink* changes = nullptr);
 
 // The structural and file parts only, for two decoded `_metadata` models: no state is read
 // and no file is looked at (the files-only diff of ckpt-diff(1) is this plus the states).
-DiffReport diff_metadata(const Metadata& a, const SnapshotLocation& where_a, const Metadata& b,
+CKPT_API DiffReport diff_metadata(const Metadata& a, const SnapshotLocation& where_a, const Metadata& b,
                          const SnapshotLocation& where_b);
 
 // The identity diff compares files by: the stored URI of an absolute handle (a `file:` URI
 // as its local path, so "file:/x" and "file:///x" are one file), the path inside the
 // snapshot directory of a relative one, "uri@start+length" for a segment.
-std::string file_identity(const StreamHandle& s, const SnapshotLocation& where);
+CKPT_API std::string file_identity(const StreamHandle& s, const SnapshotLocation& where);
 
 // The text report: structure, per-subtask file table, totals, key counts.
-void write_diff_text(const DiffReport& r, std::ostream& out);
+CKPT_API void write_diff_text(const DiffReport& r, std::ostream& out);
 // {"a":..,"b":..,"differs":..,"structure":[..],"files":{"added":[{"uri","size"}],"removed":[..],
 //  "shared":[..],"a_bytes":..,"b_bytes":..,"b_incremental_bytes":..},"subtasks":[..],"keys":[..],
 //  "operators":[{"operator","uid","description"}] (when named), "unmatched_uids":[..] (with names)}
-void write_diff_json(const DiffReport& r, std::ostream& out);
+CKPT_API void write_diff_json(const DiffReport& r, std::ostream& out);
 // {"change":"added|removed|changed","operator":..,"uid":.. (when known),"subtask":..,"state":..,"kind":..,
 //  "key_group":..,"key":..,"namespace":..,"user_key":..,"before":..,"after":..}
-std::string to_ndjson(const KeyChange& c);
+CKPT_API std::string to_ndjson(const KeyChange& c);
 
 }  // namespace ckpt

@@ -1,8 +1,8 @@
 // ckpt/dump.h - every state entry of a snapshot, decoded, for people and scripts.
 //
-// dump_snapshot() walks the operators and subtasks of a snapshot, reads each state handle in
-// whatever layout its backend wrote (heap, canonical, RocksDB SST files, operator streams,
-// legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
+// dump_snapshot() walks the operators and subtasks of a snapshot as an EntryReader
+// (ckpt/entries.h) does, reads each state handle in whatever layout its backend wrote (heap,
+// canonical, RocksDB SST files, operator streams, legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
 // deterministic order: operators in file order, subtasks ascending, within a subtask operator
 // state then keyed state (key groups ascending) then raw-keyed timers. Subtasks are decoded
 // in parallel and handed to the calling thread in chunks (a few hundred entries or 256 KiB of
@@ -17,25 +17,21 @@
 #include <string_view>
 #include <vector>
 
+#include "ckpt/entries.h"
 #include "ckpt/error.h"
 #include "ckpt/names.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
-struct DumpOptions {
-  // An id, an id prefix, a uid or a V5+ name (operator_matches()); empty: every operator.
-  std::string operator_filter;
-  std::string state;            // a state name; empty: every state
-  std::optional<int32_t> subtask;
-  // Key groups to dump; keyed and timer entries only (a key-group filter drops operator state).
-  std::optional<std::pair<int32_t, int32_t>> key_groups;
+// Which entries (operator, state, subtask, key groups, --remap), as an EntryReader selects them.
+struct CKPT_API DumpOptions : EntrySelection {
   uint64_t limit = 0;  // stop after this many entries; 0: no limit
   int jobs = 1;        // subtasks decoded at once
   // Report a damaged handle, key group or SST through DumpSink::problem and go on, instead of
   // stopping with its error.
   bool keep_going = false;
-  std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   // First check what `ckpt verify` checks of `_metadata` and the files of the dumped subtasks
   // (present with their declared sizes, key-group ranges, stored offsets): a problem is an
   // error, or with keep_going a problem. Off for callers that ran those checks themselves.
@@ -44,7 +40,7 @@ struct DumpOptions {
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.
-struct DumpEntry {
+struct CKPT_API DumpEntry {
   std::string operator_id;  // 32 hex digits
   std::optional<std::string> uid;  // when DumpOptions::names or V5+ `_metadata` knows it
   int32_t subtask = 0;
@@ -59,9 +55,9 @@ struct DumpEntry {
 
 // {"operator":..,"uid":..,"subtask":..,"state":..,"kind":..,"key_group":..,"key":..,"namespace":..,
 //  "user_key":..,"value":..} without a trailing newline.
-std::string to_ndjson(const DumpEntry& e);
+CKPT_API std::string to_ndjson(const DumpEntry& e);
 
-class DumpSink {
+class CKPT_API DumpSink {
  public:
   virtual ~DumpSink() = default;
   virtual void entry(const DumpEntry& e) = 0;
@@ -74,7 +70,7 @@ class DumpSink {
   virtual void problem(const Error& e) = 0;
 };
 
-struct DumpSummary {
+struct CKPT_API DumpSummary {
   uint64_t entries = 0;
   uint64_t problems = 0;
   bool limit_reached = false;
@@ -83,6 +79,6 @@ struct DumpSummary {
 
 // Errors: the snapshot cannot be read, the operator filter matches nothing, or (without
 // keep_going) the first damaged part, naming its file, handle and offset.
-Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink);
+CKPT_API Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink);
 
 }  // namespace ckpt

@@ -12,6 +12,8 @@
 #include <utility>
 #include <variant>
 
+#include "ckpt/export.h"
+
 namespace ckpt {
 
 enum class ErrorCode {
@@ -22,9 +24,9 @@ enum class ErrorCode {
   kNotFound,         // a named thing (file, operator, state) does not exist
 };
 
-const char* error_code_name(ErrorCode code);
+CKPT_API const char* error_code_name(ErrorCode code);
 
-struct Error {
+struct CKPT_API Error {
   ErrorCode code = ErrorCode::kCorruption;
   std::string message;            // lower-case, no trailing period: "unknown keyed state handle type 0x2a"
   std::string file;               // the file the bytes came from, as the user named it; may be empty

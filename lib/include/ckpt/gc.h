@@ -39,13 +39,13 @@
 #include <vector>
 
 #include "ckpt/error.h"
-
+#include "ckpt/export.h"
 namespace ckpt {
 
 // "90s", "15m", "1h", "2d", "1h30m"; a bare number is seconds. kInvalidArgument otherwise.
-Result<int64_t> parse_duration(const std::string& text);
+CKPT_API Result<int64_t> parse_duration(const std::string& text);
 
-struct GcFile {
+struct CKPT_API GcFile {
   std::string path;  // relative to the root, e.g. "shared/3f0c...-sst"
   uint64_t size = 0;
   int64_t age_seconds = 0;  // since its last modification
@@ -54,7 +54,7 @@ struct GcFile {
   std::string error;        // apply: why it could not be deleted
 };
 
-struct GcOptions {
+struct CKPT_API GcOptions {
   int64_t older_than_seconds = 86400;  // one day: why, in the comment at the top
   bool apply = false;  // delete the orphans older than the margin
   // Other jobs' checkpoint directories, savepoint directories or snapshot directories whose
@@ -66,12 +66,12 @@ struct GcOptions {
 };
 
 // A `referenced_by` directory and the snapshots read from it.
-struct GcReferencingDir {
+struct CKPT_API GcReferencingDir {
   std::string dir;                     // as given
   std::vector<std::string> snapshots;  // "chk-<id>", "savepoint-*", or "." for DIR itself
 };
 
-struct GcReport {
+struct CKPT_API GcReport {
   std::string root;
   // "chk-<id>" with a readable `_metadata`, sorted by id (then those read just before deleting)
   std::vector<std::string> retained;
@@ -93,20 +93,20 @@ struct GcReport {
 // holds no snapshot, a `_metadata` exists but is not a readable regular file or cannot be
 // decoded (the error names it), nothing is retained without `allow_empty`; deletion failures
 // are recorded per file, not returned.
-Result<GcReport> collect_garbage(const std::string& root, const GcOptions& options);
+CKPT_API Result<GcReport> collect_garbage(const std::string& root, const GcOptions& options);
 
 // Path relative to a job directory that a referenced URI stands for, found by its suffix: every
 // suffix of the URI's path starting at a "shared" or "taskowned" component that names one of
 // `candidates` (relative paths) is returned ("s3://b/x/job/shared/f" -> "shared/f"). The path
 // is normalized first, so no match contains "..". A file of another job with the same suffix
 // matches too: harmless, it only keeps more.
-std::vector<std::string> suffix_matches(const std::string& uri,
+CKPT_API std::vector<std::string> suffix_matches(const std::string& uri,
                                         const std::function<bool(const std::string&)>& is_candidate);
 
-void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out);
+CKPT_API void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out);
 // {"root":..,"retained":[..],"savepoints":[..],"referenced_by":[{"dir","snapshots"}],
 //  "skipped_symlinks":[..],"files_scanned":..,"orphans":[{"path","size","age_seconds","young",
 //  "deleted"}],"orphan_bytes":..,"young_bytes":..,"deleted":..,"deleted_bytes":..}
-void write_gc_json(const GcReport& r, std::ostream& out);
+CKPT_API void write_gc_json(const GcReport& r, std::ostream& out);
 
 }  // namespace ckpt

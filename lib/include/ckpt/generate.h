@@ -26,13 +26,13 @@
 #include <vector>
 
 #include "ckpt/error.h"
-
+#include "ckpt/export.h"
 namespace ckpt {
 
 enum class GenerateBackend { kRocksDb, kHeap, kCanonical };
-Result<GenerateBackend> parse_generate_backend(const std::string& name);  // "rocksdb", "heap", "canonical"
+CKPT_API Result<GenerateBackend> parse_generate_backend(const std::string& name);  // "rocksdb", "heap", "canonical"
 
-struct GenerateOptions {
+struct CKPT_API GenerateOptions {
   std::string output;  // must not exist, or be an empty directory (unless `force`)
   bool force = false;  // replace an existing output
   GenerateBackend backend = GenerateBackend::kRocksDb;
@@ -48,17 +48,17 @@ struct GenerateOptions {
   int jobs = 1;            // subtasks written at once
 };
 
-struct GenerateSummary {
+struct CKPT_API GenerateSummary {
   uint64_t snapshots = 0;
   uint64_t entries = 0;  // RocksDB-layout pairs written (single snapshot; 0 for a chain)
   uint64_t files = 0;    // files written
   uint64_t bytes = 0;    // bytes written
 };
 
-Result<GenerateSummary> generate_snapshot(const GenerateOptions& options);
+CKPT_API Result<GenerateSummary> generate_snapshot(const GenerateOptions& options);
 
 // One entry the generator changed between two consecutive checkpoints of a chain.
-struct GeneratedChange {
+struct CKPT_API GeneratedChange {
   std::string what;         // "added", "removed", "changed"
   std::string operator_id;  // 32 hex digits
   std::string state;        // "value-state", "list-state", "map-state"
@@ -67,7 +67,7 @@ struct GeneratedChange {
   std::string user_key;  // map state: "field-1"; else empty
 };
 
-struct GeneratedChainDelta {
+struct CKPT_API GeneratedChainDelta {
   std::vector<GeneratedChange> changes;  // grouped by operator and key group
   uint64_t added = 0, removed = 0, changed = 0;
 };
@@ -76,6 +76,6 @@ struct GeneratedChainDelta {
 // computed from the generator's model and schedule alone (no file is read or written): the
 // truth a diff of the two checkpoints must report. Errors: not a chain, or `checkpoint` not
 // in 1 .. chain - 1.
-Result<GeneratedChainDelta> generated_chain_delta(const GenerateOptions& options, int32_t checkpoint);
+CKPT_API Result<GeneratedChainDelta> generated_chain_delta(const GenerateOptions& options, int32_t checkpoint);
 
 }  // namespace ckpt

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/metadata.h"
 #include "ckpt/names.h"
 #include "ckpt/resolve.h"
@@ -20,7 +21,7 @@
 namespace ckpt {
 
 // One top-level handle of a subtask (a slot of its record), with its nested files.
-struct HandleSummary {
+struct CKPT_API HandleSummary {
   HandleSlot slot = HandleSlot::kManagedKeyed;
   uint8_t type = 0;
   std::string kind;                         // handle_type_name(type)
@@ -32,14 +33,14 @@ struct HandleSummary {
   std::vector<uint32_t> files;              // indices into InspectReport::files
 };
 
-struct SubtaskSummary {
+struct CKPT_API SubtaskSummary {
   int32_t index = 0;
   bool finished = false;
   std::vector<HandleSummary> handles;
 };
 
 // One named state of an operator, from the backend proxies of its subtasks.
-struct StateSummary {
+struct CKPT_API StateSummary {
   std::string name;
   // VALUE, LIST, MAP, REDUCING, AGGREGATING, FOLDING, PRIORITY_QUEUE (keyed); SPLIT_DISTRIBUTE,
   // UNION, BROADCAST (operator); TIMER for legacy timers found only by counting raw keyed state.
@@ -54,7 +55,7 @@ struct StateSummary {
   std::optional<uint64_t> entries;  // with InspectOptions::count: as `ckpt dump` lines
 };
 
-struct OperatorSummary {
+struct CKPT_API OperatorSummary {
   std::string id;    // 32 hex digits, file order
   std::string uid;   // V5+ stores it, or InspectOptions::names knows it; "" otherwise
   std::string name;  // "" when not stored (before V5)
@@ -80,7 +81,7 @@ struct OperatorSummary {
   std::string states_error;
 };
 
-struct InspectReport {
+struct CKPT_API InspectReport {
   std::string metadata_path;
   std::string directory;
   int32_t metadata_version = 0;
@@ -107,7 +108,7 @@ struct InspectReport {
   bool files_ok() const { return missing_files == 0 && short_files == 0; }
 };
 
-struct InspectOptions {
+struct CKPT_API InspectOptions {
   std::vector<PrefixRule> remap;
   // Read the backend proxy at the head of every state handle for state names and serializers.
   bool states = true;
@@ -122,18 +123,18 @@ struct InspectOptions {
 // cannot be found or read, `_metadata` does not decode, or a relative handle's path leaves the
 // snapshot directory (check_relative_path()). Missing files are not errors; they are flagged
 // in the report, as are files that are not regular and files outside the job directory.
-Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOptions& options);
+CKPT_API Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOptions& options);
 // The same for a metadata already decoded (`where` says where relative files are). Counting
 // re-reads `_metadata` from `where`.
-Result<InspectReport> inspect_metadata(const Metadata& m, const SnapshotLocation& where,
+CKPT_API Result<InspectReport> inspect_metadata(const Metadata& m, const SnapshotLocation& where,
                                        const InspectOptions& options);
 
 // "0 B", "512 B", "1.5 KiB", "12.0 MiB", ... (1024-based, one decimal).
-std::string human_size(int64_t bytes);
+CKPT_API std::string human_size(int64_t bytes);
 
 // The text report (`ckpt inspect`, `-v` adds subtasks, handles and file references).
-void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out);
+CKPT_API void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out);
 // The JSON document (`ckpt inspect --json`); `verbose` adds each file's references.
-void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out);
+CKPT_API void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out);
 
 }  // namespace ckpt

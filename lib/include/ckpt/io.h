@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "ckpt/error.h"
-
+#include "ckpt/export.h"
 namespace ckpt {
 
 // The whole file; kIOError / kNotFound naming `path` on failure. Refuses files larger than
@@ -22,39 +22,39 @@ Result<std::string> read_whole_file(const std::string& path, uint64_t max_size =
 // open() and read() forever), fstat'ed, O_NONBLOCK cleared. A FIFO, socket, device or
 // directory is refused (kInvalidArgument "not a regular file: a FIFO"), a dangling symbolic
 // link is named as such (kNotFound); every error names `path`.
-struct InputFile {
+struct CKPT_API InputFile {
   int fd = -1;
   uint64_t size = 0;
 };
-Result<InputFile> open_regular_input(const std::string& path);
+CKPT_API Result<InputFile> open_regular_input(const std::string& path);
 // The same check by path (stat, links followed), for inputs handed to code that opens them
 // itself: RocksDB, file copies.
-Status check_regular_input(const std::string& path);
+CKPT_API Status check_regular_input(const std::string& path);
 
 // Write `bytes` to `path` atomically (temporary "<path>.ckpt-tmp-XXXXXX", fsync, rename).
-Status write_file_atomic(const std::string& path, std::string_view bytes);
+CKPT_API Status write_file_atomic(const std::string& path, std::string_view bytes);
 
 // A command's output file: written as write_file_atomic does, but an existing `path` is
 // replaced only with `replace` (else kInvalidArgument "output exists", even for a file that
 // appeared while the bytes were written), and its directory is synced after the rename.
-Status publish_file(const std::string& path, std::string_view bytes, bool replace);
+CKPT_API Status publish_file(const std::string& path, std::string_view bytes, bool replace);
 
 // The regular file `from` copied to `to` (created, or truncated). A failure keeps its errno:
 // a full disk is "No space left on device", naming `to`.
-Status copy_file_contents(const std::string& from, const std::string& to);
+CKPT_API Status copy_file_contents(const std::string& from, const std::string& to);
 
 // fsync of one file or directory (e.g. the parent of a rename that published an output).
-Status sync_path(const std::string& path);
+CKPT_API Status sync_path(const std::string& path);
 // fsync of every regular file and directory under `dir`, then of `dir` itself: what must be
 // durable before a rename publishes it. Writers that skip per-file syncs call this once.
-Status sync_tree(const std::string& dir);
+CKPT_API Status sync_tree(const std::string& dir);
 
 // A fresh temporary directory beside `final_path` ("<final_path>.ckpt-tmp-XXXXXX"), marked as
 // ckpt's by a lock file (".ckpt-tmp-lock") that this process holds locked (flock) while the
 // object lives. Creating one first removes the marked directories beside the same final path
 // whose lock can be taken: those of a ckpt that was killed. Nothing else is ever removed.
 // The destructor removes the directory if never committed.
-class TempDir {
+class CKPT_API TempDir {
  public:
   // The lock file's name: in the directory until commit(), never in the output.
   static constexpr const char* kLockName = ".ckpt-tmp-lock";

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ckpt/error.h"
-
+#include "ckpt/export.h"
 namespace ckpt {
 
 // Type bytes of the shared handle registry (formats/metadata.md §7.1).
@@ -41,10 +41,10 @@ inline constexpr uint8_t kFileMergingOperator = 17;
 }  // namespace handle_type
 
 // Human name of a type byte ("byte-stream", "file", "key-groups", ...); "unknown" otherwise.
-const char* handle_type_name(uint8_t type);
+CKPT_API const char* handle_type_name(uint8_t type);
 
 // A key-group range as stored: (first, count). count 0 is the empty range.
-struct KeyGroupRange {
+struct CKPT_API KeyGroupRange {
   int32_t first = 0;
   int32_t count = 0;
   int32_t last() const { return first + count - 1; }
@@ -56,7 +56,7 @@ struct KeyGroupRange {
 struct KeyedHandle;
 
 // Stream context: a single stream of bytes (formats/metadata.md §7.2).
-struct StreamHandle {
+struct CKPT_API StreamHandle {
   uint8_t type = handle_type::kNull;
   std::string name;        // 1: informational name (never a file to open)
   std::string data;        // 1: the inline bytes
@@ -78,28 +78,28 @@ struct StreamHandle {
 };
 
 // A file of a RocksDB instance in an incremental handle: local name + uploaded copy.
-struct NamedStream {
+struct CKPT_API NamedStream {
   std::string name;  // "000010.sst", "MANIFEST-000004", "CURRENT", ...
   StreamHandle handle;
   bool operator==(const NamedStream&) const = default;
 };
 
 // One entry of an in-memory change log (type 9).
-struct Change {
+struct CKPT_API Change {
   int32_t key_group = 0;  // -1: metadata change (Flink 1.17+)
   std::string bytes;
   bool operator==(const Change&) const = default;
 };
 
 // A piece of a file-backed change log (types 10, 13).
-struct ChangelogPiece {
+struct CKPT_API ChangelogPiece {
   int64_t offset = 0;
   StreamHandle handle;
   bool operator==(const ChangelogPiece&) const = default;
 };
 
 // Keyed context (formats/metadata.md §7.3).
-struct KeyedHandle {
+struct CKPT_API KeyedHandle {
   uint8_t type = handle_type::kNull;
   KeyGroupRange range;
   // 3, 7, 12: offsets[i] = start of key group range.first + i inside `delegate`.
@@ -133,9 +133,9 @@ struct KeyedHandle {
 
 // Distribution mode of a named operator state (formats/metadata.md §7.4).
 enum class DistributionMode : uint8_t { kSplitDistribute = 0, kUnion = 1, kBroadcast = 2 };
-const char* distribution_mode_name(DistributionMode m);  // "SPLIT_DISTRIBUTE", "UNION", "BROADCAST"
+CKPT_API const char* distribution_mode_name(DistributionMode m);  // "SPLIT_DISTRIBUTE", "UNION", "BROADCAST"
 
-struct OperatorStateEntry {
+struct CKPT_API OperatorStateEntry {
   std::string name;
   DistributionMode mode = DistributionMode::kSplitDistribute;
   std::vector<int64_t> offsets;  // list element starts inside the delegate
@@ -143,7 +143,7 @@ struct OperatorStateEntry {
 };
 
 // Operator context (formats/metadata.md §7.4): types 4 and 17 (type 0 in V1 chains).
-struct OperatorHandle {
+struct CKPT_API OperatorHandle {
   uint8_t type = handle_type::kNull;
   std::vector<OperatorStateEntry> states;  // file order (a Java HashMap's order)
   std::string taskowned_dir;               // 17
@@ -156,7 +156,7 @@ struct OperatorHandle {
 };
 
 // Unaligned-checkpoint channel state (formats/metadata.md §8, §15 for the V6 kinds).
-struct ChannelHandle {
+struct CKPT_API ChannelHandle {
   // V6+: 1 input channel, 2 result subpartition, 3 merged input, 4 merged result. 0 before V6.
   uint8_t v6_kind = 0;
   bool has_subtask_index = true;  // false: Flink 1.11 layout (no leading subtask index)
@@ -171,7 +171,7 @@ struct ChannelHandle {
 };
 
 // One subtask's record (formats/metadata.md §6).
-struct SubtaskState {
+struct CKPT_API SubtaskState {
   int32_t index = 0;
   bool finished = false;                     // V3+: stored as -(index+1), no record follows
   int64_t duration = -1;                     // V1, V2
@@ -188,14 +188,14 @@ struct SubtaskState {
 };
 
 using OperatorId = std::array<uint8_t, 16>;
-std::string operator_id_hex(const OperatorId& id);     // 32 hex digits, file order
-bool parse_operator_id(const std::string& hex, OperatorId* out);
+CKPT_API std::string operator_id_hex(const OperatorId& id);     // 32 hex digits, file order
+CKPT_API bool parse_operator_id(const std::string& hex, OperatorId* out);
 // The id Flink gives the operator whose uid is `uid` (StreamGraphHasherV2: Guava's
 // murmur3_128 with seed 0 over the uid's UTF-8 bytes, in the order `_metadata` stores it).
-OperatorId operator_id_of_uid(std::string_view uid);
+CKPT_API OperatorId operator_id_of_uid(std::string_view uid);
 
 // One operator (V2+) or job vertex (V1) record (formats/metadata.md §5).
-struct OperatorState {
+struct CKPT_API OperatorState {
   OperatorId id{};
   std::string name;  // V5+: "" = not stored
   std::string uid;   // V5+: "" = not stored
@@ -208,7 +208,7 @@ struct OperatorState {
   bool operator==(const OperatorState&) const = default;
 };
 
-struct MasterState {
+struct CKPT_API MasterState {
   int32_t version = 0;
   std::string name;
   std::string payload;
@@ -216,7 +216,7 @@ struct MasterState {
 };
 
 // What the V4+ properties trailer says (formats/metadata.md §9), decoded without a JVM.
-struct CheckpointProperties {
+struct CKPT_API CheckpointProperties {
   bool present = false;               // false for V1-V3
   bool forced = false;
   bool discard_subsumed = false, discard_finished = false, discard_cancelled = false;
@@ -232,10 +232,10 @@ struct CheckpointProperties {
 };
 
 enum class SnapshotKind { kUnknown, kCheckpoint, kSavepointCanonical, kSavepointNative };
-const char* snapshot_kind_name(SnapshotKind k);  // "unknown", "checkpoint", "savepoint-canonical", "savepoint-native"
+CKPT_API const char* snapshot_kind_name(SnapshotKind k);  // "unknown", "checkpoint", "savepoint-canonical", "savepoint-native"
 
 // A whole `_metadata` file.
-struct Metadata {
+struct CKPT_API Metadata {
   int32_t version = 0;
   int64_t checkpoint_id = 0;
   std::vector<MasterState> master_states;  // V2+
@@ -254,19 +254,19 @@ struct Metadata {
 // Whether `filter` names `op`: its 32 hex digits (any case), a prefix of them (at least 4
 // digits; select_operators() refuses one that fits several operators), its uid (the V5+ one
 // stored, or any uid whose hash is the id), or its V5+ name.
-bool operator_matches(const OperatorState& op, std::string_view filter);
+CKPT_API bool operator_matches(const OperatorState& op, std::string_view filter);
 // The operators of `m` that `filter` names (every one for an empty filter), in file order.
 // Errors (kNotFound, with no file):
 // none matches; an id prefix fits several operators and nothing else matches.
-Result<std::vector<const OperatorState*>> select_operators(const Metadata& m, std::string_view filter);
+CKPT_API Result<std::vector<const OperatorState*>> select_operators(const Metadata& m, std::string_view filter);
 
 // Decode a whole `_metadata` image. Errors carry the absolute offset; `file` (if given) is put
 // into the error so callers can print it directly. Every byte must be consumed.
 Result<Metadata> decode_metadata(std::string_view bytes, const std::string& file = {});
 // Encode back; decode(encode(m)) == m and, for a decoded file, encode(decode(f)) == f.
-Result<std::string> encode_metadata(const Metadata& m);
+CKPT_API Result<std::string> encode_metadata(const Metadata& m);
 
 // Read `path` (a `_metadata` file or a snapshot directory holding one) and decode it.
-Result<Metadata> read_metadata_file(const std::string& path);
+CKPT_API Result<Metadata> read_metadata_file(const std::string& path);
 
 }  // namespace ckpt

@@ -18,14 +18,14 @@
 
 namespace ckpt {
 
-struct OperatorName {
+struct CKPT_API OperatorName {
   std::string uid;
   std::string description;  // the plan node's "description"; "" for a uid given alone
   int32_t plan_node = -1;   // the plan node's "id"; -1 for a uid given alone
   std::string node_type;    // the plan node's "type", e.g. "stream-exec-group-aggregate_1"
 };
 
-class OperatorNames {
+class CKPT_API OperatorNames {
  public:
   // Name the operators a compiled plan (Flink's JSON plan text) makes. Errors: not JSON, or no
   // "nodes" array of objects with an integer "id" (kCorruption; `file` goes into the error).
@@ -55,7 +55,7 @@ class OperatorNames {
 };
 
 // An operator of a snapshot with what names know of it (diff and verify list these).
-struct NamedOperator {
+struct CKPT_API NamedOperator {
   std::string operator_id;  // 32 hex digits
   std::string uid;
   std::string description;
@@ -63,10 +63,10 @@ struct NamedOperator {
 
 // The operators of `m` (in file order) that `names` or the V5+ `_metadata` give a uid, skipping
 // ids already in `out`.
-void append_named_operators(const Metadata& m, const OperatorNames& names, std::vector<NamedOperator>* out);
+CKPT_API void append_named_operators(const Metadata& m, const OperatorNames& names, std::vector<NamedOperator>* out);
 
 // The transformation names of Flink's table planner (the `*_TRANSFORMATION` constants of its
 // ExecNode classes), in no particular order.
-const std::vector<std::string>& sql_transformation_names();
+CKPT_API const std::vector<std::string>& sql_transformation_names();
 
 }  // namespace ckpt

@@ -22,30 +22,31 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/metadata.h"
 #include "ckpt/walk.h"
 
 namespace ckpt {
 
 // A snapshot named by the user: its directory or its `_metadata` file.
-struct SnapshotLocation {
+struct CKPT_API SnapshotLocation {
   std::string metadata_path;  // the `_metadata` file (as the user spelled the snapshot)
   std::string directory;      // where relative handles point
 };
 
 // kNotFound if `path` does not exist or is a directory without a `_metadata`.
-Result<SnapshotLocation> locate_snapshot(const std::string& path);
+CKPT_API Result<SnapshotLocation> locate_snapshot(const std::string& path);
 
 // One PREFIX=DIR (or OLD=NEW) rule. Parsing splits at the first '='.
-struct PrefixRule {
+struct CKPT_API PrefixRule {
   std::string prefix;
   std::string replacement;
 };
 // kInvalidArgument unless `spec` is "PREFIX=VALUE" with a non-empty PREFIX. `flag` names the
 // option in the message ("--remap").
-Result<PrefixRule> parse_prefix_rule(const std::string& spec, const char* flag);
+CKPT_API Result<PrefixRule> parse_prefix_rule(const std::string& spec, const char* flag);
 // Every spec of a repeatable option, in order; the first bad one is the error.
-Result<std::vector<PrefixRule>> parse_prefix_rules(const std::vector<std::string>& specs, const char* flag);
+CKPT_API Result<std::vector<PrefixRule>> parse_prefix_rules(const std::vector<std::string>& specs, const char* flag);
 // How a rule's prefix is compared with a URI. Both match whole path components only.
 enum class PrefixMatch {
   kText,       // as spelled: relocate rewrites URIs and must give back the bytes it was given
@@ -54,19 +55,19 @@ enum class PrefixMatch {
 // The rule with the longest prefix of `uri` (the longest stretch of `uri` covered), or null.
 // File resolution (--remap) matches kLocalPath: the rule `/x`, `file:/x` or `file:///x` finds the
 // URIs `/x/a`, `file:/x/a`, `file:///x/a` and `file://localhost/x/a` alike.
-const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri,
+CKPT_API const PrefixRule* longest_prefix_rule(const std::vector<PrefixRule>& rules, std::string_view uri,
                                       PrefixMatch match = PrefixMatch::kText);
 // The indices of `rules` that some absolute file reference of `m` matches (relative handles
 // name no prefix), in order.
-std::vector<size_t> used_prefix_rules(const Metadata& m, const std::vector<PrefixRule>& rules,
+CKPT_API std::vector<size_t> used_prefix_rules(const Metadata& m, const std::vector<PrefixRule>& rules,
                                       PrefixMatch match = PrefixMatch::kLocalPath);
 // `replacement` + the rest of `uri` after the rule's prefix, with exactly one '/' between
 // them when either side has one.
-std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri, PrefixMatch match = PrefixMatch::kText);
+CKPT_API std::string apply_prefix_rule(const PrefixRule& rule, std::string_view uri, PrefixMatch match = PrefixMatch::kText);
 
 // The local path that a `file:` URI or a scheme-less absolute path stands for
 // ("file:/a", "file:///a", "file://localhost/a" -> "/a"); nullopt for other schemes.
-std::optional<std::string> local_path_of_uri(std::string_view uri);
+CKPT_API std::optional<std::string> local_path_of_uri(std::string_view uri);
 
 // kCorruption ("relative handle path '../x' leaves the snapshot directory: ...") unless `path`,
 // as a relative handle (type 6) stores it, stays inside the snapshot directory. Flink stores a
@@ -74,16 +75,16 @@ std::optional<std::string> local_path_of_uri(std::string_view uri);
 // a path that is absolute or has a ".." component can only lead to a file elsewhere. Symbolic
 // links inside the snapshot directory are followed: the directory is the user's, the path is
 // the snapshot's.
-Status check_relative_path(std::string_view path);
+CKPT_API Status check_relative_path(std::string_view path);
 // The same, with the error naming `metadata_path` and the handle's operator (hex) and subtask
 // (-1: the coordinator).
-Status check_relative_path_at(std::string_view path, const std::string& metadata_path,
+CKPT_API Status check_relative_path_at(std::string_view path, const std::string& metadata_path,
                               const std::string& operator_id, int32_t subtask);
 // check_relative_path_at() of every relative handle of `m`: the first that fails.
-Status check_relative_paths(const Metadata& m, const std::string& metadata_path);
+CKPT_API Status check_relative_paths(const Metadata& m, const std::string& metadata_path);
 
 // Where a file is referenced from.
-struct FileReference {
+struct CKPT_API FileReference {
   uint32_t operator_index = 0;
   int32_t subtask = -1;
   HandleSlot slot = HandleSlot::kManagedKeyed;
@@ -92,7 +93,7 @@ struct FileReference {
 };
 
 // Every file a snapshot references, once.
-struct ReferencedFile {
+struct CKPT_API ReferencedFile {
   std::string uri;          // exactly as stored (relative path for type 6)
   uint8_t handle_type = 0;  // 2, 6 or 15 (of the first reference)
   std::optional<std::string> path;  // where it was found, or nullopt
@@ -115,7 +116,7 @@ struct ReferencedFile {
 
 // Resolves URIs against one snapshot directory, caching directory listings so that a snapshot
 // with a million references costs one readdir per directory, not a stat per file.
-class FileResolver {
+class CKPT_API FileResolver {
  public:
   FileResolver(std::string directory, std::vector<PrefixRule> remap);
   ~FileResolver();
@@ -155,7 +156,7 @@ class FileResolver {
 
 // Gathers file references one stream handle at a time, each file once (keyed by its URI
 // as stored), then looks them all up.
-class FileCollector {
+class CKPT_API FileCollector {
  public:
   // Records one reference. Returns the file's index in the final list, or -1 when the handle
   // is not a file (inline, null, empty segment).
@@ -174,7 +175,7 @@ class FileCollector {
 
 // Every file referenced by `m`, in order of first reference, with what the disk says.
 // Never fails: a file that cannot be found is reported with exists = false.
-std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
+CKPT_API std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
                                           const std::vector<PrefixRule>& remap);
 
 }  // namespace ckpt

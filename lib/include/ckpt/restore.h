@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "ckpt/error.h"
+#include "ckpt/export.h"
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
 
-struct RestoreOptions {
+struct CKPT_API RestoreOptions {
   std::string output;           // must be absent or empty unless `force`
   std::string operator_filter;  // as operator_matches(): id, id prefix, uid, V5+ name; empty: every operator
   std::optional<int32_t> subtask;
@@ -44,7 +45,7 @@ struct RestoreOptions {
   std::function<void(size_t, size_t)> progress;
 };
 
-struct RestoredInstance {
+struct CKPT_API RestoredInstance {
   std::string operator_id;  // 32 hex digits
   int32_t subtask = 0;
   std::string directory;    // the final instance directory
@@ -60,13 +61,13 @@ struct RestoredInstance {
 
 // A subtask with keyed state that was not restored, and why (a changelog handle naming no key
 // serializer, a state that cannot be re-framed without the job's classes).
-struct SkippedSubtask {
+struct CKPT_API SkippedSubtask {
   std::string operator_id;
   int32_t subtask = 0;
   std::string reason;
 };
 
-struct RestoreReport {
+struct CKPT_API RestoreReport {
   std::string output;
   std::vector<RestoredInstance> instances;  // operators in file order, subtasks ascending
   std::vector<SkippedSubtask> skipped;
@@ -79,10 +80,10 @@ struct RestoreReport {
 // lies inside an input (ckpt(1), OUTPUTS), the filters
 // match nothing restorable, a file is missing, or an instance fails its check. On error the
 // output directory is left as it was.
-Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options);
+CKPT_API Result<RestoreReport> restore_snapshot(const std::string& snapshot, const RestoreOptions& options);
 
 // What was written, one line per instance, then the ldb command line.
-void write_restore_text(const RestoreReport& r, std::ostream& out);
-void write_restore_json(const RestoreReport& r, std::ostream& out);
+CKPT_API void write_restore_text(const RestoreReport& r, std::ostream& out);
+CKPT_API void write_restore_json(const RestoreReport& r, std::ostream& out);
 
 }  // namespace ckpt

@@ -15,6 +15,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/names.h"
+#include "ckpt/export.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -37,9 +38,9 @@ enum class ProblemKind : uint8_t {
 // "missing-file", "size-mismatch", "offset-outside-file", "file-conflict", "key-group-overlap",
 // "key-group-gap", "bad-key-group-range", "undecodable", "checksum-mismatch",
 // "key-group-out-of-range", "path-outside-snapshot", "not-regular-file", "outside-job-directory".
-const char* problem_kind_name(ProblemKind kind);
+CKPT_API const char* problem_kind_name(ProblemKind kind);
 
-struct VerifyProblem {
+struct CKPT_API VerifyProblem {
   ProblemKind kind = ProblemKind::kUndecodable;
   std::string operator_id;  // 32 hex digits; empty when the problem is not an operator's
   std::string uid;          // the operator's uid, when VerifyOptions::names or V5+ knows it
@@ -50,14 +51,14 @@ struct VerifyProblem {
   std::string message;      // lower-case, no trailing period
 };
 
-struct VerifyOptions {
+struct CKPT_API VerifyOptions {
   bool deep = false;
   int jobs = 1;                   // deep: subtasks and SSTs checked at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   OperatorNames names;            // uids and plan descriptions (ckpt/names.h)
 };
 
-struct VerifyReport {
+struct CKPT_API VerifyReport {
   std::string metadata_path;
   bool deep = false;
   size_t operators = 0;
@@ -86,15 +87,15 @@ struct VerifyReport {
 
 // Errors only when the snapshot cannot be checked at all (no `_metadata`, or it does not
 // decode); everything else is a problem in the report.
-Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOptions& options);
+CKPT_API Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOptions& options);
 
 // One line: "operator 1f2b… (uid 'u'), subtask 3, managed-keyed key-groups, file 'x': size-mismatch: ..."
-std::string format_problem(const VerifyProblem& p);
+CKPT_API std::string format_problem(const VerifyProblem& p);
 // The problems, one per line, then a summary line.
-void write_verify_text(const VerifyReport& r, std::ostream& out);
+CKPT_API void write_verify_text(const VerifyReport& r, std::ostream& out);
 // {"snapshot":..,"deep":..,"clean":..,"operators":..,...,"problems":[{...}]}, with names also
 // "named_operators":[{"operator","uid","description"}] and "unmatched_uids":[..]
 
-void write_verify_json(const VerifyReport& r, std::ostream& out);
+CKPT_API void write_verify_json(const VerifyReport& r, std::ostream& out);
 
 }  // namespace ckpt

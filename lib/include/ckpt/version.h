@@ -1,6 +1,8 @@
 // ckpt/version.h - the library's version.
 #pragma once
 
+#include "ckpt/export.h"
+
 namespace ckpt {
-const char* version_string();
+CKPT_API const char* version_string();
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ckpt/export.h"
 #include "ckpt/metadata.h"
 
 namespace ckpt {
@@ -29,7 +30,7 @@ enum class HandleSlot : uint8_t {
 };
 // "coordinator", "legacy-operator", "managed-operator", "raw-operator", "managed-keyed",
 // "raw-keyed", "input-channel", "result-subpartition".
-const char* handle_slot_name(HandleSlot slot);
+CKPT_API const char* handle_slot_name(HandleSlot slot);
 
 // The part a stream plays inside the handle that holds it.
 enum class StreamRole : uint8_t {
@@ -40,7 +41,7 @@ enum class StreamRole : uint8_t {
   kChangelogPiece,  // change log stored in files
 };
 // "data", "meta", "shared", "private", "changelog".
-const char* stream_role_name(StreamRole role);
+CKPT_API const char* stream_role_name(StreamRole role);
 
 template <class T, class U>
 concept SameOrConst = std::same_as<std::remove_const_t<T>, U>;
@@ -49,7 +50,7 @@ concept SameOrConst = std::same_as<std::remove_const_t<T>, U>;
 // except for the files of an incremental handle.
 template <class K, class F>
   requires SameOrConst<K, KeyedHandle>
-void visit_streams(K& h, F&& f);
+CKPT_API void visit_streams(K& h, F&& f);
 
 // Every stream under a stream handle: itself, or for a key-groups handle used in stream
 // context (type 3, e.g. a shared file of an incremental handle) the streams it holds.
@@ -89,7 +90,7 @@ void visit_streams(C& h, F&& f) {
 }
 
 // Where a stream handle sits in the whole snapshot.
-struct StreamSite {
+struct CKPT_API StreamSite {
   size_t operator_index = 0;
   int32_t subtask = -1;  // subtask index as stored; -1 for the coordinator
   HandleSlot slot = HandleSlot::kManagedKeyed;

@@ -24,8 +24,7 @@ std::string canonical_form(const std::string& path) {
 // `inner` is `outer` or below it.
 bool within(const std::string& inner, const std::string& outer) {
   if (outer == "/") return true;
-  return inner.size() >= outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-         (inner.size() == outer.size() || inner[outer.size()] == '/');
+  return inner.starts_with(outer) && (inner.size() == outer.size() || inner[outer.size()] == '/');
 }
 
 Error refuse(const std::string& output, std::string message) {

@@ -113,10 +113,15 @@ std::string KeyedStateCodec::why_not_heap() const {
   return {};
 }
 
-Status KeyedStateCodec::emit_timer(nlohmann::json&& timer, int32_t key_group, const EntrySink& sink) const {
+Status KeyedStateCodec::emit_timer(nlohmann::json&& timer, int32_t key_group, std::string_view raw,
+                                   const EntrySink& sink) const {
   StateEntry e;
   e.state = name_;
   e.key_group = key_group;
+  if (raw_bytes_) {
+    e.has_raw = true;
+    e.raw_value = raw;  // the whole queue element (a timer: timestamp, key, namespace)
+  }
   if (is_timer_ && timer.is_object() && timer.contains("timestamp")) {
     e.kind = EntryKind::kTimer;
     e.has_key = e.has_namespace = true;
@@ -129,6 +134,23 @@ Status KeyedStateCodec::emit_timer(nlohmann::json&& timer, int32_t key_group, co
     e.value = std::move(timer);
   }
   return sink(std::move(e));
+}
+
+bool KeyedStateCodec::heap_map_pairs(std::string_view value,
+                                     std::vector<std::pair<std::string_view, std::string_view>>* out) const {
+  if (!user_key_ || !element_ || !user_key_->decodable() || !element_->decodable()) return false;
+  // MapSerializer: i32 size, then per entry the key, a null flag and, unless null, the value.
+  ByteReader r(value);
+  int32_t n = r.count(2, "map entry");
+  for (int32_t i = 0; i < n && r.ok(); ++i) {
+    size_t start = r.position();
+    user_key_->skip(r);
+    std::string_view user_key = r.since(start);
+    start = r.position();
+    if (!r.boolean()) element_->skip(r);
+    out->emplace_back(user_key, r.since(start));
+  }
+  return r.ok() && r.at_end();
 }
 
 HeapEntryLayout KeyedStateCodec::heap_entry_layout() const {
@@ -147,18 +169,27 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
     CKPT_ASSIGN_OR_RETURN(out, decode_framed(*value_, r, static_cast<size_t>(value_length)));
     return Status::OK();
   };
+  size_t start = r.position();
   if (kind_ == StateKind::kPriorityQueue) {
     nlohmann::json element;
     CKPT_RETURN_IF_ERROR(read_value(element));
-    return emit_timer(std::move(element), key_group, sink);
+    return emit_timer(std::move(element), key_group, r.since(start), sink);
   }
   StateEntry e;
   e.state = name_;
   e.key_group = key_group;
   e.has_key = e.has_namespace = true;
   namespace_->read(r, e.ns);
+  if (raw_bytes_) e.raw_ns = r.since(start);
+  start = r.position();
   key_->read(r, e.key);
+  if (raw_bytes_) e.raw_key = r.since(start);
+  start = r.position();
   CKPT_RETURN_IF_ERROR(read_value(e.value));
+  if (raw_bytes_) {
+    e.has_raw = true;
+    e.raw_value = r.since(start);
+  }
   // A list or map that is one opaque blob (its elements cannot be told apart): shown whole.
   if (value_length >= 0 && !value_->decodable()) return sink(std::move(e));
   if (kind_ == StateKind::kList) {
@@ -171,7 +202,11 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
     if (!pairs.is_array())
       return Error(ErrorCode::kCorruption, fmt::format("state '{}': map value did not decode to pairs", name_),
                    r.offset());
-    for (auto& pair : pairs) {
+    // The pairs' bytes, where they can be told apart (else the entries carry none).
+    std::vector<std::pair<std::string_view, std::string_view>> raw_pairs;
+    const bool raw = raw_bytes_ && heap_map_pairs(e.raw_value, &raw_pairs) && raw_pairs.size() == pairs.size();
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      nlohmann::json& pair = pairs[i];
       // A map state whose value serializer is not a MapSerializer decodes to something else.
       if (!pair.is_array() || pair.size() != 2)
         return Error(ErrorCode::kCorruption, fmt::format("state '{}': map value did not decode to pairs", name_),
@@ -184,6 +219,13 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
       m.ns = e.ns;
       m.user_key = std::move(pair.at(0));
       m.value = std::move(pair.at(1));
+      if (raw) {
+        m.has_raw = true;
+        m.raw_key = e.raw_key;
+        m.raw_ns = e.raw_ns;
+        m.raw_user_key = raw_pairs[i].first;
+        m.raw_value = raw_pairs[i].second;
+      }
       CKPT_RETURN_IF_ERROR(sink(std::move(m)));
     }
     return Status::OK();
@@ -202,13 +244,17 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
     if (kr.ok() && !kr.at_end())
       kr.fail(fmt::format("{} bytes after the queue element in the key", kr.remaining()));
     if (!kr.ok()) return reader_error(kr);
-    return emit_timer(std::move(element), kg, sink);
+    return emit_timer(std::move(element), kg, key.substr(prefix_bytes_), sink);
   }
   StateEntry e;
   e.state = name_;
   e.key_group = kg;
   e.has_key = e.has_namespace = true;
   e.is_text = json_text_;
+  if (raw_bytes_) {
+    e.has_raw = true;
+    e.raw_value = value;
+  }
   // Each field decoded to its tree or, for consumers that print, straight to its JSON text.
   auto field = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text) {
     if (json_text_) d.write_json(r, text);
@@ -221,14 +267,17 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   };
   uint64_t start = kr.position();
   field(*key_, kr, e.key, e.key_text);
+  if (raw_bytes_) e.raw_key = kr.since(start);
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   start = kr.position();
   field(*namespace_, kr, e.ns, e.ns_text);
+  if (raw_bytes_) e.raw_ns = kr.since(start);
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   if (!kr.ok()) return reader_error(kr);
   ByteReader vr(value, value_offset);
   if (kind_ == StateKind::kMap) {
     e.has_user_key = true;
+    if (raw_bytes_) e.raw_user_key = key.substr(prefix_bytes_ + kr.position());
     CKPT_RETURN_IF_ERROR(framed(*user_key_, kr, e.user_key, e.user_key_text));
     bool is_null = vr.boolean();
     if (!vr.ok()) return reader_error(vr);

@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
@@ -51,6 +53,8 @@ class KeyedStateCodec {
   // For consumers that print: read_rocks_entry() then hands entries as JSON text
   // (StateEntry::is_text) except priority-queue elements, which stay trees.
   void set_json_text(bool on) { json_text_ = on; }
+  // For consumers that want bytes: entries then carry each field's bytes (StateEntry::has_raw).
+  void set_raw_bytes(bool on) { raw_bytes_ = on; }
 
   // One RocksDB key / value pair (formats/keyed-state.md §10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
@@ -63,13 +67,17 @@ class KeyedStateCodec {
                                                                  const ValueDecoder& key_decoder,
                                                                  int32_t max_parallelism);
   KeyedStateCodec() = default;
-  Status emit_timer(nlohmann::json&& timer, int32_t key_group, const EntrySink& sink) const;
+  Status emit_timer(nlohmann::json&& timer, int32_t key_group, std::string_view raw, const EntrySink& sink) const;
+  // A heap map value's pairs as bytes (user key; null flag and user value), in stored order;
+  // false if they cannot be delimited.
+  bool heap_map_pairs(std::string_view value, std::vector<std::pair<std::string_view, std::string_view>>* out) const;
 
   std::string name_;
   StateKind kind_ = StateKind::kUnknown;
   int prefix_bytes_ = 1;
   bool is_timer_ = false;
   bool json_text_ = false;
+  bool raw_bytes_ = false;
   bool ambiguous_key_ = false;  // key and namespace both of variable length: lengths follow
   const ValueDecoder* key_ = nullptr;
   std::unique_ptr<ValueDecoder> namespace_;

@@ -40,7 +40,7 @@ struct OperatorStream {
 };
 
 Status read_list_state(const OperatorStream& os, const OperatorStateEntry& entry, const StateMetaInfo& info,
-                       const EntrySink& sink) {
+                       bool raw_bytes, const EntrySink& sink) {
   const SerializerSnapshot* ser = info.value_serializer();
   if (!ser) return Error(ErrorCode::kCorruption, "list state without a VALUE_SERIALIZER snapshot");
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> decoder, make_decoder(*ser));
@@ -65,13 +65,17 @@ Status read_list_state(const OperatorStream& os, const OperatorStateEntry& entry
       if (!v.ok()) return std::move(v).error();
       e.value = std::move(v).value();
     }
+    if (raw_bytes) {
+      e.has_raw = true;
+      e.raw_value = r.since(0);
+    }
     CKPT_RETURN_IF_ERROR(sink(std::move(e)));
   }
   return Status::OK();
 }
 
 Status read_broadcast_state(const OperatorStream& os, const OperatorStateEntry& entry, const StateMetaInfo& info,
-                            const EntrySink& sink) {
+                            bool raw_bytes, const EntrySink& sink) {
   if (entry.offsets.empty()) return Status::OK();
   const SerializerSnapshot* ks = info.key_serializer();
   const SerializerSnapshot* vs = info.value_serializer();
@@ -98,8 +102,15 @@ Status read_broadcast_state(const OperatorStream& os, const OperatorStateEntry& 
     e.state = entry.name;
     e.kind = EntryKind::kOperator;
     e.has_key = true;
+    size_t start = r.position();
     kd->read(r, e.key);
+    if (raw_bytes) e.raw_key = r.since(start);
+    start = r.position();
     vd->read(r, e.value);
+    if (raw_bytes) {
+      e.has_raw = true;
+      e.raw_value = r.since(start);
+    }
     if (!r.ok()) return r.take_error();
     CKPT_RETURN_IF_ERROR(sink(std::move(e)));
   }
@@ -135,9 +146,9 @@ Status read_operator_stream(const OperatorHandle& handle, const StateStream& str
       // The proxy at the stream's start is where the name should have been.
       s = Error(ErrorCode::kCorruption, "the operator state proxy does not describe this state", stream.base());
     } else if (entry->mode == DistributionMode::kBroadcast) {
-      s = read_broadcast_state(os, *entry, *info, sink);
+      s = read_broadcast_state(os, *entry, *info, filter.raw_bytes, sink);
     } else {
-      s = read_list_state(os, *entry, *info, sink);
+      s = read_list_state(os, *entry, *info, filter.raw_bytes, sink);
     }
     if (!s.ok()) {
       Error e = std::move(s).error();

@@ -26,9 +26,18 @@ Status read_timer_list(ByteReader& r, const ValueDecoder& key, const ValueDecode
     e.kind = EntryKind::kTimer;
     e.key_group = key_group;
     e.has_key = e.has_namespace = true;
+    size_t start = r.position();
     key.read(r, e.key);
+    if (filter.raw_bytes) e.raw_key = r.since(start);
+    start = r.position();
     ns.read(r, e.ns);
+    if (filter.raw_bytes) e.raw_ns = r.since(start);
+    start = r.position();
     e.value = r.i64();
+    if (filter.raw_bytes) {
+      e.has_raw = true;
+      e.raw_value = r.since(start);
+    }
     if (!r.ok()) return r.take_error();
     if (wanted) CKPT_RETURN_IF_ERROR(sink(std::move(e)));
   }

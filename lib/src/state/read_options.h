@@ -18,6 +18,9 @@ struct StateFilter {
   // The consumer prints JSON text: readers may hand entries as text (StateEntry::is_text)
   // where they can, skipping the trees.
   bool json_text = false;
+  // The consumer wants each entry's bytes too (StateEntry::has_raw): readers copy them where
+  // their layout keeps an entry's fields in one place.
+  bool raw_bytes = false;
 
   bool wants_state(const std::string& name) const { return state.empty() || state == name; }
   bool wants_key_group(int32_t kg) const { return kg >= first_key_group && kg <= last_key_group; }

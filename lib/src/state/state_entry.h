@@ -11,12 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckpt/entries.h"
 #include "ckpt/error.h"
 
 namespace ckpt {
 
-enum class EntryKind : uint8_t { kKeyed, kTimer, kOperator };
-const char* entry_kind_name(EntryKind k);  // "keyed", "timer", "operator"
 
 struct StateEntry {
   std::string state;
@@ -36,6 +35,13 @@ struct StateEntry {
   std::string ns_text;
   std::string user_key_text;
   std::string value_text;
+  // A reader asked for bytes (StateFilter::raw_bytes) fills these where its layout keeps the
+  // entry's fields whole (ckpt/entries.h, Entry, says what each holds per layout).
+  bool has_raw = false;
+  std::string raw_key;
+  std::string raw_ns;
+  std::string raw_user_key;
+  std::string raw_value;
 };
 
 // The error a sink returns to stop a reader early (the limit is reached, another subtask

@@ -66,6 +66,10 @@ class ByteReader {
   size_t size() const { return size_; }
   bool at_end() const { return pos_ == size_; }
   const uint8_t* data() const { return data_; }
+  // The bytes from relative position `start` up to the next byte: what was read since then.
+  std::string_view since(size_t start) const {
+    return std::string_view(reinterpret_cast<const char*>(data_) + start, pos_ - start);
+  }
   void seek(size_t position);                          // relative; past the end is an error
 
   bool ok() const { return !error_.has_value(); }

@@ -74,7 +74,7 @@ void remove_abandoned_siblings(const std::string& final_path) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+    if (name.size() > prefix.size() && name.starts_with(prefix))
       remove_if_abandoned(it->path().string());
   }
 }

@@ -7,8 +7,6 @@
 namespace ckpt::snapshot_class {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // Simple snapshots by full class name (the base package ones are matched by rule below).
 constexpr std::array<std::string_view, 13> kSimpleClasses = {
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot",
@@ -81,7 +79,7 @@ constexpr Parameters kJavaTypeClasses[] = {
 
 template <size_t N>
 int lookup_table_class(std::string_view c, const Parameters (&table)[N]) {
-  if (!starts_with(c, kTable)) return 0;
+  if (!c.starts_with(kTable)) return 0;
   for (const auto& p : table)
     if (c.substr(kTable.size()) == p.name) return p.count;
   return 0;
@@ -108,11 +106,11 @@ Layout layout_of(std::string_view c) {
     return Layout::kClassOnly;
   // Every nested "<X>Serializer$<X>SerializerSnapshot" of the base packages is simple: the
   // configured ones there (Enum, GenericArray, List, Map) are caught above.
-  if ((starts_with(c, kBase) && c.find('.', kBase.size()) == std::string_view::npos) ||
-      starts_with(c, kArray))
+  if ((c.starts_with(kBase) && c.find('.', kBase.size()) == std::string_view::npos) ||
+      c.starts_with(kArray))
     return c.find('$') != std::string_view::npos ? Layout::kSimple : Layout::kUnknown;
   // Gelly's value arrays are simple snapshots too.
-  if (starts_with(c, "org.apache.flink.graph.types.valuearray.")) return Layout::kSimple;
+  if (c.starts_with("org.apache.flink.graph.types.valuearray.")) return Layout::kSimple;
   return Layout::kUnknown;
 }
 

@@ -21,10 +21,6 @@ constexpr int32_t kNestedMagic = 1333245;     // NestedSerializersSnapshotDelega
 constexpr uint64_t kOptionalMapHeader = 0x4F2C69A3D70;  // LinkedOptionalMapSerializer
 constexpr uint8_t kNestedHeader[8] = {0x00, 0x14, 0x57, 0xFD, 0x00, 0x00, 0x00, 0x01};
 
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
 uint32_t be32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
@@ -166,23 +162,23 @@ void SnapshotParser::interpret_outer(SerializerSnapshot& s) {
   const std::string& c = s.snapshot_class;
   uint64_t at = r_.offset() - s.outer_data.size();
   ByteReader o(s.outer_data, at);
-  if (ends_with(c, ".TupleSerializerSnapshot") || ends_with(c, "CaseClassSerializerSnapshot") ||
-      ends_with(c, ".GenericArraySerializerSnapshot")) {
+  if (c.ends_with(".TupleSerializerSnapshot") || c.ends_with("CaseClassSerializerSnapshot") ||
+      c.ends_with(".GenericArraySerializerSnapshot")) {
     s.type_class = o.utf();
-  } else if (ends_with(c, "$RowSerializerSnapshot")) {
+  } else if (c.ends_with("$RowSerializerSnapshot")) {
     if (s.outer_version >= 4) s.row_kind = o.boolean();
     else s.row_kind = s.outer_version == 3;
-  } else if (ends_with(c, "$NullableSerializerSnapshot")) {
+  } else if (c.ends_with("$NullableSerializerSnapshot")) {
     s.null_padding = o.i32();
     if (o.ok() && s.null_padding < 0) o.fail_at(at, fmt::format("negative null padding {}", s.null_padding));
-  } else if (ends_with(c, "$LinkedListSerializerSnapshot")) {
+  } else if (c.ends_with("$LinkedListSerializerSnapshot")) {
     // Outer version 1 had no null mask, 2 always has one, 3+ stores the choice.
     if (s.outer_version >= 3) s.has_null_mask = o.boolean();
     else s.has_null_mask = s.outer_version == 2;
-  } else if (ends_with(c, "$ExternalSerializerSnapshot")) {
+  } else if (c.ends_with("$ExternalSerializerSnapshot")) {
     external_data_type(s);
     return;
-  } else if (ends_with(c, "TwoPhaseCommitSinkFunction$StateSerializerSnapshot")) {
+  } else if (c.ends_with("TwoPhaseCommitSinkFunction$StateSerializerSnapshot")) {
     // Outer version 3 introduced null pending transactions, 4 stores the choice.
     if (s.outer_version >= 4) s.nullable_pending_txn = o.boolean();
     else s.nullable_pending_txn = s.outer_version == 3;
@@ -494,7 +490,7 @@ bool SnapshotParser::meta_info_at(size_t p) const {
     int32_t sers = static_cast<int32_t>(be32(d + q));
     if (sers >= 1 && sers <= 8 && utf_at(q + 4, &m)) {
       std::string_view role(reinterpret_cast<const char*>(d + q + 6), m);
-      return ends_with(role, "_SERIALIZER");
+      return role.ends_with("_SERIALIZER");
     }
   }
   return false;
@@ -512,10 +508,10 @@ bool SnapshotParser::looks_like_next_item(size_t p) const {
     bool has_i32 = after + 4 <= size;
     int32_t next = has_i32 ? static_cast<int32_t>(be32(d + after)) : 0;
     // A role key followed by the proxy version.
-    if (plausible_name(s, n, true) && ends_with(text, "_SERIALIZER") && has_i32 && next == kProxyVersion)
+    if (plausible_name(s, n, true) && text.ends_with("_SERIALIZER") && has_i32 && next == kProxyVersion)
       return true;
     // A snapshot class name followed by a plausible version.
-    if (n >= 10 && plausible_name(s, n, false) && ends_with(text, "Snapshot") && has_i32 &&
+    if (n >= 10 && plausible_name(s, n, false) && text.ends_with("Snapshot") && has_i32 &&
         ((next >= 1 && next <= 16) || next == kLegacyConfigSnapshotVersion))
       return true;
     if (meta_info_at(p)) return true;

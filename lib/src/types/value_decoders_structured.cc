@@ -13,10 +13,6 @@
 namespace ckpt::decoders {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
 // What a structured decoder does with its children.
 enum class Shape {
   kTuple,         // fields in order, JSON array
@@ -570,7 +566,7 @@ Result<DecoderPtr> make_structured(const SerializerSnapshot& s) {
   if (s.form == SnapshotForm::kEnum) return DecoderPtr(std::make_unique<EnumDecoder>(s));
   if (s.form != SnapshotForm::kComposite) return DecoderPtr();
   for (const auto& entry : kShapes) {
-    if (!ends_with(s.snapshot_class, entry.suffix)) continue;
+    if (!s.snapshot_class.ends_with(entry.suffix)) continue;
     if ((entry.children > 0 && s.nested.size() != entry.children) ||
         (entry.children == 0 && entry.shape == Shape::kTuple && s.nested.empty()))
       return Error(ErrorCode::kCorruption,

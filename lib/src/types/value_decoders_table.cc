@@ -14,7 +14,7 @@ constexpr std::string_view kNullSerializer = "org.apache.flink.table.dataview.Nu
 
 bool is_table(const SerializerSnapshot& s, std::string_view name) {
   return s.snapshot_class.size() == kTable.size() + name.size() &&
-         s.snapshot_class.compare(0, kTable.size(), kTable) == 0 &&
+         s.snapshot_class.starts_with(kTable) &&
          s.snapshot_class.compare(kTable.size(), std::string_view::npos, name) == 0;
 }
 

@@ -178,12 +178,11 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   });
   CKPT_RETURN_IF_ERROR(copied);
 
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next++) < instances.size();)
-      instances[i].files = catch_internal([&] { return compact_instance(instances[i].job); });
-  };
-  CKPT_RETURN_IF_ERROR(run_on_threads(std::min<int>(options.jobs, static_cast<int>(instances.size())), worker));
+  // Each instance's outcome is kept, to be reported with its operator and subtask below.
+  CKPT_RETURN_IF_ERROR(run_parallel(instances.size(), options.jobs, [&](size_t i) -> Status {
+    instances[i].files = catch_internal([&] { return compact_instance(instances[i].job); });
+    return Status::OK();
+  }));
 
   for (Instance& in : instances) {
     OperatorState& op = out.operators[in.op];
@@ -215,7 +214,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   for (const auto& e : listed) {
     std::string name = e.path().filename().string();
     bool mine = false;
-    for (const Instance& in : instances) mine = mine || name.rfind(in.prefix, 0) == 0;
+    for (const Instance& in : instances) mine = mine || name.starts_with(in.prefix);
     if (!mine && e.is_regular_file(ec) && name != TempDir::kLockName) {
       ++report.files_after;
       report.bytes_after += e.file_size(ec);

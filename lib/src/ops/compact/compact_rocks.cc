@@ -51,8 +51,8 @@ Error rocks_error(const rocksdb::Status& s, const std::string& what) {
 }
 
 bool is_instance_file(const std::string& name) {
-  return (name.size() > 4 && name.ends_with(".sst")) || name.rfind("MANIFEST-", 0) == 0 || name == "CURRENT" ||
-         name.rfind("OPTIONS-", 0) == 0;
+  return (name.size() > 4 && name.ends_with(".sst")) || name.starts_with("MANIFEST-") || name == "CURRENT" ||
+         name.starts_with("OPTIONS-");
 }
 
 }  // namespace

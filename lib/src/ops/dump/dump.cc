@@ -1,27 +1,20 @@
-// dump_snapshot: one task per (operator, subtask), decoded in parallel, printed in order.
+// dump_snapshot: an EntryReader's subtasks decoded in parallel, rendered as NDJSON (or DumpEntry)
+// on the workers, printed in order.
 #include "ckpt/dump.h"
 
-#include <algorithm>
-#include <cctype>
-#include <mutex>
 #include <unordered_set>
 #include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckpt/entries.h"
 #include "ckpt/metadata.h"
-#include "state/rocksdb/incremental_reader.h"
-#include "state/heap/key_groups_reader.h"
-#include "state/operator_state_reader.h"
-#include "ops/dump/ndjson_line.h"
-#include "state/ordered_channels.h"
-#include "state/raw_timers_reader.h"
-#include "ops/verify/input_checks.h"
-#include "state/changelog/changelog_reader.h"
 #include "ops/dump/dump_tuning.h"
-#include "state/proxy_reader.h"
-#include "state/stream_opener.h"
+#include "ops/dump/ndjson_line.h"
+#include "ops/entries/entry_engine.h"
+#include "ops/verify/input_checks.h"
+#include "state/ordered_channels.h"
 #include "support/json_text.h"
 #include "support/spill_file.h"
 #include "support/worker_threads.h"
@@ -44,7 +37,7 @@ using Item = std::variant<Chunk, Error>;
 
 // A worker's side of the handoff: renders entries into the current chunk and pushes full
 // chunks; a problem first pushes the entries before it, so the order holds.
-class ChunkWriter {
+class ChunkWriter : public TaskOutput {
  public:
   // Entries travel to the printer in chunks, so that it wakes once per chunk, not per entry.
   ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, std::string uid,
@@ -58,14 +51,14 @@ class ChunkWriter {
         subtask_(subtask) {}
 
   // False once the run is stopped (limit reached, another subtask failed).
-  bool add(StateEntry&& e) {
+  bool add(StateEntry&& e) override {
     if (text_) render(e);
     else chunk_.entries.push_back(to_dump_entry(std::move(e)));
     ++chunk_.count;
     if (chunk_.text.size() >= chunk_bytes_ || chunk_.entries.size() >= chunk_entries_) return flush();
     return true;
   }
-  bool problem(Error&& e) { return flush() && push_(Item(std::move(e))); }
+  bool problem(Error&& e) override { return flush() && push_(Item(std::move(e))); }
   bool flush() {
     if (chunk_.count == 0) return true;
     Chunk full = std::move(chunk_);
@@ -179,142 +172,10 @@ class ChunkSpill : public OrderedChannels<Item>::Overflow {
   std::unique_ptr<SpillFile> file_;
 };
 
-// Everything a subtask's readers need, shared read-only between workers.
-struct Job {
-  const Metadata* metadata = nullptr;
-  StreamOpener streams;
-  StateFilter filter;
-  bool operator_state_wanted = true;
-  bool keep_going = false;
-};
-
-struct Task {
-  const OperatorState* op = nullptr;
-  const SubtaskState* subtask = nullptr;
-  std::string uid;  // "" when unknown
-};
-
-const char* keyed_handle_description(uint8_t type) {
-  switch (type) {
-    case handle_type::kKeyGroups:
-    case handle_type::kKeyGroupsWithId: return "key-groups handle";
-    case handle_type::kSavepointKeyGroups: return "savepoint key-groups handle";
-    case handle_type::kIncrementalV1:
-    case handle_type::kIncremental: return "incremental rocksdb handle";
-    case handle_type::kChangelogBackendV1:
-    case handle_type::kChangelogBackend: return "changelog handle";
-    default: return handle_type_name(type);
-  }
-}
-
-Status read_keyed(const KeyedHandle& h, const Job& job, int32_t max_parallelism, const EntrySink& sink,
-                  const ProblemSink& problems) {
-  switch (h.type) {
-    case handle_type::kNull:
-      return Status::OK();
-    case handle_type::kKeyGroups:
-    case handle_type::kKeyGroupsWithId:
-    case handle_type::kSavepointKeyGroups:
-      return job.streams.read(h.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
-        return read_key_groups_handle(h, stream, max_parallelism, job.filter, sink, stamped);
-      });
-    case handle_type::kIncrementalV1:
-    case handle_type::kIncremental:
-      return read_incremental_handle(h, job.streams, max_parallelism, job.filter, sink, problems);
-    case handle_type::kChangelogBackendV1:
-    case handle_type::kChangelogBackend: {
-      ChangelogState state;
-      ProxyReader proxies(job.streams);
-      Job trees = job;  // replaying change logs needs the entries' values as trees
-      trees.filter.json_text = false;
-      for (const KeyedHandle& m : h.materialized) {
-        // Change logs store no key serializer: the materialized part's proxy has it.
-        Status s = proxies.keyed(m, [&](const KeyedBackendMeta& meta) { state.set_key_serializer(meta.key_serializer); });
-        if (s.ok()) s = read_keyed(m, trees, max_parallelism, state.collector(), problems);
-        if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("materialized part")));
-      }
-      Status s = state.replay(h.non_materialized, h.range, job.streams);
-      if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("change log")));
-      return state.emit(job.filter, sink);
-    }
-    default:
-      return job.streams.in_metadata(Error(
-          ErrorCode::kNotSupported,
-          fmt::format("keyed state handle type {:#04x} ({}) cannot be dumped", h.type, handle_type_name(h.type))));
-  }
-}
-
-void run_subtask(const Job& job, const Task& t, const std::string& op_hex, ChunkWriter& out) {
-  const int32_t subtask = t.subtask->index;
-  bool stopped = false;
-  EntrySink sink = [&](StateEntry&& e) -> Status {
-    if (!job.filter.wants_state(e.state)) return Status::OK();
-    if (e.kind != EntryKind::kOperator && !job.filter.wants_key_group(e.key_group)) return Status::OK();
-    if (!out.add(std::move(e))) {
-      stopped = true;
-      return stop_error();
-    }
-    return Status::OK();
-  };
-  const std::string where = fmt::format("operator {}, subtask {}", op_hex, subtask);
-  const char* slot_now = "";  // the handle being read, for the context of problems
-  ProblemSink problems = [&](Error&& e) -> Status {
-    if (is_stop(e)) return std::move(e);
-    if (!job.keep_going) return std::move(e);
-    Error located = std::move(e).with_context(fmt::format("{}: {}", where, slot_now));
-    if (!out.problem(std::move(located))) {
-      stopped = true;
-      return stop_error();
-    }
-    return Status::OK();
-  };
-  auto finish = [&](Status s, const char* slot) {
-    if (s.ok() || stopped || is_stop(s.error())) return !stopped;
-    Error e = std::move(s).error();
-    slot_now = slot;
-    Status r = problems(std::move(e));
-    if (!r.ok()) {
-      // Not keep-going: the error ends this subtask and, at the printer, the dump.
-      if (!is_stop(r.error())) out.problem(std::move(r).error().with_context(fmt::format("{}: {}", where, slot)));
-      stopped = true;
-    }
-    return !stopped;
-  };
-  try {
-    if (job.operator_state_wanted) {
-      slot_now = "managed operator state";
-      for (const OperatorHandle& h : t.subtask->managed_operator) {
-        if (h.is_null()) continue;
-        if (!finish(read_operator_handle(h, job.streams, job.filter, sink, problems),
-                    "managed operator state"))
-          return;
-      }
-    }
-    const KeyedHandle& keyed = t.subtask->managed_keyed;
-    slot_now = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
-    if (!finish(read_keyed(keyed, job, t.op->max_parallelism, sink, problems),
-                keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type)))
-      return;
-    const KeyedHandle& raw = t.subtask->raw_keyed;
-    if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
-      slot_now = "raw keyed state";
-      Status s = job.streams.read(raw.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
-        return read_raw_timers(raw, stream, job.filter, sink, stamped);
-      });
-      if (!finish(std::move(s), "raw keyed state")) return;
-    }
-  } catch (const std::exception& ex) {
-    // Decoders do not throw by design; a bug or an allocation failure still ends up here,
-    // reported against the subtask instead of taking the process down.
-    Error e(ErrorCode::kCorruption, fmt::format("internal error: {}", ex.what()));
-    out.problem(std::move(e).with_context(where));
-  }
-}
-
-void run_task(const Job& job, const Task& t, bool text, const OrderedChannels<Item>::Push& push) {
-  const std::string op_hex = operator_id_hex(t.op->id);
-  ChunkWriter out(push, text, op_hex, t.uid, t.subtask->index);
-  run_subtask(job, t, op_hex, out);
+void run_task(const EntryReader::Impl& entries, const TaskReading& reading, const EntryTask& t, const std::string& uid,
+              bool text, const OrderedChannels<Item>::Push& push) {
+  ChunkWriter out(push, text, t.operator_hex, uid, t.subtask->index);
+  entries.read_task(t, reading, out);
   out.flush();
 }
 
@@ -352,33 +213,17 @@ std::string to_ndjson(const DumpEntry& e) {
 }
 
 Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink) {
-  CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
-  CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
-  CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
-
-  Job job;
-  job.metadata = &metadata;
-  job.streams = StreamOpener::for_snapshot(where, options.remap);
-  job.filter.state = options.state;
-  job.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
-  if (options.key_groups) {
-    job.filter.first_key_group = options.key_groups->first;
-    job.filter.last_key_group = options.key_groups->second;
-    job.operator_state_wanted = false;
-  }
-  job.keep_going = options.keep_going;
-
-  Result<std::vector<const OperatorState*>> selected = select_operators(metadata, options.operator_filter);
-  if (!selected.ok()) return std::move(selected).error().with_file(where.metadata_path);
-  std::vector<Task> tasks;
-  for (const OperatorState* op : *selected) {
-    std::vector<const SubtaskState*> subtasks;
-    for (const SubtaskState& st : op->subtasks)
-      if (!st.finished && (!options.subtask || st.index == *options.subtask)) subtasks.push_back(&st);
-    std::stable_sort(subtasks.begin(), subtasks.end(),
-                     [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
-    for (const SubtaskState* st : subtasks) tasks.push_back({op, st, options.names.uid_of(*op)});
-  }
+  EntryReaderOptions selection;
+  static_cast<EntrySelection&>(selection) = options;
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(snapshot, selection));
+  const EntryReader::Impl& entries = reader->impl();
+  const std::vector<EntryTask>& tasks = entries.tasks;
+  TaskReading reading;
+  reading.filter = entries.filter;
+  reading.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
+  reading.keep_going = options.keep_going;
+  std::vector<std::string> uids;  // "" when unknown
+  for (const EntryTask& t : tasks) uids.push_back(options.names.uid_of(*t.op));
 
   DumpSummary summary;
   std::unordered_set<std::string> faulty;  // reported here: their decoding errors say nothing new
@@ -386,9 +231,9 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
     // Entries that all decode are no good dump of a subtask whose file is short or whose
     // key-group range is wrong: verify's quick checks come first.
     std::unordered_set<const SubtaskState*> dumped;
-    for (const Task& t : tasks) dumped.insert(t.subtask);
+    for (const EntryTask& t : tasks) dumped.insert(t.subtask);
     CKPT_RETURN_IF_ERROR(check_structure(
-        metadata, where, options.remap,
+        entries.metadata, entries.where, options.remap,
         [&dumped](const OperatorState&, const SubtaskState& st) { return dumped.count(&st) > 0; },
         [&](Error&& e) -> Status {
           if (!options.keep_going) return std::move(e);
@@ -398,13 +243,14 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
         },
         &faulty));
   }
-  summary.unmatched_uids = options.names.unmatched(metadata);
+  summary.unmatched_uids = options.names.unmatched(entries.metadata);
   const bool text = sink.wants_ndjson();
   OrderedChannels<Item>::MakeOverflow spill;
   if (text && dump_tuning().spill) spill = &ChunkSpill::make;
   OrderedChannels<Item> channels(tasks.size(), dump_tuning().channel_capacity, spill);
-  channels.start(options.jobs,
-                 [&](size_t i, const OrderedChannels<Item>::Push& push) { run_task(job, tasks[i], text, push); });
+  channels.start(options.jobs, [&](size_t i, const OrderedChannels<Item>::Push& push) {
+    run_task(entries, reading, tasks[i], uids[i], text, push);
+  });
   std::optional<Error> failure;
   auto fail = [&](Error&& e) {
     if (!options.keep_going) {
@@ -427,9 +273,9 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
     }
     if (more) continue;  // cut short by the limit or an error
     if (std::exception_ptr thrown = channels.thrown(i)) {
-      Error e = internal_error(thrown).with_file(where.metadata_path);
+      Error e = internal_error(thrown).with_file(entries.where.metadata_path);
       fail(std::move(e).with_context(
-          fmt::format("operator {}, subtask {}", operator_id_hex(tasks[i].op->id), tasks[i].subtask->index)));
+          fmt::format("operator {}, subtask {}", tasks[i].operator_hex, tasks[i].subtask->index)));
     }
   }
   channels.stop_and_join();

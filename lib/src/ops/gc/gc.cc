@@ -73,7 +73,7 @@ class Scan {
   Status read_snapshots(GcReport& r, const GcOptions& options, bool first) {
     std::vector<std::string> all;
     CKPT_ASSIGN_OR_RETURN(std::vector<std::string> names, read_new(root_, false, all));
-    for (std::string& name : names) (name.rfind("chk-", 0) == 0 ? r.retained : r.savepoints).push_back(std::move(name));
+    for (std::string& name : names) (name.starts_with("chk-") ? r.retained : r.savepoints).push_back(std::move(name));
     r.referenced_by.resize(options.referenced_by.size());
     for (size_t i = 0; i < options.referenced_by.size(); ++i) {
       const std::string& dir = options.referenced_by[i];

@@ -19,7 +19,7 @@ namespace {
 constexpr const char* kRefusal = "refusing to collect garbage: a snapshot that cannot be read may need any file";
 
 std::optional<int64_t> checkpoint_id(const std::string& name) {
-  if (name.rfind("chk-", 0) != 0 || name.size() == 4) return std::nullopt;
+  if (!name.starts_with("chk-") || name.size() == 4) return std::nullopt;
   int64_t v = 0;
   for (size_t i = 4; i < name.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(name[i])) || v > INT64_MAX / 10 - 9) return std::nullopt;
@@ -29,7 +29,7 @@ std::optional<int64_t> checkpoint_id(const std::string& name) {
 }
 
 bool is_savepoint_name(const std::string& name) {
-  return name.rfind("savepoint-", 0) == 0 && name.size() > 10;
+  return name.starts_with("savepoint-") && name.size() > 10;
 }
 
 Error unreadable(const std::string& path, const std::string& why) {

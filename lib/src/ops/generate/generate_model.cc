@@ -1,4 +1,5 @@
-// The synthetic keyed job: a hand-written keyed proxy and seed-derived keys and values.
+// The synthetic keyed job: a keyed proxy model (written by write_keyed_backend_meta) and seed-derived
+// keys and values.
 #include "ops/generate/generate_model.h"
 
 #include <fmt/format.h>
@@ -20,22 +21,35 @@ constexpr const char* kVoidNamespaceSnapshot =
 constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
 constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
 
-// StateMetaInfoSnapshot (formats/keyed-state.md §3) of a keyed KEY_VALUE state in VoidNamespace.
-void keyed_state(ByteWriter& w, const std::string& name, const char* type, char kind) {
-  w.utf(name);
-  w.i32(0);  // KEY_VALUE
-  w.i32(1);
-  w.utf("KEYED_STATE_TYPE");
-  w.utf(type);
-  w.i32(2);
-  w.utf("VALUE_SERIALIZER");
-  w.i32(2);  // proxy version
-  if (kind == 'v') write_simple_snapshot(w, kBytesSnapshot);
-  if (kind == 'l') write_composite_snapshot(w, kListSnapshot, {kBytesSnapshot});
-  if (kind == 'm') write_composite_snapshot(w, kMapSnapshot, {kStringSnapshot, kBytesSnapshot});
-  w.utf("NAMESPACE_SERIALIZER");
-  w.i32(2);
-  write_simple_snapshot(w, kVoidNamespaceSnapshot);
+// A serializer snapshot in its nested (versioned) form, as `write` lays it out.
+template <class Write>
+Result<SerializerSnapshot> snapshot_of(Write&& write) {
+  ByteWriter w;
+  write(w);
+  ByteReader r(w.buffer());
+  return read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+}
+
+Result<SerializerSnapshot> simple_snapshot(const char* cls) {
+  return snapshot_of([&](ByteWriter& w) { write_simple_snapshot(w, cls); });
+}
+
+// A keyed KEY_VALUE state in VoidNamespace (formats/keyed-state.md §3) of kind 'v', 'l' or 'm'.
+Result<StateMetaInfo> keyed_state(const std::string& name, char kind) {
+  StateMetaInfo info;
+  info.name = name;
+  info.backend_type = static_cast<int32_t>(BackendStateType::kKeyValue);
+  info.options.emplace_back(meta_key::kKeyedStateType, kind == 'v' ? "VALUE" : kind == 'l' ? "LIST" : "MAP");
+  Result<SerializerSnapshot> value = simple_snapshot(kBytesSnapshot);
+  if (kind == 'l')
+    value = snapshot_of([](ByteWriter& w) { write_composite_snapshot(w, kListSnapshot, {kBytesSnapshot}); });
+  if (kind == 'm')
+    value = snapshot_of([](ByteWriter& w) { write_composite_snapshot(w, kMapSnapshot, {kStringSnapshot, kBytesSnapshot}); });
+  if (!value.ok()) return std::move(value).error();
+  info.serializers.emplace_back(meta_key::kValueSerializer, std::move(value).value());
+  CKPT_ASSIGN_OR_RETURN(SerializerSnapshot ns, simple_snapshot(kVoidNamespaceSnapshot));
+  info.serializers.emplace_back(meta_key::kNamespaceSerializer, std::move(ns));
+  return info;
 }
 
 // StringValue.writeString for ASCII: varint7 (length + 1), then one byte per char.
@@ -72,22 +86,17 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
   if (o.states.empty()) return Error(ErrorCode::kInvalidArgument, "no states to generate");
   GenerateModel m;
   m.options_ = o;
-  ByteWriter w;
-  w.i32(6);
-  w.boolean(false);
-  w.i32(2);
-  write_simple_snapshot(w, kStringSnapshot);
-  w.i16(static_cast<int16_t>(o.states.size()));
+  // The keyed proxy (formats/keyed-state.md §4) as a model: its bytes come from write_keyed_backend_meta.
+  CKPT_ASSIGN_OR_RETURN(m.meta_.key_serializer, simple_snapshot(kStringSnapshot));
   for (const std::string& s : o.states) {
     char kind = s == "value" ? 'v' : s == "list" ? 'l' : s == "map" ? 'm' : 0;
     if (!kind) return Error(ErrorCode::kInvalidArgument, fmt::format("unknown state kind '{}', expected value, list or map", s));
     for (char k : m.state_kinds_)
       if (k == kind) return Error(ErrorCode::kInvalidArgument, fmt::format("state kind '{}' named twice", s));
     m.state_kinds_.push_back(kind);
-    keyed_state(w, s + "-state", kind == 'v' ? "VALUE" : kind == 'l' ? "LIST" : "MAP", kind);
+    CKPT_ASSIGN_OR_RETURN(StateMetaInfo info, keyed_state(s + "-state", kind));
+    m.meta_.states.push_back(std::move(info));
   }
-  ByteReader r(w.buffer());
-  CKPT_ASSIGN_OR_RETURN(m.meta_, read_keyed_backend_meta(r));
   for (int32_t op = 0; op < o.operators; ++op) {
     OperatorId id;
     for (int i = 0; i < 2; ++i) {

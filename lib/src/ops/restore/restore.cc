@@ -140,23 +140,24 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   for (InstanceJob& job : jobs) job.directory = temp.path() + "/" + job.directory;
 
   std::vector<std::optional<Result<RestoredInstance>>> results(jobs.size());
-  std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex progress_mutex;
   size_t done = 0;
-  auto work = [&] {
-    for (size_t i; !failed && (i = next.fetch_add(1)) < jobs.size();) {
-      results[i] = catch_internal([&]() -> Result<RestoredInstance> {
-        Result<RestoredInstance> r = restore_instance(jobs[i], paths, where.metadata_path);
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        ++done;
-        if (options.progress) options.progress(done, jobs.size());
-        return r;
-      });
-      if (!results[i]->ok() && results[i]->error().code != ErrorCode::kNotSupported) failed = true;
-    }
-  };
-  CKPT_RETURN_IF_ERROR(run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(jobs.size())), work));
+  // A failure other than kNotSupported stops the instances not yet started; every outcome is
+  // reported below with its operator and subtask.
+  Status run = run_parallel(jobs.size(), options.jobs, [&](size_t i) -> Status {
+    results[i] = catch_internal([&]() -> Result<RestoredInstance> {
+      Result<RestoredInstance> r = restore_instance(jobs[i], paths, where.metadata_path);
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ++done;
+      if (options.progress) options.progress(done, jobs.size());
+      return r;
+    });
+    if (results[i]->ok() || results[i]->error().code == ErrorCode::kNotSupported) return Status::OK();
+    failed = true;
+    return results[i]->error();
+  });
+  if (!run.ok() && !failed) return std::move(run).error();  // the threads, not an instance
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i]) continue;
     if (!results[i]->ok() && results[i]->error().code == ErrorCode::kNotSupported) {

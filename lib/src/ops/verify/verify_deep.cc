@@ -39,16 +39,16 @@ VerifyProblem problem_of_dump_error(const Error& e) {
   p.offset = e.offset;
   p.message = e.message;
   std::string rest = e.context;
-  if (rest.rfind("operator ", 0) == 0 && rest.size() >= 9 + 32) {
+  if (rest.starts_with("operator ") && rest.size() >= 9 + 32) {
     p.operator_id = rest.substr(9, 32);
     rest.erase(0, 9 + 32);
-    if (rest.rfind(", subtask ", 0) == 0) {
+    if (rest.starts_with(", subtask ")) {
       char* end = nullptr;
       long n = std::strtol(rest.c_str() + 10, &end, 10);
       p.subtask = static_cast<int32_t>(n);
       rest.erase(0, static_cast<size_t>(end - rest.c_str()));
     }
-    if (rest.rfind(": ", 0) == 0) rest.erase(0, 2);
+    if (rest.starts_with(": ")) rest.erase(0, 2);
   }
   p.handle = rest;
   if (p.message.find("checksum") != std::string::npos) p.kind = ProblemKind::kChecksumMismatch;
@@ -179,21 +179,18 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
       where.metadata_path);
 
   std::vector<SstOutcome> outcomes(tasks.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-      Result<SstOutcome> o = catch_internal(
-          [&]() -> Result<SstOutcome> { return check_sst(tasks[i], streams, faulty); });
-      if (o.ok()) {
-        outcomes[i] = std::move(o).value();
-      } else {
-        // Not known to be damaged, not known to be sound: an SST that was not checked.
-        outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
-        outcomes[i].problem->message = o.error().message;
-      }
+  Status threads = run_parallel(tasks.size(), options.jobs, [&](size_t i) -> Status {
+    Result<SstOutcome> o =
+        catch_internal([&]() -> Result<SstOutcome> { return check_sst(tasks[i], streams, faulty); });
+    if (o.ok()) {
+      outcomes[i] = std::move(o).value();
+    } else {
+      // Not known to be damaged, not known to be sound: an SST that was not checked.
+      outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
+      outcomes[i].problem->message = o.error().message;
     }
-  };
-  Status threads = run_on_threads(std::min(std::max(options.jobs, 1), static_cast<int>(tasks.size())), work);
+    return Status::OK();
+  });
   if (!threads.ok()) report.problems.push_back(problem_of_dump_error(threads.error()));
   for (size_t i = 0; i < outcomes.size(); ++i) {
     SstOutcome& o = outcomes[i];

@@ -3,6 +3,7 @@
 #include "state/changelog/changelog_reader.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -132,17 +133,6 @@ struct ChangelogState::RawStore {
 
 namespace {
 
-std::string_view span(const ByteReader& r, size_t start) {
-  return std::string_view(reinterpret_cast<const char*>(r.data()) + start, r.position() - start);
-}
-
-// Appends elements already joined by the delimiter to the list value at `key`.
-void append_list(std::map<std::string, std::string>& pairs, const std::string& key, std::string_view joined) {
-  if (joined.empty()) return;
-  std::string& v = pairs[key];
-  if (!v.empty()) v.push_back(kListDelimiter);
-  v.append(joined);
-}
 
 }  // namespace
 
@@ -197,6 +187,282 @@ Status ChangelogState::replay(const std::vector<KeyedHandle>& logs, const KeyGro
   return Status::OK();
 }
 
+// The two stores the one applier below works on. Both keep a state's (key, namespace) scope
+// under a string: the decoded store under identity(), the byte-level store under the RocksDB
+// key prefix (rocks_base). `part` names a payload item of the change (KvChange::values / raw):
+// a namespace, a value, a user key; -1 the change's own namespace.
+
+// Decoded entries (dump): values are trees.
+class ChangelogState::EntryStore {
+ public:
+  using Value = nlohmann::json;
+  struct Slot {
+    std::string id;
+    nlohmann::json ns;
+  };
+
+  EntryStore(ChangelogState& state, const LoggedState& s, int32_t key_group, KvChange& c)
+      : state_(state), s_(s), key_group_(key_group), c_(c) {
+    scope_.state = s.info.name;
+    scope_.key_group = key_group;
+    scope_.has_key = scope_.has_namespace = true;
+    scope_.key = std::move(c.key);
+    scope_.ns = std::move(c.ns);
+  }
+
+  Status check() const { return Status::OK(); }
+  Slot slot(int part) const {
+    StateEntry e = scope_;
+    if (part >= 0) e.ns = c_.values.at(part);
+    return Slot{identity(e), std::move(e.ns)};
+  }
+  bool has(const Slot& at) const { return state_.entries_.count(at.id) > 0; }
+  void erase(const Slot& at) { state_.entries_.erase(at.id); }
+  void erase_map(const Slot& at) {
+    auto& entries = state_.entries_;
+    for (auto it = entries.lower_bound(at.id); it != entries.end() && it->first.starts_with(at.id);)
+      it = entries.erase(it);
+  }
+  void put(const Slot& at, int part) { put_taken(at, std::move(c_.values.at(part))); }
+  Status append_list(const Slot& at, int part) {
+    append_taken(at, std::move(c_.values.at(part)));
+    return Status::OK();
+  }
+  Status add_map(const Slot& at, int part) {
+    for (auto& pair : c_.values.at(part))
+      if (pair.is_array() && pair.size() == 2) put_user(at, std::move(pair[0]), std::move(pair[1]));
+    return Status::OK();
+  }
+  void append_element(const Slot& at, int part) {
+    append_taken(at, nlohmann::json::array({std::move(c_.values.at(part))}));
+  }
+  void put_user(const Slot& at, int key_part, int value_part) {
+    put_user(at, std::move(c_.values.at(key_part)), std::move(c_.values.at(value_part)));
+  }
+  void erase_user(const Slot& at, int key_part) {
+    StateEntry e = entry(at);
+    e.has_user_key = true;
+    e.user_key = std::move(c_.values.at(key_part));
+    state_.entries_.erase(identity(e));
+  }
+  std::optional<Value> take(const Slot& at) {
+    auto it = state_.entries_.find(at.id);
+    if (it == state_.entries_.end()) return std::nullopt;
+    Value v = std::move(it->second.value);
+    state_.entries_.erase(it);
+    return v;
+  }
+  // Appends elements to the list at `at`; the heap backend keeps no empty list.
+  void append_taken(const Slot& at, Value&& elements) {
+    if (!elements.is_array() || elements.empty()) return;
+    auto it = state_.entries_.find(at.id);
+    if (it == state_.entries_.end()) {
+      StateEntry e = entry(at);
+      e.value = nlohmann::json::array();
+      it = state_.entries_.emplace(at.id, std::move(e)).first;
+    }
+    for (auto& x : elements) it->second.value.push_back(std::move(x));
+    it->second.has_raw = false;  // the stored bytes no longer hold the whole value
+  }
+  void put_taken(const Slot& at, Value&& value) {
+    StateEntry e = entry(at);
+    e.value = std::move(value);
+    state_.entries_[at.id] = std::move(e);
+  }
+  Status queue_insert(ByteReader& r) { return s_.queue->read_heap_entry(r, key_group_, state_.collector()); }
+  Status queue_erase(ByteReader& r) {
+    return s_.queue->read_heap_entry(r, key_group_, [this](StateEntry&& e) -> Status {
+      state_.entries_.erase(identity(e));
+      return Status::OK();
+    });
+  }
+
+ private:
+  StateEntry entry(const Slot& at) const {
+    StateEntry e = scope_;
+    e.ns = at.ns;
+    return e;
+  }
+  void put_user(const Slot& at, Value&& user_key, Value&& value) {
+    StateEntry e = entry(at);
+    e.has_user_key = true;
+    e.user_key = std::move(user_key);
+    e.value = std::move(value);
+    std::string id = identity(e);
+    state_.entries_[std::move(id)] = std::move(e);
+  }
+
+  ChangelogState& state_;
+  const LoggedState& s_;
+  const int32_t key_group_;
+  KvChange& c_;
+  StateEntry scope_;
+};
+
+// RocksDB-layout pairs with the job's bytes (convert): values are byte strings.
+class ChangelogState::PairStore {
+ public:
+  using Value = std::string;
+  struct Slot {
+    std::string id;
+  };
+
+  PairStore(ChangelogState& state, const LoggedState& s, int32_t key_group, const KvChange& c)
+      : state_(state),
+        s_(s),
+        t_(*state.raw_->transcoders[s.raw_index]),
+        pairs_(state.raw_->pairs(key_group, s.raw_index)),
+        key_group_(key_group),
+        c_(c) {}
+
+  Status check() const {
+    // Flink suffixes keys with their length only where its key serializer has none: unknown here.
+    if (!state_.key_->decodable() && t_.ambiguous_key())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("state '{}': without a key serializer snapshot the RocksDB key framing is unknown "
+                               "(namespace of variable length)",
+                               s_.info.name));
+    return Status::OK();
+  }
+  Slot slot(int part) const {
+    return Slot{t_.rocks_base(key_group_, c_.key_bytes, part < 0 ? c_.ns_bytes : c_.raw.at(part))};
+  }
+  bool has(const Slot& at) const { return pairs_.count(at.id) > 0; }
+  void erase(const Slot& at) { pairs_.erase(at.id); }
+  void erase_map(const Slot& at) {
+    for (auto it = pairs_.lower_bound(at.id); it != pairs_.end() && it->first.starts_with(at.id);)
+      it = pairs_.erase(it);
+  }
+  void put(const Slot& at, int part) { pairs_[at.id] = std::string(c_.raw.at(part)); }
+  // A whole list or map value as its serializer wrote it -> pairs; list values are joined.
+  Status append_list(const Slot& at, int part) { return whole(at, part); }
+  Status add_map(const Slot& at, int part) { return whole(at, part); }
+  void append_element(const Slot& at, int part) { append_joined(at.id, c_.raw.at(part)); }
+  void put_user(const Slot& at, int key_part, int value_part) {
+    // RocksDB map values carry MapSerializer's null flag before the user value.
+    std::string value(1, '\0');
+    value.append(c_.raw.at(value_part));
+    pairs_[at.id + std::string(c_.raw.at(key_part))] = std::move(value);
+  }
+  void erase_user(const Slot& at, int key_part) { pairs_.erase(at.id + std::string(c_.raw.at(key_part))); }
+  std::optional<Value> take(const Slot& at) {
+    auto it = pairs_.find(at.id);
+    if (it == pairs_.end()) return std::nullopt;
+    Value v = std::move(it->second);
+    pairs_.erase(it);
+    return v;
+  }
+  void append_taken(const Slot& at, Value&& joined) { append_joined(at.id, joined); }
+  void put_taken(const Slot& at, Value&& value) { pairs_[at.id] = std::move(value); }
+  Status queue_insert(ByteReader& r) {
+    std::vector<RocksPair> out;
+    CKPT_RETURN_IF_ERROR(t_.value_to_rocks(t_.rocks_base(key_group_, {}, {}), r, &out));
+    for (RocksPair& p : out) pairs_[std::move(p.key)] = std::move(p.value);
+    return Status::OK();
+  }
+  Status queue_erase(ByteReader& r) {
+    std::vector<RocksPair> out;
+    CKPT_RETURN_IF_ERROR(t_.value_to_rocks(t_.rocks_base(key_group_, {}, {}), r, &out));
+    for (const RocksPair& p : out) pairs_.erase(p.key);
+    return Status::OK();
+  }
+
+ private:
+  Status whole(const Slot& at, int part) {
+    ByteReader vr(c_.raw.at(part));
+    std::vector<RocksPair> out;
+    CKPT_RETURN_IF_ERROR(t_.value_to_rocks(at.id, vr, &out));
+    for (RocksPair& p : out) {
+      if (s_.kind == StateKind::kList) append_joined(p.key, p.value);
+      else pairs_[std::move(p.key)] = std::move(p.value);
+    }
+    return Status::OK();
+  }
+  // Appends elements already joined by the delimiter to the list value at `key`.
+  void append_joined(const std::string& key, std::string_view joined) {
+    if (joined.empty()) return;
+    std::string& v = pairs_[key];
+    if (!v.empty()) v.push_back(kListDelimiter);
+    v.append(joined);
+  }
+
+  ChangelogState& state_;
+  const LoggedState& s_;
+  const StateTranscoder& t_;
+  std::map<std::string, std::string>& pairs_;
+  const int32_t key_group_;
+  const KvChange& c_;
+};
+
+// The one applier of a data change, over either store, as Flink's StateChangeAppliers and the
+// heap backend apply it.
+template <class Store>
+Status ChangelogState::apply_change(Store& store, const LoggedState& s, uint8_t op, ByteReader& r, const KvChange& c) {
+  if (s.kind == StateKind::kPriorityQueue) {
+    if (op == kAddElement) {
+      int32_t n = r.count(1, "queue element");
+      for (int32_t i = 0; i < n && r.ok(); ++i) CKPT_RETURN_IF_ERROR(store.queue_insert(r));
+    } else if (op == kRemoveElement) {
+      CKPT_RETURN_IF_ERROR(store.queue_erase(r));
+    } else {
+      return wrong_op(op, s.kind, s.info.name, r.offset());
+    }
+    if (!r.ok()) return r.take_error();
+    if (!r.at_end())
+      return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
+    return Status::OK();
+  }
+  CKPT_RETURN_IF_ERROR(store.check());
+  const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
+  const typename Store::Slot scope = store.slot(-1);
+  switch (op) {
+    case kClear:
+      if (map) store.erase_map(scope);
+      else store.erase(scope);
+      return Status::OK();
+    case kSet:
+    case kSetInternal:
+      store.erase(scope);
+      if (list) return store.append_list(scope, 0);
+      store.put(scope, 0);
+      return Status::OK();
+    case kAdd:
+      return list ? store.append_list(scope, 0) : store.add_map(scope, 0);
+    case kMergeNamespaces: {
+      // Heap semantics: the sources' states are removed and merged into the target's.
+      const typename Store::Slot target = store.slot(0);
+      std::vector<typename Store::Value> merged;
+      for (size_t i = 1; i < c.raw.size(); ++i) {
+        const typename Store::Slot source = store.slot(static_cast<int>(i));
+        if (source.id == target.id) continue;
+        if (auto v = store.take(source)) merged.push_back(std::move(*v));
+      }
+      if (list) {
+        for (auto& m : merged) store.append_taken(target, std::move(m));
+        return Status::OK();
+      }
+      if (merged.empty()) return Status::OK();
+      CKPT_RETURN_IF_ERROR(check_movable(merged.size(), store.has(target), s.kind, s.info.name));
+      store.put_taken(target, std::move(merged[0]));
+      return Status::OK();
+    }
+    case kAddElement:
+      if (list) {
+        store.append_element(scope, 0);
+        return Status::OK();
+      }
+      [[fallthrough]];
+    case kAddOrUpdateElement:
+      store.put_user(scope, 0, 1);
+      return Status::OK();
+    case kRemoveElement:
+      store.erase_user(scope, 0);
+      return Status::OK();
+    default:
+      return Error(ErrorCode::kCorruption, fmt::format("unknown change operation {}", op));
+  }
+}
+
 Status ChangelogState::apply(const LoggedChange& c, const KeyGroupRange& range) {
   ByteReader r(c.bytes, c.offset);
   uint8_t op = r.u8();
@@ -210,13 +476,17 @@ Status ChangelogState::apply(const LoggedChange& c, const KeyGroupRange& range) 
   if (it == states_.end())
     return Error(ErrorCode::kCorruption, fmt::format("change to state id {} before its metadata", id), id_at);
   const LoggedState& s = *it->second;
-  if (s.kind == StateKind::kPriorityQueue)
-    return raw_ ? apply_raw_queue(s, op, c.key_group, r) : apply_queue(s, op, c.key_group, r);
   KvChange kv;
-  kv.trees = raw_ == nullptr;
-  CKPT_RETURN_IF_ERROR(parse_kv(s, op, r, kv));
-  if (raw_) return apply_raw_kv(s, op, c.key_group, kv);
-  return apply_kv(s, op, c.key_group, std::move(kv));
+  if (s.kind != StateKind::kPriorityQueue) {
+    kv.trees = raw_ == nullptr;
+    CKPT_RETURN_IF_ERROR(parse_kv(s, op, r, kv));
+  }
+  if (raw_) {
+    PairStore pairs(*this, s, c.key_group, kv);
+    return apply_change(pairs, s, op, r, kv);
+  }
+  EntryStore entries(*this, s, c.key_group, kv);
+  return apply_change(entries, s, op, r, kv);
 }
 
 Status ChangelogState::apply_metadata(ByteReader& r) {
@@ -274,32 +544,13 @@ Status ChangelogState::apply_metadata(ByteReader& r) {
   return Status::OK();
 }
 
-Status ChangelogState::apply_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r) {
-  EntrySink insert = collector();
-  EntrySink erase = [this](StateEntry&& e) -> Status {
-    entries_.erase(identity(e));
-    return Status::OK();
-  };
-  if (op == kAddElement) {
-    int32_t n = r.count(1, "queue element");
-    for (int32_t i = 0; i < n && r.ok(); ++i) CKPT_RETURN_IF_ERROR(s.queue->read_heap_entry(r, key_group, insert));
-  } else if (op == kRemoveElement) {
-    CKPT_RETURN_IF_ERROR(s.queue->read_heap_entry(r, key_group, erase));
-  } else {
-    return wrong_op(op, s.kind, s.info.name, r.offset());
-  }
-  if (!r.ok()) return r.take_error();
-  if (!r.at_end()) return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
-  return Status::OK();
-}
-
 Status ChangelogState::parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const {
   if (key_->decodable()) {
     size_t start = r.position();
     if (c.trees) key_->read(r, c.key);
     else key_->skip(r);
     if (!r.ok()) return r.take_error();
-    c.key_bytes = span(r, start);
+    c.key_bytes = r.since(start);
     return parse_kv_rest(s, op, r, c);
   }
   // Without a key serializer the key's length is unknown: it ends where namespace and payload
@@ -324,12 +575,12 @@ Status ChangelogState::parse_kv_rest(const LoggedState& s, uint8_t op, ByteReade
   size_t ns_start = r.position();
   if (c.trees) s.ns->read(r, c.ns);
   else s.ns->skip(r);
-  c.ns_bytes = span(r, ns_start);
+  c.ns_bytes = r.since(ns_start);
   auto read = [&](const ValueDecoder& d) {
     size_t start = r.position();
     if (c.trees) d.read(r, c.values.emplace_back());
     else d.skip(r);
-    c.raw.push_back(span(r, start));
+    c.raw.push_back(r.since(start));
   };
   const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
   switch (op) {
@@ -372,111 +623,6 @@ Status ChangelogState::parse_kv_rest(const LoggedState& s, uint8_t op, ByteReade
   if (!r.ok()) return r.take_error();
   if (!r.at_end()) return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
   return Status::OK();
-}
-
-Status ChangelogState::apply_kv(const LoggedState& s, uint8_t op, int32_t key_group, KvChange&& c) {
-  StateEntry scope;
-  scope.state = s.info.name;
-  scope.key_group = key_group;
-  scope.has_key = scope.has_namespace = true;
-  scope.key = std::move(c.key);
-  scope.ns = std::move(c.ns);
-  const std::string id = identity(scope);
-  const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
-
-  auto put = [&](nlohmann::json&& user_key, nlohmann::json&& value) {
-    StateEntry e = scope;
-    e.has_user_key = true;
-    e.user_key = std::move(user_key);
-    e.value = std::move(value);
-    std::string eid = identity(e);
-    entries_[std::move(eid)] = std::move(e);
-  };
-  // Appends to the list at `list_id` (of namespace `ns`); the heap backend keeps no empty list.
-  auto append = [&](const std::string& list_id, const nlohmann::json& ns, nlohmann::json&& elements) {
-    if (!elements.is_array() || elements.empty()) return;
-    auto it = entries_.find(list_id);
-    if (it == entries_.end()) {
-      StateEntry e = scope;
-      e.ns = ns;
-      e.value = nlohmann::json::array();
-      it = entries_.emplace(list_id, std::move(e)).first;
-    }
-    for (auto& x : elements) it->second.value.push_back(std::move(x));
-  };
-
-  switch (op) {
-    case kClear:
-      if (map) {
-        for (auto it = entries_.lower_bound(id); it != entries_.end() && it->first.compare(0, id.size(), id) == 0;)
-          it = entries_.erase(it);
-      } else {
-        entries_.erase(id);
-      }
-      return Status::OK();
-    case kSet:
-    case kSetInternal:
-      entries_.erase(id);
-      if (list) {
-        append(id, scope.ns, std::move(c.values.at(0)));
-      } else {
-        StateEntry e = scope;
-        e.value = std::move(c.values.at(0));
-        entries_[id] = std::move(e);
-      }
-      return Status::OK();
-    case kAdd:
-      if (list) {
-        append(id, scope.ns, std::move(c.values.at(0)));
-      } else {
-        for (auto& pair : c.values.at(0))
-          if (pair.is_array() && pair.size() == 2) put(std::move(pair[0]), std::move(pair[1]));
-      }
-      return Status::OK();
-    case kMergeNamespaces: {
-      // Heap semantics: the sources' states are removed and merged into the target's.
-      nlohmann::json target_ns = std::move(c.values.at(0));
-      StateEntry target = scope;
-      target.ns = target_ns;
-      const std::string target_id = identity(target);
-      std::vector<nlohmann::json> merged;
-      for (size_t i = 1; i < c.values.size(); ++i) {
-        StateEntry source = scope;
-        source.ns = std::move(c.values[i]);
-        auto it = entries_.find(identity(source));
-        if (it == entries_.end() || it->first == target_id) continue;
-        merged.push_back(std::move(it->second.value));
-        entries_.erase(it);
-      }
-      if (list) {
-        for (auto& m : merged) append(target_id, target_ns, std::move(m));
-        return Status::OK();
-      }
-      if (merged.empty()) return Status::OK();
-      CKPT_RETURN_IF_ERROR(check_movable(merged.size(), entries_.count(target_id) > 0, s.kind, s.info.name));
-      target.value = std::move(merged[0]);
-      entries_[target_id] = std::move(target);
-      return Status::OK();
-    }
-    case kAddElement:
-      if (list) {
-        append(id, scope.ns, nlohmann::json::array({std::move(c.values.at(0))}));
-        return Status::OK();
-      }
-      [[fallthrough]];
-    case kAddOrUpdateElement:
-      put(std::move(c.values.at(0)), std::move(c.values.at(1)));
-      return Status::OK();
-    case kRemoveElement: {
-      StateEntry e = scope;
-      e.has_user_key = true;
-      e.user_key = std::move(c.values.at(0));
-      entries_.erase(identity(e));
-      return Status::OK();
-    }
-    default:
-      return Error(ErrorCode::kCorruption, fmt::format("unknown change operation {}", op));
-  }
 }
 
 Status ChangelogState::emit(const StateFilter& filter, const EntrySink& sink) {
@@ -534,106 +680,6 @@ Status ChangelogState::emit_raw(const KeyGroupPairsFn& fn) {
   }
   raw_->groups.clear();
   return Status::OK();
-}
-
-Status ChangelogState::apply_raw_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r) {
-  const StateTranscoder& t = *raw_->transcoders[s.raw_index];
-  auto& pairs = raw_->pairs(key_group, s.raw_index);
-  const std::string base = t.rocks_base(key_group, {}, {});
-  std::vector<RocksPair> out;
-  if (op == kAddElement) {
-    int32_t n = r.count(1, "queue element");
-    for (int32_t i = 0; i < n && r.ok(); ++i) CKPT_RETURN_IF_ERROR(t.value_to_rocks(base, r, &out));
-    for (RocksPair& p : out) pairs[std::move(p.key)] = std::move(p.value);
-  } else if (op == kRemoveElement) {
-    CKPT_RETURN_IF_ERROR(t.value_to_rocks(base, r, &out));
-    for (const RocksPair& p : out) pairs.erase(p.key);
-  } else {
-    return wrong_op(op, s.kind, s.info.name, r.offset());
-  }
-  if (!r.ok()) return r.take_error();
-  if (!r.at_end()) return Error(ErrorCode::kCorruption, fmt::format("{} bytes after the change", r.remaining()), r.offset());
-  return Status::OK();
-}
-
-Status ChangelogState::apply_raw_kv(const LoggedState& s, uint8_t op, int32_t key_group, const KvChange& c) {
-  const StateTranscoder& t = *raw_->transcoders[s.raw_index];
-  // Flink suffixes keys with their length only where its key serializer has none: unknown here.
-  if (!key_->decodable() && t.ambiguous_key())
-    return Error(ErrorCode::kNotSupported,
-                 fmt::format("state '{}': without a key serializer snapshot the RocksDB key framing is unknown "
-                             "(namespace of variable length)",
-                             s.info.name));
-  auto& pairs = raw_->pairs(key_group, s.raw_index);
-  const bool list = s.kind == StateKind::kList, map = s.kind == StateKind::kMap;
-  const std::string base = t.rocks_base(key_group, c.key_bytes, c.ns_bytes);
-  // A whole list or map value as its serializer wrote it -> pairs; list values are joined.
-  auto whole = [&](std::string_view value) -> Status {
-    ByteReader vr(value);
-    std::vector<RocksPair> out;
-    CKPT_RETURN_IF_ERROR(t.value_to_rocks(base, vr, &out));
-    for (RocksPair& p : out) {
-      if (list) append_list(pairs, p.key, p.value);
-      else pairs[std::move(p.key)] = std::move(p.value);
-    }
-    return Status::OK();
-  };
-  auto erase_map = [&](const std::string& prefix) {
-    for (auto it = pairs.lower_bound(prefix); it != pairs.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
-      it = pairs.erase(it);
-  };
-
-  switch (op) {
-    case kClear:
-      if (map) erase_map(base);
-      else pairs.erase(base);
-      return Status::OK();
-    case kSet:
-    case kSetInternal:
-      pairs.erase(base);
-      if (list) return whole(c.raw.at(0));
-      pairs[base] = std::string(c.raw.at(0));
-      return Status::OK();
-    case kAdd:
-      return whole(c.raw.at(0));
-    case kMergeNamespaces: {
-      // Heap semantics, as apply_kv: the sources' states are removed and merged into the target's.
-      const std::string target = t.rocks_base(key_group, c.key_bytes, c.raw.at(0));
-      std::vector<std::string> merged;
-      for (size_t i = 1; i < c.raw.size(); ++i) {
-        auto it = pairs.find(t.rocks_base(key_group, c.key_bytes, c.raw[i]));
-        if (it == pairs.end() || it->first == target) continue;
-        merged.push_back(std::move(it->second));
-        pairs.erase(it);
-      }
-      if (list) {
-        for (const std::string& m : merged) append_list(pairs, target, m);
-        return Status::OK();
-      }
-      if (merged.empty()) return Status::OK();
-      CKPT_RETURN_IF_ERROR(check_movable(merged.size(), pairs.count(target) > 0, s.kind, s.info.name));
-      pairs[target] = std::move(merged[0]);
-      return Status::OK();
-    }
-    case kAddElement:
-      if (list) {
-        append_list(pairs, base, c.raw.at(0));
-        return Status::OK();
-      }
-      [[fallthrough]];
-    case kAddOrUpdateElement: {
-      // RocksDB map values carry MapSerializer's null flag before the user value.
-      std::string value(1, '\0');
-      value.append(c.raw.at(1));
-      pairs[base + std::string(c.raw.at(0))] = std::move(value);
-      return Status::OK();
-    }
-    case kRemoveElement:
-      pairs.erase(base + std::string(c.raw.at(0)));
-      return Status::OK();
-    default:
-      return Error(ErrorCode::kCorruption, fmt::format("unknown change operation {}", op));
-  }
 }
 
 }  // namespace ckpt

@@ -4,8 +4,8 @@
 // to replay on top of it. The logical state is only known once every change is applied, so
 // this reader, unlike the others, holds the subtask's state in memory: changelog snapshots
 // are small by design (materialization truncates the log). One parser of the change records
-// feeds two appliers: decoded entries for `ckpt dump`, and (make_raw) RocksDB-layout pairs with
-// every value byte as the job wrote it for `ckpt convert`.
+// and one applier of them work on either of two stores: decoded entries for `ckpt dump`, or
+// (make_raw) RocksDB-layout pairs with every value byte as the job wrote it for `ckpt convert`.
 #pragma once
 
 #include <cstdint>
@@ -69,12 +69,14 @@ class ChangelogState {
   static std::string identity(const StateEntry& e);
   Status apply(const LoggedChange& c, const KeyGroupRange& range);
   Status apply_metadata(ByteReader& r);
-  Status apply_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r);
   Status parse_kv(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;
   Status parse_kv_rest(const LoggedState& s, uint8_t op, ByteReader& r, KvChange& c) const;
-  Status apply_kv(const LoggedState& s, uint8_t op, int32_t key_group, KvChange&& c);
-  Status apply_raw_queue(const LoggedState& s, uint8_t op, int32_t key_group, ByteReader& r);
-  Status apply_raw_kv(const LoggedState& s, uint8_t op, int32_t key_group, const KvChange& c);
+  // The one applier of data changes, over the decoded entries (EntryStore) or the byte-level
+  // pairs (PairStore).
+  class EntryStore;
+  class PairStore;
+  template <class Store>
+  static Status apply_change(Store& store, const LoggedState& s, uint8_t op, ByteReader& r, const KvChange& c);
 
   std::unique_ptr<ValueDecoder> key_;
   bool key_known_ = false;  // from the materialized part: timer snapshots are not consulted

@@ -116,7 +116,8 @@ bool looks_canonical(const KeyGroupsStream& ks, const Region& region, int prefix
 // is met.
 class Codecs {
  public:
-  Codecs(const KeyedBackendMeta& meta, int32_t max_parallelism) : meta_(meta), max_parallelism_(max_parallelism) {
+  Codecs(const KeyedBackendMeta& meta, int32_t max_parallelism, bool raw_bytes = false)
+      : meta_(meta), max_parallelism_(max_parallelism), raw_bytes_(raw_bytes) {
     codecs_.resize(meta.states.size());
   }
   int32_t max_parallelism() const { return max_parallelism_; }
@@ -130,6 +131,7 @@ class Codecs {
       auto c = KeyedStateCodec::make(meta_.states[id], *key_, max_parallelism_);
       if (!c.ok()) return std::move(c).error();
       codecs_[id] = std::move(c).value();
+      codecs_[id]->set_raw_bytes(raw_bytes_);
     }
     return codecs_[id].get();
   }
@@ -157,6 +159,7 @@ class Codecs {
  private:
   const KeyedBackendMeta& meta_;
   int32_t max_parallelism_;
+  bool raw_bytes_ = false;
   std::unique_ptr<ValueDecoder> key_;
   std::vector<std::unique_ptr<KeyedStateCodec>> codecs_;
   std::vector<HeapEntryLayout> layouts_;
@@ -268,7 +271,7 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
   KeyGroupsStream ks;
   CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
   CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
-  Codecs codecs(ks.meta, max_parallelism);
+  Codecs codecs(ks.meta, max_parallelism, filter.raw_bytes);
   std::vector<const Region*> order;
   for (const Region& r : ks.regions) order.push_back(&r);
   std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });

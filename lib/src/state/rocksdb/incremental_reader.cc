@@ -92,6 +92,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       continue;
     }
     codec_or.value()->set_json_text(filter.json_text);
+    codec_or.value()->set_raw_bytes(filter.raw_bytes);
     const KeyedStateCodec& codec = *codec_or.value();
     auto entry = [&](std::string_view key, std::string_view value) -> Status {
       int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());

@@ -39,8 +39,6 @@ Result<rocksdb::ColumnFamilyOptions> flink_cf_options() {
   return o;
 }
 
-bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
-
 // Opens (creating) a DB with "default" plus one family per name, all with Flink's options.
 Status open_flink_db(const std::string& dir, const rocksdb::Options& options, const std::vector<std::string>& names,
                      std::unique_ptr<rocksdb::DB>* db, std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
@@ -277,12 +275,12 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
   CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> entries, list_directory(instance_dir));
   for (const auto& entry : entries) {
     const std::string n = entry.path().filename().string();
-    if (starts_with(n, "OPTIONS-") && n > latest_options) latest_options = n;
+    if (n.starts_with("OPTIONS-") && n > latest_options) latest_options = n;
   }
   std::vector<fs::path> extra;
   for (const auto& entry : entries) {
     const std::string n = entry.path().filename().string();
-    const bool keep = RocksInstanceFile{n, 0}.is_sst() || starts_with(n, "MANIFEST-") || n == "CURRENT" ||
+    const bool keep = RocksInstanceFile{n, 0}.is_sst() || n.starts_with("MANIFEST-") || n == "CURRENT" ||
                       n == latest_options;
     if (!keep) extra.push_back(entry.path());
   }
@@ -300,7 +298,7 @@ Result<RocksInstanceFiles> list_instance_files(const std::string& instance_dir) 
     if (!entry.is_regular_file(ec)) continue;
     RocksInstanceFile f;
     f.name = entry.path().filename().string();
-    if (!(f.is_sst() || starts_with(f.name, "MANIFEST-") || f.name == "CURRENT" || starts_with(f.name, "OPTIONS-")))
+    if (!(f.is_sst() || f.name.starts_with("MANIFEST-") || f.name == "CURRENT" || f.name.starts_with("OPTIONS-")))
       continue;
     f.size = entry.file_size(ec);
     out.files.push_back(std::move(f));

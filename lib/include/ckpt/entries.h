@@ -1,0 +1,182 @@
+// ckpt/entries.h - a snapshot's state entries, one at a time, decoded and as bytes.
+//
+// The model is RocksDB's SstFileReader and Iterator: EntryReader::open() reads a snapshot's
+// `_metadata` and selects operators, subtasks, states and key groups; an EntryIterator then
+// walks the selected entries in the order `ckpt dump` prints them (operators in file order,
+// subtasks ascending; within a subtask operator state, then keyed state by key group, then
+// timers kept in raw keyed state). Each Entry holds its fields as decoded values (Value) and,
+// where the layout keeps them whole, the bytes the job's serializers wrote.
+//
+// Subtasks are decoded on `jobs` worker threads a few hundred entries ahead of the iterator;
+// memory stays bounded by a few such chunks per worker, whatever the snapshot's size (as
+// ckpt/dump.h). Errors are values: EntryReader::open() returns them, an iterator stops at the
+// first damaged part and says why in status(), or (with on_problem) reports it and goes on.
+//
+//   auto reader = ckpt::EntryReader::open("savepoint-1234");
+//   if (!reader.ok()) return fail(reader.error());
+//   for (auto it = (*reader)->entries(); it->valid(); it->next()) use(it->entry());
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/export.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+
+namespace ckpt {
+
+// A decoded value: what `ckpt dump` prints as JSON, with typed access. Objects keep their
+// members in the order printed.
+class CKPT_API Value {
+ public:
+  enum class Kind : uint8_t { kNull, kBool, kInt, kUnsigned, kDouble, kString, kArray, kObject };
+
+  Value() = default;  // null
+  static Value boolean(bool b);
+  static Value integer(int64_t i);
+  static Value unsigned_integer(uint64_t u);
+  static Value number(double d);
+  static Value string(std::string s);
+  static Value array(std::vector<Value> elements);
+  static Value object(std::vector<std::string> keys, std::vector<Value> values);  // same length
+
+  Kind kind() const { return kind_; }
+  bool is_null() const { return kind_ == Kind::kNull; }
+  bool is_number() const { return kind_ == Kind::kInt || kind_ == Kind::kUnsigned || kind_ == Kind::kDouble; }
+  // The value as that type: false, 0 or "" when it is not one (numbers convert between kinds
+  // as C++ casts do).
+  bool as_bool() const { return kind_ == Kind::kBool && bool_; }
+  int64_t as_int() const;
+  uint64_t as_unsigned() const;
+  double as_double() const;
+  const std::string& as_string() const { return string_; }
+  // Array elements or object member values, in order; empty for scalars.
+  const std::vector<Value>& elements() const { return elements_; }
+  // Object member names, parallel to elements(); empty for arrays and scalars.
+  const std::vector<std::string>& keys() const { return keys_; }
+  size_t size() const { return elements_.size(); }
+  // An object's member, or nullptr.
+  const Value* find(std::string_view key) const;
+  // Compact JSON text, byte for byte what `ckpt dump` prints for this value.
+  std::string json() const;
+
+  bool operator==(const Value& o) const;
+  bool operator!=(const Value& o) const { return !(*this == o); }
+
+ private:
+  template <class T>
+  static Value with_field(Kind kind, T Value::*field, T x) {
+    Value v;
+    v.kind_ = kind;
+    v.*field = std::move(x);
+    return v;
+  }
+
+  Kind kind_ = Kind::kNull;
+  bool bool_ = false;
+  int64_t int_ = 0;
+  uint64_t unsigned_ = 0;
+  double double_ = 0;
+  std::string string_;
+  std::vector<Value> elements_;
+  std::vector<std::string> keys_;
+};
+
+enum class EntryKind : uint8_t { kKeyed, kTimer, kOperator };
+CKPT_API const char* entry_kind_name(EntryKind k);  // "keyed", "timer", "operator"
+
+// One logical entry of a state.
+struct CKPT_API Entry {
+  std::string operator_id;  // 32 hex digits
+  int32_t subtask = 0;
+  std::string state;
+  EntryKind kind = EntryKind::kKeyed;
+  std::optional<int32_t> key_group;  // keyed and timer entries
+  std::optional<Value> key;          // keyed, timer, broadcast
+  std::optional<Value> ns;           // the namespace: keyed, timer
+  std::optional<Value> user_key;     // map state
+  Value value;
+
+  // The entry's bytes (EntryReaderOptions::raw_bytes), as the snapshot stores them; has_raw is
+  // false where the layout does not keep them whole (entries a change log changed, the pairs
+  // of a heap map whose serializers need the job's classes).
+  // - raw_key, raw_namespace, raw_user_key: what the key, namespace and map user key
+  //   serializers wrote (empty when the entry has no such field);
+  // - raw_value: RocksDB and canonical layouts: the RocksDB value (list elements joined by ',',
+  //   a map value behind its null flag); heap layout: the state serializer's bytes (a list with
+  //   its count), a map entry's null flag and user value as RocksDB keeps them; operator state:
+  //   the element (broadcast: the value); timers: the whole queue element (timestamp, key and
+  //   namespace as TimerSerializer writes them), or the 8-byte timestamp of a legacy timer
+  //   kept in raw keyed state, whose key and namespace are in raw_key and raw_namespace.
+  bool has_raw = false;
+  std::string raw_key;
+  std::string raw_namespace;
+  std::string raw_user_key;
+  std::string raw_value;
+};
+
+// Which entries: the selection `ckpt dump` offers.
+struct CKPT_API EntrySelection {
+  // An id, an id prefix, a uid or a V5+ name (operator_matches()); empty: every operator.
+  std::string operator_filter;
+  std::string state;            // a state name; empty: every state
+  std::optional<int32_t> subtask;
+  // Key groups to read; keyed and timer entries only (a key-group filter drops operator state).
+  std::optional<std::pair<int32_t, int32_t>> key_groups;
+  std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
+};
+
+struct CKPT_API EntryReaderOptions : EntrySelection {
+  bool raw_bytes = true;  // fill Entry's raw_* fields
+  int jobs = 1;           // subtasks decoded at once, ahead of the iterator
+  // A damaged part (handle, key group, SST, change log) is reported here and stepped over;
+  // without it the first one ends the iteration with its error. Called on the iterating thread.
+  std::function<void(const Error&)> on_problem;
+};
+
+class CKPT_API EntryIterator {
+ public:
+  virtual ~EntryIterator();
+  // True while entry() is an entry; false at the end or after an error (see status()).
+  virtual bool valid() const = 0;
+  virtual const Entry& entry() const = 0;
+  // Moves to the next entry (valid() must be true). The entry may be moved from before.
+  virtual void next() = 0;
+  // OK while valid() and at the end; the error that ended the iteration otherwise.
+  virtual const Status& status() const = 0;
+};
+
+class CKPT_API EntryReader {
+ public:
+  // Errors: the snapshot or its `_metadata` cannot be read, a relative path leaves it, the
+  // operator filter matches nothing.
+  static Result<std::unique_ptr<EntryReader>> open(const std::string& snapshot, const EntryReaderOptions& options = {});
+  ~EntryReader();
+  EntryReader(const EntryReader&) = delete;
+  EntryReader& operator=(const EntryReader&) = delete;
+
+  const Metadata& metadata() const;
+  // A new iteration over the selected entries, positioned on the first (each iterator has its
+  // own worker threads; the reader must outlive it).
+  std::unique_ptr<EntryIterator> entries() const;
+  // Calls `visit` for each entry in order until it returns an error (returned) or the entries
+  // end (the iteration's status).
+  Status for_each(const std::function<Status(const Entry&)>& visit) const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }  // for the library's own operations
+
+ private:
+  explicit EntryReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ckpt

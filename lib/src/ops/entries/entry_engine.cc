@@ -1,0 +1,176 @@
+// The entry engine: a snapshot opened and its operators and subtasks selected, and one
+// subtask's handles read by the layout readers (lib/README.md, the keyed-state read path).
+#include "ops/entries/entry_engine.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "state/changelog/changelog_reader.h"
+#include "state/heap/key_groups_reader.h"
+#include "state/operator_state_reader.h"
+#include "state/proxy_reader.h"
+#include "state/raw_timers_reader.h"
+#include "state/rocksdb/incremental_reader.h"
+
+namespace ckpt {
+namespace {
+
+bool equals_ignore_case(const std::string& a, const std::string& b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+const char* keyed_handle_description(uint8_t type) {
+  switch (type) {
+    case handle_type::kKeyGroups:
+    case handle_type::kKeyGroupsWithId: return "key-groups handle";
+    case handle_type::kSavepointKeyGroups: return "savepoint key-groups handle";
+    case handle_type::kIncrementalV1:
+    case handle_type::kIncremental: return "incremental rocksdb handle";
+    case handle_type::kChangelogBackendV1:
+    case handle_type::kChangelogBackend: return "changelog handle";
+    default: return handle_type_name(type);
+  }
+}
+
+Status read_keyed(const KeyedHandle& h, const StreamOpener& streams, const StateFilter& filter,
+                  int32_t max_parallelism, const EntrySink& sink, const ProblemSink& problems) {
+  switch (h.type) {
+    case handle_type::kNull:
+      return Status::OK();
+    case handle_type::kKeyGroups:
+    case handle_type::kKeyGroupsWithId:
+    case handle_type::kSavepointKeyGroups:
+      return streams.read(h.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
+        return read_key_groups_handle(h, stream, max_parallelism, filter, sink, stamped);
+      });
+    case handle_type::kIncrementalV1:
+    case handle_type::kIncremental:
+      return read_incremental_handle(h, streams, max_parallelism, filter, sink, problems);
+    case handle_type::kChangelogBackendV1:
+    case handle_type::kChangelogBackend: {
+      ChangelogState state;
+      ProxyReader proxies(streams);
+      StateFilter trees = filter;  // replaying change logs needs the entries' values as trees
+      trees.json_text = false;
+      for (const KeyedHandle& m : h.materialized) {
+        // Change logs store no key serializer: the materialized part's proxy has it.
+        Status s = proxies.keyed(m, [&](const KeyedBackendMeta& meta) { state.set_key_serializer(meta.key_serializer); });
+        if (s.ok()) s = read_keyed(m, streams, trees, max_parallelism, state.collector(), problems);
+        if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("materialized part")));
+      }
+      Status s = state.replay(h.non_materialized, h.range, streams);
+      if (!s.ok()) CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("change log")));
+      return state.emit(filter, sink);
+    }
+    default:
+      return streams.in_metadata(Error(
+          ErrorCode::kNotSupported,
+          fmt::format("keyed state handle type {:#04x} ({}) cannot be dumped", h.type, handle_type_name(h.type))));
+  }
+}
+
+}  // namespace
+
+void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading, TaskOutput& out) const {
+  const int32_t subtask = t.subtask->index;
+  const StateFilter& filter = reading.filter;
+  bool stopped = false;
+  EntrySink sink = [&](StateEntry&& e) -> Status {
+    if (!filter.wants_state(e.state)) return Status::OK();
+    if (e.kind != EntryKind::kOperator && !filter.wants_key_group(e.key_group)) return Status::OK();
+    if (!out.add(std::move(e))) {
+      stopped = true;
+      return stop_error();
+    }
+    return Status::OK();
+  };
+  const std::string where = fmt::format("operator {}, subtask {}", t.operator_hex, subtask);
+  const char* slot_now = "";  // the handle being read, for the context of problems
+  ProblemSink problems = [&](Error&& e) -> Status {
+    if (is_stop(e)) return std::move(e);
+    if (!reading.keep_going) return std::move(e);
+    Error located = std::move(e).with_context(fmt::format("{}: {}", where, slot_now));
+    if (!out.problem(std::move(located))) {
+      stopped = true;
+      return stop_error();
+    }
+    return Status::OK();
+  };
+  auto finish = [&](Status s, const char* slot) {
+    if (s.ok() || stopped || is_stop(s.error())) return !stopped;
+    Error e = std::move(s).error();
+    slot_now = slot;
+    Status r = problems(std::move(e));
+    if (!r.ok()) {
+      // Not keep-going: the error ends this subtask and, at the consumer, the run.
+      if (!is_stop(r.error())) out.problem(std::move(r).error().with_context(fmt::format("{}: {}", where, slot)));
+      stopped = true;
+    }
+    return !stopped;
+  };
+  try {
+    if (operator_state_wanted) {
+      slot_now = "managed operator state";
+      for (const OperatorHandle& h : t.subtask->managed_operator) {
+        if (h.is_null()) continue;
+        if (!finish(read_operator_handle(h, streams, filter, sink, problems), "managed operator state")) return;
+      }
+    }
+    const KeyedHandle& keyed = t.subtask->managed_keyed;
+    const char* keyed_slot = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
+    slot_now = keyed_slot;
+    if (!finish(read_keyed(keyed, streams, filter, t.op->max_parallelism, sink, problems), keyed_slot)) return;
+    const KeyedHandle& raw = t.subtask->raw_keyed;
+    if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
+      slot_now = "raw keyed state";
+      Status s = streams.read(raw.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
+        return read_raw_timers(raw, stream, filter, sink, stamped);
+      });
+      if (!finish(std::move(s), "raw keyed state")) return;
+    }
+  } catch (const std::exception& ex) {
+    // Decoders do not throw by design; a bug or an allocation failure still ends up here,
+    // reported against the subtask instead of taking the process down.
+    Error e(ErrorCode::kCorruption, fmt::format("internal error: {}", ex.what()));
+    out.problem(std::move(e).with_context(where));
+  }
+}
+
+Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapshot,
+                                                       const EntryReaderOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  CKPT_ASSIGN_OR_RETURN(impl->where, locate_snapshot(snapshot));
+  CKPT_ASSIGN_OR_RETURN(impl->metadata, read_metadata_file(impl->where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_relative_paths(impl->metadata, impl->where.metadata_path));
+  impl->streams = StreamOpener::for_snapshot(impl->where, options.remap);
+  impl->options = options;
+  impl->filter.state = options.state;
+  if (options.key_groups) {
+    impl->filter.first_key_group = options.key_groups->first;
+    impl->filter.last_key_group = options.key_groups->second;
+    impl->operator_state_wanted = false;
+  }
+
+  Result<std::vector<const OperatorState*>> selected = select_operators(impl->metadata, options.operator_filter);
+  if (!selected.ok()) return std::move(selected).error().with_file(impl->where.metadata_path);
+  for (const OperatorState* op : *selected) {
+    std::vector<const SubtaskState*> subtasks;
+    for (const SubtaskState& st : op->subtasks)
+      if (!st.finished && (!options.subtask || st.index == *options.subtask)) subtasks.push_back(&st);
+    std::stable_sort(subtasks.begin(), subtasks.end(),
+                     [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
+    for (const SubtaskState* st : subtasks) impl->tasks.push_back({op, st, operator_id_hex(op->id)});
+  }
+  return std::unique_ptr<EntryReader>(new EntryReader(std::move(impl)));
+}
+
+EntryReader::EntryReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EntryReader::~EntryReader() = default;
+
+const Metadata& EntryReader::metadata() const { return impl_->metadata; }
+
+}  // namespace ckpt

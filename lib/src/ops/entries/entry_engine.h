@@ -1,0 +1,60 @@
+// ops/entries/entry_engine.h - what an EntryReader holds and how it reads one subtask.
+//
+// EntryReader (ckpt/entries.h) and dump_snapshot (ckpt/dump.h) share all of this: opening the
+// snapshot, selecting operators and subtasks, and the readers of every handle type. They differ
+// only in what a worker makes of the entries: public Entry values for the iterator, NDJSON
+// text or DumpEntry for the dump.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ckpt/entries.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+#include "state/read_options.h"
+#include "state/state_entry.h"
+#include "state/stream_opener.h"
+
+namespace ckpt {
+
+// One subtask of one selected operator: the unit a worker thread reads.
+struct EntryTask {
+  const OperatorState* op = nullptr;
+  const SubtaskState* subtask = nullptr;
+  std::string operator_hex;  // operator_id_hex(op->id)
+};
+
+// Where a worker puts a task's entries. add() and problem() return false once the run is
+// stopped (limit reached, another subtask failed, the iterator destroyed).
+class TaskOutput {
+ public:
+  virtual ~TaskOutput() = default;
+  virtual bool add(StateEntry&& e) = 0;
+  virtual bool problem(Error&& e) = 0;
+};
+
+// How one run reads: the selection's filter with the run's output flags (json_text,
+// raw_bytes), and whether damage is stepped over (reported through TaskOutput::problem).
+struct TaskReading {
+  StateFilter filter;
+  bool keep_going = false;
+};
+
+// Internal, though nested in an exported class: not part of libckpt.so's symbols.
+struct __attribute__((visibility("hidden"))) EntryReader::Impl {
+  SnapshotLocation where;
+  Metadata metadata;
+  StreamOpener streams;
+  EntryReaderOptions options;
+  StateFilter filter;                 // the selection's states and key groups
+  bool operator_state_wanted = true;  // false with a key-group filter
+  std::vector<EntryTask> tasks;       // in output order
+
+  // Reads task `t` into `out`, problems included; never throws (an exception is reported as
+  // an internal error of the subtask).
+  void read_task(const EntryTask& t, const TaskReading& reading, TaskOutput& out) const;
+};
+
+}  // namespace ckpt
