@@ -253,7 +253,7 @@ struct Metadata {
 
 // Whether `filter` names `op`: its 32 hex digits (any case), a prefix of them (at least 4
 // digits; select_operators() refuses one that fits several operators), its uid (the V5+ one
-// stored, or any uid whose hash is the id), or its V5+ name.
+// stored, or any uid whose hash is the id), or its V5+ name. An empty filter names every operator.
 bool operator_matches(const OperatorState& op, std::string_view filter);
 // The operators of `m` that `filter` names (every one for an empty filter), in file order.
 // Errors (kNotFound, with no file):
