@@ -108,6 +108,7 @@ bool names_exactly(const OperatorState& op, const std::string& hex, std::string_
 }  // namespace
 
 bool operator_matches(const OperatorState& op, std::string_view filter) {
+  if (filter.empty()) return true;  // as select_operators(): no filter, every operator
   const std::string hex = operator_id_hex(op.id);
   return names_exactly(op, hex, filter) || is_id_prefix(hex, filter);
 }

@@ -18,11 +18,6 @@
 namespace ckpt {
 namespace {
 
-bool equals_ignore_case(const std::string& a, const std::string& b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
-}
-
 const char* keyed_handle_description(uint8_t type) {
   switch (type) {
     case handle_type::kKeyGroups:
