@@ -7,8 +7,9 @@
 
 #include "ckpt/dump.h"
 #include "command.h"
-#include "naming_arg.h"
 #include "key_group_arg.h"
+#include "naming_arg.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -21,12 +22,14 @@ struct DumpArgs {
   std::string state;
   int subtask = -1;
   std::string key_groups;
+  std::vector<std::string> keys;
   uint64_t limit = 0;
   std::string format;
   int jobs = 1;
   bool keep_going = false;
   std::vector<std::string> remap;
   NamingArgs naming;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 
 // A cell of the table: at most `width` characters, cut with "..." if longer.
@@ -81,6 +84,9 @@ Runner setup_dump(CLI::App& sub) {
       ->check(CLI::Range(0, std::numeric_limits<int32_t>::max()));
   sub.add_option("--key-group", a->key_groups, "Only keyed state of these key groups (drops operator state)")
       ->type_name("A[-B]");
+  sub.add_option("--key", a->keys,
+                 "Only entries of this key, as JSON as dump prints keys (repeatable); reads only its key group")
+      ->type_name("JSON");
   sub.add_option("--limit", a->limit, "Stop after N entries")->type_name("N");
   sub.add_option("--format", a->format, "ndjson (default when stdout is not a terminal) or table")
       ->type_name("ndjson|table")
@@ -89,6 +95,7 @@ Runner setup_dump(CLI::App& sub) {
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     DumpOptions options;
     std::optional<OperatorNames> names = names_or_report(io, a->naming);
@@ -105,6 +112,7 @@ Runner setup_dump(CLI::App& sub) {
       }
       options.key_groups = range;
     }
+    options.keys = a->keys;
     options.limit = a->limit;
     options.jobs = a->jobs;
     options.keep_going = a->keep_going;
@@ -115,12 +123,20 @@ Runner setup_dump(CLI::App& sub) {
     std::unique_ptr<DumpSink> sink;
     if (table) sink = std::make_unique<TableSink>(io);
     else sink = std::make_unique<NdjsonSink>(io);
+    // Entries printed to the terminal share it with the meter's line: no progress over them.
+    ProgressMeter meter(io, "dump",
+                        io.out_is_terminal && a->progress == ProgressMode::kAuto ? ProgressMode::kOff : a->progress);
+    options.progress = meter.counters();
     Result<DumpSummary> summary = dump_snapshot(a->snapshot, options, *sink);
+    meter.finish();
     if (!summary.ok()) {
       print_error(io, summary.error().to_string());
       return kExitError;
     }
     warn_unmatched_uids(io, summary->unmatched_uids);
+    // As grep: a lookup that found nothing for a key is a finding, not a failure.
+    for (const std::string& key : summary->unmatched_keys) print_warning(io, "no entry has key " + key);
+    if (!summary->unmatched_keys.empty()) return kExitProblems;
     return summary->problems > 0 ? kExitProblems : kExitOk;
   };
 }

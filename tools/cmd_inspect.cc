@@ -4,6 +4,7 @@
 #include "ckpt/inspect.h"
 #include "command.h"
 #include "naming_arg.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -17,6 +18,7 @@ struct InspectArgs {
   bool count = false;
   int jobs = 1;
   NamingArgs naming;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 }  // namespace
 
@@ -29,6 +31,7 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
   sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")->type_name("N")->check(CLI::Range(1, 256));
   add_naming_options(sub, &a->naming);
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
@@ -39,7 +42,10 @@ Runner setup_inspect(CLI::App& sub) {
     options.remap = std::move(*remap);
     options.count = a->count;
     options.jobs = a->jobs;
+    ProgressMeter meter(io, "inspect", a->count ? a->progress : ProgressMode::kOff);
+    options.progress = meter.counters();
     Result<InspectReport> report = inspect_snapshot(a->snapshot, options);
+    meter.finish();
     if (!report.ok()) {
       print_error(io, report.error().to_string());
       return kExitError;

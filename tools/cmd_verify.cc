@@ -5,6 +5,7 @@
 #include "ckpt/verify.h"
 #include "command.h"
 #include "naming_arg.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -17,6 +18,7 @@ struct VerifyArgs {
   int jobs = 1;
   std::vector<std::string> remap;
   NamingArgs naming;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 }  // namespace
 
@@ -30,6 +32,7 @@ Runner setup_verify(CLI::App& sub) {
       ->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
@@ -40,7 +43,10 @@ Runner setup_verify(CLI::App& sub) {
     options.jobs = a->jobs;
     options.remap = std::move(*remap);
     options.names = std::move(*names);
+    ProgressMeter meter(io, "verify", a->deep ? a->progress : ProgressMode::kOff);
+    options.progress = meter.counters();
     Result<VerifyReport> report = verify_snapshot(a->snapshot, options);
+    meter.finish();
     if (!report.ok()) {
       print_error(io, report.error().to_string());
       return kExitError;

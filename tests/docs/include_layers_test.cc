@@ -17,8 +17,8 @@ namespace {
 // Public headers belong to the layer that implements them.
 const std::map<std::string, int>& public_header_layers() {
   static const std::map<std::string, int> layers = {
-      {"error.h", 0},   {"export.h", 0},  {"io.h", 0},      {"version.h", 0},
-      {"metadata.h", 1}, {"names.h", 1},  {"walk.h", 1},   {"resolve.h", 1}, {"entries.h", 3},
+      {"error.h", 0},    {"export.h", 0}, {"io.h", 0},   {"version.h", 0}, {"progress.h", 0},
+      {"metadata.h", 1}, {"names.h", 1},  {"walk.h", 1}, {"resolve.h", 1}, {"entries.h", 3},
   };
   return layers;
 }

@@ -19,8 +19,9 @@
 
 #include "ckpt/entries.h"
 #include "ckpt/error.h"
-#include "ckpt/names.h"
 #include "ckpt/export.h"
+#include "ckpt/names.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -37,6 +38,7 @@ struct CKPT_API DumpOptions : EntrySelection {
   // error, or with keep_going a problem. Off for callers that ran those checks themselves.
   bool structure_checks = true;
   OperatorNames names;            // uids for the lines (ckpt/names.h)
+  Progress* progress = nullptr;   // bytes read and entries decoded (ckpt/progress.h)
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.
@@ -75,6 +77,9 @@ struct CKPT_API DumpSummary {
   uint64_t problems = 0;
   bool limit_reached = false;
   std::vector<std::string> unmatched_uids;  // DumpOptions::names: uids given that name no operator
+  // DumpOptions::keys that no dumped entry has (as JSON text); left empty when the limit cut
+  // the dump short.
+  std::vector<std::string> unmatched_keys;
 };
 
 // Errors: the snapshot cannot be read, the operator filter matches nothing, or (without

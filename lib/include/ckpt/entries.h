@@ -29,6 +29,7 @@
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/metadata.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -131,12 +132,20 @@ struct CKPT_API EntrySelection {
   std::optional<int32_t> subtask;
   // Key groups to read; keyed and timer entries only (a key-group filter drops operator state).
   std::optional<std::pair<int32_t, int32_t>> key_groups;
+  // Keys of a point lookup, each as JSON text as `ckpt dump` prints keys (`"user-7"`, `42`,
+  // `[1,"a"]`): only keyed and timer entries with one of them. Each subtask reads only the key
+  // groups Flink assigns them (where the key type's hashCode is known; otherwise all its key
+  // groups), so a lookup costs one key group, not the state. Drops operator state.
+  std::vector<std::string> keys;
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
 };
 
 struct CKPT_API EntryReaderOptions : EntrySelection {
   bool raw_bytes = true;  // fill Entry's raw_* fields
   int jobs = 1;           // subtasks decoded at once, ahead of the iterator
+  // Bytes of state read and entries decoded are counted here as the workers go (ckpt/progress.h);
+  // bytes_total grows by the selected subtasks' state size when the reader opens.
+  Progress* progress = nullptr;
   // A damaged part (handle, key group, SST, change log) is reported here and stepped over;
   // without it the first one ends the iteration with its error. Called on the iterating thread.
   std::function<void(const Error&)> on_problem;
@@ -157,7 +166,7 @@ class CKPT_API EntryIterator {
 class CKPT_API EntryReader {
  public:
   // Errors: the snapshot or its `_metadata` cannot be read, a relative path leaves it, the
-  // operator filter matches nothing.
+  // operator filter matches nothing, a key is not JSON (kInvalidArgument).
   static Result<std::unique_ptr<EntryReader>> open(const std::string& snapshot, const EntryReaderOptions& options = {});
   ~EntryReader();
   EntryReader(const EntryReader&) = delete;

@@ -16,6 +16,7 @@
 #include "ckpt/export.h"
 #include "ckpt/metadata.h"
 #include "ckpt/names.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -117,6 +118,7 @@ struct CKPT_API InspectOptions {
   bool count = false;
   int jobs = 1;
   OperatorNames names;  // uids and plan descriptions for the operators (ckpt/names.h)
+  Progress* progress = nullptr;  // with `count`: bytes read and entries counted (ckpt/progress.h)
 };
 
 // Read and summarise the snapshot at `path` (directory or `_metadata`). Errors: the snapshot

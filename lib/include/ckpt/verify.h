@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "ckpt/error.h"
-#include "ckpt/names.h"
 #include "ckpt/export.h"
+#include "ckpt/names.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -56,6 +57,7 @@ struct CKPT_API VerifyOptions {
   int jobs = 1;                   // deep: subtasks and SSTs checked at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   OperatorNames names;            // uids and plan descriptions (ckpt/names.h)
+  Progress* progress = nullptr;   // deep: SST bytes checksummed, state bytes and entries decoded
 };
 
 struct CKPT_API VerifyReport {

@@ -184,6 +184,12 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
   start = r.position();
   key_->read(r, e.key);
   if (raw_bytes_) e.raw_key = r.since(start);
+  if (keys_ && r.ok() && keys_->find(&e.key, nullptr) < 0) {
+    // Another key's entry: its value's bytes are stepped over, as the heap layout has no lengths.
+    if (value_length >= 0) r.skip(static_cast<size_t>(value_length));
+    else value_->skip(r);
+    return r.ok() ? Status::OK() : Status(reader_error(r));
+  }
   start = r.position();
   CKPT_RETURN_IF_ERROR(read_value(e.value));
   if (raw_bytes_) {
@@ -268,6 +274,8 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   uint64_t start = kr.position();
   field(*key_, kr, e.key, e.key_text);
   if (raw_bytes_) e.raw_key = kr.since(start);
+  if (keys_ && kr.ok() && keys_->find(json_text_ ? nullptr : &e.key, json_text_ ? &e.key_text : nullptr) < 0)
+    return Status::OK();  // another key's entry: its namespace and value are never decoded
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   start = kr.position();
   field(*namespace_, kr, e.ns, e.ns_text);

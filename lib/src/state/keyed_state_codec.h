@@ -17,6 +17,7 @@
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
 #include "state/heap/heap_block_delimiter.h"
+#include "state/read_options.h"
 #include "state/state_entry.h"
 #include "types/value_decoder.h"
 #include "support/byte_reader.h"
@@ -55,6 +56,9 @@ class KeyedStateCodec {
   void set_json_text(bool on) { json_text_ = on; }
   // For consumers that want bytes: entries then carry each field's bytes (StateEntry::has_raw).
   void set_raw_bytes(bool on) { raw_bytes_ = on; }
+  // A point lookup (StateFilter::keys; may be null): an entry of another key is dropped as soon
+  // as its key is decoded, its value skipped, not decoded. Timers pass (their key is inside).
+  void set_key_filter(const KeySet* keys) { keys_ = keys; }
 
   // One RocksDB key / value pair (formats/keyed-state.md §10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
@@ -78,6 +82,7 @@ class KeyedStateCodec {
   bool is_timer_ = false;
   bool json_text_ = false;
   bool raw_bytes_ = false;
+  const KeySet* keys_ = nullptr;
   bool ambiguous_key_ = false;  // key and namespace both of variable length: lengths follow
   const ValueDecoder* key_ = nullptr;
   std::unique_ptr<ValueDecoder> namespace_;

@@ -1,13 +1,35 @@
 // state/read_options.h - what the layout readers are asked to read, and where problems go.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "ckpt/error.h"
 
 namespace ckpt {
+
+// The keys of a point lookup (dump --key): each as a tree and as its compact JSON text, so an
+// entry is matched in whichever form its reader produced. `matched` is set from any worker
+// thread when an entry of that key is seen, so the caller can name the keys nothing had.
+struct KeySet {
+  std::vector<nlohmann::json> keys;
+  std::vector<std::string> texts;  // json_text() of each key
+  std::unique_ptr<std::atomic<bool>[]> matched;
+
+  // The index of the key given as a tree or as its JSON text, or -1.
+  int find(const nlohmann::json* tree, const std::string* text) const {
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (text ? *text == texts[i] : *tree == keys[i]) return static_cast<int>(i);
+    return -1;
+  }
+};
 
 // Filters the readers apply as early as their layout allows (a skipped key group is never
 // read, a skipped state is never decoded where the layout frames it).
@@ -15,6 +37,10 @@ struct StateFilter {
   std::string state;          // empty: every state
   int32_t first_key_group = 0;
   int32_t last_key_group = INT32_MAX;
+  // If not empty: only these key groups (sorted), within [first_key_group, last_key_group].
+  std::vector<int32_t> only_key_groups;
+  // If set: only keyed and timer entries with one of these keys.
+  std::shared_ptr<const KeySet> keys;
   // The consumer prints JSON text: readers may hand entries as text (StateEntry::is_text)
   // where they can, skipping the trees.
   bool json_text = false;
@@ -23,7 +49,10 @@ struct StateFilter {
   bool raw_bytes = false;
 
   bool wants_state(const std::string& name) const { return state.empty() || state == name; }
-  bool wants_key_group(int32_t kg) const { return kg >= first_key_group && kg <= last_key_group; }
+  bool wants_key_group(int32_t kg) const {
+    if (kg < first_key_group || kg > last_key_group) return false;
+    return only_key_groups.empty() || std::binary_search(only_key_groups.begin(), only_key_groups.end(), kg);
+  }
 };
 
 // Where a reader reports a problem it can step over (a damaged key group, an unreadable SST)

@@ -129,6 +129,7 @@ Result<std::string_view> StateStream::view(uint64_t offset, uint64_t len, std::s
 
 Status StateStream::read(uint64_t offset, uint64_t len, std::string* out) const {
   CKPT_RETURN_IF_ERROR(check_range(offset, len));
+  if (progress_) progress_->add_bytes(len);
   if (inline_) {
     out->assign(*inline_, offset, len);
     return Status::OK();

@@ -16,6 +16,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "ckpt/progress.h"
 
 namespace ckpt {
 
@@ -52,6 +53,9 @@ class StateStream {
   // What stamp() adds to the context: how offsets count in an inline stream, else empty.
   std::string offsets_context() const;
   Status stamp(Status s) const { return s.ok() ? s : Status(stamp(std::move(s).error())); }
+  // Where bytes read through read() are counted (the opener's), or null. Readers that hand
+  // path() to RocksDB count what it read themselves (SstFile).
+  Progress* progress() const { return progress_; }
   template <class T>
   Result<T> stamp(Result<T> r) const {
     if (r.ok()) return r;
@@ -73,6 +77,7 @@ class StateStream {
   std::string description_;
   uint64_t base_ = 0;
   uint64_t size_ = 0;
+  Progress* progress_ = nullptr;
 };
 
 }  // namespace ckpt

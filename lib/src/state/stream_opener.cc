@@ -24,7 +24,9 @@ Result<StateStream> StreamOpener::open(const StreamHandle& handle) const {
   static const PathResolver kNoFiles = [](uint8_t, const std::string&) -> std::optional<std::string> {
     return std::nullopt;
   };
-  return StateStream::open(handle, resolve_ ? resolve_ : kNoFiles, metadata_file_);
+  Result<StateStream> stream = StateStream::open(handle, resolve_ ? resolve_ : kNoFiles, metadata_file_);
+  if (stream.ok()) stream->progress_ = progress_;
+  return stream;
 }
 
 Error StreamOpener::in_metadata(Error e) const {

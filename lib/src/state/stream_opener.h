@@ -63,9 +63,14 @@ class StreamOpener {
 
   const std::string& metadata_file() const { return metadata_file_; }
 
+  // Bytes read from the streams opened from now on are counted in `progress` (may be null).
+  void set_progress(Progress* progress) { progress_ = progress; }
+  Progress* progress() const { return progress_; }
+
  private:
   PathResolver resolve_;
   std::string metadata_file_;
+  Progress* progress_ = nullptr;
 };
 
 }  // namespace ckpt

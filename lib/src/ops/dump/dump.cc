@@ -215,6 +215,7 @@ std::string to_ndjson(const DumpEntry& e) {
 Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink) {
   EntryReaderOptions selection;
   static_cast<EntrySelection&>(selection) = options;
+  selection.progress = options.progress;
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(snapshot, selection));
   const EntryReader::Impl& entries = reader->impl();
   const std::vector<EntryTask>& tasks = entries.tasks;
@@ -280,6 +281,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   }
   channels.stop_and_join();
   if (failure) return std::move(*failure);
+  if (!summary.limit_reached) summary.unmatched_keys = entries.unmatched_keys();
   return summary;
 }
 

@@ -8,12 +8,15 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/walk.h"
 #include "state/changelog/changelog_reader.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/operator_state_reader.h"
 #include "state/proxy_reader.h"
 #include "state/raw_timers_reader.h"
 #include "state/rocksdb/incremental_reader.h"
+#include "support/json_text.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 namespace {
@@ -74,9 +77,19 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
   const int32_t subtask = t.subtask->index;
   const StateFilter& filter = reading.filter;
   bool stopped = false;
+  StateFilter narrowed;
+  const StateFilter* active = &reading.filter;
   EntrySink sink = [&](StateEntry&& e) -> Status {
+    const StateFilter& filter = *active;
     if (!filter.wants_state(e.state)) return Status::OK();
     if (e.kind != EntryKind::kOperator && !filter.wants_key_group(e.key_group)) return Status::OK();
+    if (filter.keys) {
+      if (e.kind == EntryKind::kOperator || !e.has_key) return Status::OK();
+      int k = filter.keys->find(e.is_text ? nullptr : &e.key, e.is_text ? &e.key_text : nullptr);
+      if (k < 0) return Status::OK();
+      filter.keys->matched[k].store(true, std::memory_order_relaxed);
+    }
+    if (options.progress) options.progress->add_entries(1);
     if (!out.add(std::move(e))) {
       stopped = true;
       return stop_error();
@@ -108,6 +121,11 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
     return !stopped;
   };
   try {
+    if (filter.keys) {
+      narrowed = filter;
+      if (!finish(narrow_to_keys(t, narrowed), "managed keyed state")) return;
+      active = &narrowed;
+    }
     if (operator_state_wanted) {
       slot_now = "managed operator state";
       for (const OperatorHandle& h : t.subtask->managed_operator) {
@@ -118,12 +136,12 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
     const KeyedHandle& keyed = t.subtask->managed_keyed;
     const char* keyed_slot = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
     slot_now = keyed_slot;
-    if (!finish(read_keyed(keyed, streams, filter, t.op->max_parallelism, sink, problems), keyed_slot)) return;
+    if (!finish(read_keyed(keyed, streams, *active, t.op->max_parallelism, sink, problems), keyed_slot)) return;
     const KeyedHandle& raw = t.subtask->raw_keyed;
     if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
       slot_now = "raw keyed state";
       Status s = streams.read(raw.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
-        return read_raw_timers(raw, stream, filter, sink, stamped);
+        return read_raw_timers(raw, stream, *active, sink, stamped);
       });
       if (!finish(std::move(s), "raw keyed state")) return;
     }
@@ -149,6 +167,20 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
     impl->filter.last_key_group = options.key_groups->second;
     impl->operator_state_wanted = false;
   }
+  if (!options.keys.empty()) {
+    auto keys = std::make_shared<KeySet>();
+    keys->matched = std::make_unique<std::atomic<bool>[]>(options.keys.size());
+    for (const std::string& text : options.keys) {
+      nlohmann::json key = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (key.is_discarded())
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("key {} is not JSON (give it as ckpt dump prints keys: \"a\", 42, [1,\"b\"])", text));
+      keys->texts.push_back(json_text(key));
+      keys->keys.push_back(std::move(key));
+    }
+    impl->filter.keys = std::move(keys);
+    impl->operator_state_wanted = false;
+  }
 
   Result<std::vector<const OperatorState*>> selected = select_operators(impl->metadata, options.operator_filter);
   if (!selected.ok()) return std::move(selected).error().with_file(impl->where.metadata_path);
@@ -160,7 +192,60 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
                      [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
     for (const SubtaskState* st : subtasks) impl->tasks.push_back({op, st, operator_id_hex(op->id)});
   }
+  if (options.progress) {
+    impl->streams.set_progress(options.progress);
+    uint64_t total = 0;
+    auto add = [&total](const StreamHandle& s, StreamRole, const std::string*) {
+      if (s.size > 0) total += static_cast<uint64_t>(s.size);
+    };
+    for (const EntryTask& t : impl->tasks) {
+      if (impl->operator_state_wanted)
+        for (const OperatorHandle& h : t.subtask->managed_operator) visit_streams(h, add);
+      visit_streams(t.subtask->managed_keyed, add);
+      visit_streams(t.subtask->raw_keyed, add);
+    }
+    options.progress->bytes_total.fetch_add(total, std::memory_order_relaxed);
+  }
   return std::unique_ptr<EntryReader>(new EntryReader(std::move(impl)));
+}
+
+Status EntryReader::Impl::narrow_to_keys(const EntryTask& t, StateFilter& narrowed) const {
+  const KeyedHandle& keyed = t.subtask->managed_keyed;
+  if (keyed.is_null()) return Status::OK();
+  std::optional<SerializerSnapshot> key_serializer;
+  ProxyReader proxies(streams);
+  CKPT_RETURN_IF_ERROR(proxies.keyed(keyed, [&](const KeyedBackendMeta& meta) {
+    if (!key_serializer) key_serializer = meta.key_serializer;
+  }));
+  if (!key_serializer) return Status::OK();  // change logs only: every key group is read
+  auto decoder = make_decoder(*key_serializer);
+  if (!decoder.ok()) return Status::OK();  // the readers report the serializer themselves
+  std::vector<int32_t> groups;
+  for (const nlohmann::json& key : narrowed.keys->keys) {
+    std::optional<int32_t> kg = compute_key_group(**decoder, key, t.op->max_parallelism);
+    if (!kg) return Status::OK();  // a hashCode of user code: look in every key group
+    groups.push_back(*kg);
+  }
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  // No wanted key group in this subtask's range: an empty range reads nothing at all.
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [&](int32_t kg) { return !keyed.range.contains(kg); }),
+               groups.end());
+  if (groups.empty()) {
+    narrowed.first_key_group = 1;
+    narrowed.last_key_group = 0;
+    return Status::OK();
+  }
+  narrowed.only_key_groups = std::move(groups);
+  return Status::OK();
+}
+
+std::vector<std::string> EntryReader::Impl::unmatched_keys() const {
+  std::vector<std::string> out;
+  if (!filter.keys) return out;
+  for (size_t i = 0; i < filter.keys->texts.size(); ++i)
+    if (!filter.keys->matched[i].load(std::memory_order_relaxed)) out.push_back(filter.keys->texts[i]);
+  return out;
 }
 
 EntryReader::EntryReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -49,12 +49,20 @@ struct __attribute__((visibility("hidden"))) EntryReader::Impl {
   StreamOpener streams;
   EntryReaderOptions options;
   StateFilter filter;                 // the selection's states and key groups
-  bool operator_state_wanted = true;  // false with a key-group filter
+  bool operator_state_wanted = true;  // false with a key-group or key filter
   std::vector<EntryTask> tasks;       // in output order
 
   // Reads task `t` into `out`, problems included; never throws (an exception is reported as
   // an internal error of the subtask).
   void read_task(const EntryTask& t, const TaskReading& reading, TaskOutput& out) const;
+  // The keys of EntrySelection::keys that no entry had so far (all of them before a run).
+  std::vector<std::string> unmatched_keys() const;
+
+ private:
+  // With a key filter: `filter` narrowed to the key groups Flink assigns the keys in task `t`
+  // (its key serializer read from the subtask's proxy); unchanged where a key's hashCode is not
+  // known. Fails only as the proxy read fails.
+  Status narrow_to_keys(const EntryTask& t, StateFilter& filter) const;
 };
 
 }  // namespace ckpt

@@ -119,6 +119,7 @@ void finish_inspect_states(const SnapshotLocation& where, const InspectOptions& 
   d.jobs = options.jobs;
   d.keep_going = true;
   d.remap = options.remap;
+  d.progress = options.progress;
   CountingSink sink(r);
   Result<DumpSummary> done = dump_snapshot(where.metadata_path, d, sink);
   if (!done.ok()) {

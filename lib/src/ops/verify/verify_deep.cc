@@ -170,13 +170,19 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   for (const SstTask& t : tasks)
     if (t.file->handle.is_file())
       if (auto found = resolver.find(t.file->handle.type, t.file->handle.path)) paths[t.file->handle.path] = found->path;
-  const StreamOpener streams(
+  StreamOpener streams(
       [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
         auto it = paths.find(uri);
         if (it == paths.end()) return std::nullopt;
         return it->second;
       },
       where.metadata_path);
+  if (options.progress) {
+    streams.set_progress(options.progress);
+    uint64_t total = 0;
+    for (const SstTask& t : tasks) total += static_cast<uint64_t>(std::max<int64_t>(t.file->handle.size, 0));
+    options.progress->bytes_total.fetch_add(total, std::memory_order_relaxed);
+  }
 
   std::vector<SstOutcome> outcomes(tasks.size());
   Status threads = run_parallel(tasks.size(), options.jobs, [&](size_t i) -> Status {
@@ -220,6 +226,7 @@ void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   dump.jobs = std::max(options.jobs, 1);
   dump.remap = options.remap;
   dump.structure_checks = false;  // verify_snapshot ran them
+  dump.progress = options.progress;
   CountingSink sink(known, std::move(bad_subtasks), report);
   Result<DumpSummary> summary = dump_snapshot(where.metadata_path, dump, sink);
   if (!summary.ok()) {

@@ -116,8 +116,8 @@ bool looks_canonical(const KeyGroupsStream& ks, const Region& region, int prefix
 // is met.
 class Codecs {
  public:
-  Codecs(const KeyedBackendMeta& meta, int32_t max_parallelism, bool raw_bytes = false)
-      : meta_(meta), max_parallelism_(max_parallelism), raw_bytes_(raw_bytes) {
+  Codecs(const KeyedBackendMeta& meta, int32_t max_parallelism, bool raw_bytes = false, const KeySet* keys = nullptr)
+      : meta_(meta), max_parallelism_(max_parallelism), raw_bytes_(raw_bytes), keys_(keys) {
     codecs_.resize(meta.states.size());
   }
   int32_t max_parallelism() const { return max_parallelism_; }
@@ -132,6 +132,7 @@ class Codecs {
       if (!c.ok()) return std::move(c).error();
       codecs_[id] = std::move(c).value();
       codecs_[id]->set_raw_bytes(raw_bytes_);
+      codecs_[id]->set_key_filter(keys_);
     }
     return codecs_[id].get();
   }
@@ -160,6 +161,7 @@ class Codecs {
   const KeyedBackendMeta& meta_;
   int32_t max_parallelism_;
   bool raw_bytes_ = false;
+  const KeySet* keys_ = nullptr;
   std::unique_ptr<ValueDecoder> key_;
   std::vector<std::unique_ptr<KeyedStateCodec>> codecs_;
   std::vector<HeapEntryLayout> layouts_;
@@ -271,7 +273,7 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
   KeyGroupsStream ks;
   CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
   CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
-  Codecs codecs(ks.meta, max_parallelism, filter.raw_bytes);
+  Codecs codecs(ks.meta, max_parallelism, filter.raw_bytes, filter.keys.get());
   std::vector<const Region*> order;
   for (const Region& r : ks.regions) order.push_back(&r);
   std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });

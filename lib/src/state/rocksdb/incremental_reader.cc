@@ -9,6 +9,7 @@
 
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
+#include "state/layout_transcoder.h"
 #include "state/rocksdb/rocks_instance_reader.h"
 #include "state/rocksdb/rocks_manifest.h"
 #include "state/rocksdb/rocks_sst.h"
@@ -58,6 +59,25 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
   if (Status s = check_instance_files(handle, streams); !s.ok())
     CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context("instance files")));
 
+  // A filter narrower than the handle's range (--key-group, --key) is a bounded scan: seek to
+  // the first wanted key group's prefix, stop before the prefix after the last, and leave out
+  // the SSTs wholly outside, so a lookup reads a few blocks instead of the whole state.
+  int32_t lo = std::max(filter.first_key_group, handle.range.first);
+  int32_t hi = std::min(filter.last_key_group, handle.range.last());
+  if (!filter.only_key_groups.empty()) {
+    lo = std::max(lo, filter.only_key_groups.front());
+    hi = std::min(hi, filter.only_key_groups.back());
+  }
+  if (lo > hi) return Status::OK();
+  const int prefix = key_group_prefix_bytes(max_parallelism);
+  std::string lower, upper;
+  if (lo > handle.range.first) append_key_group_prefix(lower, lo, prefix);
+  if (hi < handle.range.last() && hi + 1 < (int32_t{1} << (8 * prefix))) append_key_group_prefix(upper, hi + 1, prefix);
+  auto outside = [&](const Table& t) {
+    if (t.first_key.empty() && t.last_key.empty()) return false;
+    return (!upper.empty() && t.first_key >= upper) || (!lower.empty() && t.last_key < lower);
+  };
+
   // Open every SST once and group them by state, in the proxy's state order.
   std::vector<const NamedStream*> files;
   for (const auto* list : {&handle.shared_files, &handle.private_files})
@@ -72,7 +92,8 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       auto it = std::find_if(meta.states.begin(), meta.states.end(),
                              [&](const StateMetaInfo& s) { return s.name == cf; });
       if (it != meta.states.end()) {
-        by_state[it - meta.states.begin()].push_back({f, sst.first_key(), sst.last_key()});
+        Table t{f, sst.first_key(), sst.last_key()};
+        if (!outside(t)) by_state[it - meta.states.begin()].push_back(std::move(t));
         return Status::OK();
       }
       if (cf == "default" || sst.num_entries() == 0) return Status::OK();  // Flink never writes there
@@ -93,6 +114,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
     }
     codec_or.value()->set_json_text(filter.json_text);
     codec_or.value()->set_raw_bytes(filter.raw_bytes);
+    codec_or.value()->set_key_filter(filter.keys.get());
     const KeyedStateCodec& codec = *codec_or.value();
     auto entry = [&](std::string_view key, std::string_view value) -> Status {
       int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
@@ -121,7 +143,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
           }
           instance = std::move(opened).value();
         }
-        Status s = instance->for_each(info.name, entry);
+        Status s = instance->for_each(info.name, entry, lower, upper);
         if (!s.ok()) {
           if (is_stop(s.error())) return s;
           CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", info.name))));
@@ -134,7 +156,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
     for (const Table& t : by_state[id]) {
       Status s = streams.read(t.source->handle, [&](const StateStream& stream) -> Status {
         CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
-        return sst.for_each(entry);
+        return sst.for_each(entry, lower, upper);
       });
       if (!s.ok()) {
         if (is_stop(s.error())) return s;

@@ -155,12 +155,20 @@ Result<std::unique_ptr<RocksInstanceReader>> RocksInstanceReader::open(const Key
 const std::vector<std::string>& RocksInstanceReader::column_families() const { return rep_->instance.names; }
 
 Status RocksInstanceReader::for_each(const std::string& cf,
-                                     const std::function<Status(std::string_view, std::string_view)>& fn) const {
+                                     const std::function<Status(std::string_view, std::string_view)>& fn,
+                                     std::string_view lower, std::string_view upper) const {
   const FlinkInstance& in = rep_->instance;
   auto at = std::find(in.names.begin(), in.names.end(), cf);
   if (at == in.names.end()) return Status::OK();
-  std::unique_ptr<rocksdb::Iterator> it(in.db->NewIterator(scan_options(), in.handles[at - in.names.begin()]));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  rocksdb::ReadOptions ro = scan_options();
+  rocksdb::Slice upper_slice(upper.data(), upper.size());
+  if (!upper.empty()) ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(in.db->NewIterator(ro, in.handles[at - in.names.begin()]));
+  if (lower.empty())
+    it->SeekToFirst();
+  else
+    it->Seek(rocksdb::Slice(lower.data(), lower.size()));
+  for (; it->Valid(); it->Next()) {
     rocksdb::Slice k = it->key();
     rocksdb::Slice v = it->value();
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));

@@ -54,9 +54,10 @@ class RocksInstanceReader {
   const std::vector<std::string>& column_families() const;
 
   // Calls `fn(key, value)` for every live key of column family `cf` in key order (nothing if
-  // the instance has no such column family); `fn`'s error stops the scan.
-  Status for_each(const std::string& cf,
-                  const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
+  // the instance has no such column family), from `lower` up to `upper` (exclusive; empty: to
+  // the end) as SstFile::for_each; `fn`'s error stops the scan.
+  Status for_each(const std::string& cf, const std::function<Status(std::string_view key, std::string_view value)>& fn,
+                  std::string_view lower = {}, std::string_view upper = {}) const;
 
   // Flink's keys open with their key group (`prefix_bytes` big endian), so one iterator per
   // column family, read up to the next key group, merges the families key group by key group:

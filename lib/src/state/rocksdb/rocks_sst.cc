@@ -86,6 +86,7 @@ Status SstFile::verify_checksum(const StateStream& stream) {
   CKPT_RETURN_IF_ERROR(open_reader(stream, rep.options, rep.mem_env, rep.reader));
   rocksdb::Status s = rep.reader->VerifyChecksum(rocksdb::ReadOptions());
   if (!s.ok()) return rocks_error(stream, "sst checksum verification failed", s);
+  if (stream.progress() && !stream.path().empty()) stream.progress()->add_bytes(stream.size());
   return Status::OK();
 }
 
@@ -112,18 +113,28 @@ Result<SstFile> SstFile::open(const StateStream& stream) {
 // a few KiB each); 2 MiB per open scan keeps memory bounded and the reads few.
 constexpr size_t kScanReadahead = size_t{2} << 20;
 
-Status SstFile::for_each(const std::function<Status(std::string_view, std::string_view)>& fn) const {
+Status SstFile::for_each(const std::function<Status(std::string_view, std::string_view)>& fn, std::string_view lower,
+                         std::string_view upper) const {
   rocksdb::ReadOptions ro;
   ro.verify_checksums = true;
   ro.fill_cache = false;
-  ro.readahead_size = kScanReadahead;
+  // A bounded scan is a lookup: read-ahead would fetch megabytes past the blocks it needs.
+  ro.readahead_size = lower.empty() && upper.empty() ? kScanReadahead : 0;
+  rocksdb::Slice upper_slice(upper.data(), upper.size());
+  if (!upper.empty()) ro.iterate_upper_bound = &upper_slice;
   std::unique_ptr<rocksdb::Iterator> it(rep_->reader->NewIterator(ro));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  if (lower.empty())
+    it->SeekToFirst();
+  else
+    it->Seek(rocksdb::Slice(lower.data(), lower.size()));
+  for (; it->Valid(); it->Next()) {
     rocksdb::Slice k = it->key();
     rocksdb::Slice v = it->value();
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
   if (!it->status().ok()) return rocks_error(stream_, "rocksdb cannot read the sst file", it->status());
+  // RocksDB read the file in place, past StateStream::read's count.
+  if (stream_.progress() && !stream_.path().empty()) stream_.progress()->add_bytes(stream_.size());
   return Status::OK();
 }
 

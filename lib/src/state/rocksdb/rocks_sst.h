@@ -47,8 +47,11 @@ class SstFile {
   // open, "sst checksum verification failed: ..." when a block's checksum is wrong.
   static Status verify_checksum(const StateStream& stream);
 
-  // Calls `fn(key, value)` for every live key in key order; `fn`'s error stops the scan.
-  Status for_each(const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
+  // Calls `fn(key, value)` for every live key in key order, from `lower` (inclusive) up to
+  // `upper` (exclusive; empty: to the end), so a key-group range reads only its blocks; `fn`'s
+  // error stops the scan.
+  Status for_each(const std::function<Status(std::string_view key, std::string_view value)>& fn,
+                  std::string_view lower = {}, std::string_view upper = {}) const;
 
  private:
   SstFile() = default;

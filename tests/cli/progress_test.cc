@@ -1,0 +1,76 @@
+// Progress on standard error: shown on a terminal or with --progress, never on standard output,
+// never with --quiet, and its numbers are the work's.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "progress_meter.h"
+#include "testlib/cli_process.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
+
+using namespace ckpt;
+
+namespace {
+
+std::string sample() { return test::source_dir() + "/testdata/sample-savepoint"; }
+
+size_t lines_of(const std::string& text) {
+  size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the progress line says bytes done of the total with entries and rate and time left", "[cli]") {
+  using cli::ProgressMeter;
+  CHECK(ProgressMeter::render("dump", 50 << 20, 100 << 20, 1234, 2.0) ==
+        "ckpt dump: 50.0 MiB of 100.0 MiB (50%), 1234 entries, 25.0 MiB/s, ETA 2 s");
+  // Counted past the total (a shared file read twice): never over 100%, no time left.
+  CHECK(ProgressMeter::render("verify", 300, 200, 0, 1.0) == "ckpt verify: 200 B of 200 B (100%), 200 B/s");
+  // Before the total is known, and in the first half second: no percentage, no rate.
+  CHECK(ProgressMeter::render("inspect", 2048, 0, 7, 0.1) == "ckpt inspect: 2.0 KiB, 7 entries");
+}
+
+TEST_CASE("dump --progress prints a summary on stderr and leaves stdout as it was", "[cli]") {
+  auto plain = test::run_cli_ok({"dump", sample()});
+  CHECK(plain.err.empty());  // stderr is no terminal here: no progress unless asked
+  auto shown = test::run_cli_ok({"dump", sample(), "--progress"});
+  CHECK(shown.out == plain.out);
+  const size_t entries = lines_of(plain.out);
+  REQUIRE(entries > 0);
+  // The last line: the whole state read, every entry counted.
+  CHECK(shown.err.find("ckpt dump: ") != std::string::npos);
+  CHECK(shown.err.find("(100%), " + std::to_string(entries) + " entries") != std::string::npos);
+  CHECK(shown.err.find(", done in ") != std::string::npos);
+  auto quiet = test::run_cli_ok({"dump", sample(), "--progress", "--quiet"});
+  CHECK(quiet.out == plain.out);
+  CHECK(quiet.err.empty());
+}
+
+TEST_CASE("inspect --count and verify --deep count what they read", "[cli]") {
+  auto count = test::run_cli_ok({"inspect", sample(), "--count", "--progress"});
+  CHECK(count.err.find("ckpt inspect: ") != std::string::npos);
+  CHECK(count.err.find("(100%)") != std::string::npos);
+  CHECK(count.err.find(" entries") != std::string::npos);
+  auto deep = test::run_cli_ok({"verify", sample(), "--deep", "--progress"});
+  CHECK(deep.err.find("ckpt verify: ") != std::string::npos);
+  CHECK(deep.err.find("(100%)") != std::string::npos);
+  // Without the reading work there is nothing to show.
+  auto quick = test::run_cli_ok({"verify", sample(), "--progress"});
+  CHECK(quick.err.empty());
+}
+
+TEST_CASE("on a terminal the progress line is redrawn in place and cleared at the end", "[cli]") {
+  // script(1) gives the program a pseudo-terminal: stderr is a terminal, so progress is on by
+  // default; verify prints its report on the same terminal after the line is cleared.
+  CKPT_REQUIRE_PROGRAM("/usr/bin/script");
+  const std::string ckpt = test::build_dir() + "/tools/ckpt";
+  auto r = test::run_program({"script", "-qec", ckpt + " verify --deep " + sample(), "/dev/null"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("\r\x1b[K") != std::string::npos);
+  auto q = test::run_program({"script", "-qec", ckpt + " verify --deep --quiet " + sample(), "/dev/null"});
+  REQUIRE(q.status == 0);
+  CHECK(q.out.find("\x1b[K") == std::string::npos);
+}
