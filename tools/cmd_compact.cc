@@ -7,6 +7,7 @@
 #include "ckpt/compact.h"
 #include "ckpt/inspect.h"
 #include "command.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -19,6 +20,7 @@ struct CompactArgs {
   int jobs = 1;
   bool force = false;
   std::vector<std::string> remap;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 }  // namespace
 
@@ -34,6 +36,7 @@ Runner setup_compact(CLI::App& sub) {
   sub.add_option("-j", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   add_remap_option(sub, &a->remap);
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
@@ -42,7 +45,10 @@ Runner setup_compact(CLI::App& sub) {
     options.jobs = a->jobs;
     options.force = a->force;
     options.remap = std::move(*remap);
+    ProgressMeter meter(io, "compact", a->progress);
+    options.progress = meter.counters();
     Result<CompactReport> r = compact_snapshot(a->snapshot, a->output, options);
+    meter.finish();
     if (!r.ok()) {
       print_error(io, r.error().to_string());
       return kExitError;

@@ -5,6 +5,7 @@
 
 #include "ckpt/convert.h"
 #include "command.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -18,6 +19,7 @@ struct ConvertArgs {
   bool force = false;
   std::vector<std::string> remap;
   std::string key_serializers_from;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 }  // namespace
 
@@ -34,6 +36,7 @@ Runner setup_convert(CLI::App& sub) {
                  "Another snapshot of the job naming the key serializers change logs lack")
       ->type_name("SNAPSHOT");
   add_remap_option(sub, &a->remap);
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     Result<ConvertTarget> to = parse_convert_target(a->to);
     if (!to.ok()) {
@@ -49,7 +52,10 @@ Runner setup_convert(CLI::App& sub) {
     options.force = a->force;
     options.remap = std::move(*remap);
     options.key_serializers_from = a->key_serializers_from;
+    ProgressMeter meter(io, "convert", a->progress);
+    options.progress = meter.counters();
     Result<ConvertSummary> s = convert_snapshot(a->snapshot, options);
+    meter.finish();
     if (!s.ok()) {
       print_error(io, s.error().to_string());
       return kExitError;

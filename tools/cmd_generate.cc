@@ -6,6 +6,7 @@
 
 #include "ckpt/generate.h"
 #include "command.h"
+#include "progress_meter.h"
 
 namespace ckpt::cli {
 
@@ -14,6 +15,7 @@ struct GenerateArgs {
   GenerateOptions options;
   std::string backend = "rocksdb";
   std::string states = "value";
+  ProgressMode progress = ProgressMode::kAuto;
 };
 }  // namespace
 
@@ -53,6 +55,7 @@ Runner setup_generate(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--force", o.force, "Replace an existing output directory");
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     GenerateOptions options = a->options;
     Result<GenerateBackend> backend = parse_generate_backend(a->backend);
@@ -65,7 +68,10 @@ Runner setup_generate(CLI::App& sub) {
     std::stringstream ss(a->states);
     for (std::string s; std::getline(ss, s, ',');)
       if (!s.empty()) options.states.push_back(s);
+    ProgressMeter meter(io, "generate", a->progress);
+    options.progress = meter.counters();
     Result<GenerateSummary> s = generate_snapshot(options);
+    meter.finish();
     if (!s.ok()) {
       print_error(io, s.error().to_string());
       return kExitError;

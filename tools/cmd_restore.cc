@@ -7,6 +7,7 @@
 
 #include "ckpt/restore.h"
 #include "command.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 #include "key_group_arg.h"
 
@@ -26,6 +27,7 @@ struct RestoreArgs {
   bool json = false;
   std::vector<std::string> remap;
   std::string key_serializers_from;
+  ProgressMode progress = ProgressMode::kAuto;
 };
 }  // namespace
 
@@ -52,6 +54,7 @@ Runner setup_restore(CLI::App& sub) {
                  "Another snapshot of the job naming the key serializers change logs lack")
       ->type_name("SNAPSHOT");
   add_remap_option(sub, &a->remap);
+  add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     RestoreOptions options;
     options.output = a->output;
@@ -73,12 +76,10 @@ Runner setup_restore(CLI::App& sub) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     options.remap = std::move(*remap);
-    if (io.err_is_terminal)
-      options.progress = [&io](size_t done, size_t total) {
-        io.err << fmt::format("\rckpt: restored {}/{} subtasks", done, total) << (done == total ? "\n" : "")
-               << std::flush;
-      };
+    ProgressMeter meter(io, "restore", a->progress);
+    options.progress = meter.counters();
     Result<RestoreReport> report = restore_snapshot(a->snapshot, options);
+    meter.finish();
     if (!report.ok()) {
       print_error(io, report.error().to_string());
       return kExitError;

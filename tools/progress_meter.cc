@@ -34,7 +34,17 @@ ProgressMeter::ProgressMeter(Io& io, std::string verb, ProgressMode mode)
 ProgressMeter::~ProgressMeter() { finish(); }
 
 std::string ProgressMeter::render(const std::string& verb, uint64_t done, uint64_t total, uint64_t entries,
-                                  double seconds) {
+                                  double seconds, uint64_t parts_done, uint64_t parts_total) {
+  if (total == 0 && parts_total > 0) {
+    parts_done = std::min(parts_done, parts_total);
+    std::string line = fmt::format("ckpt {}: {} entries ({}%)", verb, entries, parts_done * 100 / parts_total);
+    if (seconds > 0.5) {
+      line += fmt::format(", {:.0f} entries/s", static_cast<double>(entries) / seconds);
+      if (parts_done > 0 && parts_done < parts_total)
+        line += fmt::format(", ETA {:.0f} s", seconds * static_cast<double>(parts_total - parts_done) / parts_done);
+    }
+    return line;
+  }
   // Shared files read twice and SSTs opened twice can count past the total: never over 100%.
   if (total > 0) done = std::min(done, total);
   std::string line = fmt::format("ckpt {}: {}", verb, human_size(static_cast<int64_t>(done)));
@@ -56,7 +66,8 @@ void ProgressMeter::run() {
                          [this] { return stop_; })) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string line = render(verb_, progress_.bytes_done.load(), progress_.bytes_total.load(),
-                              progress_.entries_done.load(), seconds);
+                              progress_.entries_done.load(), seconds, progress_.parts_done.load(),
+                              progress_.parts_total.load());
     if (terminal_)
       io_.err << "\r" << line << "\x1b[K" << std::flush;
     else
@@ -80,7 +91,8 @@ void ProgressMeter::finish() {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   uint64_t total = progress_.bytes_total.load();
   // The work is over: what it read is all it had to read, whatever filters skipped.
-  io_.err << render(verb_, total > 0 ? total : progress_.bytes_done.load(), total, progress_.entries_done.load(), 0)
+  io_.err << render(verb_, total > 0 ? total : progress_.bytes_done.load(), total, progress_.entries_done.load(), 0,
+                    progress_.parts_total.load(), progress_.parts_total.load())
           << fmt::format(", done in {:.1f} s", seconds) << '\n'
           << std::flush;
 }

@@ -37,8 +37,10 @@ class ProgressMeter {
   // Stops the thread; on a terminal clears the line, when forced prints a last summary line.
   // Call before printing the command's own result.
   void finish();
-  // The line as it is drawn now (for tests): sizes, entries, rate, ETA.
-  static std::string render(const std::string& verb, uint64_t done, uint64_t total, uint64_t entries, double seconds);
+  // The line as it is drawn now (for tests): sizes, entries, rate, ETA. Work counted in parts
+  // (generate) shows entries, the share of parts done and an entry rate instead of sizes.
+  static std::string render(const std::string& verb, uint64_t done, uint64_t total, uint64_t entries,
+                            double seconds, uint64_t parts_done = 0, uint64_t parts_total = 0);
 
  private:
   void run();

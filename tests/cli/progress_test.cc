@@ -74,3 +74,29 @@ TEST_CASE("on a terminal the progress line is redrawn in place and cleared at th
   REQUIRE(q.status == 0);
   CHECK(q.out.find("\x1b[K") == std::string::npos);
 }
+
+TEST_CASE("work counted in parts shows entries and the share of parts done", "[cli]") {
+  CHECK(cli::ProgressMeter::render("generate", 0, 0, 500, 2.0, 1, 4) ==
+        "ckpt generate: 500 entries (25%), 250 entries/s, ETA 6 s");
+  CHECK(cli::ProgressMeter::render("generate", 0, 0, 9, 0.2, 9, 4) == "ckpt generate: 9 entries (100%)");
+}
+
+TEST_CASE("generate convert restore and compact report their work with --progress", "[cli]") {
+  test::ScratchDir tmp;
+  auto gen = test::run_cli_ok({"generate", "--output", tmp / "g", "--keys", "2000", "--progress"});
+  // One value-state entry per key, every key group written.
+  CHECK(gen.err.find("ckpt generate: 2000 entries (100%)") != std::string::npos);
+  auto conv = test::run_cli_ok({"convert", tmp / "g", "--to", "heap", "--output", tmp / "h", "--progress"});
+  CHECK(conv.err.find("ckpt convert: ") != std::string::npos);
+  CHECK(conv.err.find("(100%), 2000 entries") != std::string::npos);
+  auto rest = test::run_cli_ok({"restore", tmp / "h", "--output", tmp / "r", "--progress"});
+  CHECK(rest.err.find("ckpt restore: ") != std::string::npos);
+  CHECK(rest.err.find("(100%)") != std::string::npos);
+  test::run_cli_ok({"generate", "--output", tmp / "chain", "--keys", "2000", "--chain", "2", "--quiet"});
+  auto comp = test::run_cli_ok({"compact", tmp / "chain/chk-2", "--output", tmp / "c", "--progress"});
+  CHECK(comp.err.find("ckpt compact: ") != std::string::npos);
+  CHECK(comp.err.find("(100%)") != std::string::npos);
+  auto chain = test::run_cli_ok({"generate", "--output", tmp / "chain2", "--keys", "100", "--chain", "3", "--progress"});
+  CHECK(chain.err.find("ckpt generate: ") != std::string::npos);
+  CHECK(chain.err.find("(100%)") != std::string::npos);
+}

@@ -74,18 +74,20 @@ TEST_CASE("ordered channels survive a task that throws and deliver the other tas
   require_clean_exit(o, "0 1 10 20 21 ");
 }
 
-TEST_CASE("restore returns an exception of its progress callback on a worker as an internal error", "[ops][unit]") {
+TEST_CASE("restore counts its progress from the worker threads without calling the caller", "[ops][unit]") {
+  // Progress is a set of counters (ckpt/progress.h), not a callback: no caller code runs on
+  // restore's workers any more, so none can throw there. The counters still reach the total.
   test::ScratchDir tmp;
   REQUIRE(test::generate_rocksdb_savepoint(tmp / "in").ok());
   RestoreOptions options;
   options.output = tmp / "out";
   options.jobs = 2;
-  options.progress = [](size_t, size_t) { throw std::runtime_error("progress failed"); };
-  std::optional<Result<RestoreReport>> r;
-  REQUIRE_NOTHROW(r.emplace(restore_snapshot(tmp / "in", options)));
-  REQUIRE_FALSE(r->ok());
-  CHECK(r->error().message == "internal error: progress failed");
-  CHECK_FALSE(std::filesystem::exists(tmp / "out"));
+  Progress progress;
+  options.progress = &progress;
+  Result<RestoreReport> r = restore_snapshot(tmp / "in", options);
+  REQUIRE(r.ok());
+  CHECK(progress.bytes_total.load() > 0);
+  CHECK(progress.bytes_done.load() >= progress.bytes_total.load());
 }
 
 TEST_CASE("a diff side whose reader throws ends with an internal error", "[ops][unit]") {

@@ -17,6 +17,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/export.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -30,6 +31,8 @@ struct CKPT_API CompactOptions {
   int jobs = 1;                   // subtasks compacted at once
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   bool force = false;             // replace an existing output (never one that is or holds the input)
+  // The input's bytes read: checked, then each instance's files copied and compacted (ckpt/progress.h).
+  Progress* progress = nullptr;
 };
 
 struct CKPT_API CompactReport {

@@ -33,6 +33,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/export.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -51,6 +52,9 @@ struct CKPT_API ConvertOptions {
   // proxies supply, per operator, the key serializer a changelog-backend handle may lack
   // (Flink's restore takes it from the job). Empty: such handles are refused.
   std::string key_serializers_from;
+  // The input's bytes read (checked first, then converted: twice its state size) and the
+  // entries written (ckpt/progress.h).
+  Progress* progress = nullptr;
 };
 
 struct CKPT_API ConvertSummary {

@@ -27,6 +27,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/export.h"
+#include "ckpt/progress.h"
 namespace ckpt {
 
 enum class GenerateBackend { kRocksDb, kHeap, kCanonical };
@@ -46,6 +47,8 @@ struct CKPT_API GenerateOptions {
   int32_t chain = 0;       // 0: one snapshot; N: chk-1..chk-N (RocksDB)
   double churn = 0.2;      // fraction of buckets rewritten per checkpoint of a chain
   int jobs = 1;            // subtasks written at once
+  // Entries written, and key groups written of all operators' (parts, ckpt/progress.h).
+  Progress* progress = nullptr;
 };
 
 struct CKPT_API GenerateSummary {

@@ -20,9 +20,14 @@ struct CKPT_API Progress {
   std::atomic<uint64_t> bytes_done{0};
   // Entries decoded, written or copied so far, where the operation has entries.
   std::atomic<uint64_t> entries_done{0};
+  // For work not measured in bytes read (generate writes state it makes up): equal pieces of
+  // it, e.g. key groups written of all operators' key groups. 0 total: not used.
+  std::atomic<uint64_t> parts_total{0};
+  std::atomic<uint64_t> parts_done{0};
 
   void add_bytes(uint64_t n) { bytes_done.fetch_add(n, std::memory_order_relaxed); }
   void add_entries(uint64_t n) { entries_done.fetch_add(n, std::memory_order_relaxed); }
+  void add_parts(uint64_t n) { parts_done.fetch_add(n, std::memory_order_relaxed); }
 };
 
 }  // namespace ckpt

@@ -20,6 +20,7 @@
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/metadata.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
 namespace ckpt {
@@ -41,8 +42,9 @@ struct CKPT_API RestoreOptions {
   // Another snapshot of the job whose keyed proxies name the key serializers that changelog
   // handles without a materialized part lack (as ckpt-convert's --key-serializers-from).
   std::string key_serializers_from;
-  // Called after each subtask is restored (never concurrently) with (done, total).
-  std::function<void(size_t, size_t)> progress;
+  // The input's bytes read (checked first, then copied or rebuilt) and, for heap and canonical
+  // state, the entries written (ckpt/progress.h).
+  Progress* progress = nullptr;
 };
 
 struct CKPT_API RestoredInstance {

@@ -124,6 +124,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   InputChecks checks;
   checks.keyed_streams = true;  // heap and canonical handles are copied as they are
   checks.jobs = options.jobs;
+  checks.progress = options.progress;
   CKPT_RETURN_IF_ERROR(check_input(m, where, options.remap, checks));
   fs::path parent = fs::absolute(output, ec).parent_path();
   if (ec)
@@ -179,8 +180,24 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   CKPT_RETURN_IF_ERROR(copied);
 
   // Each instance's outcome is kept, to be reported with its operator and subtask below.
+  auto input_bytes = [](const RocksCompactJob& job) {
+    uint64_t total = 0;
+    for (const auto& [name, path] : job.files) {
+      std::error_code size_ec;
+      uintmax_t size = fs::file_size(path, size_ec);
+      if (!size_ec) total += size;
+    }
+    return total;
+  };
+  if (options.progress)
+    for (Instance& in : instances) {
+      in.job.progress = options.progress;
+      // Copied, then compacted: each instance's bytes twice.
+      options.progress->bytes_total.fetch_add(2 * input_bytes(in.job), std::memory_order_relaxed);
+    }
   CKPT_RETURN_IF_ERROR(run_parallel(instances.size(), options.jobs, [&](size_t i) -> Status {
     instances[i].files = catch_internal([&] { return compact_instance(instances[i].job); });
+    if (Progress* p = instances[i].job.progress) p->add_bytes(input_bytes(instances[i].job));
     return Status::OK();
   }));
 

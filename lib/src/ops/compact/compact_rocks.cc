@@ -67,6 +67,10 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
       return Error(ErrorCode::kCorruption, "unexpected RocksDB file name '" + name + "'");
     CKPT_RETURN_IF_ERROR(check_regular_input(source));
     CKPT_RETURN_IF_ERROR(copy_file_contents(source, (db_dir / name).string()));
+    if (job.progress) {
+      uintmax_t size = fs::file_size(db_dir / name, ec);
+      if (!ec) job.progress->add_bytes(size);
+    }
   }
 
   rocksdb::DBOptions db_options;

@@ -14,6 +14,7 @@ namespace ckpt {
 struct RocksCompactJob {
   std::vector<std::pair<std::string, std::string>> files;  // (RocksDB file name, local source path)
   std::string work_dir;  // created; holds the restored instance; the caller removes it
+  Progress* progress = nullptr;  // each file's bytes as it is copied, all of them again once compacted
   std::string out_dir;   // must not exist; receives the compacted instance
   CompactCompression compression = CompactCompression::kZstd;
 };

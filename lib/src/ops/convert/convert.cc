@@ -10,6 +10,7 @@
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java/java_serialization.h"
+#include "format/state_bytes.h"
 #include "ops/verify/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/convert/keyed_target.h"
@@ -28,6 +29,7 @@ struct Job {
   std::string out_dir;  // the temporary output directory
   ConvertTarget to = ConvertTarget::kCanonical;
   bool modern_types = true;  // 11 / 12 rather than 5 / 3
+  Progress* progress = nullptr;
   std::map<std::string, SerializerSnapshot> key_serializers;  // by operator id (hex), for changelog handles
 };
 
@@ -79,6 +81,7 @@ Result<KeyedHandle> convert_keyed(const KeyedHandle& in, const OperatorState& op
     return read_raw_keyed(in, source, job.streams, op.max_parallelism, fn);
   }, &stats));
   c.entries += stats.entries;
+  if (job.progress) job.progress->add_entries(stats.entries);
   c.files += stats.files;
   c.bytes += stats.bytes;
   c.subtasks++;
@@ -164,11 +167,18 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
                                      {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
   InputChecks checks;
   checks.jobs = options.jobs;
+  checks.progress = options.progress;
+  if (options.progress)
+    for (const OperatorState& op : metadata.operators)
+      for (const SubtaskState& st : op.subtasks)
+        if (!st.finished) options.progress->bytes_total.fetch_add(subtask_state_bytes(st), std::memory_order_relaxed);
   CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
 
   Job job;
   job.metadata = &metadata;
   job.streams = StreamOpener::for_snapshot(where, options.remap);
+  job.streams.set_progress(options.progress);
+  job.progress = options.progress;
   if (!options.key_serializers_from.empty()) {
     CKPT_ASSIGN_OR_RETURN(job.key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
   }

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "ckpt/walk.h"
+#include "format/state_bytes.h"
 #include "state/changelog/changelog_reader.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/operator_state_reader.h"
@@ -195,15 +195,7 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
   if (options.progress) {
     impl->streams.set_progress(options.progress);
     uint64_t total = 0;
-    auto add = [&total](const StreamHandle& s, StreamRole, const std::string*) {
-      if (s.size > 0) total += static_cast<uint64_t>(s.size);
-    };
-    for (const EntryTask& t : impl->tasks) {
-      if (impl->operator_state_wanted)
-        for (const OperatorHandle& h : t.subtask->managed_operator) visit_streams(h, add);
-      visit_streams(t.subtask->managed_keyed, add);
-      visit_streams(t.subtask->raw_keyed, add);
-    }
+    for (const EntryTask& t : impl->tasks) total += subtask_state_bytes(*t.subtask, impl->operator_state_wanted);
     options.progress->bytes_total.fetch_add(total, std::memory_order_relaxed);
   }
   return std::unique_ptr<EntryReader>(new EntryReader(std::move(impl)));

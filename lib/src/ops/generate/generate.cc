@@ -52,6 +52,8 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
 
   CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(options.output));
   const GenerateOptions& o = options;
+  if (o.progress)
+    o.progress->parts_total.fetch_add(static_cast<uint64_t>(o.operators) * o.max_parallelism, std::memory_order_relaxed);
   std::vector<std::vector<KeyedHandle>> handles(o.operators, std::vector<KeyedHandle>(o.parallelism));
   std::vector<KeyedTargetStats> stats(static_cast<size_t>(o.operators) * o.parallelism);
   CKPT_RETURN_IF_ERROR(run_parallel(stats.size(), o.jobs, [&](size_t i) -> Status {
@@ -73,6 +75,10 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
         bool any = false;
         for (const auto& v : by_state) any |= !v.empty();
         if (any) CKPT_RETURN_IF_ERROR(fn(kg, by_state));
+        if (o.progress) {
+          for (const auto& v : by_state) o.progress->add_entries(v.size());
+          o.progress->add_parts(1);
+        }
       }
       return Status::OK();
     }, &stats[i]));

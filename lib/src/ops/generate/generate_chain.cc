@@ -180,9 +180,12 @@ Result<GenerateSummary> generate_chain(const GenerateModel& model) {
   const size_t tasks = static_cast<size_t>(o.operators) * o.parallelism;
   std::vector<std::vector<KeyedHandle>> chains(tasks);
   std::vector<GenerateSummary> stats(tasks);
+  // A chain's parts are its subtasks: each writes its whole history of checkpoints.
+  if (o.progress) o.progress->parts_total.fetch_add(tasks, std::memory_order_relaxed);
   CKPT_RETURN_IF_ERROR(run_parallel(tasks, o.jobs, [&](size_t i) -> Status {
     const int32_t op = static_cast<int32_t>(i / o.parallelism), sub = static_cast<int32_t>(i % o.parallelism);
     CKPT_ASSIGN_OR_RETURN(chains[i], subtask_chain(model, op, sub, paths, &stats[i]));
+    if (o.progress) o.progress->add_parts(1);
     return Status::OK();
   }));
 

@@ -14,6 +14,7 @@
 
 #include "ckpt/io.h"
 #include "ckpt/walk.h"
+#include "format/state_bytes.h"
 #include "ops/verify/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
@@ -129,6 +130,12 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   // checksummed (placing them copies their bytes unread).
   InputChecks checks;
   checks.jobs = options.jobs;
+  checks.progress = options.progress;
+  if (options.progress)
+    for (InstanceJob& job : jobs) {
+      job.progress = options.progress;
+      options.progress->bytes_total.fetch_add(subtask_state_bytes(*job.subtask, false), std::memory_order_relaxed);
+    }
   checks.wanted = [&options](const OperatorState& op, const SubtaskState& st) {
     return operator_matches(op, options.operator_filter) && (!options.subtask || st.index == *options.subtask);
   };
@@ -141,17 +148,11 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
 
   std::vector<std::optional<Result<RestoredInstance>>> results(jobs.size());
   std::atomic<bool> failed{false};
-  std::mutex progress_mutex;
-  size_t done = 0;
   // A failure other than kNotSupported stops the instances not yet started; every outcome is
   // reported below with its operator and subtask.
   Status run = run_parallel(jobs.size(), options.jobs, [&](size_t i) -> Status {
     results[i] = catch_internal([&]() -> Result<RestoredInstance> {
-      Result<RestoredInstance> r = restore_instance(jobs[i], paths, where.metadata_path);
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      ++done;
-      if (options.progress) options.progress(done, jobs.size());
-      return r;
+      return restore_instance(jobs[i], paths, where.metadata_path);
     });
     if (results[i]->ok() || results[i]->error().code == ErrorCode::kNotSupported) return Status::OK();
     failed = true;

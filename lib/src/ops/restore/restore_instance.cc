@@ -92,9 +92,15 @@ Status place_file(const NamedStream& f, const std::string& dir, bool link, const
   bool whole_file = !stream.path().empty() && stream.base() == 0;
   if (whole_file && link && is_sst_name(f.name) && ::link(stream.path().c_str(), dst.c_str()) == 0) {
     ++out.linked_files;
+    if (Progress* p = streams.progress()) p->add_bytes(stream.size());
     return Status::OK();
   }
-  if (whole_file) return copy_file_contents(stream.path(), dst);
+  if (whole_file) {
+    // Copied by the kernel, past StateStream::read's count.
+    CKPT_RETURN_IF_ERROR(copy_file_contents(stream.path(), dst));
+    if (Progress* p = streams.progress()) p->add_bytes(stream.size());
+    return Status::OK();
+  }
   return copy_stream(stream, dst);
 }
 
@@ -202,13 +208,14 @@ Result<RestoredInstance> restore_instance(const InstanceJob& job, const Resolved
   out.operator_id = operator_id_hex(job.op->id);
   out.subtask = job.subtask->index;
   out.key_groups = job.keep;
-  const StreamOpener streams(
+  StreamOpener streams(
       [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
         auto it = paths.find(uri);
         if (it == paths.end()) return std::nullopt;
         return it->second;
       },
       metadata_file);
+  streams.set_progress(job.progress);
   std::vector<std::string> states;
   if (job.handle->type == handle_type::kIncremental || job.handle->type == handle_type::kIncrementalV1) {
     std::error_code ec;

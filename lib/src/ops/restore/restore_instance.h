@@ -24,6 +24,7 @@ struct InstanceJob {
   bool link = false;
   bool full_check = false;              // read every entry back, checksums verified
   const SerializerSnapshot* key_fallback = nullptr;  // changelog handles storing none, else null
+  Progress* progress = nullptr;                      // bytes read or copied
 };
 
 // Where every file handle's URI was found, resolved up front (the resolver is not shared

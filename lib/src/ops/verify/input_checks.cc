@@ -7,6 +7,7 @@
 
 #include "ckpt/io.h"
 #include "format/metadata_offsets.h"
+#include "format/state_bytes.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/operator_state_reader.h"
 #include "state/proxy_reader.h"
@@ -170,7 +171,16 @@ Status check_input(const Metadata& m, const SnapshotLocation& where, const std::
   for (const OperatorState& op : m.operators)
     for (const SubtaskState& st : op.subtasks)
       if (!st.finished && (!checks.wanted || checks.wanted(op, st))) subtasks.emplace_back(&op, &st);
-  const StreamOpener streams = StreamOpener::for_snapshot(where, remap);
+  StreamOpener streams = StreamOpener::for_snapshot(where, remap);
+  if (checks.progress) {
+    streams.set_progress(checks.progress);
+    uint64_t total = 0;
+    // What decoding reads: operator state always, keyed streams only when asked to (SSTs are
+    // counted by check_ssts below).
+    for (const auto& [op, st] : subtasks)
+      total += checks.keyed_streams ? subtask_state_bytes(*st) : subtask_state_bytes(*st) - subtask_state_bytes(*st, false);
+    checks.progress->bytes_total.fetch_add(total, std::memory_order_relaxed);
+  }
   CKPT_RETURN_IF_ERROR(run_parallel(subtasks.size(), checks.jobs, [&](size_t i) {
     return decode_subtask(*subtasks[i].first, *subtasks[i].second, checks, streams, where.metadata_path);
   }));
@@ -178,6 +188,7 @@ Status check_input(const Metadata& m, const SnapshotLocation& where, const std::
   VerifyOptions options;
   options.jobs = checks.jobs;
   options.remap = remap;
+  options.progress = checks.progress;
   VerifyReport deep;
   std::unordered_set<std::string> known;
   check_ssts(m, where, options, checks.wanted, {}, deep, known);

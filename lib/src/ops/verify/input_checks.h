@@ -16,6 +16,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
+#include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 #include "ops/verify/verify_checks.h"
 #include "state/read_options.h"
@@ -27,6 +28,7 @@ struct InputChecks {
   // Decode heap and canonical keyed streams too, for a command that copies them as they are.
   bool keyed_streams = false;
   int jobs = 1;
+  Progress* progress = nullptr;  // the bytes the checks read (they read the input once whole)
 };
 
 Status check_input(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,
