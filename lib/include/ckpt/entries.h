@@ -132,6 +132,10 @@ struct CKPT_API EntrySelection {
   // Key groups to read; keyed and timer entries only (a key-group filter drops operator state).
   std::optional<std::pair<int32_t, int32_t>> key_groups;
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
+  // Another snapshot of the same job whose keyed proxies name, per operator, the key serializer
+  // a changelog-backend handle without a materialized part lacks (its keys print as hex
+  // otherwise). Empty: none.
+  std::string key_serializers_from;
 };
 
 struct CKPT_API EntryReaderOptions : EntrySelection {
