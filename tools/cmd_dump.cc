@@ -116,10 +116,7 @@ Runner setup_dump(CLI::App& sub) {
     if (table) sink = std::make_unique<TableSink>(io);
     else sink = std::make_unique<NdjsonSink>(io);
     Result<DumpSummary> summary = dump_snapshot(a->snapshot, options, *sink);
-    if (!summary.ok()) {
-      print_error(io, summary.error().to_string());
-      return kExitError;
-    }
+    if (!summary.ok()) return report_error(io, summary.error());
     warn_unmatched_uids(io, summary->unmatched_uids);
     return summary->problems > 0 ? kExitProblems : kExitOk;
   };

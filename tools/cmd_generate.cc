@@ -6,6 +6,7 @@
 
 #include "ckpt/generate.h"
 #include "command.h"
+#include "json_output.h"
 
 namespace ckpt::cli {
 
@@ -14,6 +15,7 @@ struct GenerateArgs {
   GenerateOptions options;
   std::string backend = "rocksdb";
   std::string states = "value";
+  bool json = false;
 };
 }  // namespace
 
@@ -53,22 +55,29 @@ Runner setup_generate(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--force", o.force, "Replace an existing output directory");
+  sub.add_flag("--json", a->json, "Describe what was written as JSON");
   return [a](Io& io) {
     GenerateOptions options = a->options;
     Result<GenerateBackend> backend = parse_generate_backend(a->backend);
-    if (!backend.ok()) {
-      print_error(io, backend.error().to_string());
-      return kExitError;
-    }
+    if (!backend.ok()) return report_error(io, backend.error());
     options.backend = *backend;
     options.states.clear();
     std::stringstream ss(a->states);
     for (std::string s; std::getline(ss, s, ',');)
       if (!s.empty()) options.states.push_back(s);
     Result<GenerateSummary> s = generate_snapshot(options);
-    if (!s.ok()) {
-      print_error(io, s.error().to_string());
-      return kExitError;
+    if (!s.ok()) return report_error(io, s.error());
+    if (a->json) {
+      nlohmann::ordered_json doc = json_document("generate");
+      doc["output"] = options.output;
+      doc["backend"] = a->backend;
+      doc["chain"] = options.chain;
+      doc["snapshot_count"] = s->snapshots;
+      doc["entry_count"] = s->entries;
+      doc["file_count"] = s->files;
+      doc["bytes"] = s->bytes;
+      print_json(io, doc);
+      return kExitOk;
     }
     if (options.chain > 0)
       io.out << fmt::format("{}: {} checkpoints, {} files, {} bytes\n", options.output, s->snapshots, s->files, s->bytes);

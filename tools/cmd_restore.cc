@@ -79,12 +79,10 @@ Runner setup_restore(CLI::App& sub) {
                << std::flush;
       };
     Result<RestoreReport> report = restore_snapshot(a->snapshot, options);
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_restore_json(*report, io.out);
     else write_restore_text(*report, io.out);
+    io.json_written = a->json;
     return kExitOk;
   };
 }

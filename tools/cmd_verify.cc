@@ -41,12 +41,10 @@ Runner setup_verify(CLI::App& sub) {
     options.remap = std::move(*remap);
     options.names = std::move(*names);
     Result<VerifyReport> report = verify_snapshot(a->snapshot, options);
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_verify_json(*report, io.out);
     else write_verify_text(*report, io.out);
+    io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);
     return report->clean() ? kExitOk : kExitProblems;
   };

@@ -96,5 +96,5 @@ TEST_CASE("the usage line is generated from the options by the documented rule",
   CHECK(ckpt::test::run_cli({"inspect", "--help"}).out.find("Usage: ckpt inspect SNAPSHOT [-v] [--json] [--remap PREFIX=DIR]... [--count] [-j N] [--plan FILE] [--uid NAME]... [--uids FILE]\n") !=
         std::string::npos);
   CHECK(ckpt::test::run_cli({"relocate", "--help"}).out.find(
-            "Usage: ckpt relocate SNAPSHOT --output FILE [--map OLD=NEW]... [--relative] [--force]\n") != std::string::npos);
+            "Usage: ckpt relocate SNAPSHOT --output FILE [--map OLD=NEW]... [--relative] [--force] [--json]\n") != std::string::npos);
 }
