@@ -33,7 +33,7 @@ Runner setup_compact(CLI::App& sub) {
   sub.add_option("--compression", a->compression, "Compression of the compacted SSTs (default zstd)")
       ->type_name("zstd|lz4|snappy|none")
       ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
-  sub.add_option("-j", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j,--jobs", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
   add_remap_option(sub, &a->remap);

@@ -26,7 +26,7 @@ struct ConvertArgs {
 Runner setup_convert(CLI::App& sub) {
   auto a = std::make_shared<ConvertArgs>();
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
-  sub.add_option("--to", a->to, "Target layout: rocksdb, heap or canonical")
+  sub.add_option("--to", a->to, "Target layout: rocksdb, heap (or hashmap) or canonical")
       ->required()
       ->type_name("KIND");
   sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")

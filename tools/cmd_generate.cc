@@ -25,7 +25,7 @@ Runner setup_generate(CLI::App& sub) {
   sub.add_option("-o,--output", o.output, "Directory to create (must not exist or be empty)")
       ->required()
       ->type_name("DIR");
-  sub.add_option("--backend", a->backend, "Layout: rocksdb (native), heap (native) or canonical")
+  sub.add_option("--backend", a->backend, "Layout: rocksdb (native), heap (native; or hashmap) or canonical")
       ->type_name("KIND")
       ->capture_default_str();
   sub.add_option("--operators", o.operators, "Keyed operators")->type_name("N")->check(CLI::Range(1, 1000))->capture_default_str();

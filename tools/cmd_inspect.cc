@@ -27,7 +27,7 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   add_remap_option(sub, &a->remap);
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
-  sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")
+  sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once for --count")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
   add_naming_options(sub, &a->naming);

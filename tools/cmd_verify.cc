@@ -25,7 +25,7 @@ Runner setup_verify(CLI::App& sub) {
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
   sub.add_flag("--deep", a->deep, "Also read every byte: decode every stream, checksum every SST");
   sub.add_flag("--json", a->json, "Print the report as JSON");
-  sub.add_option("-j", a->jobs, "With --deep, check N subtasks and SST files at once")
+  sub.add_option("-j,--jobs", a->jobs, "With --deep, check N subtasks and SST files at once")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
