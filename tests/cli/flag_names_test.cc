@@ -118,7 +118,8 @@ TEST_CASE("every subcommand that writes an output takes --force and --json", "[c
   CLI::App app;
   const std::vector<Flag> flags = visible_flags(app);
   const std::set<std::string> writers = commands_with(flags, "output");
-  CHECK(writers == std::set<std::string>{"compact", "convert", "generate", "relocate", "restore"});
+  // At least these; a new writer joins the rule below by having --output.
+  for (const char* c : {"compact", "convert", "generate", "relocate", "restore"}) CHECK(writers.count(c) == 1);
   for (const std::string& c : writers) {
     INFO("ckpt " << c);
     CHECK(has(flags, c, "force"));
@@ -130,8 +131,10 @@ TEST_CASE("every subcommand that writes an output takes --force and --json", "[c
     CHECK(has(flags, c, "json"));
   }
   // Each subcommand that decodes change logs' keys can be given their key serializers.
-  CHECK(commands_with(flags, "key-serializers-from") == std::set<std::string>{"convert", "diff", "dump", "restore"});
-  CHECK(commands_with(flags, "key-groups") == std::set<std::string>{"dump", "restore"});
+  const std::set<std::string> key_serializers = commands_with(flags, "key-serializers-from");
+  for (const char* c : {"convert", "diff", "dump", "restore"}) CHECK(key_serializers.count(c) == 1);
+  const std::set<std::string> key_groups = commands_with(flags, "key-groups");
+  for (const char* c : {"dump", "restore"}) CHECK(key_groups.count(c) == 1);
 }
 
 TEST_CASE("--help names every value --to and --backend accept and the old spellings still parse", "[cli]") {
