@@ -46,8 +46,8 @@ class Outputs {
   }
   size_t count() const { return n_; }
 
-  // Runs the validator; every file must come out as expected.
-  void validate() const {
+  // Runs the validator; every file must come out as expected. Returns its report.
+  std::string validate() const {
     CliResult v = ckpt::test::run_program({"python3", ckpt::test::source_dir() + "/tests/tools/validate_json.py",
                                            ckpt::test::source_dir() + "/formats/schemas", dir()},
                                           600);
@@ -57,6 +57,7 @@ class Outputs {
     size_t ok = 0;
     for (size_t at = v.out.find("ok "); at != std::string::npos; at = v.out.find("\nok ", at + 1)) ++ok;
     CHECK(ok == n_);
+    return v.out;
   }
 
  private:
@@ -153,7 +154,20 @@ TEST_CASE("the schemas reject documents with a renamed - missing - unknown or mi
   o.add("verify", verify.dump(), "json");
   o.add("restore", restore.dump(), "json");
   o.add("error", error.dump(), "json");
-  o.validate();
+  // Each mutation is rejected where it was made, not for something else in the document.
+  const std::string report = o.validate();
+  for (const char* why : {"inspect.1.invalid.json: rejected: document 0 at /: 'snapshot' is a required",
+                          "inspect.2.invalid.json: rejected: document 0 at /operators/0: Additional properties",
+                          "inspect.3.invalid.json: rejected: document 0 at /: 'schema' is a required",
+                          "inspect.4.invalid.json: rejected: document 0 at /schema:",
+                          "verify.5.invalid.json: rejected: document 0 at /: Additional properties",
+                          "verify.6.invalid.json: rejected: document 0 at /clean:",
+                          "restore.7.invalid.json: rejected: document 0 at /instances/0/key_group_range:",
+                          "error.8.invalid.json: rejected: document 0 at /error/code:",
+                          "dump.9.invalid.json: rejected: document 0 at /operator:"}) {
+    INFO(why);
+    CHECK(report.find(why) != std::string::npos);
+  }
 }
 
 TEST_CASE("inspect verify dump and diff --json validate against their schemas on every Flink snapshot",
