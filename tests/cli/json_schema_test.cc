@@ -170,7 +170,7 @@ TEST_CASE("the schemas reject documents with a renamed - missing - unknown or mi
   }
 }
 
-TEST_CASE("inspect verify dump and diff --json validate against their schemas on every Flink snapshot",
+TEST_CASE("inspect verify diff and the writers --json and dump lines validate against their schemas on Flink snapshots",
           "[cli][corpus]") {
   CKPT_REQUIRE_SHARED();
   ckpt::test::ScratchDir s;
@@ -200,6 +200,10 @@ TEST_CASE("inspect verify dump and diff --json validate against their schemas on
     o.document("convert", run_cli({"convert", "--json", dir, "--to", "heap", "--output", s / (name + ".heap")}));
     o.document("relocate", run_cli({"relocate", "--json", dir, "--output", s / (name + ".metadata")}));
   }
+  const std::string checkpoint =
+      ckpt::test::corpus_dir() + "/new-stateful-broadcast-udf-migration-itcase-flink1.17-rocksdb-checkpoint";
+  o.document("compact", run_cli({"compact", "--json", checkpoint, "--output", s / "compacted"}));
+  o.document("restore", run_cli({"restore", "--json", checkpoint, "--output", s / "checkpoint.restored"}));
   CHECK(o.count() > 300);
   o.validate();
 }
