@@ -35,19 +35,19 @@ for round in $(seq "$rounds"); do
   echo "round $round: $1 s, $(($2 / 1024)) MiB max RSS"
 done
 "$ckpt" diff --json "$work/files/chk-1" "$work/files/chk-2" > "$work/files.json" || test $? -eq 1
-jq -r '.files | "  \(.added | length) added, \(.removed | length) removed, \(.shared | length) shared"' "$work/files.json"
+jq -r '"  \(.added_files | length) added, \(.removed_files | length) removed, \(.shared_files | length) shared"' "$work/files.json"
 
 echo "== diff --keys, generated RocksDB chain: $keys keys, value state, 2 subtasks, churn 0.5"
 "$ckpt" generate --output "$work/job" --chain 2 --churn 0.5 --keys "$keys" --parallelism 2 --states value \
   --value-size 100 -j 2
 a=$work/job/chk-1 b=$work/job/chk-2
 "$ckpt" diff --json "$a" "$b" > "$work/job.json" || test $? -eq 1
-jq -r '.files.shared[].uri, .files.removed[].uri | select(test("/shared/"))' "$work/job.json" > "$work/ssts-a"
-jq -r '.files.shared[].uri, .files.added[].uri | select(test("/shared/"))' "$work/job.json" > "$work/ssts-b"
+jq -r '.shared_files[].uri, .removed_files[].uri | select(test("/shared/"))' "$work/job.json" > "$work/ssts-a"
+jq -r '.shared_files[].uri, .added_files[].uri | select(test("/shared/"))' "$work/job.json" > "$work/ssts-b"
 "$ckpt" diff --keys --json "$a" "$b" > "$work/keys.json" || test $? -eq 1
-entries=$(jq '[.keys[] | 2 * .same + .added + .removed + 2 * .changed] | add' "$work/keys.json")
+entries=$(jq '[.keys[] | 2 * .same_count + .added_count + .removed_count + 2 * .changed_count] | add' "$work/keys.json")
 sst_bytes=$(cat "$work/ssts-a" "$work/ssts-b" | xargs cat | wc -c)
-jq -r '.keys[] | "  \(.state): \(.same) same, \(.added) added, \(.removed) removed, \(.changed) changed"' "$work/keys.json"
+jq -r '.keys[] | "  \(.state): \(.same_count) same, \(.added_count) added, \(.removed_count) removed, \(.changed_count) changed"' "$work/keys.json"
 echo "  read: $entries entries of both sides, $(wc -l < "$work/ssts-a") + $(wc -l < "$work/ssts-b") SSTs, $sst_bytes SST bytes"
 cat "$work/ssts-a" "$work/ssts-b" | xargs cat > /dev/null  # the same warm page cache for all
 # sst_dump reads only files named *.sst: link each under such a name (A's, then B's).

@@ -1,14 +1,39 @@
 // Top-level parsing: one CLI11 app, one sub-app per row of the command table.
 #include <memory>
 #include <ostream>
+#include <string_view>
 
-#include "command.h"
 #include "ckpt/version.h"
+#include "command.h"
+#include "json_output.h"
 #include "synopsis.h"
 
 namespace ckpt::cli {
 
-void print_error(Io& io, const std::string& message) { io.err << "ckpt: error: " << message << "\n"; }
+void print_error(Io& io, const std::string& message) {
+  io.err << "ckpt: error: " << message << "\n";
+  io.last_error = message;
+}
+
+int report_error(Io& io, const Error& e) {
+  print_error(io, e.to_string());
+  if (io.json && !io.json_written)
+    print_json(io, json_error(json_error_code(e.code), e.message, e.file, e.offset, e.context));
+  return kExitError;
+}
+
+namespace {
+
+// A failure reported only as text (a malformed flag value, a --remap spec) still leaves an
+// error object on stdout under --json.
+int with_error_object(Io& io, int status, const char* code) {
+  if (status == kExitError && io.json && !io.json_written)
+    print_json(io,
+               json_error(code, io.last_error.empty() ? "the command failed" : io.last_error, "", std::nullopt, ""));
+  return status;
+}
+
+}  // namespace
 void print_warning(Io& io, const std::string& message) { io.err << "ckpt: warning: " << message << "\n"; }
 
 int run(int argc, const char* const* argv, Io& io) {
@@ -42,19 +67,22 @@ int run(int argc, const char* const* argv, Io& io) {
     }
     print_error(io, e.what());
     io.err << "run 'ckpt --help' or 'ckpt <command> --help' for usage\n";
-    return kExitError;
+    for (int i = 1; i < argc; ++i) io.json |= std::string_view(argv[i]) == "--json";
+    return with_error_object(io, kExitError, "usage");
   }
   for (auto& [sub, runner] : subs) {
     if (sub->parsed()) {
+      const CLI::Option* json = sub->get_option_no_throw("--json");
+      io.json = json && json->count() > 0;
       try {
-        return runner(io);
+        return with_error_object(io, runner(io), "invalid_argument");
       } catch (const std::exception& e) {
         // The library does not throw; this catches std::bad_alloc and bugs, never silently.
         print_error(io, std::string("internal error: ") + e.what());
-        return kExitError;
+        return with_error_object(io, kExitError, "internal");
       } catch (...) {
         print_error(io, "internal error: an exception that is not a std::exception");
-        return kExitError;
+        return with_error_object(io, kExitError, "internal");
       }
     }
   }

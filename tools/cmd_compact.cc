@@ -8,6 +8,7 @@
 #include "ckpt/inspect.h"
 #include "command.h"
 #include "progress_meter.h"
+#include "json_output.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -19,6 +20,7 @@ struct CompactArgs {
   std::string compression = "zstd";
   int jobs = 1;
   bool force = false;
+  bool json = false;
   std::vector<std::string> remap;
   ProgressMode progress = ProgressMode::kAuto;
 };
@@ -33,8 +35,9 @@ Runner setup_compact(CLI::App& sub) {
   sub.add_option("--compression", a->compression, "Compression of the compacted SSTs (default zstd)")
       ->type_name("zstd|lz4|snappy|none")
       ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
-  sub.add_option("-j", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j,--jobs", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace an existing output directory");
+  sub.add_flag("--json", a->json, "Describe what was written as JSON");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
@@ -49,9 +52,18 @@ Runner setup_compact(CLI::App& sub) {
     options.progress = meter.counters();
     Result<CompactReport> r = compact_snapshot(a->snapshot, a->output, options);
     meter.finish();
-    if (!r.ok()) {
-      print_error(io, r.error().to_string());
-      return kExitError;
+    if (!r.ok()) return report_error(io, r.error());
+    if (a->json) {
+      nlohmann::ordered_json doc = json_document("compact");
+      doc["snapshot"] = r->input;
+      doc["output"] = r->output;
+      doc["instance_count"] = r->instances;
+      doc["before"] = {
+          {"file_count", r->files_before}, {"sst_file_count", r->sst_files_before}, {"bytes", r->bytes_before}};
+      doc["after"] = {
+          {"file_count", r->files_after}, {"sst_file_count", r->sst_files_after}, {"bytes", r->bytes_after}};
+      print_json(io, doc);
+      return kExitOk;
     }
     io.out << fmt::format("{}: {} RocksDB instances compacted\n", r->output, r->instances);
     io.out << fmt::format("before: {} files ({} SSTs), {}\n", r->files_before, r->sst_files_before,

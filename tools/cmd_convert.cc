@@ -6,6 +6,7 @@
 #include "ckpt/convert.h"
 #include "command.h"
 #include "progress_meter.h"
+#include "json_output.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -17,6 +18,7 @@ struct ConvertArgs {
   std::string output;
   int jobs = 1;
   bool force = false;
+  bool json = false;
   std::vector<std::string> remap;
   std::string key_serializers_from;
   ProgressMode progress = ProgressMode::kAuto;
@@ -26,11 +28,14 @@ struct ConvertArgs {
 Runner setup_convert(CLI::App& sub) {
   auto a = std::make_shared<ConvertArgs>();
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
-  sub.add_option("--to", a->to, "Target layout: rocksdb, heap or canonical")->required()->type_name("KIND");
+  sub.add_option("--to", a->to, "Target layout: rocksdb, heap (or hashmap) or canonical")
+      ->required()
+      ->type_name("KIND");
   sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")
       ->required()
       ->type_name("DIR");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
+  sub.add_flag("--json", a->json, "Describe what was written as JSON");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_option("--key-serializers-from", a->key_serializers_from,
                  "Another snapshot of the job naming the key serializers change logs lack")
@@ -39,10 +44,7 @@ Runner setup_convert(CLI::App& sub) {
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     Result<ConvertTarget> to = parse_convert_target(a->to);
-    if (!to.ok()) {
-      print_error(io, to.error().to_string());
-      return kExitError;
-    }
+    if (!to.ok()) return report_error(io, to.error());
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
     ConvertOptions options;
@@ -56,9 +58,19 @@ Runner setup_convert(CLI::App& sub) {
     options.progress = meter.counters();
     Result<ConvertSummary> s = convert_snapshot(a->snapshot, options);
     meter.finish();
-    if (!s.ok()) {
-      print_error(io, s.error().to_string());
-      return kExitError;
+    if (!s.ok()) return report_error(io, s.error());
+    if (a->json) {
+      nlohmann::ordered_json doc = json_document("convert");
+      doc["snapshot"] = a->snapshot;
+      doc["output"] = a->output;
+      doc["to"] = convert_target_name(*to);
+      doc["kind"] = s->kind;
+      doc["subtask_count"] = s->subtasks;
+      doc["entry_count"] = s->entries;
+      doc["file_count"] = s->files;
+      doc["bytes"] = s->bytes;
+      print_json(io, doc);
+      return kExitOk;
     }
     io.out << fmt::format("{}: {} ({}), {} subtasks, {} entries, {} files, {} bytes\n", a->output, s->kind,
                           convert_target_name(*to), s->subtasks, s->entries, s->files, s->bytes);

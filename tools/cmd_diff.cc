@@ -20,6 +20,7 @@ struct DiffArgs {
   int jobs = 1;
   std::vector<std::string> remap;
   NamingArgs naming;
+  std::string key_serializers_from;
 };
 
 class NdjsonChanges : public KeyChangeSink {
@@ -43,7 +44,12 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_option("--format", a->format, "With --keys: ndjson prints each differing entry instead of the report")
       ->type_name("ndjson")
       ->check(CLI::IsMember({"ndjson"}));
-  sub.add_option("-j", a->jobs, "With --keys: decode N subtasks of each side at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j,--jobs", a->jobs, "With --keys: decode N subtasks of each side at once")
+      ->type_name("N")
+      ->check(CLI::Range(1, 256));
+  sub.add_option("--key-serializers-from", a->key_serializers_from,
+                 "With --keys: another snapshot of the job naming the key serializers change logs lack")
+      ->type_name("SNAPSHOT");
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
   return [a](Io& io) {
@@ -66,14 +72,13 @@ Runner setup_diff(CLI::App& sub) {
     options.jobs = a->jobs;
     options.remap = std::move(*remap);
     options.names = std::move(*names);
+    options.key_serializers_from = a->key_serializers_from;
     NdjsonChanges changes(io.out);
     Result<DiffReport> report = diff_snapshots(a->a, a->b, options, ndjson ? &changes : nullptr);
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_diff_json(*report, io.out);
     else if (!ndjson) write_diff_text(*report, io.out);
+    io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);
     return report->differs() ? kExitProblems : kExitOk;
   };

@@ -30,6 +30,7 @@ struct DumpArgs {
   std::vector<std::string> remap;
   NamingArgs naming;
   ProgressMode progress = ProgressMode::kAuto;
+  std::string key_serializers_from;
 };
 
 // A cell of the table: at most `width` characters, cut with "..." if longer.
@@ -82,22 +83,27 @@ Runner setup_dump(CLI::App& sub) {
   sub.add_option("--subtask", a->subtask, "Only this subtask")
       ->type_name("N")
       ->check(CLI::Range(0, std::numeric_limits<int32_t>::max()));
-  sub.add_option("--key-group", a->key_groups, "Only keyed state of these key groups (drops operator state)")
+  sub.add_option("--key-groups", a->key_groups, "Only keyed state of these key groups (drops operator state)")
       ->type_name("A[-B]");
   sub.add_option("--key", a->keys,
                  "Only entries of this key, as JSON as dump prints keys (repeatable); reads only its key group")
       ->type_name("JSON");
+  sub.add_option("--key-group", a->key_groups, "The old spelling of --key-groups")->group("");
   sub.add_option("--limit", a->limit, "Stop after N entries")->type_name("N");
   sub.add_option("--format", a->format, "ndjson (default when stdout is not a terminal) or table")
       ->type_name("ndjson|table")
       ->check(CLI::IsMember({"ndjson", "table"}));
-  sub.add_option("-j", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
+  sub.add_option("--key-serializers-from", a->key_serializers_from,
+                 "Another snapshot of the job naming the key serializers change logs lack")
+      ->type_name("SNAPSHOT");
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
     DumpOptions options;
+    options.key_serializers_from = a->key_serializers_from;
     std::optional<OperatorNames> names = names_or_report(io, a->naming);
     if (!names) return kExitError;
     options.names = std::move(*names);
@@ -107,7 +113,7 @@ Runner setup_dump(CLI::App& sub) {
     if (!a->key_groups.empty()) {
       std::pair<int32_t, int32_t> range;
       if (!parse_key_group_range(a->key_groups, &range)) {
-        print_error(io, "--key-group: expected A or A-B with 0 <= A <= B, found '" + a->key_groups + "'");
+        print_error(io, "--key-groups: expected A or A-B with 0 <= A <= B, found '" + a->key_groups + "'");
         return kExitError;
       }
       options.key_groups = range;
@@ -129,10 +135,7 @@ Runner setup_dump(CLI::App& sub) {
     options.progress = meter.counters();
     Result<DumpSummary> summary = dump_snapshot(a->snapshot, options, *sink);
     meter.finish();
-    if (!summary.ok()) {
-      print_error(io, summary.error().to_string());
-      return kExitError;
-    }
+    if (!summary.ok()) return report_error(io, summary.error());
     warn_unmatched_uids(io, summary->unmatched_uids);
     // As grep: a lookup that found nothing for a key is a finding, not a failure.
     for (const std::string& key : summary->unmatched_keys) print_warning(io, "no entry has key " + key);

@@ -51,12 +51,10 @@ Runner setup_gc(CLI::App& sub) {
       else print_error(io, "'" + f.path + "': " + f.error);
     };
     Result<GcReport> report = collect_garbage(a->root, options);
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_gc_json(*report, io.out);
     else write_gc_text(*report, options, io.out);
+    io.json_written = a->json;
     return report->failed ? kExitError : kExitOk;
   };
 }

@@ -7,6 +7,7 @@
 #include "ckpt/generate.h"
 #include "command.h"
 #include "progress_meter.h"
+#include "json_output.h"
 
 namespace ckpt::cli {
 
@@ -16,6 +17,7 @@ struct GenerateArgs {
   std::string backend = "rocksdb";
   std::string states = "value";
   ProgressMode progress = ProgressMode::kAuto;
+  bool json = false;
 };
 }  // namespace
 
@@ -25,7 +27,7 @@ Runner setup_generate(CLI::App& sub) {
   sub.add_option("-o,--output", o.output, "Directory to create (must not exist or be empty)")
       ->required()
       ->type_name("DIR");
-  sub.add_option("--backend", a->backend, "Layout: rocksdb (native), heap (native) or canonical")
+  sub.add_option("--backend", a->backend, "Layout: rocksdb (native), heap (native; or hashmap) or canonical")
       ->type_name("KIND")
       ->capture_default_str();
   sub.add_option("--operators", o.operators, "Keyed operators")->type_name("N")->check(CLI::Range(1, 1000))->capture_default_str();
@@ -56,13 +58,11 @@ Runner setup_generate(CLI::App& sub) {
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--force", o.force, "Replace an existing output directory");
   add_progress_options(sub, &a->progress);
+  sub.add_flag("--json", a->json, "Describe what was written as JSON");
   return [a](Io& io) {
     GenerateOptions options = a->options;
     Result<GenerateBackend> backend = parse_generate_backend(a->backend);
-    if (!backend.ok()) {
-      print_error(io, backend.error().to_string());
-      return kExitError;
-    }
+    if (!backend.ok()) return report_error(io, backend.error());
     options.backend = *backend;
     options.states.clear();
     std::stringstream ss(a->states);
@@ -72,9 +72,18 @@ Runner setup_generate(CLI::App& sub) {
     options.progress = meter.counters();
     Result<GenerateSummary> s = generate_snapshot(options);
     meter.finish();
-    if (!s.ok()) {
-      print_error(io, s.error().to_string());
-      return kExitError;
+    if (!s.ok()) return report_error(io, s.error());
+    if (a->json) {
+      nlohmann::ordered_json doc = json_document("generate");
+      doc["output"] = options.output;
+      doc["backend"] = a->backend;
+      doc["chain"] = options.chain;
+      doc["snapshot_count"] = s->snapshots;
+      doc["entry_count"] = s->entries;
+      doc["file_count"] = s->files;
+      doc["bytes"] = s->bytes;
+      print_json(io, doc);
+      return kExitOk;
     }
     if (options.chain > 0)
       io.out << fmt::format("{}: {} checkpoints, {} files, {} bytes\n", options.output, s->snapshots, s->files, s->bytes);

@@ -29,7 +29,9 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   add_remap_option(sub, &a->remap);
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
-  sub.add_option("-j", a->jobs, "Decode N subtasks at once for --count")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once for --count")
+      ->type_name("N")
+      ->check(CLI::Range(1, 256));
   add_naming_options(sub, &a->naming);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
@@ -46,12 +48,10 @@ Runner setup_inspect(CLI::App& sub) {
     options.progress = meter.counters();
     Result<InspectReport> report = inspect_snapshot(a->snapshot, options);
     meter.finish();
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_inspect_json(*report, a->verbose, io.out);
     else write_inspect_text(*report, a->verbose, io.out);
+    io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);
     // Not a fault of the snapshot: Flink stores absolute paths into storage that may have moved.
     if (size_t n = report->outside_files)

@@ -5,6 +5,7 @@
 
 #include "ckpt/relocate.h"
 #include "command.h"
+#include "json_output.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -16,6 +17,7 @@ struct RelocateArgs {
   std::vector<std::string> maps;
   bool relative = false;
   bool force = false;
+  bool json = false;
 };
 }  // namespace
 
@@ -30,13 +32,21 @@ Runner setup_relocate(CLI::App& sub) {
   sub.add_flag("--relative", a->relative,
                "Make absolute file references that point into the snapshot directory relative");
   sub.add_flag("--force", a->force, "Replace an existing output file");
+  sub.add_flag("--json", a->json, "Describe what was written as JSON");
   return [a](Io& io) {
     std::optional<std::vector<PrefixRule>> maps = prefix_rules_or_report(io, a->maps, "--map");
     if (!maps) return kExitError;
     Result<RelocateStats> stats = relocate_snapshot(a->snapshot, a->output, RelocateOptions{std::move(*maps), a->relative, a->force});
-    if (!stats.ok()) {
-      print_error(io, stats.error().to_string());
-      return kExitError;
+    if (!stats.ok()) return report_error(io, stats.error());
+    if (a->json) {
+      nlohmann::ordered_json doc = json_document("relocate");
+      doc["snapshot"] = a->snapshot;
+      doc["output"] = a->output;
+      doc["rewritten_path_count"] = stats->rewritten;
+      doc["relative_path_count"] = stats->made_relative;
+      doc["changed"] = stats->changed();
+      print_json(io, doc);
+      return kExitOk;
     }
     io.out << fmt::format("{}: {} paths rewritten, {} made relative{}\n", a->output, stats->rewritten,
                           stats->made_relative, stats->changed() ? "" : " (a byte-for-byte copy)");

@@ -44,10 +44,10 @@ Runner setup_restore(CLI::App& sub) {
       ->type_name("N")
       ->check(CLI::Range(0, std::numeric_limits<int32_t>::max()));
   sub.add_option("--key-groups", a->key_groups, "Keep only key groups A to B, as a rescaled restore clips")
-      ->type_name("A-B");
+      ->type_name("A[-B]");
   sub.add_flag("--link", a->link, "Hard-link SST files instead of copying them where the file system allows");
   sub.add_flag("--full-check", a->full_check, "Read every entry back with checksums verified before reporting success");
-  sub.add_option("-j", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("-j,--jobs", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
   sub.add_option("--key-serializers-from", a->key_serializers_from,
@@ -63,7 +63,7 @@ Runner setup_restore(CLI::App& sub) {
     if (!a->key_groups.empty()) {
       std::pair<int32_t, int32_t> range;
       if (!parse_key_group_range(a->key_groups, &range)) {
-        print_error(io, "--key-groups: expected A-B with 0 <= A <= B, found '" + a->key_groups + "'");
+        print_error(io, "--key-groups: expected A or A-B with 0 <= A <= B, found '" + a->key_groups + "'");
         return kExitError;
       }
       options.key_groups = range;
@@ -80,12 +80,10 @@ Runner setup_restore(CLI::App& sub) {
     options.progress = meter.counters();
     Result<RestoreReport> report = restore_snapshot(a->snapshot, options);
     meter.finish();
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_restore_json(*report, io.out);
     else write_restore_text(*report, io.out);
+    io.json_written = a->json;
     return kExitOk;
   };
 }

@@ -27,7 +27,7 @@ Runner setup_verify(CLI::App& sub) {
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
   sub.add_flag("--deep", a->deep, "Also read every byte: decode every stream, checksum every SST");
   sub.add_flag("--json", a->json, "Print the report as JSON");
-  sub.add_option("-j", a->jobs, "With --deep, check N subtasks and SST files at once")
+  sub.add_option("-j,--jobs", a->jobs, "With --deep, check N subtasks and SST files at once")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
   add_remap_option(sub, &a->remap);
@@ -47,12 +47,10 @@ Runner setup_verify(CLI::App& sub) {
     options.progress = meter.counters();
     Result<VerifyReport> report = verify_snapshot(a->snapshot, options);
     meter.finish();
-    if (!report.ok()) {
-      print_error(io, report.error().to_string());
-      return kExitError;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json) write_verify_json(*report, io.out);
     else write_verify_text(*report, io.out);
+    io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);
     return report->clean() ? kExitOk : kExitProblems;
   };

@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ckpt/error.h"
+
 namespace ckpt::cli {
 
 // Exit statuses shared by every subcommand (documented in man/ckpt.1.md).
@@ -25,6 +27,12 @@ struct Io {
   std::ostream& err;
   bool out_is_terminal = false;
   bool err_is_terminal = false;
+  // Set by run() when the command line has --json: a failure is then also a JSON object on
+  // `out` (formats/json.md §3), so a script reading stdout learns what went wrong.
+  bool json = false;
+  // A JSON document or error object is on `out`: run() adds no error object of its own.
+  bool json_written = false;
+  std::string last_error = {};  // print_error's last message, for the error object of a failure
 };
 
 using Runner = std::function<int(Io&)>;
@@ -43,6 +51,9 @@ int run(const std::vector<std::string>& args, Io& io);  // args without argv[0]
 
 // "ckpt: error: <message>" on io.err.
 void print_error(Io& io, const std::string& message);
+// A command's failure: print_error(e.to_string()) and, under --json, the error object with
+// e's code, file and offset on io.out. Returns kExitError.
+int report_error(Io& io, const Error& e);
 void print_warning(Io& io, const std::string& message);
 
 }  // namespace ckpt::cli

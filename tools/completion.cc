@@ -28,6 +28,7 @@ std::vector<Sub> model(const CLI::App& app) {
     Sub s{sub->get_name(), sub->get_description(), {}};
     for (const CLI::Option* o : sub->get_options()) {
       if (o->get_positional() && o->get_lnames().empty() && o->get_snames().empty()) continue;
+      if (o->get_group().empty()) continue;  // hidden aliases: old spellings are not offered
       Flag f;
       for (const std::string& l : o->get_lnames()) f.names.push_back("--" + l);
       for (const std::string& c : o->get_snames()) f.names.push_back("-" + c);

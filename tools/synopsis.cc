@@ -10,6 +10,7 @@ std::string synopsis(const CLI::App& sub) {
     out += " " + optional(o, o->get_name(true));
   for (const CLI::Option* o : sub.get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
     if (o == sub.get_help_ptr()) continue;
+    if (o->get_group().empty()) continue;  // a hidden alias (an old spelling) is not advertised
     std::string s;
     if (o->get_expected_max() == 0) {
       s = o->get_snames().empty() ? "--" + o->get_lnames().front() : "-" + o->get_snames().front();

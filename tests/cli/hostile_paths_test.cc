@@ -231,7 +231,7 @@ TEST_CASE("an absolute handle outside the job directory is marked by inspect and
   INFO(r.err);
   REQUIRE(r.status == 0);
   nlohmann::json doc = nlohmann::json::parse(r.out);
-  CHECK(doc["outside_files"] == 1);
+  CHECK(doc["outside_file_count"] == 1);
   CHECK(doc["job_directory"] == scratch / "job");
   size_t outside = 0;
   for (const auto& f : doc["files"]) {
@@ -264,7 +264,7 @@ TEST_CASE("an absolute handle outside the job directory is marked by inspect and
   const std::string rule = "file:" + (scratch / "elsewhere") + "=" + (scratch / "elsewhere");
   CliResult remapped = run_cli({"inspect", "--json", snap, "--remap", rule});
   REQUIRE(remapped.status == 0);
-  CHECK(nlohmann::json::parse(remapped.out)["outside_files"] == 0);
+  CHECK(nlohmann::json::parse(remapped.out)["outside_file_count"] == 0);
   CliResult vr = run_cli({"verify", snap, "--remap", rule});
   CHECK(vr.status == 0);
   CHECK_FALSE(has(vr.out, "warning:"));

@@ -141,9 +141,11 @@ TEST_CASE("inspect --count gives each state as many entries as the independent d
         INFO(op_id << " " << state);
         const json* s = find_state(*ops[op_id], state);
         REQUIRE(s);
-        REQUIRE((*s)["entries"].is_number());
-        if (facts.mode.empty()) CHECK((*s)["entries"].get<size_t>() == facts.lines);
-        else CHECK((*s)["entries"].get<size_t>() >= facts.lines);
+        REQUIRE((*s)["entry_count"].is_number());
+        if (facts.mode.empty())
+          CHECK((*s)["entry_count"].get<size_t>() == facts.lines);
+        else
+          CHECK((*s)["entry_count"].get<size_t>() >= facts.lines);
         ++compared;
       }
     }

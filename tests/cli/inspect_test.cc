@@ -116,7 +116,7 @@ TEST_CASE("inspect --json reports every corpus snapshot's operators - parallelis
     CHECK(reported.size() == on_disk.size());
     CHECK(reported == e.relative_files);
     CHECK(got["file_count"] == on_disk.size());
-    CHECK(got["missing_files"] == 0);
+    CHECK(got["missing_file_count"] == 0);
     expected_references += e.relative_references;
   }
   CHECK(references == expected_references);
@@ -157,8 +157,8 @@ TEST_CASE("inspect flags missing and short files and exits 1", "[cli][corpus]") 
   CHECK(r.status == 1);
   CHECK(r.err.find("ckpt: warning: 1 missing and 1 short files") != std::string::npos);
   json got = parse(r.out);
-  CHECK(got["missing_files"] == 1);
-  CHECK(got["short_files"] == 1);
+  CHECK(got["missing_file_count"] == 1);
+  CHECK(got["short_file_count"] == 1);
   for (const json& f : got["files"]) {
     if (f["uri"] == gone) {
       CHECK(f["exists"] == false);

@@ -43,7 +43,7 @@ TEST_CASE("the sample savepoint is a native savepoint with a keyed operator and 
   CHECK(j["operators"][1]["parallelism"] == 2);
   CHECK(j["operators"][1]["subtasks"][1]["handles"][0]["key_group_range"] == nlohmann::json::array({64, 127}));
   CHECK(j["file_count"] == 3);
-  CHECK(j["missing_files"] == 0);
+  CHECK(j["missing_file_count"] == 0);
 
   // Every key group offset points at that key group's number, as the heap layout has it, and
   // the entries add up to the sample's keys.

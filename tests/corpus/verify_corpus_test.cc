@@ -109,9 +109,9 @@ TEST_CASE("ckpt verify exits 0 on a clean snapshot and says so - in text and JSO
   options.deep = true;
   Result<VerifyReport> r = verify_snapshot(dir, options);
   REQUIRE(r.ok());
-  CHECK(j["sst_files"] == r->sst_files);
-  CHECK(j["entries"] == r->entries);
-  CHECK(j["files"] == r->files);
+  CHECK(j["sst_file_count"] == r->sst_files);
+  CHECK(j["entry_count"] == r->entries);
+  CHECK(j["file_count"] == r->files);
 }
 
 TEST_CASE("ckpt verify exits 2 when there is no snapshot", "[cli]") {

@@ -74,7 +74,7 @@ TEST_CASE("diff of consecutive checkpoints reports exactly the files added - dro
   }
 }
 
-TEST_CASE("diff --json carries files.added - files.removed and files.shared - a snapshot equals itself", "[cli]") {
+TEST_CASE("diff --json carries added_files - removed_files and shared_files - a snapshot equals itself", "[cli]") {
   // The JSON contract of ckpt-diff(1) and the diff(1) exit statuses.
   ckpt::test::ScratchDir scratch;
   std::string root = scratch / "job";
@@ -85,7 +85,7 @@ TEST_CASE("diff --json carries files.added - files.removed and files.shared - a 
   REQUIRE(r.status == 1);
   auto j = nlohmann::json::parse(r.out);
   std::set<std::string> added;
-  for (const auto& f : j["files"]["added"]) {
+  for (const auto& f : j["added_files"]) {
     added.insert(f["uri"].get<std::string>());
     CHECK(f["size"].get<int64_t>() > 0);
   }
@@ -93,8 +93,8 @@ TEST_CASE("diff --json carries files.added - files.removed and files.shared - a 
   for (const std::string& rel : minus(chain.referenced[1], chain.referenced[0]))
     expected.insert("s3://bucket/flink/job/" + rel);
   CHECK(added == expected);
-  CHECK(j["files"]["removed"].size() == minus(chain.referenced[0], chain.referenced[1]).size());
-  CHECK(j["files"]["shared"].size() == chain.referenced[1].size() - expected.size());
+  CHECK(j["removed_files"].size() == minus(chain.referenced[0], chain.referenced[1]).size());
+  CHECK(j["shared_files"].size() == chain.referenced[1].size() - expected.size());
   CHECK(j["differs"] == true);
 
   auto same = ckpt::test::run_cli({"diff", root + "/chk-3", root + "/chk-3/_metadata"});

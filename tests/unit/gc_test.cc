@@ -174,7 +174,7 @@ TEST_CASE("gc --json lists orphans relative to ROOT with sizes and deletes nothi
   CHECK(j["orphans"][0]["path"] == "shared/stray");
   CHECK(j["orphans"][0]["size"] == 123);
   CHECK(j["orphans"][0]["young"] == false);
-  CHECK(j["deleted"] == 0);
+  CHECK(j["deleted_file_count"] == 0);
   CHECK(fs::exists(root + "/shared/stray"));
   auto bad = ckpt::test::run_cli({"gc", root, "--older-than", "soon"});
   CHECK(bad.status == 2);
@@ -288,7 +288,7 @@ TEST_CASE("gc --apply never follows a symlinked shared or taskowned directory ou
   CHECK(tree_contents(scratch / "elsewhere") == before_elsewhere);
   CHECK(fs::is_symlink(root + "/shared/link-to-file"));
   CHECK_FALSE(fs::exists(root + "/shared/real-orphan"));
-  CHECK(j["deleted"] == 1);
+  CHECK(j["deleted_file_count"] == 1);
   auto skipped = json_strings(j["skipped_symlinks"]);
   std::sort(skipped.begin(), skipped.end());
   CHECK(skipped == std::vector<std::string>{"shared/link-to-file", "shared/nested", "taskowned"});
@@ -304,7 +304,7 @@ TEST_CASE("gc --apply never follows a symlinked shared or taskowned directory ou
   INFO(r2.err);
   REQUIRE(r2.status == 0);
   auto j2 = nlohmann::json::parse(r2.out);
-  CHECK(j2["files_scanned"] == 0);
+  CHECK(j2["scanned_file_count"] == 0);
   CHECK(json_strings(j2["skipped_symlinks"]) == std::vector<std::string>{"shared"});
   CHECK(tree_contents(scratch / "moved-shared") == before_moved);
   CHECK(r2.out.find("skipped_symlinks") != std::string::npos);
@@ -372,7 +372,7 @@ TEST_CASE("gc refuses when no checkpoint is retained - unless --allow-empty", "[
   auto allowed = ckpt::test::run_cli({"gc", root, "--apply", "--allow-empty", "--json"});
   INFO(allowed.err);
   REQUIRE(allowed.status == 0);
-  CHECK(nlohmann::json::parse(allowed.out)["deleted"] == files.size());
+  CHECK(nlohmann::json::parse(allowed.out)["deleted_file_count"] == files.size());
   CHECK(scannable_files(root).empty());
 }
 
@@ -405,10 +405,10 @@ TEST_CASE("gc keeps the files of ROOT that another root's checkpoints or savepoi
   auto j = nlohmann::json::parse(r.out);
   for (const std::string& p : kept) CHECK(fs::exists(a + "/" + p));
   CHECK(scannable_files(a) == kept);
-  CHECK(j["deleted"] == freed.size());
+  CHECK(j["deleted_file_count"] == freed.size());
   CHECK(tree_contents(b) == b_before);
   REQUIRE(j["referenced_by"].size() == 2);
-  CHECK(j["referenced_by"][0]["dir"] == b);
+  CHECK(j["referenced_by"][0]["directory"] == b);
   CHECK(contains(json_strings(j["referenced_by"][0]["snapshots"]), "chk-9"));
   CHECK(json_strings(j["referenced_by"][1]["snapshots"]) == std::vector<std::string>{"savepoint-7d3e1f-0123456789ab"});
 

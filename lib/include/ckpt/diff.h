@@ -33,6 +33,8 @@ struct CKPT_API DiffOptions {
   int jobs = 1;                   // keys: subtasks decoded at once per side
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap, for both snapshots
   OperatorNames names;            // uids and plan descriptions (ckpt/names.h)
+  // keys: key serializers for change logs that name none, for both sides (EntrySelection).
+  std::string key_serializers_from;
 };
 
 // One file, by identity, with the bytes the referring handle declares (-1: unknown).

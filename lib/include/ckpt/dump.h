@@ -39,6 +39,9 @@ struct CKPT_API DumpOptions : EntrySelection {
   bool structure_checks = true;
   OperatorNames names;            // uids for the lines (ckpt/names.h)
   Progress* progress = nullptr;   // bytes read and entries decoded (ckpt/progress.h)
+  // A subtask, key-group or state filter that selects nothing is an error naming what exists.
+  // Off for callers that compare several snapshots (diff), where one side may lack a state.
+  bool filters_must_match = true;
 };
 
 // One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.
@@ -82,7 +85,7 @@ struct CKPT_API DumpSummary {
   std::vector<std::string> unmatched_keys;
 };
 
-// Errors: the snapshot cannot be read, the operator filter matches nothing, or (without
+// Errors: the snapshot cannot be read, a filter matches nothing (kNotFound), or (without
 // keep_going) the first damaged part, naming its file, handle and offset.
 CKPT_API Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink);
 

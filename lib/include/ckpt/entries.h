@@ -138,6 +138,10 @@ struct CKPT_API EntrySelection {
   // groups), so a lookup costs one key group, not the state. Drops operator state.
   std::vector<std::string> keys;
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
+  // Another snapshot of the same job whose keyed proxies name, per operator, the key serializer
+  // a changelog-backend handle without a materialized part lacks (its keys print as hex
+  // otherwise). Empty: none.
+  std::string key_serializers_from;
 };
 
 struct CKPT_API EntryReaderOptions : EntrySelection {

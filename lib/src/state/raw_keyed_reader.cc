@@ -146,7 +146,8 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
     if (source.meta.key_serializer.serializer_class.empty())
       return Error(ErrorCode::kNotSupported,
                    "changelog-backend handle stores no key serializer snapshot (no materialized part, no timers): "
-                   "its state cannot be written for another backend without one from another snapshot of the job");
+                   "its state cannot be written for another backend without one from another snapshot of the job "
+                   "(--key-serializers-from SNAPSHOT)");
     return source;
   }
   if (is_incremental(handle.type)) {

@@ -14,6 +14,10 @@ namespace ckpt {
 inline std::string json_text(const nlohmann::json& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+// The reports' documents keep their members in the order written, `schema` first.
+inline std::string json_text(const nlohmann::ordered_json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 // The project's one JSON string escaper: appends `s` quoted, byte-identical to json_text() of
 // the string (plain ASCII copied as is; anything else escaped and invalid UTF-8 replaced as

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ckpt/walk.h"
 #include "ops/diff/diff_internal.h"
+#include "ops/selection_check.h"
 #include "ops/verify/input_checks.h"
 
 namespace ckpt {
@@ -215,6 +217,18 @@ Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, co
     const ProblemSink stop = [](Error&& e) -> Status { return std::move(e); };
     CKPT_RETURN_IF_ERROR(check_structure(ma, wa, options.remap, {}, stop));
     CKPT_RETURN_IF_ERROR(check_structure(mb, wb, options.remap, {}, stop));
+  }
+  if (options.keys && !options.state.empty()) {
+    std::set<std::string> names;
+    bool complete = true;
+    for (const auto* side : {&sa, &sb})
+      for (const auto& [id, states] : *side) {
+        for (const auto& [name, shape] : states.states) names.insert(name);
+        complete &= states.notes.empty();
+      }
+    for (const Metadata* m : {&ma, &mb})
+      for (const OperatorState& op : m->operators) complete &= !may_hold_unnamed_states(op);
+    CKPT_RETURN_IF_ERROR(check_state_selection(options.state, names, complete, wa.metadata_path));
   }
   if (options.keys)
     CKPT_RETURN_IF_ERROR(diff_keys(wa.metadata_path, ma, sa, wb.metadata_path, mb, sb, options, r, changes));

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "ops/diff/diff_internal.h"
+#include "ops/selection_check.h"
 
 namespace ckpt {
 
@@ -206,16 +207,6 @@ struct Passes {
   bool rest = false;
 };
 
-bool may_hold_unnamed_states(const OperatorState* op) {
-  if (!op) return false;
-  for (const SubtaskState& st : op->subtasks) {
-    if (!st.raw_keyed.is_null()) return true;
-    uint8_t t = st.managed_keyed.type;
-    if (t == handle_type::kChangelogBackend || t == handle_type::kChangelogBackendV1) return true;
-  }
-  return false;
-}
-
 Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorState* ob,
                  const std::map<std::string, OperatorStates>& sa, const std::map<std::string, OperatorStates>& sb,
                  const std::string& only) {
@@ -232,7 +223,7 @@ Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorS
     p.rest |= !it->second.notes.empty();
   }
   p.states.assign(names.begin(), names.end());
-  p.rest |= may_hold_unnamed_states(oa) || may_hold_unnamed_states(ob);
+  p.rest |= (oa && may_hold_unnamed_states(*oa)) || (ob && may_hold_unnamed_states(*ob));
   return p;
 }
 
@@ -274,7 +265,9 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
         d.jobs = options.jobs;
         d.remap = options.remap;
         d.structure_checks = false;  // diff_snapshots checked each side once
+        d.filters_must_match = false;  // a state one side lacks is a change; diff_snapshots checks the union
         d.names = options.names;
+        d.key_serializers_from = options.key_serializers_from;
         std::function<bool(const DumpEntry&)> keep;
         if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
         return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));

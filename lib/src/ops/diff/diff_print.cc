@@ -12,8 +12,8 @@ namespace ckpt {
 
 namespace {
 
-nlohmann::json files_json(const std::vector<DiffFile>& files) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json files_json(const std::vector<DiffFile>& files) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const DiffFile& f : files) out.push_back({{"uri", f.uri}, {"size", f.size}});
   return out;
 }
@@ -75,13 +75,14 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
 }
 
 void write_diff_json(const DiffReport& r, std::ostream& out) {
-  nlohmann::json j;
-  j["a"] = r.a;
-  j["b"] = r.b;
+  nlohmann::ordered_json j;
+  j["schema"] = "ckpt.diff/1";
+  j["snapshot_a"] = r.a;
+  j["snapshot_b"] = r.b;
   j["differs"] = r.differs();
-  nlohmann::json structure = nlohmann::json::array();
+  nlohmann::ordered_json structure = nlohmann::ordered_json::array();
   for (const StructureChange& c : r.structure) {
-    nlohmann::json o = {{"change", c.what}, {"operator", c.operator_id}};
+    nlohmann::ordered_json o = {{"change", c.what}, {"operator", c.operator_id}};
     if (c.subtask >= 0) o["subtask"] = c.subtask;
     if (!c.state.empty()) o["state"] = c.state;
     if (!c.before.empty()) o["before"] = c.before;
@@ -90,39 +91,39 @@ void write_diff_json(const DiffReport& r, std::ostream& out) {
   }
   j["structure"] = std::move(structure);
   j["notes"] = r.notes;
-  j["files"] = {{"added", files_json(r.files_added)},
-                {"removed", files_json(r.files_removed)},
-                {"shared", files_json(r.files_shared)},
-                {"a_bytes", r.a_full_bytes},
-                {"b_bytes", r.b_full_bytes},
-                {"b_incremental_bytes", r.b_incremental_bytes}};
-  nlohmann::json subtasks = nlohmann::json::array();
+  j["added_files"] = files_json(r.files_added);
+  j["removed_files"] = files_json(r.files_removed);
+  j["shared_files"] = files_json(r.files_shared);
+  j["a_bytes"] = r.a_full_bytes;
+  j["b_bytes"] = r.b_full_bytes;
+  j["b_incremental_bytes"] = r.b_incremental_bytes;
+  nlohmann::ordered_json subtasks = nlohmann::ordered_json::array();
   for (const SubtaskFileDiff& s : r.subtasks)
     subtasks.push_back({{"operator", s.operator_id},
                         {"subtask", s.subtask},
-                        {"shared", s.shared},
+                        {"shared_file_count", s.shared},
                         {"shared_bytes", s.shared_bytes},
-                        {"added", s.added},
+                        {"added_file_count", s.added},
                         {"added_bytes", s.added_bytes},
-                        {"removed", s.removed},
+                        {"removed_file_count", s.removed},
                         {"removed_bytes", s.removed_bytes}});
-  j["subtasks"] = std::move(subtasks);
+  j["subtask_files"] = std::move(subtasks);
   if (r.keys_compared) {
-    nlohmann::json keys = nlohmann::json::array();
+    nlohmann::ordered_json keys = nlohmann::ordered_json::array();
     for (const KeyDiffCounts& k : r.keys)
       keys.push_back({{"operator", k.operator_id},
                       {"state", k.state},
-                      {"same", k.same},
-                      {"added", k.added},
-                      {"removed", k.removed},
-                      {"changed", k.changed}});
+                      {"same_count", k.same},
+                      {"added_count", k.added},
+                      {"removed_count", k.removed},
+                      {"changed_count", k.changed}});
     j["keys"] = std::move(keys);
   }
   if (!r.named.empty()) {
-    nlohmann::json named = nlohmann::json::array();
+    nlohmann::ordered_json named = nlohmann::ordered_json::array();
     for (const NamedOperator& n : r.named)
       named.push_back({{"operator", n.operator_id}, {"uid", n.uid}, {"description", n.description}});
-    j["operators"] = std::move(named);
+    j["named_operators"] = std::move(named);
   }
   if (r.naming) j["unmatched_uids"] = r.unmatched_uids;
   out << json_text(j, 2) << "\n";

@@ -2,6 +2,7 @@
 // on the workers, printed in order.
 #include "ckpt/dump.h"
 
+#include <set>
 #include <unordered_set>
 #include <variant>
 
@@ -13,8 +14,10 @@
 #include "ops/dump/dump_tuning.h"
 #include "ops/dump/ndjson_line.h"
 #include "ops/entries/entry_engine.h"
+#include "ops/selection_check.h"
 #include "ops/verify/input_checks.h"
 #include "state/ordered_channels.h"
+#include "state/proxy_reader.h"
 #include "support/json_text.h"
 #include "support/spill_file.h"
 #include "support/worker_threads.h"
@@ -201,6 +204,38 @@ void deliver(Chunk& c, const DumpOptions& options, DumpSink& sink, bool text, Du
   for (const DumpEntry& e : c.entries) sink.entry(e);
 }
 
+// The names of the states the selected subtasks' proxies give, and whether they are all.
+Status check_filters(const EntryReader::Impl& entries, const DumpOptions& options) {
+  const std::string& file = entries.where.metadata_path;
+  CKPT_RETURN_IF_ERROR(
+      check_subtask_selection(entries.operators, options.subtask, options.key_groups, SubtaskNeed::kAny, file));
+  if (options.state.empty()) return Status::OK();
+  std::set<std::string> names;
+  bool complete = true;
+  ProxyReader proxies(entries.streams);
+  auto add = [&](const std::vector<StateMetaInfo>& states) {
+    for (const StateMetaInfo& info : states) names.insert(info.name);
+  };
+  for (const OperatorState* op : entries.operators) complete &= !may_hold_unnamed_states(*op);
+  for (const EntryTask& t : entries.tasks) {
+    if (!complete) break;
+    Status keyed = proxies.keyed(t.subtask->managed_keyed, [&](const KeyedBackendMeta& m) { add(m.states); });
+    complete &= keyed.ok();
+    if (!entries.operator_state_wanted) continue;
+    for (const OperatorHandle& h : t.subtask->managed_operator) {
+      if (h.is_null()) continue;
+      Result<OperatorBackendMeta> meta = proxies.operator_state(h);
+      if (!meta.ok()) {
+        complete = false;
+        continue;
+      }
+      add(meta->list_states);
+      add(meta->broadcast_states);
+    }
+  }
+  return check_state_selection(options.state, names, complete, file);
+}
+
 }  // namespace
 
 std::string to_ndjson(const DumpEntry& e) {
@@ -218,6 +253,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   selection.progress = options.progress;
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(snapshot, selection));
   const EntryReader::Impl& entries = reader->impl();
+  if (options.filters_must_match) CKPT_RETURN_IF_ERROR(check_filters(entries, options));
   const std::vector<EntryTask>& tasks = entries.tasks;
   TaskReading reading;
   reading.filter = entries.filter;

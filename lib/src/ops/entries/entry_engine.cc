@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "format/state_bytes.h"
+#include "ops/key_serializers.h"
 #include "state/changelog/changelog_reader.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/operator_state_reader.h"
@@ -34,8 +35,9 @@ const char* keyed_handle_description(uint8_t type) {
   }
 }
 
-Status read_keyed(const KeyedHandle& h, const StreamOpener& streams, const StateFilter& filter,
-                  int32_t max_parallelism, const EntrySink& sink, const ProblemSink& problems) {
+Status read_keyed(const KeyedHandle& h, const StreamOpener& streams, const StateFilter& filter, int32_t max_parallelism,
+                  const EntrySink& sink, const ProblemSink& problems,
+                  const SerializerSnapshot* key_fallback = nullptr) {
   switch (h.type) {
     case handle_type::kNull:
       return Status::OK();
@@ -51,6 +53,8 @@ Status read_keyed(const KeyedHandle& h, const StreamOpener& streams, const State
     case handle_type::kChangelogBackendV1:
     case handle_type::kChangelogBackend: {
       ChangelogState state;
+      // A materialized part's proxy, read below, names the key serializer where there is one.
+      if (key_fallback) state.set_key_serializer(*key_fallback);
       ProxyReader proxies(streams);
       StateFilter trees = filter;  // replaying change logs needs the entries' values as trees
       trees.json_text = false;
@@ -136,7 +140,10 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
     const KeyedHandle& keyed = t.subtask->managed_keyed;
     const char* keyed_slot = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
     slot_now = keyed_slot;
-    if (!finish(read_keyed(keyed, streams, *active, t.op->max_parallelism, sink, problems), keyed_slot)) return;
+    auto fallback = key_serializers.find(t.operator_hex);
+    const SerializerSnapshot* key_fallback = fallback == key_serializers.end() ? nullptr : &fallback->second;
+    if (!finish(read_keyed(keyed, streams, *active, t.op->max_parallelism, sink, problems, key_fallback), keyed_slot))
+      return;
     const KeyedHandle& raw = t.subtask->raw_keyed;
     if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
       slot_now = "raw keyed state";
@@ -184,6 +191,10 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
 
   Result<std::vector<const OperatorState*>> selected = select_operators(impl->metadata, options.operator_filter);
   if (!selected.ok()) return std::move(selected).error().with_file(impl->where.metadata_path);
+  impl->operators = *selected;
+  if (!options.key_serializers_from.empty()) {
+    CKPT_ASSIGN_OR_RETURN(impl->key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
+  }
   for (const OperatorState* op : *selected) {
     std::vector<const SubtaskState*> subtasks;
     for (const SubtaskState& st : op->subtasks)

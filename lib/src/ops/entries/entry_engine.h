@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "state/read_options.h"
 #include "state/state_entry.h"
 #include "state/stream_opener.h"
+#include "types/serializer_snapshot.h"
 
 namespace ckpt {
 
@@ -51,6 +53,9 @@ struct __attribute__((visibility("hidden"))) EntryReader::Impl {
   StateFilter filter;                 // the selection's states and key groups
   bool operator_state_wanted = true;  // false with a key-group or key filter
   std::vector<EntryTask> tasks;       // in output order
+  std::vector<const OperatorState*> operators;  // the operator filter's selection, in file order
+  // EntrySelection::key_serializers_from's key serializers, by operator id (32 hex digits).
+  std::map<std::string, SerializerSnapshot> key_serializers;
 
   // Reads task `t` into `out`, problems included; never throws (an exception is reported as
   // an internal error of the subtask).

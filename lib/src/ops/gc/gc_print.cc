@@ -48,30 +48,32 @@ void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& ou
 }
 
 void write_gc_json(const GcReport& r, std::ostream& out) {
-  nlohmann::json j;
+  nlohmann::ordered_json j;
+  j["schema"] = "ckpt.gc/1";
   j["root"] = r.root;
   j["retained"] = r.retained;
   j["savepoints"] = r.savepoints;
-  nlohmann::json referencing = nlohmann::json::array();
-  for (const GcReferencingDir& d : r.referenced_by) referencing.push_back({{"dir", d.dir}, {"snapshots", d.snapshots}});
+  nlohmann::ordered_json referencing = nlohmann::ordered_json::array();
+  for (const GcReferencingDir& d : r.referenced_by)
+    referencing.push_back({{"directory", d.dir}, {"snapshots", d.snapshots}});
   j["referenced_by"] = std::move(referencing);
   j["skipped_symlinks"] = r.skipped_symlinks;
-  j["files_scanned"] = r.files_scanned;
-  j["bytes_scanned"] = r.bytes_scanned;
-  j["referenced"] = r.referenced;
-  nlohmann::json orphans = nlohmann::json::array();
+  j["scanned_file_count"] = r.files_scanned;
+  j["scanned_bytes"] = r.bytes_scanned;
+  j["referenced_file_count"] = r.referenced;
+  nlohmann::ordered_json orphans = nlohmann::ordered_json::array();
   for (const GcFile& f : r.orphans) {
-    nlohmann::json o = {{"path", f.path}, {"size", f.size}, {"age_seconds", f.age_seconds},
-                        {"young", f.young}, {"deleted", f.deleted}};
+    nlohmann::ordered_json o = {
+        {"path", f.path}, {"size", f.size}, {"age_seconds", f.age_seconds}, {"young", f.young}, {"deleted", f.deleted}};
     if (!f.error.empty()) o["error"] = f.error;
     orphans.push_back(std::move(o));
   }
   j["orphans"] = std::move(orphans);
   j["orphan_bytes"] = r.orphan_bytes;
   j["young_bytes"] = r.young_bytes;
-  j["deleted"] = r.deleted;
+  j["deleted_file_count"] = r.deleted;
   j["deleted_bytes"] = r.deleted_bytes;
-  j["failed"] = r.failed;
+  j["failed_file_count"] = r.failed;
   out << json_text(j, 2) << "\n";
 }
 

@@ -50,7 +50,7 @@ void write_handle(JsonWriter& w, const InspectReport& r, const HandleSummary& h)
 void write_state(JsonWriter& w, const InspectReport& r, const StateSummary& s) {
   w.begin_object();
   if (r.counted) {
-    w.key("entries");
+    w.key("entry_count");
     if (s.entries) w.value(*s.entries);
     else w.null();
   }
@@ -88,11 +88,11 @@ void write_operator(std::string& out, const InspectReport& r, const OperatorSumm
   for (const auto& k : op.kinds) w.value(k);
   w.end_array();
   w.member("max_parallelism", op.max_parallelism);
-  w.member("missing_files", op.missing_files);
+  w.member("missing_file_count", op.missing_files);
   w.key("name");
   w.string_or_null(op.name);
   w.member("parallelism", op.parallelism);
-  w.member("short_files", op.short_files);
+  w.member("short_file_count", op.short_files);
   w.member("state_size", op.state_size);
   if (r.states_read) {
     w.key("states");
@@ -179,12 +179,9 @@ void write_array(std::ostream& out, size_t n, F each) {
 }  // namespace
 
 void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out) {
-  json head = {{"metadata", r.metadata_path},
-               {"directory", r.directory},
-               {"metadata_size", r.metadata_size},
-               {"metadata_version", r.metadata_version},
-               {"checkpoint_id", r.checkpoint_id},
-               {"kind", snapshot_kind_name(r.kind)},
+  json head = {{"snapshot", r.metadata_path},      {"directory", r.directory},
+               {"metadata_size", r.metadata_size}, {"metadata_version", r.metadata_version},
+               {"checkpoint_id", r.checkpoint_id}, {"kind", snapshot_kind_name(r.kind)},
                {"kind_inferred", r.kind_inferred}};
   if (r.properties.present) {
     const CheckpointProperties& p = r.properties;
@@ -207,20 +204,18 @@ void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out)
   head["checkpointed_size"] = r.checkpointed_size;
   head["inline_bytes"] = r.inline_bytes;
   head["file_count"] = r.files.size();
-  head["missing_files"] = r.missing_files;
-  head["short_files"] = r.short_files;
-  head["outside_files"] = r.outside_files;
+  head["missing_file_count"] = r.missing_files;
+  head["short_file_count"] = r.short_files;
+  head["outside_file_count"] = r.outside_files;
   head["job_directory"] = r.job_directory;
   head["counted"] = r.counted;
   if (r.named) head["unmatched_uids"] = r.unmatched_uids;
 
   // The head object's members, one per line, then the two arrays one element per line.
-  out << "{\n";
-  bool first = true;
-  for (auto it = head.begin(); it != head.end(); ++it) {
-    out << (first ? "  " : ",\n  ") << dump(json(it.key())) << ": " << dump(it.value());
-    first = false;
-  }
+  // The version first (formats/json.md §1), then the rest in sorted order.
+  out << "{\n  \"schema\": \"ckpt.inspect/1\"";
+  for (auto it = head.begin(); it != head.end(); ++it)
+    out << ",\n  " << dump(json(it.key())) << ": " << dump(it.value());
   out << ",\n  \"operators\": ";
   write_array(out, r.operators.size(), [&](std::string& line, size_t i) { write_operator(line, r, r.operators[i]); });
   out << ",\n  \"files\": ";

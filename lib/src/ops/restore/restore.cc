@@ -11,14 +11,14 @@
 
 #include <fmt/format.h>
 
-
 #include "ckpt/io.h"
 #include "ckpt/walk.h"
 #include "format/state_bytes.h"
-#include "ops/verify/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
 #include "ops/restore/restore_instance.h"
+#include "ops/selection_check.h"
+#include "ops/verify/input_checks.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
@@ -65,6 +65,8 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   std::vector<InstanceJob> jobs;
   Result<std::vector<const OperatorState*>> selected = select_operators(m, options.operator_filter);
   if (!selected.ok()) return std::move(selected).error().with_file(where.metadata_path);
+  CKPT_RETURN_IF_ERROR(check_subtask_selection(*selected, options.subtask, options.key_groups, SubtaskNeed::kKeyed,
+                                               where.metadata_path));
   for (const OperatorState* selected_op : *selected) {
     const OperatorState& op = *selected_op;
     std::vector<const SubtaskState*> subtasks;

@@ -54,19 +54,22 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
 
 void write_restore_json(const RestoreReport& r, std::ostream& out) {
   nlohmann::ordered_json j;
+  j["schema"] = "ckpt.restore/1";
   j["output"] = r.output;
   nlohmann::ordered_json instances = nlohmann::ordered_json::array();
   for (const RestoredInstance& i : r.instances) {
     nlohmann::ordered_json o;
     o["operator"] = i.operator_id;
     o["subtask"] = i.subtask;
-    o["directory"] = i.directory;
-    o["key_groups"] = {i.key_groups.first, i.key_groups.last()};
+    o["path"] = i.directory;
+    // Flink normalises the empty range to [0, -1] (formats/json.md §2).
+    o["key_group_range"] = {i.key_groups.empty() ? 0 : i.key_groups.first,
+                            i.key_groups.empty() ? -1 : i.key_groups.last()};
     o["column_families"] = i.column_families;
-    o["files"] = i.files;
+    o["file_count"] = i.files;
     o["bytes"] = i.bytes;
-    o["linked_files"] = i.linked_files;
-    o["entries"] = i.entries;
+    o["linked_file_count"] = i.linked_files;
+    o["entry_count"] = i.entries;
     instances.push_back(std::move(o));
   }
   j["instances"] = std::move(instances);

@@ -40,16 +40,17 @@ void write_verify_text(const VerifyReport& r, std::ostream& out) {
 
 void write_verify_json(const VerifyReport& r, std::ostream& out) {
   nlohmann::ordered_json j;
+  j["schema"] = "ckpt.verify/1";
   j["snapshot"] = r.metadata_path;
   j["deep"] = r.deep;
   j["clean"] = r.clean();
-  j["operators"] = r.operators;
-  j["subtasks"] = r.subtasks;
-  j["files"] = r.files;
+  j["operator_count"] = r.operators;
+  j["subtask_count"] = r.subtasks;
+  j["file_count"] = r.files;
   if (r.deep) {
-    j["sst_files"] = r.sst_files;
-    j["sst_files_beyond_range"] = r.sst_files_beyond_range;
-    j["entries"] = r.entries;
+    j["sst_file_count"] = r.sst_files;
+    j["beyond_range_sst_file_count"] = r.sst_files_beyond_range;
+    j["entry_count"] = r.entries;
   }
   auto problems_json = [](const std::vector<VerifyProblem>& list) {
     nlohmann::ordered_json problems = nlohmann::ordered_json::array();
