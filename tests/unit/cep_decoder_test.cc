@@ -4,7 +4,10 @@
 // and on the values Flink's own serializer upgrade tests wrote (../shared/testdata/flink-serializers).
 #include <catch2/catch.hpp>
 
+#include "state/backend_meta.h"
+#include "state/keyed_state_codec.h"
 #include "support/byte_reader.h"
+#include "support/byte_writer.h"
 #include "testlib/cep_bytes.h"
 #include "testlib/decoder_checks.h"
 #include "testlib/table_bytes.h"
@@ -205,4 +208,122 @@ TEST_CASE("the CEP values of Flink's serializer upgrade tests decode to what the
         json::parse(R"({"target":{"event_id":{"id":42,"timestamp":42},"page_name":"page"},"dewey_number":"42"})"));
   CHECK(decode_dir("lockable-type-serializer-1.20") == json::parse(R"({"ref_count":10,"element":"flink"})"));
   CHECK(decode_dir("nfa-state-serializer-1.20") == json::parse(R"({"partial_matches":[],"completed_matches":[]})"));
+}
+
+namespace {
+
+// A CepOperator's keyed state as its StateMetaInfo records it: VoidNamespace and the state's
+// whole serializer (a MapSerializer for map states).
+StateMetaInfo cep_state(const std::string& name, const std::string& type, const std::string& value_snapshot) {
+  StateMetaInfo m;
+  m.name = name;
+  m.backend_type = 0;
+  m.options.emplace_back("KEYED_STATE_TYPE", type);
+  m.serializers.emplace_back(
+      "NAMESPACE_SERIALIZER",
+      parse_versioned(
+          simple_snapshot("org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot")));
+  m.serializers.emplace_back("VALUE_SERIALIZER", parse_versioned(value_snapshot));
+  return m;
+}
+
+const std::string kStringSnapshot =
+    simple_snapshot("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot");
+const std::string kLongSnapshot =
+    simple_snapshot("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+
+std::string map_snapshot(const std::string& key, const std::string& value) {
+  return composite_snapshot("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "", {key, value});
+}
+
+std::vector<StateEntry> rocks_entries(const StateMetaInfo& info, const ValueDecoder& key, const std::string& k,
+                                      const std::string& v) {
+  auto codec = KeyedStateCodec::make(info, key, 128);
+  REQUIRE(codec.ok());
+  std::vector<StateEntry> out;
+  Status s = (*codec)->read_rocks_entry(k, 0x100, v, 0x200, [&](StateEntry&& e) {
+    out.push_back(std::move(e));
+    return Status::OK();
+  });
+  if (!s.ok()) FAIL(s.error().to_string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a CepOperator's keyed states decode whole in the RocksDB and heap layouts", "[unit][state]") {
+  // Proves the decoders inside the states CepOperator and SharedBuffer register (formats/serializers.md §14):
+  // nfaStateName (VALUE of NFAState), sharedBuffer-entries (MAP NodeId -> Lockable<SharedBufferNode>),
+  // sharedBuffer-events (MAP EventId -> Lockable<event>), sharedBuffer-events-count (MAP Long -> Integer),
+  // with RocksDB keys (key group, key, namespace, user key) and values (null flag + value for maps).
+  auto key = decodable_decoder(kStringSnapshot);
+  const std::string user = "\x07user-7";  // StringValue of the key "user-7"
+  auto rocks_key = [&](std::string_view user_key) {
+    return std::string("\x2a", 1) + user + std::string("\0", 1) + std::string(user_key);
+  };
+
+  cep::ComputationState running{"middle", kNode, {1, 0}, 1700000000000, 1700000000500, cep::EventId{3, 1700000000000}};
+  auto nfa = rocks_entries(cep_state("nfaStateName", "VALUE", cep::nfa_state_snapshot(2, true)), *key, rocks_key(""),
+                           cep::nfa_state({running}, {}, true));
+  REQUIRE(nfa.size() == 1);
+  CHECK(nfa[0].key_group == 42);
+  CHECK(nfa[0].key == "user-7");
+  CHECK(nfa[0].value["partial_matches"][0]["previous_timestamp"] == 1700000000500);
+
+  auto entries_info = cep_state("sharedBuffer-entries", "MAP",
+                                map_snapshot(cep::node_id_snapshot(), cep::lockable_snapshot(cep::node_snapshot_v2())));
+  auto entries =
+      rocks_entries(entries_info, *key, rocks_key(cep::node_id(kNode)),
+                    std::string("\0", 1) + cep::lockable(1, cep::node_v2({{1, cep::edge(std::nullopt, {1})}})));
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].user_key == json::parse(R"({"event_id":{"id":3,"timestamp":1700000000000},"page_name":"start"})"));
+  CHECK(entries[0].value ==
+        json::parse(
+            R"({"ref_count":1,"element":{"edges":[{"ref_count":1,"element":{"target":null,"dewey_number":"1"}}]}})"));
+
+  auto events_info = cep_state("sharedBuffer-events", "MAP",
+                               map_snapshot(cep::event_id_snapshot(), cep::lockable_snapshot(kStringSnapshot)));
+  auto events = rocks_entries(events_info, *key, rocks_key(cep::event_id({3, 1700000000000})),
+                              std::string("\0", 1) + cep::lockable(2,
+                                                                   "\x06"
+                                                                   "click"));
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].user_key == json::parse(R"({"id":3,"timestamp":1700000000000})"));
+  CHECK(events[0].value == json::parse(R"({"ref_count":2,"element":"click"})"));
+
+  // The heap layout of the same map state: namespace, key, then the whole map
+  // (MapSerializer: i32 n, then key, null flag, value per entry).
+  auto codec = KeyedStateCodec::make(events_info, *key, 128);
+  REQUIRE(codec.ok());
+  REQUIRE((*codec)->heap_walkable());
+  ByteWriter heap;
+  heap.u8(0);  // VoidNamespace
+  heap.bytes(user);
+  heap.i32(2);
+  for (int32_t id : {3, 4}) {
+    heap.bytes(cep::event_id({id, 1700000000000}));
+    heap.u8(0);
+    heap.bytes(cep::lockable(id - 2, "\x03id"));
+  }
+  ByteReader r(heap.buffer(), 0x400);
+  std::vector<StateEntry> seen;
+  REQUIRE((*codec)
+              ->read_heap_entry(r, 42,
+                                [&](StateEntry&& e) {
+                                  seen.push_back(std::move(e));
+                                  return Status::OK();
+                                })
+              .ok());
+  CHECK(r.at_end());
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1].user_key == json::parse(R"({"id":4,"timestamp":1700000000000})"));
+  CHECK(seen[1].value == json::parse(R"({"ref_count":2,"element":"id"})"));
+
+  auto count =
+      rocks_entries(cep_state("sharedBuffer-events-count", "MAP",
+                              map_snapshot(kLongSnapshot, simple_snapshot("org.apache.flink.api.common.typeutils."
+                                                                          "base.IntSerializer$IntSerializerSnapshot"))),
+                    *key, rocks_key(std::string("\0\0\x01\x8b\xcf\xe5\x68\x00", 8)), std::string("\0\0\0\0\x05", 5));
+  REQUIRE(count.size() == 1);
+  CHECK(count[0].value == 5);
 }
