@@ -3,18 +3,21 @@
 // throws (libFuzzer reports the uncaught exception), when parse_json_input disagrees with
 // nlohmann's own parser on text within the nesting bound, when make_decoder fails without the
 // schema's offset or with another code than corruption / an opaque decoder, or when read, skip
-// and write_json disagree on a value.
+// and write_json disagree on a value. The same text is read as a compiled SQL plan
+// (format/plan_keys: key columns from node key specs and row types, which must name keys within
+// their inputs' rows), and each of its strings as a plan's row type.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "types/serializer_snapshot.h"
-#include "types/value_decoder.h"
+#include "format/plan_keys.h"
 #include "support/byte_reader.h"
 #include "support/json_input.h"
 #include "support/json_text.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 
 namespace {
 
@@ -57,6 +60,21 @@ void check_values(const ckpt::ValueDecoder& d, std::string_view in) {
   }
 }
 
+// Whatever the plan, a key is named only by columns its input's row type has, each once.
+void check_plan(std::string_view text) {
+  auto plan = ckpt::parse_json_input(text);
+  if (!plan.ok()) return;
+  for (const auto& [node, names] : ckpt::plan_key_columns(*plan)) {
+    if (names.empty()) finding("a plan node with an empty key");
+    for (size_t i = 0; i < names.size(); ++i)
+      for (size_t j = i + 1; j < names.size(); ++j)
+        if (names[i] == names[j]) finding("a key named by one column twice");
+  }
+  if (plan->is_string()) (void)ckpt::plan_row_field_names(*plan);
+  if (plan->is_array())
+    for (const nlohmann::json& v : *plan) (void)ckpt::plan_row_field_names(v);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -65,6 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view schema = in.substr(0, nul);
   std::string_view values = nul == std::string_view::npos ? std::string_view() : in.substr(nul + 1);
   check_json_input(schema);
+  check_plan(schema);
 
   ckpt::SerializerSnapshot s;
   s.snapshot_class = "org.apache.flink.formats.avro.typeutils.AvroSerializerSnapshot";

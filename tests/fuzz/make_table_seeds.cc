@@ -1,12 +1,15 @@
-// Writes fuzz_serializer seeds for the table runtime's serializers into a directory: each a
-// snapshot in proxy framing followed by values, built with tests/testlib/table_bytes (the
-// bytes the unit tests decode). Usage: make_table_seeds OUT_DIR
+// Writes fuzz_serializer seeds into a directory: the table runtime's and the CEP library's
+// serializers, each a snapshot in proxy framing followed by values, built with
+// tests/testlib/table_bytes and cep_bytes (the bytes the unit tests decode), and the backend
+// proxies of Flink 1.2-1.6 (tests/testlib/legacy_proxy_bytes). Usage: make_table_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "support/byte_writer.h"
+#include "testlib/cep_bytes.h"
+#include "testlib/legacy_proxy_bytes.h"
 #include "testlib/table_bytes.h"
 
 using namespace ckpt::test;
@@ -36,6 +39,32 @@ std::string sorted_map_value() {
   w.boolean(false);
   w.i32(5);
   return w.take();
+}
+
+void raw_seed(const std::string& name, const std::string& bytes) {
+  std::ofstream(out_dir / name, std::ios::binary) << bytes;
+  ++written;
+}
+
+void write_cep_and_legacy_seeds() {
+  cep::NodeId node{{3, 1700000000000}, "start"};
+  cep::ComputationState running{"middle", node, {1, 0}, 1700000000000, 1700000000500, cep::EventId{3, 1700000000000}};
+  cep::ComputationState start{"start", std::nullopt, {2}, -1, -1, std::nullopt};
+  raw_seed("cep-nfa-state-v2",
+           proxy(cep::nfa_state_snapshot(2, true)) + cep::nfa_state({running, start}, {start}, true));
+  raw_seed("cep-nfa-state-v1", proxy(cep::nfa_state_snapshot(1, false)) + cep::nfa_state({start}, {}, false));
+  raw_seed("cep-shared-buffer-entry",
+           proxy(cep::lockable_snapshot(cep::node_snapshot_v2())) +
+               cep::lockable(2, cep::node_v2({{1, cep::edge(node, {1, 0})}, {0, cep::edge(std::nullopt, {1})}})));
+  raw_seed("cep-shared-buffer-node-v1",
+           proxy(cep::node_snapshot_v1()) + std::string("\0\0\0\1", 4) + cep::edge(node, {2}));
+  raw_seed("cep-node-id", proxy(cep::node_id_snapshot()) + cep::node_id(node) + cep::node_id(std::nullopt));
+  raw_seed("legacy-keyed-v1", legacy::keyed_v1(1));
+  raw_seed("legacy-keyed-v4", legacy::keyed_v3(4));
+  raw_seed("legacy-keyed-v5", legacy::keyed_v5());
+  raw_seed("legacy-operator-v1", legacy::operator_v1());
+  raw_seed("legacy-operator-v3", legacy::operator_v2(3));
+  raw_seed("legacy-operator-v4", legacy::operator_v4());
 }
 
 }  // namespace
@@ -77,6 +106,7 @@ int main(int argc, char** argv) {
        legacy_config_snapshot("org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$LegacyConfigSnapshot",
                               from_hex(java_streams::kLegacyArraySerializer)),
        {});
+  write_cep_and_legacy_seeds();
   std::printf("make_table_seeds: %d seeds in %s\n", written, out_dir.c_str());
   return 0;
 }

@@ -2,11 +2,12 @@
 // (tests/testlib/table_bytes.h) with LogicalTypes a JVM serialized (tests/testlib/java).
 #include <catch2/catch.hpp>
 
-#include "types/serializer_snapshot.h"
-#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "testlib/decoder_checks.h"
 #include "testlib/table_bytes.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 
 using namespace ckpt;
 using namespace ckpt::test;
@@ -14,32 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-SerializerSnapshot parse(const std::string& versioned) {
-  ByteReader r(versioned);
-  auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
-  REQUIRE(s.ok());
-  CHECK(r.at_end());
-  return std::move(s).value();
-}
-
-std::unique_ptr<ValueDecoder> decoder_for(const std::string& versioned) {
-  auto d = make_decoder(parse(versioned));
-  REQUIRE(d.ok());
-  REQUIRE((*d)->decodable());
-  return std::move(d).value();
-}
-
-// A value read from bytes that must be used exactly, and read again through the JSON-text path.
-json decode(const ValueDecoder& d, const std::string& bytes) {
-  ByteReader r(bytes);
-  auto v = decode_framed(d, r, bytes.size());
-  REQUIRE(v.ok());
-  ByteReader t(bytes);
-  std::string text;
-  REQUIRE(decode_framed_json(d, t, bytes.size(), text).ok());
-  CHECK(json::parse(text) == *v);
-  return *v;
-}
+SerializerSnapshot parse(const std::string& versioned) { return parse_versioned(versioned); }
+std::unique_ptr<ValueDecoder> decoder_for(const std::string& versioned) { return decodable_decoder(versioned); }
+json decode(const ValueDecoder& d, const std::string& bytes) { return decode_exactly(d, bytes); }
 
 Error decode_error(const ValueDecoder& d, const std::string& bytes, uint64_t base) {
   ByteReader r(bytes, base);

@@ -23,6 +23,9 @@ struct CKPT_API OperatorName {
   std::string description;  // the plan node's "description"; "" for a uid given alone
   int32_t plan_node = -1;   // the plan node's "id"; -1 for a uid given alone
   std::string node_type;    // the plan node's "type", e.g. "stream-exec-group-aggregate_1"
+  // The names of the key row's fields where the plan fixes the columns the node's state is keyed
+  // by (a group aggregate's grouping, a join's keys, a rank's partition); empty otherwise.
+  std::vector<std::string> key_columns;
 };
 
 class CKPT_API OperatorNames {

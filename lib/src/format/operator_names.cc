@@ -5,6 +5,7 @@
 
 #include "ckpt/io.h"
 #include "ckpt/names.h"
+#include "format/plan_keys.h"
 #include "support/json_input.h"
 
 namespace ckpt {
@@ -119,6 +120,7 @@ Status OperatorNames::add_plan(std::string_view json_text, const std::string& fi
   }
   const nlohmann::json* nodes = json_member(*plan, "nodes");
   if (!nodes || !nodes->is_array()) return plan_error(file, "no \"nodes\" array");
+  std::map<int32_t, std::vector<std::string>> keys = plan_key_columns(*plan);
   for (const nlohmann::json& node : *nodes) {
     const nlohmann::json* id = json_member(node, "id");
     if (!id || !id->is_number_integer()) return plan_error(file, "a node without an integer \"id\"");
@@ -126,6 +128,7 @@ Status OperatorNames::add_plan(std::string_view json_text, const std::string& fi
     name.plan_node = id->get<int32_t>();
     name.node_type = string_member(node, "type");
     name.description = string_member(node, "description");
+    if (auto k = keys.find(name.plan_node); k != keys.end()) name.key_columns = k->second;
     // "stream-exec-sink_1": ExecNodeContext's name and version.
     size_t cut = name.node_type.rfind('_');
     std::string type = cut == std::string::npos ? name.node_type : name.node_type.substr(0, cut);

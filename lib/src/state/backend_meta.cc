@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "state/legacy_backend_meta.h"
 #include "support/byte_writer.h"
 
 namespace ckpt {
@@ -21,16 +22,7 @@ Status write_utf(ByteWriter& w, std::string_view s, const char* what) {
 
 Result<std::vector<StateMetaInfo>> read_meta_infos(ByteReader& r, const SnapshotReadOptions& options,
                                                    const char* what) {
-  uint64_t at = r.offset();
-  int16_t n = r.i16();
-  if (!r.ok()) return error_of(r);
-  if (n < 0) return Error(ErrorCode::kCorruption, fmt::format("negative {} count {}", what, n), at);
-  std::vector<StateMetaInfo> out;
-  for (int i = 0; i < n; ++i) {
-    CKPT_ASSIGN_OR_RETURN(auto m, read_state_meta_info(r, options));
-    out.push_back(std::move(m));
-  }
-  return out;
+  return read_meta_info_list(r, what, [&](ByteReader& in) { return read_state_meta_info(in, options); });
 }
 
 Status write_meta_infos(ByteWriter& w, const std::vector<StateMetaInfo>& states) {
@@ -50,7 +42,30 @@ const StateMetaInfo* find_in(const std::vector<StateMetaInfo>& v, std::string_vi
   return nullptr;
 }
 
+// A legacy proxy is written back as it was read: ckpt keeps no writer of those layouts.
+Result<std::string> legacy_bytes_of(const std::string& bytes, const char* which, int32_t version) {
+  if (bytes.empty())
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("a {} backend proxy of version {} can only be copied from a snapshot, not written", which,
+                             version));
+  return bytes;
+}
+
 }  // namespace
+
+Result<std::vector<StateMetaInfo>> read_meta_info_list(
+    ByteReader& r, const char* what, const std::function<Result<StateMetaInfo>(ByteReader&)>& read_one) {
+  uint64_t at = r.offset();
+  int16_t n = r.i16();
+  if (!r.ok()) return error_of(r);
+  if (n < 0) return Error(ErrorCode::kCorruption, fmt::format("negative {} count {}", what, n), at);
+  std::vector<StateMetaInfo> out;
+  for (int i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(auto m, read_one(r));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
 
 const char* backend_state_type_name(BackendStateType t) {
   switch (t) {
@@ -118,15 +133,13 @@ StateKind StateMetaInfo::kind() const {
   return StateKind::kUnknown;
 }
 
-Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options) {
-  StateMetaInfo m;
-  uint64_t at = r.offset();
-  m.source_offset = at;
+Status read_state_meta_head(ByteReader& r, StateMetaInfo& m, BackendStateType last_type) {
+  m.source_offset = r.offset();
   m.name = r.utf();
   uint64_t type_at = r.offset();
   m.backend_type = r.i32();
   if (!r.ok()) return error_of(r);
-  if (m.backend_type < 0 || m.backend_type > static_cast<int32_t>(BackendStateType::kKeyValueV2))
+  if (m.backend_type < 0 || m.backend_type > static_cast<int32_t>(last_type))
     return Error(ErrorCode::kCorruption, fmt::format("unknown backend state type {} of state '{}'", m.backend_type, m.name),
                  type_at);
   int32_t n = r.count(4, "state option");
@@ -135,6 +148,13 @@ Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOpti
     std::string v = r.utf();
     m.options.emplace_back(std::move(k), std::move(v));
   }
+  if (!r.ok()) return error_of(r);
+  return Status::OK();
+}
+
+Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options) {
+  StateMetaInfo m;
+  CKPT_RETURN_IF_ERROR(read_state_meta_head(r, m, BackendStateType::kKeyValueV2));
   int32_t s = r.count(8, "state serializer");
   if (!r.ok()) return error_of(r);
   for (int32_t i = 0; i < s; ++i) {
@@ -145,7 +165,6 @@ Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOpti
       return std::move(snap).error().with_context(fmt::format("state '{}' {}", m.name, role));
     m.serializers.emplace_back(std::move(role), std::move(snap).value());
   }
-  (void)at;
   return m;
 }
 
@@ -187,9 +206,7 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
   uint64_t at = r.offset();
   m.version = r.i32();
   if (!r.ok()) return error_of(r);
-  if (m.version != kKeyedProxyVersion)
-    return Error(ErrorCode::kNotSupported,
-                 fmt::format("unsupported keyed backend proxy version {} (expected 6, Flink 1.7+)", m.version), at);
+  if (m.version != kKeyedProxyVersion) return read_legacy_keyed_backend_meta(r, m.version, at);
   m.compression_byte = r.u8();
   m.compression = m.compression_byte != 0;
   if (!r.ok()) return error_of(r);
@@ -201,6 +218,7 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
 }
 
 Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m) {
+  if (m.version != kKeyedProxyVersion) return legacy_bytes_of(m.legacy_bytes, "keyed", m.version);
   ByteWriter w;
   w.i32(m.version);
   w.u8(stored_flag(m.compression, m.compression_byte));
@@ -219,10 +237,8 @@ Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const Snap
   uint64_t at = r.offset();
   m.version = r.i32();
   if (!r.ok()) return error_of(r);
-  // Versions before 4 (Flink <= 1.5) used another meta info layout.
-  if (m.version < 4 || m.version > 6)
-    return Error(ErrorCode::kNotSupported,
-                 fmt::format("unsupported operator backend proxy version {} (expected 4 to 6)", m.version), at);
+  // Versions before 5 (Flink <= 1.6) used other meta info layouts.
+  if (m.version < 5 || m.version > 6) return read_legacy_operator_backend_meta(r, m.version, at);
   if (m.version >= 6) {
     m.compression_byte = r.u8();
     m.compression = m.compression_byte != 0;
@@ -233,6 +249,7 @@ Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const Snap
 }
 
 Result<std::string> write_operator_backend_meta(const OperatorBackendMeta& m) {
+  if (m.version < 5) return legacy_bytes_of(m.legacy_bytes, "operator", m.version);
   ByteWriter w;
   w.i32(m.version);
   if (m.version >= 6) w.u8(stored_flag(m.compression, m.compression_byte));

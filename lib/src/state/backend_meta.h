@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -78,12 +79,17 @@ struct StateMetaInfo {
   Error at_source(Error e) const;
 };
 
+// An i16 count (`what` names it in errors), then that many records read by `read_one`.
+Result<std::vector<StateMetaInfo>> read_meta_info_list(
+    ByteReader& r, const char* what, const std::function<Result<StateMetaInfo>(ByteReader&)>& read_one);
+// The name, backend type (at most `last_type`) and options that meta info formats 5-7 begin with.
+Status read_state_meta_head(ByteReader& r, StateMetaInfo& m, BackendStateType last_type);
 // Read / write one StateMetaInfoSnapshot record (meta-info format versions 5-7 share this layout).
 Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOptions& options = {});
 Status write_state_meta_info(ByteWriter& w, const StateMetaInfo& m);
 
-// KeyedBackendSerializationProxy (formats/keyed-state.md §4). Versions 6 (Flink 1.7+) are read; older ones are
-// kNotSupported. The position of a state in `states` is its state id in the heap and
+// KeyedBackendSerializationProxy (formats/keyed-state.md §4): version 6 (Flink 1.7+), and versions 1-5
+// (Flink 1.2-1.6, state/legacy_backend_meta.h). The position of a state in `states` is its state id in the heap and
 // canonical streams.
 struct KeyedBackendMeta {
   int32_t version = 6;
@@ -91,6 +97,8 @@ struct KeyedBackendMeta {
   uint8_t compression_byte = 0;       // as stored: Flink reads any non-zero byte as true
   SerializerSnapshot key_serializer;  // stored in the proxy form (formats/keyed-state.md §2.1)
   std::vector<StateMetaInfo> states;
+  // Versions 1-5 (formats/keyed-state.md §4.1): the proxy's bytes as read, which the writer gives back.
+  std::string legacy_bytes;
 
   // The state with this name, or nullptr.
   const StateMetaInfo* find(std::string_view name) const;
@@ -104,13 +112,15 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
 // The proxy's bytes, identical to what read_keyed_backend_meta consumed.
 Result<std::string> write_keyed_backend_meta(const KeyedBackendMeta& m);
 
-// OperatorBackendSerializationProxy (formats/keyed-state.md §14): version 5 (1.7-1.16) or 6 (1.17+, compression flag).
+// OperatorBackendSerializationProxy (formats/keyed-state.md §14): version 5 (1.7-1.16) or 6 (1.17+, compression
+// flag), and versions 1-4 (Flink 1.2-1.6, state/legacy_backend_meta.h).
 struct OperatorBackendMeta {
   int32_t version = 5;
   bool compression = false;                     // only stored for version >= 6
   uint8_t compression_byte = 0;                 // as stored: any non-zero byte is true
   std::vector<StateMetaInfo> list_states;       // SPLIT_DISTRIBUTE and UNION
   std::vector<StateMetaInfo> broadcast_states;  // absent for version < 3
+  std::string legacy_bytes;                     // versions 1-4: the proxy's bytes as read
 
   const StateMetaInfo* find(std::string_view name) const;  // list or broadcast state by name
 };

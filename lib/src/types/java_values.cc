@@ -469,5 +469,26 @@ DecoderPtr make_java(const SerializerSnapshot& s) {
   return std::make_unique<JavaObjectDecoder>(std::string(kJavaSerializer));
 }
 
+DecoderPtr make_java_singleton(const SerializerSnapshot& s) {
+  if (s.form != SnapshotForm::kLegacyConfig) return nullptr;
+  ByteReader r(s.legacy_java_serializer, s.offset);
+  auto serializer = java::read_object_stream(r);
+  if (!serializer.ok() || (*serializer)->kind != java::Value::Kind::kObject) return nullptr;
+  const std::string& c = (*serializer)->class_name;
+  constexpr std::string_view kBase = "org.apache.flink.api.common.typeutils.base.";
+  bool base = c.starts_with(kBase) && c.find_first_of(".$", kBase.size()) == std::string::npos;
+  if (!base && c != "org.apache.flink.runtime.state.VoidNamespaceSerializer") return nullptr;
+  // A configured serializer of those packages (EnumSerializer, ListSerializer...) has fields
+  // its snapshot would have to carry: only field-less singletons are what their class says.
+  for (const auto& cls : (*serializer)->classes)
+    if (!cls.fields.empty()) return nullptr;
+  SerializerSnapshot simple;
+  simple.snapshot_class = c + "$" + c.substr(c.rfind('.') + 1) + "Snapshot";
+  simple.serializer_class = c;
+  simple.version = 3;
+  simple.form = SnapshotForm::kSimple;
+  return make_scalar(simple);
+}
+
 }  // namespace decoders
 }  // namespace ckpt

@@ -24,7 +24,7 @@ constexpr std::array<std::string_view, 13> kSimpleClasses = {
     "org.apache.flink.table.dataview.NullSerializer$NullSerializerSnapshot",
 };
 
-constexpr std::array<std::string_view, 31> kCompositeClasses = {
+constexpr std::array<std::string_view, 33> kCompositeClasses = {
     "org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot",
     "org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot",
     "org.apache.flink.api.java.typeutils.runtime.NullableSerializer$NullableSerializerSnapshot",
@@ -46,7 +46,11 @@ constexpr std::array<std::string_view, 31> kCompositeClasses = {
     "org.apache.flink.cep.nfa.NFAStateSerializerSnapshot",
     "org.apache.flink.cep.nfa.sharedbuffer.LockableTypeSerializerSnapshot",
     "org.apache.flink.cep.nfa.sharedbuffer.NodeId$NodeIdSerializer$NodeIdSerializerSnapshot",
-    "org.apache.flink.cep.nfa.sharedbuffer.SharedBufferEdge$SharedBufferEdgeSerializer$SharedBufferEdgeSerializerSnapshot",
+    "org.apache.flink.cep.nfa.sharedbuffer.SharedBufferEdge$SharedBufferEdgeSerializer$"
+    "SharedBufferEdgeSerializerSnapshot",
+    "org.apache.flink.cep.nfa.sharedbuffer.SharedBufferNode$SharedBufferNodeSerializer$"
+    "SharedBufferNodeSerializerSnapshot",
+    "org.apache.flink.cep.nfa.sharedbuffer.SharedBufferNodeSerializerSnapshotV2",
     "org.apache.flink.api.scala.typeutils.ScalaCaseClassSerializerSnapshot",
     "org.apache.flink.api.scala.typeutils.Tuple2CaseClassSerializerSnapshot",
     "org.apache.flink.api.scala.typeutils.ScalaOptionSerializerSnapshot",

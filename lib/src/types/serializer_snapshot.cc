@@ -175,6 +175,9 @@ void SnapshotParser::interpret_outer(SerializerSnapshot& s) {
     // Outer version 1 had no null mask, 2 always has one, 3+ stores the choice.
     if (s.outer_version >= 3) s.has_null_mask = o.boolean();
     else s.has_null_mask = s.outer_version == 2;
+  } else if (c == "org.apache.flink.cep.nfa.NFAStateSerializerSnapshot") {
+    // Outer version 2 (Flink 1.16) added the previous timestamp and stores whether it is written.
+    s.nfa_previous_timestamp = s.outer_version >= 2 && o.boolean();
   } else if (c.ends_with("$ExternalSerializerSnapshot")) {
     external_data_type(s);
     return;

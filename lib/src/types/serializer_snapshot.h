@@ -89,6 +89,7 @@ struct SerializerSnapshot {
   bool row_kind = false;                             // RowSerializer: RowKind bits in the mask
   bool has_null_mask = false;                        // table LinkedListSerializer (outer v3+)
   bool nullable_pending_txn = false;                 // TwoPhaseCommitSinkFunction state (outer v3+)
+  bool nfa_previous_timestamp = false;               // NFAStateSerializer (outer v2+): states carry it
   // kRowData: one per field; kJavaTypes: the ArrayData element or MapData key and value type;
   // ExternalSerializer (kComposite): the logical type of its DataType.
   std::vector<LogicalType> logical_types;

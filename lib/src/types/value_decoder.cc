@@ -19,8 +19,11 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   CKPT_ASSIGN_OR_RETURN(auto table, decoders::make_table(s));
   if (table) return table;
   if (auto java = decoders::make_java(s)) return java;
+  CKPT_ASSIGN_OR_RETURN(auto cep, decoders::make_cep(s));
+  if (cep) return cep;
   switch (s.form) {
     case SnapshotForm::kLegacyConfig:
+      if (auto singleton = decoders::make_java_singleton(s)) return singleton;
       return make_opaque(s, "legacy TypeSerializerConfigSnapshot: the serializer is Java-serialized");
     case SnapshotForm::kKryo:
       return make_opaque(s, fmt::format("kryo serialization of {} needs the job's classes", s.type_class));

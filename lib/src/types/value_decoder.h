@@ -19,7 +19,8 @@
 //   (its DECIMAL as BigDecimal, TIMESTAMP {"millis","nano_of_milli"}, DATE days and TIME
 //   millis of day as numbers, BINARY {"bytes":hex}, ARRAY an array, MAP / MULTISET [k, v] pairs,
 //   STRUCTURED_TYPE {"class":..,"fields":{name: v}}, RAW its serializer's value), and the other
-//   table runtime serializers as formats/serializers.md §8 says.
+//   table runtime serializers as formats/serializers.md §8 says, and the CEP library's NFA states and
+//   shared-buffer values as formats/serializers.md §14 says.
 // Strings are UTF-8 but may hold lone surrogates (WTF-8) or, in RowData, arbitrary bytes: dump
 // JSON with nlohmann::json::error_handler_t::replace, or dump() throws.
 // Avro records (Flink's DataOutputEncoder layout, writer schema from the snapshot) give

@@ -19,11 +19,17 @@ DecoderPtr make_opaque(const SerializerSnapshot& s, std::string why);
 // Flink's JavaSerializer (its snapshot, or a legacy config snapshot holding one): values
 // decoded by types/java_values.h; nullptr for other serializers.
 DecoderPtr make_java(const SerializerSnapshot& s);
+// A legacy config snapshot whose Java-serialized serializer is one of Flink's field-less
+// singletons (LongSerializer, StringSerializer, VoidNamespaceSerializer, ...); else nullptr.
+DecoderPtr make_java_singleton(const SerializerSnapshot& s);
 // Containers and records whose nested decoders are built by make_decoder(); nullptr if the
 // class is none of them. Errors for inconsistent snapshots.
 Result<DecoderPtr> make_structured(const SerializerSnapshot& s);
 // Avro records with the writer schema stored in the snapshot (Flink's DataOutputEncoder layout).
 Result<DecoderPtr> make_avro(const SerializerSnapshot& s);
+// The CEP library's NFAState, shared buffer ids, nodes, edges and Lockable; nullptr for other
+// classes. Errors for inconsistent snapshots.
+Result<DecoderPtr> make_cep(const SerializerSnapshot& s);
 // SQL RowData (BinaryRowData layout), from the snapshot's logical types.
 Result<DecoderPtr> make_row_data(const SerializerSnapshot& s);
 // A value of `type` as the table runtime's top-level serializer writes it: i32 size, then
@@ -41,6 +47,9 @@ Result<DecoderPtr> make_table(const SerializerSnapshot& s);
 // one, else from the serializer class its RawType names (singletons only), else opaque.
 DecoderPtr make_raw_inner(const LogicalType& type, const SerializerSnapshot* raw_snapshot);
 
+// A container decodes when all its children do; its reason is the first child's that does not.
+bool all_decodable(const std::vector<DecoderPtr>& children);
+std::string first_why_not(const std::vector<DecoderPtr>& children);
 // Lower-case hex of raw bytes.
 std::string to_hex(std::string_view bytes);
 // A BigInteger magnitude (two's complement, big endian) as a JSON number if it fits 64 bits,

@@ -46,16 +46,8 @@ class StructuredDecoder final : public ValueDecoder {
         padding_(s.null_padding), row_kind_(s.row_kind), null_mask_(s.has_null_mask),
         nullable_txn_(s.nullable_pending_txn), outer_version_(s.outer_version) {}
 
-  bool decodable() const override {
-    for (const auto& c : children_)
-      if (!c->decodable()) return false;
-    return true;
-  }
-  std::string why_not() const override {
-    for (const auto& c : children_)
-      if (!c->decodable()) return c->why_not();
-    return {};
-  }
+  bool decodable() const override { return all_decodable(children_); }
+  std::string why_not() const override { return first_why_not(children_); }
 
   int32_t fixed_length() const override {
     switch (shape_) {
@@ -555,6 +547,18 @@ Result<std::vector<DecoderPtr>> children_of(const std::vector<SerializerSnapshot
 }
 
 }  // namespace
+
+bool all_decodable(const std::vector<DecoderPtr>& children) {
+  for (const auto& c : children)
+    if (!c->decodable()) return false;
+  return true;
+}
+
+std::string first_why_not(const std::vector<DecoderPtr>& children) {
+  for (const auto& c : children)
+    if (!c->decodable()) return c->why_not();
+  return {};
+}
 
 Result<DecoderPtr> make_structured(const SerializerSnapshot& s) {
   if (s.form == SnapshotForm::kPojo) {

@@ -12,6 +12,7 @@
 #include "ckpt/entries.h"
 #include "ckpt/metadata.h"
 #include "ops/dump/dump_tuning.h"
+#include "ops/dump/key_names.h"
 #include "ops/dump/ndjson_line.h"
 #include "ops/entries/entry_engine.h"
 #include "ops/selection_check.h"
@@ -44,17 +45,19 @@ class ChunkWriter : public TaskOutput {
  public:
   // Entries travel to the printer in chunks, so that it wakes once per chunk, not per entry.
   ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, std::string uid,
-              int32_t subtask)
+              int32_t subtask, const std::vector<std::string>* key_columns)
       : push_(push),
         text_(text),
         chunk_bytes_(dump_tuning().chunk_bytes),
         chunk_entries_(dump_tuning().chunk_entries),
         operator_hex_(std::move(operator_hex)),
         uid_(std::move(uid)),
-        subtask_(subtask) {}
+        subtask_(subtask),
+        key_columns_(key_columns) {}
 
   // False once the run is stopped (limit reached, another subtask failed).
   bool add(StateEntry&& e) override {
+    if (key_columns_ && e.has_key) name_key(e);
     if (text_) render(e);
     else chunk_.entries.push_back(to_dump_entry(std::move(e)));
     ++chunk_.count;
@@ -71,6 +74,22 @@ class ChunkWriter : public TaskOutput {
   }
 
  private:
+  // The key's fields named after the plan's columns; an entry decoded as trees becomes text.
+  void name_key(StateEntry& e) const {
+    if (!e.is_text) {
+      auto to_text = [](const nlohmann::json& tree, std::string& text) {
+        text.clear();
+        append_json_text(text, tree);
+      };
+      to_text(e.key, e.key_text);
+      if (e.has_namespace) to_text(e.ns, e.ns_text);
+      if (e.has_user_key) to_text(e.user_key, e.user_key_text);
+      to_text(e.value, e.value_text);
+      e.is_text = true;
+    }
+    e.key_text = name_row_fields(e.key_text, *key_columns_);
+  }
+
   void render(const StateEntry& e) {
     if (e.state != head_state_ || head_.empty()) {
       head_state_ = e.state;
@@ -119,6 +138,7 @@ class ChunkWriter : public TaskOutput {
   const std::string operator_hex_;
   const std::string uid_;
   const int32_t subtask_;
+  const std::vector<std::string>* key_columns_;  // the plan's names of the key row's fields, or nullptr
   Chunk chunk_;
   std::string head_state_;
   std::string head_;  // ndjson_line_head() of head_state_
@@ -176,8 +196,8 @@ class ChunkSpill : public OrderedChannels<Item>::Overflow {
 };
 
 void run_task(const EntryReader::Impl& entries, const TaskReading& reading, const EntryTask& t, const std::string& uid,
-              bool text, const OrderedChannels<Item>::Push& push) {
-  ChunkWriter out(push, text, t.operator_hex, uid, t.subtask->index);
+              const std::vector<std::string>* key_columns, bool text, const OrderedChannels<Item>::Push& push) {
+  ChunkWriter out(push, text, t.operator_hex, uid, t.subtask->index, key_columns);
   entries.read_task(t, reading, out);
   out.flush();
 }
@@ -260,7 +280,12 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   reading.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
   reading.keep_going = options.keep_going;
   std::vector<std::string> uids;  // "" when unknown
-  for (const EntryTask& t : tasks) uids.push_back(options.names.uid_of(*t.op));
+  std::vector<const std::vector<std::string>*> key_columns;  // nullptr when the plan names no key fields
+  for (const EntryTask& t : tasks) {
+    uids.push_back(options.names.uid_of(*t.op));
+    const OperatorName* name = options.names.find(t.op->id);
+    key_columns.push_back(name && !name->key_columns.empty() ? &name->key_columns : nullptr);
+  }
 
   DumpSummary summary;
   std::unordered_set<std::string> faulty;  // reported here: their decoding errors say nothing new
@@ -286,7 +311,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   if (text && dump_tuning().spill) spill = &ChunkSpill::make;
   OrderedChannels<Item> channels(tasks.size(), dump_tuning().channel_capacity, spill);
   channels.start(options.jobs, [&](size_t i, const OrderedChannels<Item>::Push& push) {
-    run_task(entries, reading, tasks[i], uids[i], text, push);
+    run_task(entries, reading, tasks[i], uids[i], key_columns[i], text, push);
   });
   std::optional<Error> failure;
   auto fail = [&](Error&& e) {

@@ -1,0 +1,29 @@
+// Naming a key row's fields after the plan's columns.
+#include "ops/dump/key_names.h"
+
+#include "support/json_input.h"
+#include "support/json_text.h"
+
+namespace ckpt {
+
+std::string name_row_fields(const std::string& row_json, const std::vector<std::string>& names) {
+  auto row = parse_json_input(row_json);
+  if (!row.ok() || !row->is_object() || row->size() != 2) return row_json;
+  const nlohmann::json* fields = json_member(*row, "fields");
+  const nlohmann::json* kind = json_member(*row, "kind");
+  if (!fields || !kind || !fields->is_array() || !kind->is_string() || fields->size() != names.size()) return row_json;
+  // Written by hand so that the fields keep the key's column order (a tree would sort them).
+  std::string out = "{\"fields\":{";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, names[i]);
+    out += ':';
+    append_json_text(out, (*fields)[i]);
+  }
+  out += "},\"kind\":";
+  append_json_text(out, *kind);
+  out += '}';
+  return out;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,45 @@
+// tests/testlib/decoder_checks.h - Catch helpers of the value-decoder tests: a versioned
+// snapshot parsed whole, its decoder, and a value decoded from exactly its bytes with the JSON
+// text path checked against the tree.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+
+#include "support/byte_reader.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
+
+namespace ckpt::test {
+
+inline SerializerSnapshot parse_versioned(const std::string& versioned) {
+  ByteReader r(versioned);
+  auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+  REQUIRE(s.ok());
+  CHECK(r.at_end());
+  return std::move(s).value();
+}
+
+// The decoder of a versioned snapshot, which must decode values.
+inline std::unique_ptr<ValueDecoder> decodable_decoder(const std::string& versioned) {
+  auto d = make_decoder(parse_versioned(versioned));
+  REQUIRE(d.ok());
+  REQUIRE((*d)->decodable());
+  return std::move(d).value();
+}
+
+// A value read from bytes that must be used exactly, and read again through the JSON-text path.
+inline nlohmann::json decode_exactly(const ValueDecoder& d, const std::string& bytes) {
+  ByteReader r(bytes);
+  auto v = decode_framed(d, r, bytes.size());
+  REQUIRE(v.ok());
+  ByteReader t(bytes);
+  std::string text;
+  REQUIRE(decode_framed_json(d, t, bytes.size(), text).ok());
+  CHECK(nlohmann::json::parse(text) == *v);
+  return *v;
+}
+
+}  // namespace ckpt::test
