@@ -27,6 +27,8 @@ struct EditArgs {
   std::string delete_keys;
   std::string keys_operator;
   std::string key_serializers_from;
+  int32_t max_parallelism = 0;
+  int32_t parallelism = 0;
 };
 
 // "LEFT<sep>RIGHT" split at the first `sep`, both sides non-empty; else an error naming `flag`.
@@ -54,6 +56,8 @@ std::string describe(const EditChange& c) {
   if (c.what == "drop-operator") return fmt::format("operator {}: dropped ({})", c.operator_id, c.detail);
   if (c.what == "set-uid") return fmt::format("operator {}: id {} (uid '{}')", c.operator_id, c.new_id, c.detail);
   if (c.what == "set-id") return fmt::format("operator {}: id {}", c.operator_id, c.new_id);
+  if (c.what == "max-parallelism")
+    return fmt::format("operator {}: max parallelism {} ({} entries moved)", c.operator_id, c.detail, c.entries);
   return fmt::format("operator {}: state '{}' dropped ({} entries)", c.operator_id, c.state, c.entries);
 }
 
@@ -72,6 +76,12 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_option("--delete-keys", a->delete_keys, "Erase every entry of the keys in FILE (one JSON key a line)")
       ->type_name("FILE");
   sub.add_option("--operator", a->keys_operator, "Erase the keys from this operator only")->type_name("OP");
+  sub.add_option("--max-parallelism", a->max_parallelism, "Move every key to its key group under N key groups")
+      ->type_name("N")
+      ->check(CLI::Range(1, 32768));
+  sub.add_option("--parallelism", a->parallelism, "With --max-parallelism: subtasks of the keyed operators")
+      ->type_name("N")
+      ->check(CLI::Range(1, 32768));
   sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
   sub.add_flag("--dry-run", a->dry_run, "Print what would change, write nothing");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
@@ -115,6 +125,12 @@ Runner setup_edit(CLI::App& sub) {
       print_error(io, "--operator restricts --delete-keys, which is not given");
       return kExitError;
     }
+    if (a->parallelism && !a->max_parallelism) {
+      print_error(io, "--parallelism needs --max-parallelism (give the current one to keep it)");
+      return kExitError;
+    }
+    options.max_parallelism = a->max_parallelism;
+    options.parallelism = a->parallelism;
     options.keys_operator = a->keys_operator;
     options.drop_operators = a->drop_operators;
     options.output = a->output;

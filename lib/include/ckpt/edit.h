@@ -2,7 +2,8 @@
 //
 // What Flink users most often need from savepoint tooling is to fix a snapshot: an operator
 // whose uid changed or that was removed ("Cannot map checkpoint/savepoint state for operator
-// ... not available in the new program"), a state nobody needs any more. edit_snapshot() is
+// ... not available in the new program"), a max parallelism that must change (Flink never
+// changes it), a state nobody needs, a key whose data must be erased. edit_snapshot() is
 // convert_snapshot() with a transformation in the middle: the input is read and checked as
 // convert checks it, every keyed handle is re-framed one key group at a time (values copied as
 // the job's serializers wrote them, never re-encoded), the operations below are applied on the
@@ -53,6 +54,12 @@ struct CKPT_API EditOptions {
   // operator, or of the operators `keys_operator` names.
   std::vector<std::string> delete_keys;
   std::string keys_operator;
+  // Every operator's max parallelism becomes this (0: kept): each key moves to the key group
+  // Flink's assignment gives it, each subtask gets the key-group range Flink assigns it.
+  int32_t max_parallelism = 0;
+  // With max_parallelism: the parallelism of every operator with keyed state (0: kept); refused
+  // for an operator that also has operator, raw keyed or channel state.
+  int32_t parallelism = 0;
 };
 
 // What an operation did to one operator (or one of its states).
@@ -60,9 +67,11 @@ struct CKPT_API EditChange {
   std::string operator_id;  // the input's id, 32 hex digits
   std::string new_id;       // set-uid / set-id: the output's id; else equal to operator_id
   std::string state;        // drop-state: the state; else ""
-  std::string what;         // "drop-operator", "set-uid", "set-id", "drop-state"
-  std::string detail;       // set-uid: the uid
-  uint64_t entries = 0;     // entries dropped (RocksDB-layout pairs of keyed state, operator-state elements)
+  std::string what;         // "drop-operator", "set-uid", "set-id", "drop-state", "max-parallelism"
+  std::string detail;       // set-uid: the uid; max-parallelism: "128 -> 4096"
+  // drop-state: entries dropped (RocksDB-layout pairs of keyed state, operator-state elements);
+  // max-parallelism: RocksDB-layout pairs moved
+  uint64_t entries = 0;
 };
 
 struct CKPT_API EditSummary {

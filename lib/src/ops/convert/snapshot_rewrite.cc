@@ -69,13 +69,33 @@ Result<StreamHandle> copy_stream(const StreamHandle& h, const Job& job, const st
   return out;
 }
 
-Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op, int32_t subtask, const Job& job,
-                                  Counters& c) {
-  if (in.is_null()) return in;
-  auto key = job.key_serializers.find(operator_id_hex(op.id));
-  CKPT_ASSIGN_OR_RETURN(
-      RawKeyedSource source,
-      open_raw_keyed(in, job.streams, op.max_parallelism, key == job.key_serializers.end() ? nullptr : &key->second));
+Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op, const SubtaskState& st,
+                                  const Job& job, Counters& c) {
+  const int32_t subtask = st.index;
+  std::optional<KeyedSource> from;
+  if (job.hooks->source) {
+    CKPT_ASSIGN_OR_RETURN(from, job.hooks->source(op, st));
+  }
+  if (!from) {
+    if (in.is_null()) return in;
+    auto key = job.key_serializers.find(operator_id_hex(op.id));
+    CKPT_ASSIGN_OR_RETURN(
+        RawKeyedSource raw,
+        open_raw_keyed(in, job.streams, op.max_parallelism, key == job.key_serializers.end() ? nullptr : &key->second));
+    from.emplace();
+    from->meta = std::move(raw.meta);
+    from->range = in.range;
+    from->layout = same_layout_target(in);
+    const int32_t max_parallelism = op.max_parallelism;
+    from->produce = [&job, &in, raw_layout = raw.layout, meta = from->meta,
+                     max_parallelism](const KeyGroupPairsFn& fn) {
+      RawKeyedSource source;
+      source.layout = raw_layout;
+      source.meta = meta;
+      return read_raw_keyed(in, source, job.streams, max_parallelism, fn);
+    };
+  }
+  const KeyedSource& source = *from;
   KeyedBackendMeta meta = source.meta;
   std::unique_ptr<KeyedEdit> edit;
   if (job.hooks->keyed) {
@@ -83,27 +103,26 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   }
   // The input state each output state is (a hook drops states, never adds or renames one).
   std::vector<size_t> kept;
-  for (const StateMetaInfo& st : meta.states)
+  for (const StateMetaInfo& out_state : meta.states)
     for (size_t i = 0; i < source.meta.states.size(); ++i)
-      if (source.meta.states[i].name == st.name) kept.push_back(i);
+      if (source.meta.states[i].name == out_state.name) kept.push_back(i);
   if (kept.size() != meta.states.size())
     return Error(ErrorCode::kInvalidArgument, "an edit of the state meta data added or renamed a state");
   const bool all_kept = kept.size() == source.meta.states.size();
   std::vector<std::vector<RocksPair>> projected(kept.size());
   auto produce = [&](const KeyGroupPairsFn& fn) {
-    return read_raw_keyed(in, source, job.streams, op.max_parallelism,
-                          [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
-                            if (edit) CKPT_RETURN_IF_ERROR(edit->key_group(kg, by_state));
-                            if (all_kept) return fn(kg, by_state);
-                            // Swapped in and back out: the reader recycles its vectors' pairs.
-                            for (size_t j = 0; j < kept.size(); ++j) projected[j].swap(by_state[kept[j]]);
-                            Status s = fn(kg, projected);
-                            for (size_t j = 0; j < kept.size(); ++j) projected[j].swap(by_state[kept[j]]);
-                            return s;
-                          });
+    return source.produce([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+      if (edit) CKPT_RETURN_IF_ERROR(edit->key_group(kg, by_state));
+      if (all_kept) return fn(kg, by_state);
+      // Swapped in and back out: the reader recycles its vectors' pairs.
+      for (size_t j = 0; j < kept.size(); ++j) projected[j].swap(by_state[kept[j]]);
+      Status s = fn(kg, projected);
+      for (size_t j = 0; j < kept.size(); ++j) projected[j].swap(by_state[kept[j]]);
+      return s;
+    });
   };
   KeyedTarget target;
-  target.to = job.options->to ? *job.options->to : same_layout_target(in);
+  target.to = job.options->to ? *job.options->to : source.layout;
   if (job.options->dry_run) {
     uint64_t entries = 0;
     CKPT_RETURN_IF_ERROR(produce([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
@@ -112,7 +131,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
     }));
     c.entries += entries;
     c.subtasks++;
-    return in;
+    return KeyedHandle{};  // a dry run writes no handle
   }
   target.modern_types = job.modern_types;
   target.out_dir = job.out_dir;
@@ -120,7 +139,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   target.subtask = subtask;
   target.max_parallelism = op.max_parallelism;
   target.checkpoint_id = job.metadata->checkpoint_id;
-  target.range = in.range;
+  target.range = source.range;
   target.deferred_sync = true;  // rewrite_snapshot syncs the whole output before its rename
   KeyedTargetStats stats;
   CKPT_ASSIGN_OR_RETURN(KeyedHandle out, write_keyed_target(target, std::move(meta), produce, &stats));
@@ -164,7 +183,7 @@ Status rewrite_subtask(const OperatorState& op, SubtaskState& st, const Job& job
                                                          st.raw_keyed.type, handle_type_name(st.raw_keyed.type)));
     CKPT_RETURN_IF_ERROR(copy(st.raw_keyed.delegate, "raw-keyed"));
   }
-  CKPT_ASSIGN_OR_RETURN(st.managed_keyed, rewrite_keyed(st.managed_keyed, op, st.index, job, c));
+  CKPT_ASSIGN_OR_RETURN(st.managed_keyed, rewrite_keyed(st.managed_keyed, op, st, job, c));
   return Status::OK();
 }
 
@@ -242,6 +261,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     job.out_dir = temp->path();
   }
 
+  if (hooks.prepare) CKPT_RETURN_IF_ERROR(hooks.prepare(metadata, job.streams));
   Metadata out = metadata;
   if (hooks.operators) CKPT_RETURN_IF_ERROR(hooks.operators(out));
   Counters counters;

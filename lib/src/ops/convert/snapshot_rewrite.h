@@ -21,6 +21,7 @@
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
 #include "state/raw_keyed_reader.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
@@ -33,7 +34,20 @@ class KeyedEdit {
   virtual Status key_group(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state) = 0;
 };
 
+// A subtask's keyed state taken from elsewhere than its input handle (edit's regrouping).
+struct KeyedSource {
+  KeyedBackendMeta meta;
+  KeyGroupRange range;
+  ConvertTarget layout = ConvertTarget::kHeap;  // written in when RewriteOptions::to is unset
+  // Calls its argument once per key group with data, ascending, by_state indexed as `meta`.
+  std::function<Status(const KeyGroupPairsFn& fn)> produce;
+};
+
 struct RewriteHooks {
+  // After the input is checked, before the operators hook: a pass over the input, if needed.
+  std::function<Status(const Metadata& in, const StreamOpener& streams)> prepare;
+  // The keyed state of output subtask `st` of `op` when not its input handle (may be null).
+  std::function<Result<std::optional<KeyedSource>>(const OperatorState& op, const SubtaskState& st)> source;
   // The operators to write, with their ids (called once, on a copy of the checked input; the
   // subtasks each operator keeps are rewritten after).
   std::function<Status(Metadata& out)> operators;

@@ -13,6 +13,7 @@
 #include "ops/convert/snapshot_rewrite.h"
 #include "ops/edit/edit_keys.h"
 #include "ops/edit/edit_plan.h"
+#include "ops/edit/regroup.h"
 #include "state/operator_state_cut.h"
 
 namespace ckpt {
@@ -85,6 +86,27 @@ std::unique_ptr<KeyedEdit> chained(std::vector<std::unique_ptr<KeyedEdit>> edits
   return std::make_unique<EditChain>(std::move(edits));
 }
 
+// What --max-parallelism and --parallelism need of an operator.
+Status check_regroup(const OperatorState& op, const EditOptions& options) {
+  const int32_t n = options.max_parallelism;
+  if (n < 1 || n > 32768)
+    return Error(ErrorCode::kInvalidArgument, fmt::format("--max-parallelism {} is not in 1..32768", n));
+  const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
+  if (parallelism < 1 || parallelism > n)
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("operator {}: parallelism {} is not in 1..{} (its max parallelism)",
+                             operator_id_hex(op.id), parallelism, n));
+  if (parallelism == op.parallelism) return Status::OK();
+  for (const SubtaskState& st : op.subtasks)
+    if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() || !st.raw_keyed.is_null() ||
+        !st.input_channels.empty() || !st.result_subpartitions.empty())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("--parallelism: operator {} has state other than keyed state, which Flink redistributes "
+                               "on restore (keep its parallelism here)",
+                               operator_id_hex(op.id)));
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> read_key_lines(const std::string& path) {
@@ -109,9 +131,38 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   if (!options.delete_keys.empty()) {
     CKPT_ASSIGN_OR_RETURN(deletion, KeyDeletion::parse(options.delete_keys));
   }
+  std::map<OperatorId, std::unique_ptr<Regrouper>> regroupers;  // by input id, then by output id
+  std::vector<EditChange> regrouped;
   RewriteHooks hooks;
+  hooks.prepare = [&](const Metadata& in, const StreamOpener& streams) -> Status {
+    CKPT_ASSIGN_OR_RETURN(plan, plan_edit(in, options));
+    if (options.max_parallelism == 0) return Status::OK();
+    for (const OperatorState& op : in.operators) {
+      if (plan.dropped.count(op.id)) continue;
+      CKPT_RETURN_IF_ERROR(check_regroup(op, options));
+      bool keyed = false;
+      for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null();
+      if (!keyed) continue;
+      const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
+      auto r = Regrouper::make(op, options.max_parallelism, parallelism, streams);
+      if (!r.ok()) return std::move(r).error().with_context(fmt::format("operator {}", operator_id_hex(op.id)));
+      EditChange c;
+      c.operator_id = c.new_id = operator_id_hex(op.id);
+      c.what = "max-parallelism";
+      c.detail = fmt::format("{} -> {}", op.max_parallelism, options.max_parallelism);
+      if (parallelism != op.parallelism) c.detail += fmt::format(", parallelism {} -> {}", op.parallelism, parallelism);
+      c.entries = (*r)->pairs();
+      regrouped.push_back(std::move(c));
+      regroupers[op.id] = std::move(r).value();
+    }
+    return Status::OK();
+  };
+  hooks.source = [&](const OperatorState& op, const SubtaskState& st) -> Result<std::optional<KeyedSource>> {
+    auto r = regroupers.find(op.id);
+    if (r == regroupers.end()) return std::optional<KeyedSource>();
+    return r->second->source(st.index);
+  };
   hooks.operators = [&](Metadata& m) -> Status {
-    CKPT_ASSIGN_OR_RETURN(plan, plan_edit(m, options));
     if (deletion) {
       CKPT_ASSIGN_OR_RETURN(auto selected, select_operators(m, options.keys_operator));
       for (const OperatorState* op : selected) {
@@ -119,7 +170,30 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
         key_operators.insert(renamed == plan.new_ids.end() ? op->id : renamed->second);
       }
     }
-    return apply_operator_changes(plan, m);
+    CKPT_RETURN_IF_ERROR(apply_operator_changes(plan, m));
+    if (options.max_parallelism == 0) return Status::OK();
+    std::map<OperatorId, std::unique_ptr<Regrouper>> by_output;
+    for (auto& [id, r] : regroupers) {
+      auto renamed = plan.new_ids.find(id);
+      by_output[renamed == plan.new_ids.end() ? id : renamed->second] = std::move(r);
+    }
+    regroupers = std::move(by_output);
+    for (OperatorState& op : m.operators) {
+      op.max_parallelism = options.max_parallelism;
+      if (!regroupers.count(op.id)) continue;
+      // `_metadata` lists only the subtasks that had state, but a key may now belong to any
+      // subtask: each gets a record. With a new parallelism there is only keyed state
+      // (check_regroup), so the records are all new.
+      const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
+      if (parallelism != op.parallelism) op.subtasks.clear();
+      op.parallelism = parallelism;
+      std::vector<SubtaskState> subtasks(static_cast<size_t>(parallelism));
+      for (int32_t i = 0; i < parallelism; ++i) subtasks[i].index = i;
+      for (SubtaskState& st : op.subtasks)
+        if (st.index >= 0 && st.index < parallelism) subtasks[st.index] = std::move(st);
+      op.subtasks = std::move(subtasks);
+    }
+    return Status::OK();
   };
   auto drop_states = [&](const OperatorState& op, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
     auto drop = plan.drop_states.find(op.id);
@@ -181,6 +255,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   EditSummary summary;
   summary.written = std::move(written);
   summary.changes = plan.changes;
+  summary.changes.insert(summary.changes.end(), regrouped.begin(), regrouped.end());
   for (EditChange& c : summary.changes) {
     if (c.what != "drop-state") continue;
     OperatorId id{};

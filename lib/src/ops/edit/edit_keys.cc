@@ -48,12 +48,7 @@ class DeleteKeysEdit : public KeyedEdit {
  private:
   // The index of the given key this pair is an entry of, if any.
   Result<std::optional<size_t>> match(const KeyedStateCodec& codec, const RocksPair& pair) const {
-    std::optional<nlohmann::json> key;
-    Status s = codec.read_rocks_entry(pair.key, 0, pair.value, 0, [&](StateEntry&& e) -> Status {
-      if (e.has_key) key = std::move(e.key);
-      return stop_error();  // every entry of one pair has the pair's key
-    });
-    if (!s.ok() && !is_stop(s.error())) return std::move(s).error();
+    CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codec.key_of_rocks_entry(pair.key, pair.value));
     if (!key) return std::optional<size_t>();
     std::string text = key->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     auto it = owner_.by_text_.find(text);

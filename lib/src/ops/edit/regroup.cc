@@ -1,0 +1,260 @@
+// Keys moved to the key groups of another max parallelism: spilled per output subtask, read
+// back in sorted runs merged by key group.
+#include "ops/edit/regroup.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "state/keyed_state_codec.h"
+#include "state/layout_transcoder.h"
+#include "state/raw_keyed_reader.h"
+#include "support/byte_reader.h"
+#include "support/byte_writer.h"
+#include "support/spill_file.h"
+#include "types/value_decoder.h"
+
+namespace ckpt {
+
+namespace {
+
+// Pairs read back into memory before a run is sorted and spilled again.
+constexpr size_t kRunBytes = size_t{64} << 20;
+
+struct Record {
+  int32_t key_group = 0;
+  uint32_t state = 0;
+  RocksPair pair;
+  bool operator<(const Record& o) const {
+    if (key_group != o.key_group) return key_group < o.key_group;
+    if (state != o.state) return state < o.state;
+    return pair.key < o.pair.key;
+  }
+};
+
+Status append(SpillFile& f, const Record& r) {
+  ByteWriter w;
+  w.i32(r.key_group);
+  w.u32(r.state);
+  w.u32(static_cast<uint32_t>(r.pair.key.size()));
+  w.u32(static_cast<uint32_t>(r.pair.value.size()));
+  std::string head = w.take();
+  head += r.pair.key;
+  return f.append(head, r.pair.value);
+}
+
+// The next record of `f`, or false at its end.
+Result<bool> next(SpillFile& f, uint64_t& read, Record* r) {
+  if (read >= f.written()) return false;
+  char head[16];
+  CKPT_RETURN_IF_ERROR(f.read(sizeof head, head));
+  ByteReader h(std::string_view(head, sizeof head));
+  r->key_group = h.i32();
+  r->state = h.u32();
+  const uint32_t key = h.u32(), value = h.u32();
+  // The lengths are ours, but a short file must not make an allocation of any size.
+  if (read + sizeof head + key + value > f.written())
+    return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
+  r->pair.key.resize(key);
+  r->pair.value.resize(value);
+  CKPT_RETURN_IF_ERROR(f.read(key, r->pair.key.data()));
+  CKPT_RETURN_IF_ERROR(f.read(value, r->pair.value.data()));
+  read += sizeof head + key + value;
+  return true;
+}
+
+// One run: a spill file and where its reading is.
+struct Run {
+  std::unique_ptr<SpillFile> file;
+  uint64_t read = 0;
+  Record head;
+};
+
+}  // namespace
+
+KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parallelism, int32_t index) {
+  const int64_t start = (static_cast<int64_t>(index) * max_parallelism + parallelism - 1) / parallelism;
+  const int64_t end = (static_cast<int64_t>(index + 1) * max_parallelism - 1) / parallelism;
+  return {static_cast<int32_t>(start), static_cast<int32_t>(end - start + 1)};
+}
+
+struct Regrouper::Impl {
+  int32_t max_parallelism = 0;
+  int32_t parallelism = 0;
+  KeyedBackendMeta meta;  // the states of every input subtask, by name (the first one's order)
+  ConvertTarget layout = ConvertTarget::kHeap;
+  std::vector<std::unique_ptr<SpillFile>> spills;  // per output subtask
+  std::vector<bool> any;                           // output subtask received pairs or had state
+  std::mutex mu;
+
+  uint32_t state_index(const StateMetaInfo& s) {
+    for (size_t i = 0; i < meta.states.size(); ++i)
+      if (meta.states[i].name == s.name) return static_cast<uint32_t>(i);
+    meta.states.push_back(s);
+    return static_cast<uint32_t>(meta.states.size() - 1);
+  }
+
+  int32_t subtask_of(int32_t key_group) const {
+    // KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup
+    return static_cast<int32_t>(static_cast<int64_t>(key_group) * parallelism / max_parallelism);
+  }
+
+  // Every pair of input subtask `st` spilled under its new key group.
+  Status spill(const OperatorState& op, const SubtaskState& st, const StreamOpener& streams,
+               const SerializerSnapshot* key_fallback, uint64_t* pairs) {
+    const KeyedHandle& h = st.managed_keyed;
+    CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(h, streams, op.max_parallelism, key_fallback));
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(source.meta.key_serializer));
+    std::vector<std::unique_ptr<KeyedStateCodec>> codecs;
+    std::vector<uint32_t> ids;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (meta.states.empty() && meta.key_serializer.snapshot_class.empty()) {
+        meta.version = source.meta.version;
+        meta.key_serializer = source.meta.key_serializer;
+        layout = same_layout_target(h);
+      }
+      for (const StateMetaInfo& s : source.meta.states) ids.push_back(state_index(s));
+    }
+    for (const StateMetaInfo& s : source.meta.states) {
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedStateCodec> codec,
+                            KeyedStateCodec::make(s, *key_decoder, op.max_parallelism));
+      codecs.push_back(std::move(codec));
+    }
+    const int old_prefix = key_group_prefix_bytes(op.max_parallelism);
+    const int new_prefix = key_group_prefix_bytes(max_parallelism);
+    return read_raw_keyed(
+        h, source, streams, op.max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+          for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
+            for (const RocksPair& p : by_state[i]) {
+              CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codecs[i]->key_of_rocks_entry(p.key, p.value));
+              std::optional<int32_t> kg;
+              if (key) kg = compute_key_group(*key_decoder, *key, max_parallelism);
+              if (!kg)
+                return Error(ErrorCode::kNotSupported,
+                             fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
+                                         "groups cannot be recomputed",
+                                         codecs[i]->name(), key_decoder->serializer_class()));
+              Record r;
+              r.key_group = *kg;
+              r.state = ids[i];
+              append_key_group_prefix(r.pair.key, *kg, new_prefix);
+              r.pair.key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
+              r.pair.value = p.value;
+              const int32_t to = subtask_of(*kg);
+              std::lock_guard<std::mutex> lock(mu);
+              CKPT_RETURN_IF_ERROR(append(*spills[to], r));
+              any[to] = true;
+              ++*pairs;
+            }
+          return Status::OK();
+        });
+  }
+
+  // Output subtask `index`'s pairs, key group by key group ascending.
+  Status produce(int32_t index, const KeyGroupPairsFn& fn) {
+    SpillFile& all = *spills[index];
+    uint64_t read = 0;
+    std::vector<Run> runs;
+    std::vector<Record> buffer;
+    size_t bytes = 0;
+    bool more = true;
+    while (more) {
+      Record r;
+      CKPT_ASSIGN_OR_RETURN(more, next(all, read, &r));
+      if (more) {
+        bytes += r.pair.key.size() + r.pair.value.size() + sizeof(Record);
+        buffer.push_back(std::move(r));
+      }
+      if ((!more || bytes >= kRunBytes) && !buffer.empty()) {
+        std::sort(buffer.begin(), buffer.end());
+        Run run;
+        CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create());
+        for (const Record& x : buffer) CKPT_RETURN_IF_ERROR(append(*run.file, x));
+        runs.push_back(std::move(run));
+        buffer.clear();
+        bytes = 0;
+      }
+    }
+    // A k-way merge of the runs by key group.
+    auto later = [&](size_t a, size_t b) { return runs[b].head < runs[a].head; };
+    std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heads(later);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
+      if (has) heads.push(i);
+    }
+    std::vector<std::vector<RocksPair>> by_state(meta.states.size());
+    int32_t current = -1;
+    auto flush = [&]() -> Status {
+      if (current < 0) return Status::OK();
+      Status s = fn(current, by_state);
+      for (auto& v : by_state) v.clear();
+      return s;
+    };
+    while (!heads.empty()) {
+      const size_t i = heads.top();
+      heads.pop();
+      if (runs[i].head.key_group != current) {
+        CKPT_RETURN_IF_ERROR(flush());
+        current = runs[i].head.key_group;
+      }
+      by_state[runs[i].head.state].push_back(std::move(runs[i].head.pair));
+      CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
+      if (has) heads.push(i);
+    }
+    return flush();
+  }
+};
+
+Regrouper::Regrouper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Regrouper::~Regrouper() = default;
+
+Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int32_t max_parallelism,
+                                                   int32_t parallelism, const StreamOpener& streams,
+                                                   const SerializerSnapshot* key_fallback) {
+  auto impl = std::make_unique<Impl>();
+  impl->max_parallelism = max_parallelism;
+  impl->parallelism = parallelism;
+  if (parallelism < 1 || parallelism > max_parallelism)
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("parallelism {} is not in 1..{}", parallelism, max_parallelism));
+  for (int32_t i = 0; i < parallelism; ++i) {
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create());
+    impl->spills.push_back(std::move(f));
+  }
+  impl->any.assign(static_cast<size_t>(in.parallelism), false);
+  uint64_t pairs = 0;
+  bool keyed = false;
+  for (const SubtaskState& st : in.subtasks) {
+    if (!st.raw_keyed.is_null())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
+                               operator_id_hex(in.id)));
+    if (st.managed_keyed.is_null()) continue;
+    keyed = true;
+    Status s = impl->spill(in, st, streams, key_fallback, &pairs);
+    if (!s.ok()) return std::move(s).error().with_context(fmt::format("subtask {}", st.index));
+  }
+  // Every output subtask of an operator with keyed state gets a handle, as Flink's heap
+  // backend writes one per subtask.
+  if (keyed) impl->any.assign(impl->any.size(), true);
+  auto r = std::unique_ptr<Regrouper>(new Regrouper(std::move(impl)));
+  r->pairs_ = pairs;
+  return r;
+}
+
+std::optional<KeyedSource> Regrouper::source(int32_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= impl_->spills.size() || !impl_->any[index]) return std::nullopt;
+  KeyedSource s;
+  s.meta = impl_->meta;
+  s.range = key_group_range_of_subtask(impl_->max_parallelism, impl_->parallelism, index);
+  s.layout = impl_->layout;
+  Impl* impl = impl_.get();
+  s.produce = [impl, index](const KeyGroupPairsFn& fn) { return impl->produce(index, fn); };
+  return s;
+}
+
+}  // namespace ckpt
