@@ -1,4 +1,7 @@
 // ckpt edit: change a savepoint offline (man/ckpt-edit.1.md).
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -29,6 +32,8 @@ struct EditArgs {
   std::string key_serializers_from;
   int32_t max_parallelism = 0;
   int32_t parallelism = 0;
+  std::vector<std::string> expire;
+  std::string now;
 };
 
 // "LEFT<sep>RIGHT" split at the first `sep`, both sides non-empty; else an error naming `flag`.
@@ -52,10 +57,48 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
   return true;
 }
 
+// "500ms", "30s", "15m", "12h", "7d" or a plain number of milliseconds.
+std::optional<int64_t> parse_duration_ms(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 15) return std::nullopt;
+  const int64_t n = std::stoll(text.substr(0, digits));
+  const std::string unit = text.substr(digits);
+  static const std::pair<const char*, int64_t> kUnits[] = {
+      {"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"min", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name) return n * scale;
+  return std::nullopt;
+}
+
+// Milliseconds since the epoch, given as such or as YYYY-MM-DDTHH:MM:SS[.mmm]Z (UTC).
+std::optional<int64_t> parse_timestamp_ms(const std::string& text) {
+  if (!text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), ::isdigit)) return std::stoll(text);
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0, used = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &used) != 6) return std::nullopt;
+  std::string rest = text.substr(static_cast<size_t>(used));
+  if (rest.size() == 5 && rest[0] == '.' && rest[4] == 'Z' && std::isdigit(rest[1]) && std::isdigit(rest[2]) &&
+      std::isdigit(rest[3]))
+    ms = std::stoi(rest.substr(1, 3));
+  else if (rest != "Z")
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+  const int yy = y - (mo <= 2);
+  const int era = (yy >= 0 ? yy : yy - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
+  const unsigned doy = (153 * static_cast<unsigned>(mo + (mo > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(d) - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
+  return ((days * 24 + h) * 60 + mi) * 60'000 + s * 1000LL + ms;
+}
+
 std::string describe(const EditChange& c) {
   if (c.what == "drop-operator") return fmt::format("operator {}: dropped ({})", c.operator_id, c.detail);
   if (c.what == "set-uid") return fmt::format("operator {}: id {} (uid '{}')", c.operator_id, c.new_id, c.detail);
   if (c.what == "set-id") return fmt::format("operator {}: id {}", c.operator_id, c.new_id);
+  if (c.what == "expire")
+    return fmt::format("operator {}: state '{}': {} expired entries dropped", c.operator_id, c.state, c.entries);
   if (c.what == "max-parallelism")
     return fmt::format("operator {}: max parallelism {} ({} entries moved)", c.operator_id, c.detail, c.entries);
   return fmt::format("operator {}: state '{}' dropped ({} entries)", c.operator_id, c.state, c.entries);
@@ -82,6 +125,10 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_option("--parallelism", a->parallelism, "With --max-parallelism: subtasks of the keyed operators")
       ->type_name("N")
       ->check(CLI::Range(1, 32768));
+  sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
+      ->type_name("STATE=DURATION");
+  sub.add_option("--now", a->now, "The time --expire measures from (ms since the epoch or ISO 8601 UTC)")
+      ->type_name("TIMESTAMP");
   sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
   sub.add_flag("--dry-run", a->dry_run, "Print what would change, write nothing");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
@@ -127,6 +174,27 @@ Runner setup_edit(CLI::App& sub) {
     }
     if (a->parallelism && !a->max_parallelism) {
       print_error(io, "--parallelism needs --max-parallelism (give the current one to keep it)");
+      return kExitError;
+    }
+    for (const std::string& spec : a->expire) {
+      auto pair = split_or_report(io, spec, '=', "--expire", "STATE=DURATION");
+      if (!pair) return kExitError;
+      std::optional<int64_t> ms = parse_duration_ms(pair->second);
+      if (!ms) {
+        print_error(io, fmt::format("--expire: '{}' is not a duration (e.g. 500ms, 30s, 15m, 12h, 7d)", pair->second));
+        return kExitError;
+      }
+      options.expire.emplace_back(pair->first, *ms);
+    }
+    if (!a->now.empty()) {
+      options.now = parse_timestamp_ms(a->now);
+      if (!options.now) {
+        print_error(io, fmt::format("--now: '{}' is not ms since the epoch or YYYY-MM-DDTHH:MM:SS[.mmm]Z", a->now));
+        return kExitError;
+      }
+    }
+    if (!options.expire.empty() && !options.now) {
+      print_error(io, "--expire needs --now (the time Flink would measure the TTL from)");
       return kExitError;
     }
     options.max_parallelism = a->max_parallelism;

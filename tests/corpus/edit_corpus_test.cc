@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
@@ -275,4 +278,65 @@ TEST_CASE("edit --max-parallelism refuses flink-sql keys whose hashCode ckpt can
   CHECK(e.find("state 'accState'") != std::string::npos);
   CHECK(e.find("RowDataSerializer") != std::string::npos);
   CHECK_FALSE(fs::exists(o.output));
+}
+
+TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL cleanup would", "[ops][corpus][sql]") {
+  // The aggregate's accState and the join's left and right records, values of Flink's
+  // TtlSerializer: at now = newest last access + ttl every entry is expired (the equal edge),
+  // one ms earlier the newest stays; the output dumps as the input without exactly the entries
+  // whose last access + ttl <= now.
+  CKPT_REQUIRE_SHARED();
+  struct Case {
+    const char* savepoint;
+    std::vector<std::string> states;
+  };
+  const std::vector<Case> cases = {
+      {"stream-exec-group-aggregate_1/agg-with-state-ttl-hint/savepoint", {"accState"}},
+      {"stream-exec-join_1/join-with-state-ttl-hint/savepoint", {"left-records", "right-records"}},
+  };
+  const int64_t ttl = 10'000;
+  for (const Case& c : cases) {
+    const std::string sp = test::sql_corpus_dir() + "/" + c.savepoint;
+    INFO(sp);
+    std::set<std::string> names(c.states.begin(), c.states.end());
+    auto last_access = [&](const DumpEntry& e) -> std::optional<int64_t> {
+      if (!names.count(e.state)) return std::nullopt;
+      return nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>();
+    };
+    int64_t newest = 0;
+    struct All : DumpSink {
+      std::function<void(const DumpEntry&)> f;
+      void entry(const DumpEntry& e) override { f(e); }
+      void problem(const Error& e) override { FAIL(e.to_string()); }
+    } all;
+    all.f = [&](const DumpEntry& e) {
+      if (auto ts = last_access(e)) newest = std::max(newest, *ts);
+    };
+    REQUIRE(dump_snapshot(sp, DumpOptions{}, all).ok());
+    REQUIRE(newest > 0);
+    for (int64_t now : {newest + ttl, newest + ttl - 1}) {
+      test::ScratchDir tmp;
+      EditOptions o;
+      o.output = tmp / "out";
+      for (const std::string& s : c.states) o.expire.push_back({s, ttl});
+      o.now = now;
+      auto r = edit_snapshot(sp, o);
+      if (!r.ok()) FAIL(r.error().to_string());
+      test::ExpectedEdit e;
+      e.removed = [&](const DumpEntry& d) {
+        auto ts = last_access(d);
+        return ts && *ts + ttl <= now;
+      };
+      for (const EditChange& ch : r->changes) {
+        CHECK(ch.what == "expire");
+        e.changed_states.insert({ch.operator_id, ch.state});
+      }
+      size_t removed = 0;
+      test::check_edit(sp, o.output, e, &removed);
+      uint64_t counted = 0;
+      for (const EditChange& ch : r->changes) counted += ch.entries;
+      CHECK(counted == removed);
+      CHECK(removed > 0);
+    }
+  }
 }

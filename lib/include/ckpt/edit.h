@@ -60,17 +60,22 @@ struct CKPT_API EditOptions {
   // With max_parallelism: the parallelism of every operator with keyed state (0: kept); refused
   // for an operator that also has operator, raw keyed or channel state.
   int32_t parallelism = 0;
+  // (keyed state name, ttl in ms): entries of that TTL state in every operator whose last
+  // access is too old at `now` (ms since the epoch) are dropped, as Flink's TTL cleanup would.
+  std::vector<std::pair<std::string, int64_t>> expire;
+  std::optional<int64_t> now;
 };
 
 // What an operation did to one operator (or one of its states).
 struct CKPT_API EditChange {
   std::string operator_id;  // the input's id, 32 hex digits
   std::string new_id;       // set-uid / set-id: the output's id; else equal to operator_id
-  std::string state;        // drop-state: the state; else ""
-  std::string what;         // "drop-operator", "set-uid", "set-id", "drop-state", "max-parallelism"
+  std::string state;        // drop-state, expire: the state; else ""
+  // "drop-operator", "set-uid", "set-id", "drop-state", "max-parallelism", "expire"
+  std::string what;
   std::string detail;       // set-uid: the uid; max-parallelism: "128 -> 4096"
   // drop-state: entries dropped (RocksDB-layout pairs of keyed state, operator-state elements);
-  // max-parallelism: RocksDB-layout pairs moved
+  // max-parallelism: RocksDB-layout pairs moved; expire: TTL values dropped (a list's elements)
   uint64_t entries = 0;
 };
 

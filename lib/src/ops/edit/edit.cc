@@ -11,6 +11,7 @@
 #include "ckpt/io.h"
 
 #include "ops/convert/snapshot_rewrite.h"
+#include "ops/edit/edit_expire.h"
 #include "ops/edit/edit_keys.h"
 #include "ops/edit/edit_plan.h"
 #include "ops/edit/regroup.h"
@@ -128,6 +129,17 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   DropCounts counts;
   std::unique_ptr<KeyDeletion> deletion;
   std::set<OperatorId> key_operators;  // output ids of the operators keys are erased from
+  std::unique_ptr<TtlExpiry> expiry;
+  if (!options.expire.empty()) {
+    if (!options.now) return Error(ErrorCode::kInvalidArgument, "--expire needs --now");
+    std::map<std::string, int64_t> ttls;
+    for (const auto& [state, ttl] : options.expire) {
+      if (ttl < 0) return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: negative ttl for '{}'", state));
+      if (!ttls.emplace(state, ttl).second)
+        return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: state '{}' given twice", state));
+    }
+    expiry = std::make_unique<TtlExpiry>(std::move(ttls), *options.now);
+  }
   if (!options.delete_keys.empty()) {
     CKPT_ASSIGN_OR_RETURN(deletion, KeyDeletion::parse(options.delete_keys));
   }
@@ -210,12 +222,15 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     return std::unique_ptr<KeyedEdit>(new DropKeyedStates(std::move(dropped), std::move(names), op.id, counts));
   };
   hooks.keyed = [&](const OperatorState& op, int32_t, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
-    // Keys first, on the states as read; then the states dropped from what is left.
-    std::vector<std::unique_ptr<KeyedEdit>> edits(2);
+    // Keys and expiry first, on the states as read; then the states dropped from what is left.
+    std::vector<std::unique_ptr<KeyedEdit>> edits(3);
     if (deletion && key_operators.count(op.id)) {
       CKPT_ASSIGN_OR_RETURN(edits[0], deletion->edit_for(op, meta));
     }
-    CKPT_ASSIGN_OR_RETURN(edits[1], drop_states(op, meta));
+    if (expiry) {
+      CKPT_ASSIGN_OR_RETURN(edits[1], expiry->edit_for(op, meta));
+    }
+    CKPT_ASSIGN_OR_RETURN(edits[2], drop_states(op, meta));
     return chained(std::move(edits));
   };
   hooks.operator_state = [&](const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) -> Status {
@@ -235,6 +250,9 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     return Status::OK();
   };
   hooks.finish = [&]() -> Status {
+    if (expiry)
+      for (const std::string& state : expiry->not_found())
+        return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: no operator has a keyed state '{}'", state));
     for (const auto& [op, states] : plan.drop_states)
       for (const std::string& state : states)
         if (!counts.get(op, state).first)
@@ -262,6 +280,15 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     parse_operator_id(c.new_id, &id);
     c.entries = counts.get(id, c.state).second;
   }
+  if (expiry)
+    for (const auto& [where, n] : expiry->dropped()) {
+      EditChange c;
+      c.operator_id = c.new_id = where.first;
+      c.state = where.second;
+      c.what = "expire";
+      c.entries = n;
+      summary.changes.push_back(std::move(c));
+    }
   if (deletion) {
     summary.erased = deletion->erased();
     summary.unmatched_keys = deletion->unmatched();
