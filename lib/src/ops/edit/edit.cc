@@ -156,7 +156,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
       for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null();
       if (!keyed) continue;
       const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
-      auto r = Regrouper::make(op, options.max_parallelism, parallelism, streams);
+      auto r = Regrouper::make(op, options.max_parallelism, parallelism, streams, options.jobs);
       if (!r.ok()) return std::move(r).error().with_context(fmt::format("operator {}", operator_id_hex(op.id)));
       EditChange c;
       c.operator_id = c.new_id = operator_id_hex(op.id);

@@ -3,6 +3,7 @@
 #include "ops/edit/regroup.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <queue>
@@ -15,6 +16,7 @@
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "support/spill_file.h"
+#include "support/worker_threads.h"
 #include "types/value_decoder.h"
 
 namespace ckpt {
@@ -102,23 +104,34 @@ struct Regrouper::Impl {
     return static_cast<int32_t>(static_cast<int64_t>(key_group) * parallelism / max_parallelism);
   }
 
-  // Every pair of input subtask `st` spilled under its new key group.
-  Status spill(const OperatorState& op, const SubtaskState& st, const StreamOpener& streams,
-               const SerializerSnapshot* key_fallback, uint64_t* pairs) {
-    const KeyedHandle& h = st.managed_keyed;
-    CKPT_ASSIGN_OR_RETURN(RawKeyedSource source, open_raw_keyed(h, streams, op.max_parallelism, key_fallback));
+  // One input subtask's proxy, read before any pair so that the output proxy's states are in
+  // the same order whatever order the subtasks are then read in.
+  struct Input {
+    const SubtaskState* st = nullptr;
+    RawKeyedSource source;
+    std::vector<uint32_t> ids;  // output state of each of its states
+  };
+  Result<Input> open(const OperatorState& op, const SubtaskState& st, const StreamOpener& streams,
+                     const SerializerSnapshot* key_fallback) {
+    Input in;
+    in.st = &st;
+    CKPT_ASSIGN_OR_RETURN(in.source, open_raw_keyed(st.managed_keyed, streams, op.max_parallelism, key_fallback));
+    if (meta.states.empty() && meta.key_serializer.snapshot_class.empty()) {
+      meta.version = in.source.meta.version;
+      meta.key_serializer = in.source.meta.key_serializer;
+      layout = same_layout_target(st.managed_keyed);
+    }
+    for (const StateMetaInfo& s : in.source.meta.states) in.ids.push_back(state_index(s));
+    return in;
+  }
+
+  // Every pair of one input subtask spilled under its new key group.
+  Status spill(const OperatorState& op, const Input& in, const StreamOpener& streams, std::atomic<uint64_t>* pairs) {
+    const KeyedHandle& h = in.st->managed_keyed;
+    const RawKeyedSource& source = in.source;
+    const std::vector<uint32_t>& ids = in.ids;
     CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(source.meta.key_serializer));
     std::vector<std::unique_ptr<KeyedStateCodec>> codecs;
-    std::vector<uint32_t> ids;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (meta.states.empty() && meta.key_serializer.snapshot_class.empty()) {
-        meta.version = source.meta.version;
-        meta.key_serializer = source.meta.key_serializer;
-        layout = same_layout_target(h);
-      }
-      for (const StateMetaInfo& s : source.meta.states) ids.push_back(state_index(s));
-    }
     for (const StateMetaInfo& s : source.meta.states) {
       CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedStateCodec> codec,
                             KeyedStateCodec::make(s, *key_decoder, op.max_parallelism));
@@ -148,7 +161,7 @@ struct Regrouper::Impl {
               std::lock_guard<std::mutex> lock(mu);
               CKPT_RETURN_IF_ERROR(append(*spills[to], r));
               any[to] = true;
-              ++*pairs;
+              ++*pairs;  // atomic
             }
           return Status::OK();
         });
@@ -213,7 +226,7 @@ Regrouper::Regrouper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Regrouper::~Regrouper() = default;
 
 Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int32_t max_parallelism,
-                                                   int32_t parallelism, const StreamOpener& streams,
+                                                   int32_t parallelism, const StreamOpener& streams, int jobs,
                                                    const SerializerSnapshot* key_fallback) {
   auto impl = std::make_unique<Impl>();
   impl->max_parallelism = max_parallelism;
@@ -225,19 +238,25 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
     CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create());
     impl->spills.push_back(std::move(f));
   }
-  impl->any.assign(static_cast<size_t>(in.parallelism), false);
-  uint64_t pairs = 0;
-  bool keyed = false;
+  impl->any.assign(static_cast<size_t>(parallelism), false);
+  std::vector<Impl::Input> inputs;
   for (const SubtaskState& st : in.subtasks) {
     if (!st.raw_keyed.is_null())
       return Error(ErrorCode::kNotSupported,
                    fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
                                operator_id_hex(in.id)));
     if (st.managed_keyed.is_null()) continue;
-    keyed = true;
-    Status s = impl->spill(in, st, streams, key_fallback, &pairs);
-    if (!s.ok()) return std::move(s).error().with_context(fmt::format("subtask {}", st.index));
+    auto input = impl->open(in, st, streams, key_fallback);
+    if (!input.ok()) return std::move(input).error().with_context(fmt::format("subtask {}", st.index));
+    inputs.push_back(std::move(input).value());
   }
+  const bool keyed = !inputs.empty();
+  std::atomic<uint64_t> pairs{0};
+  CKPT_RETURN_IF_ERROR(run_parallel(inputs.size(), jobs, [&](size_t i) -> Status {
+    Status s = impl->spill(in, inputs[i], streams, &pairs);
+    if (s.ok()) return s;
+    return std::move(s).error().with_context(fmt::format("subtask {}", inputs[i].st->index));
+  }));
   // Every output subtask of an operator with keyed state gets a handle, as Flink's heap
   // backend writes one per subtask.
   if (keyed) impl->any.assign(impl->any.size(), true);

@@ -28,10 +28,10 @@ KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parall
 class Regrouper {
  public:
   // Reads every keyed handle of `in` (the input operator) and spills its pairs for
-  // `max_parallelism` and `parallelism` output subtasks. Errors: a key whose hashCode ckpt cannot compute (naming the
-  // state and the key serializer), raw keyed state, unreadable input.
+  // `max_parallelism` and `parallelism` output subtasks, `jobs` input subtasks at once. Errors: a key whose hashCode
+  // ckpt cannot compute (naming the state and the key serializer), raw keyed state, unreadable input.
   static Result<std::unique_ptr<Regrouper>> make(const OperatorState& in, int32_t max_parallelism, int32_t parallelism,
-                                                 const StreamOpener& streams,
+                                                 const StreamOpener& streams, int jobs,
                                                  const SerializerSnapshot* key_fallback = nullptr);
   ~Regrouper();
 
