@@ -12,7 +12,9 @@
 #include "ckpt/edit.h"
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
 #include "ops/edit/regroup.h"
+#include "state/keyed_state_codec.h"
 #include "testlib/edit_checks.h"
 #include "testlib/test_support.h"
 #include "types/value_decoder.h"
@@ -152,4 +154,64 @@ TEST_CASE("edit --max-parallelism refuses a max parallelism below the parallelis
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().to_string().find("parallelism 4 is not in 1..3") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(tmp / "out"));
+}
+
+TEST_CASE("regrouping merges spilled runs into the same key groups as one in-memory run", "[ops]") {
+  // With runs of 4 KiB each output subtask is read back from dozens of sorted runs merged by key
+  // group: the pairs per key group and state are the ones the single in-memory run gives, in
+  // ascending key groups inside the subtask's range, keys carrying the new group's prefix.
+  test::ScratchDir tmp;
+  GenerateOptions g;
+  g.output = tmp / "in";
+  g.backend = GenerateBackend::kRocksDb;
+  g.parallelism = 2;
+  g.keys = 400;
+  g.value_size = 20;
+  g.states = {"value", "list", "map"};
+  REQUIRE(generate_snapshot(g).ok());
+  auto where = locate_snapshot(g.output);
+  REQUIRE(where.ok());
+  auto m = read_metadata_file(where->metadata_path);
+  REQUIRE(m.ok());
+  const StreamOpener streams = StreamOpener::for_snapshot(*where, {});
+  using Groups = std::vector<std::pair<int32_t, std::vector<std::vector<RocksPair>>>>;
+  auto read_back = [&](size_t run_bytes, int32_t index) {
+    auto r = Regrouper::make(m->operators.at(0), 300, 3, streams, 2, nullptr, run_bytes);
+    if (!r.ok()) FAIL(r.error().to_string());
+    auto source = (*r)->source(index);
+    REQUIRE(source);
+    Groups groups;
+    REQUIRE(source
+                ->produce([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+                  CHECK(source->range.contains(kg));
+                  CHECK((groups.empty() || groups.back().first < kg));
+                  for (const auto& pairs : by_state)
+                    for (const RocksPair& p : pairs) CHECK(key_group_of_rocks_key(p.key, 2) == kg);
+                  groups.emplace_back(kg, by_state);
+                  return Status::OK();
+                })
+                .ok());
+    return groups;
+  };
+  size_t pairs = 0;
+  for (int32_t index = 0; index < 3; ++index) {
+    INFO("output subtask " << index);
+    Groups one = read_back(Regrouper::kRunBytes, index), many = read_back(4096, index);
+    CHECK(one.size() > 20);
+    REQUIRE(one.size() == many.size());
+    for (size_t i = 0; i < one.size(); ++i) {
+      CHECK(one[i].first == many[i].first);
+      REQUIRE(one[i].second.size() == many[i].second.size());
+      for (size_t st = 0; st < one[i].second.size(); ++st) {
+        auto text = [](const std::vector<RocksPair>& v) {
+          std::vector<std::string> out;
+          for (const RocksPair& p : v) out.push_back(p.key + '\0' + p.value);
+          return out;
+        };
+        CHECK(text(one[i].second[st]) == text(many[i].second[st]));
+      }
+      for (const auto& pairs_of_state : one[i].second) pairs += pairs_of_state.size();
+    }
+  }
+  CHECK(pairs > 400 * 3);  // a value, a list and 1 to 3 map fields per key
 }

@@ -23,9 +23,6 @@ namespace ckpt {
 
 namespace {
 
-// Pairs read back into memory before a run is sorted and spilled again.
-constexpr size_t kRunBytes = size_t{64} << 20;
-
 struct Record {
   int32_t key_group = 0;
   uint32_t state = 0;
@@ -86,6 +83,7 @@ KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parall
 struct Regrouper::Impl {
   int32_t max_parallelism = 0;
   int32_t parallelism = 0;
+  size_t run_bytes = Regrouper::kRunBytes;
   KeyedBackendMeta meta;  // the states of every input subtask, by name (the first one's order)
   ConvertTarget layout = ConvertTarget::kHeap;
   std::vector<std::unique_ptr<SpillFile>> spills;  // per output subtask
@@ -182,7 +180,8 @@ struct Regrouper::Impl {
         bytes += r.pair.key.size() + r.pair.value.size() + sizeof(Record);
         buffer.push_back(std::move(r));
       }
-      if ((!more || bytes >= kRunBytes) && !buffer.empty()) {
+      if (!more && runs.empty()) break;  // everything fits one run: merged from memory below
+      if ((!more || bytes >= run_bytes) && !buffer.empty()) {
         std::sort(buffer.begin(), buffer.end());
         Run run;
         CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create());
@@ -192,6 +191,18 @@ struct Regrouper::Impl {
         bytes = 0;
       }
     }
+    std::vector<std::vector<RocksPair>> by_state(meta.states.size());
+    if (runs.empty()) {
+      std::sort(buffer.begin(), buffer.end());
+      for (size_t i = 0; i < buffer.size();) {
+        const int32_t kg = buffer[i].key_group;
+        for (; i < buffer.size() && buffer[i].key_group == kg; ++i)
+          by_state[buffer[i].state].push_back(std::move(buffer[i].pair));
+        CKPT_RETURN_IF_ERROR(fn(kg, by_state));
+        for (auto& v : by_state) v.clear();
+      }
+      return Status::OK();
+    }
     // A k-way merge of the runs by key group.
     auto later = [&](size_t a, size_t b) { return runs[b].head < runs[a].head; };
     std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heads(later);
@@ -199,7 +210,6 @@ struct Regrouper::Impl {
       CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
       if (has) heads.push(i);
     }
-    std::vector<std::vector<RocksPair>> by_state(meta.states.size());
     int32_t current = -1;
     auto flush = [&]() -> Status {
       if (current < 0) return Status::OK();
@@ -227,8 +237,9 @@ Regrouper::~Regrouper() = default;
 
 Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int32_t max_parallelism,
                                                    int32_t parallelism, const StreamOpener& streams, int jobs,
-                                                   const SerializerSnapshot* key_fallback) {
+                                                   const SerializerSnapshot* key_fallback, size_t run_bytes) {
   auto impl = std::make_unique<Impl>();
+  impl->run_bytes = run_bytes;
   impl->max_parallelism = max_parallelism;
   impl->parallelism = parallelism;
   if (parallelism < 1 || parallelism > max_parallelism)

@@ -27,12 +27,16 @@ KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parall
 
 class Regrouper {
  public:
+  // Pairs read back into memory before a run is sorted and spilled again.
+  static constexpr size_t kRunBytes = size_t{64} << 20;
+
   // Reads every keyed handle of `in` (the input operator) and spills its pairs for
   // `max_parallelism` and `parallelism` output subtasks, `jobs` input subtasks at once. Errors: a key whose hashCode
   // ckpt cannot compute (naming the state and the key serializer), raw keyed state, unreadable input.
   static Result<std::unique_ptr<Regrouper>> make(const OperatorState& in, int32_t max_parallelism, int32_t parallelism,
                                                  const StreamOpener& streams, int jobs,
-                                                 const SerializerSnapshot* key_fallback = nullptr);
+                                                 const SerializerSnapshot* key_fallback = nullptr,
+                                                 size_t run_bytes = kRunBytes);
   ~Regrouper();
 
   // The keyed source of output subtask `index`; nullopt where no input subtask had keyed state.
