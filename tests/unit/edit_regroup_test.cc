@@ -156,10 +156,11 @@ TEST_CASE("edit --max-parallelism refuses a max parallelism below the parallelis
   CHECK_FALSE(std::filesystem::exists(tmp / "out"));
 }
 
-TEST_CASE("regrouping merges spilled runs into the same key groups as one in-memory run", "[ops]") {
-  // With runs of 4 KiB each output subtask is read back from dozens of sorted runs merged by key
-  // group: the pairs per key group and state are the ones the single in-memory run gives, in
-  // ascending key groups inside the subtask's range, keys carrying the new group's prefix.
+TEST_CASE("regrouping through many buckets and spilled runs gives what one in-memory run gives", "[ops]") {
+  // With runs of 4 KiB each output subtask is spilled to dozens of key-group buckets, some read
+  // back in sorted runs merged by key group: the pairs per key group and state are the ones the
+  // single in-memory run gives, in ascending key groups inside the subtask's range, keys
+  // carrying the new group's prefix.
   test::ScratchDir tmp;
   GenerateOptions g;
   g.output = tmp / "in";

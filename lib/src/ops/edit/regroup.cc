@@ -86,8 +86,17 @@ struct Regrouper::Impl {
   size_t run_bytes = Regrouper::kRunBytes;
   KeyedBackendMeta meta;  // the states of every input subtask, by name (the first one's order)
   ConvertTarget layout = ConvertTarget::kHeap;
-  std::vector<std::unique_ptr<SpillFile>> spills;  // per output subtask
-  std::vector<bool> any;                           // output subtask received pairs or had state
+  // Per output subtask, per bucket: a bucket is a slice of the subtask's key groups (ascending),
+  // sized to hold about a run, so that most are sorted in memory and read back once.
+  std::vector<std::vector<std::unique_ptr<SpillFile>>> spills;
+  std::vector<bool> any;  // output subtask received pairs or had state
+
+  size_t bucket_of(int32_t subtask, int32_t key_group) const {
+    const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, subtask);
+    const size_t buckets = spills[subtask].size();
+    return static_cast<size_t>(static_cast<int64_t>(key_group - range.first) * static_cast<int64_t>(buckets) /
+                               range.count);
+  }
   std::mutex mu;
 
   uint32_t state_index(const StateMetaInfo& s) {
@@ -157,7 +166,7 @@ struct Regrouper::Impl {
               r.pair.value = p.value;
               const int32_t to = subtask_of(*kg);
               std::lock_guard<std::mutex> lock(mu);
-              CKPT_RETURN_IF_ERROR(append(*spills[to], r));
+              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket_of(to, *kg)], r));
               any[to] = true;
               ++*pairs;  // atomic
             }
@@ -165,9 +174,15 @@ struct Regrouper::Impl {
         });
   }
 
-  // Output subtask `index`'s pairs, key group by key group ascending.
+  // Output subtask `index`'s pairs, key group by key group ascending: its buckets in order.
   Status produce(int32_t index, const KeyGroupPairsFn& fn) {
-    SpillFile& all = *spills[index];
+    for (const std::unique_ptr<SpillFile>& bucket : spills[index]) CKPT_RETURN_IF_ERROR(produce(*bucket, fn));
+    return Status::OK();
+  }
+
+  // One bucket's pairs by key group: sorted in memory, or (a bucket larger than a run, when the
+  // state is skewed) in sorted runs spilled again and merged.
+  Status produce(SpillFile& all, const KeyGroupPairsFn& fn) {
     uint64_t read = 0;
     std::vector<Run> runs;
     std::vector<Record> buffer;
@@ -245,9 +260,26 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   if (parallelism < 1 || parallelism > max_parallelism)
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("parallelism {} is not in 1..{}", parallelism, max_parallelism));
+  // Buckets per output subtask from the input's stored size (tripled: SSTs are compressed),
+  // at most 512 spill files in all.
+  uint64_t stored = 0;
+  for (const SubtaskState& st : in.subtasks) {
+    const KeyedHandle& h = st.managed_keyed;
+    stored += static_cast<uint64_t>(std::max<int64_t>(0, h.delegate.state_size()));
+    for (const auto* files : {&h.private_files, &h.shared_files})
+      for (const NamedStream& f : *files) stored += static_cast<uint64_t>(std::max<int64_t>(0, f.handle.state_size()));
+  }
+  const uint64_t per_subtask = stored * 3 / static_cast<uint64_t>(parallelism);
+  const uint64_t wanted = std::max<uint64_t>(1, (per_subtask + run_bytes - 1) / run_bytes);
+  const uint64_t cap = std::max<uint64_t>(1, 512 / static_cast<uint64_t>(parallelism));
+  impl->spills.resize(static_cast<size_t>(parallelism));
   for (int32_t i = 0; i < parallelism; ++i) {
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create());
-    impl->spills.push_back(std::move(f));
+    const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, i);
+    const uint64_t buckets = std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, range.count))});
+    for (uint64_t b = 0; b < buckets; ++b) {
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create());
+      impl->spills[i].push_back(std::move(f));
+    }
   }
   impl->any.assign(static_cast<size_t>(parallelism), false);
   std::vector<Impl::Input> inputs;

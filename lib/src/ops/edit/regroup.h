@@ -5,9 +5,12 @@
 // groups KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex gives. A key's new group
 // is unrelated to its old one, so every input subtask is read once, each pair's key decoded
 // and hashed, its key-group prefix rewritten, and the pair spilled to a temporary file of the
-// output subtask whose range holds the new group. Each output subtask then reads its file in
-// runs sorted by key group and merges them: memory grows with a run and one key group, not with
-// the state. Values and keys are copied as bytes; only the prefix changes.
+// output subtask whose range holds the new group: one file per slice ("bucket") of the
+// subtask's key groups, as many slices as make each about a run's size. Each output subtask
+// then reads its buckets in order, each sorted in memory by key group (one larger than a run,
+// when keys are skewed, in sorted runs spilled again and merged): memory grows with a run and
+// one key group, not with the state. Keys and values are copied as bytes; only the prefix
+// changes.
 #pragma once
 
 #include <cstdint>
