@@ -237,7 +237,7 @@ Result<std::optional<nlohmann::json>> KeyedStateCodec::key_of_rocks_entry(std::s
                                                                           std::string_view value) const {
   std::optional<nlohmann::json> out;
   if (kind_ != StateKind::kPriorityQueue) {
-    // The key comes first after the prefix (§10): the rest of the pair is not decoded.
+    // The key comes first after the prefix (formats/keyed-state.md §10): the rest is not decoded.
     if (key_group_of_rocks_key(key, prefix_bytes_) < 0)
       return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
     ByteReader kr(key.substr(prefix_bytes_), prefix_bytes_);

@@ -97,6 +97,11 @@ Status check_regroup(const OperatorState& op, const EditOptions& options) {
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("operator {}: parallelism {} is not in 1..{} (its max parallelism)",
                              operator_id_hex(op.id), parallelism, n));
+  for (const SubtaskState& st : op.subtasks)
+    if (!st.raw_keyed.is_null() && n != op.max_parallelism)
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
+                               operator_id_hex(op.id)));
   if (parallelism == op.parallelism) return Status::OK();
   for (const SubtaskState& st : op.subtasks)
     if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() || !st.raw_keyed.is_null() ||
