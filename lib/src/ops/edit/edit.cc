@@ -183,6 +183,14 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     if (deletion) {
       CKPT_ASSIGN_OR_RETURN(auto selected, select_operators(m, options.keys_operator));
       for (const OperatorState* op : selected) {
+        // Erasure must be complete: raw keyed state (the timers of Flink < 1.10 RocksDB jobs
+        // with heap timers) holds keys ckpt cannot cut out of it.
+        for (const SubtaskState& st : op->subtasks)
+          if (!st.raw_keyed.is_null())
+            return Error(ErrorCode::kNotSupported,
+                         fmt::format("--delete-keys: operator {} has raw keyed state (timers of an old RocksDB job), "
+                                     "from which keys cannot be erased",
+                                     operator_id_hex(op->id)));
         auto renamed = plan.new_ids.find(op->id);
         key_operators.insert(renamed == plan.new_ids.end() ? op->id : renamed->second);
       }
