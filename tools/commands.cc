@@ -7,6 +7,7 @@ Runner setup_inspect(CLI::App& sub);
 Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
 Runner setup_convert(CLI::App& sub);
+Runner setup_edit(CLI::App& sub);
 Runner setup_generate(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
@@ -22,6 +23,7 @@ const std::vector<Command>& commands() {
       {"relocate", "Rewrite file paths in a _metadata file", setup_relocate},
       {"dump", "Print every state entry of a snapshot, decoded", setup_dump},
       {"convert", "Rewrite a snapshot for another state backend", setup_convert},
+      {"edit", "Change a savepoint offline: operators, states, keys, max parallelism", setup_edit},
       {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"diff", "Show what changed between two snapshots", setup_diff},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},

@@ -130,6 +130,8 @@ void require_refused_by_all(const test::ScratchDir& scratch, const std::string& 
       {"convert", dir, "--to", "canonical", "--output", out},
       {"compact", dir, "--output", out},
       {"restore", dir, "--output", out},
+      {"edit", dir, "--output", out},
+      {"edit", dir, "--dry-run"},
   };
   for (const std::vector<std::string>& args : commands) {
     test::CliResult r = test::run_cli(args);
@@ -154,28 +156,28 @@ void require_model_edit_refused(const std::function<void(Metadata&)>& edit) {
 
 }  // namespace
 
-TEST_CASE("convert compact and restore refuse a truncated operator state file", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse a truncated operator state file", "[damage][cli]") {
   test::ScratchDir scratch;
   std::string dir = rocks_base(scratch);
   truncate_to_half(operator_state_file(dir));
   require_refused_by_all(scratch, dir);
 }
 
-TEST_CASE("convert compact and restore refuse a truncated meta stream", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse a truncated meta stream", "[damage][cli]") {
   test::ScratchDir scratch;
   std::string dir = rocks_base(scratch);
   truncate_to_half(meta_stream_file(dir));
   require_refused_by_all(scratch, dir);
 }
 
-TEST_CASE("convert compact and restore refuse a flipped byte in an operator state name", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse a flipped byte in an operator state name", "[damage][cli]") {
   test::ScratchDir scratch;
   std::string dir = rocks_base(scratch);
   flip_in_name(operator_state_file(dir), operator_state_name(dir));
   require_refused_by_all(scratch, dir);
 }
 
-TEST_CASE("convert compact and restore refuse a flipped byte in a keyed state name", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse a flipped byte in a keyed state name", "[damage][cli]") {
   test::ScratchDir scratch;
   std::string dir = rocks_base(scratch);
   // The keyed proxy names the sample's one keyed state.
@@ -183,28 +185,28 @@ TEST_CASE("convert compact and restore refuse a flipped byte in a keyed state na
   require_refused_by_all(scratch, dir);
 }
 
-TEST_CASE("convert compact and restore refuse max parallelism 0", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse max parallelism 0", "[damage][cli]") {
   require_model_edit_refused([](Metadata& m) { keyed_operator(m).max_parallelism = 0; });
 }
 
-TEST_CASE("convert compact and restore refuse max parallelism -1", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse max parallelism -1", "[damage][cli]") {
   require_model_edit_refused([](Metadata& m) { keyed_operator(m).max_parallelism = -1; });
 }
 
-TEST_CASE("convert compact and restore refuse parallelism -5", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse parallelism -5", "[damage][cli]") {
   require_model_edit_refused([](Metadata& m) { keyed_operator(m).parallelism = -5; });
 }
 
-TEST_CASE("convert compact and restore refuse the key-group range 0+2147483647", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse the key-group range 0+2147483647", "[damage][cli]") {
   require_model_edit_refused([](Metadata& m) { keyed_operator(m).subtasks.front().managed_keyed.range = {0, 2147483647}; });
 }
 
-TEST_CASE("convert compact and restore refuse a max parallelism above 32768", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse a max parallelism above 32768", "[damage][cli]") {
   // Flink's decoder reads it; KeyGroupRangeAssignment's UPPER_BOUND_MAX_PARALLELISM forbids it.
   require_model_edit_refused([](Metadata& m) { keyed_operator(m).max_parallelism = 65536; });
 }
 
-TEST_CASE("convert compact and restore refuse a flipped byte in an SST data block", "[damage][cli]") {
+TEST_CASE("convert compact restore and edit refuse a flipped byte in an SST data block", "[damage][cli]") {
   // The first data block starts at offset 0: only a checksum finds the flip, and restore places
   // SSTs without reading them.
   test::ScratchDir scratch;

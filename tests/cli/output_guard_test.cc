@@ -38,7 +38,7 @@ std::vector<std::string> with_output(const std::string& cmd, const std::string& 
 
 }  // namespace
 
-TEST_CASE("restore convert and compact refuse an output that is or holds the snapshot even with --force",
+TEST_CASE("restore convert compact and edit refuse an output that is or holds the snapshot even with --force",
           "[cli][output]") {
   // `restore job/chk-3 --output job --force` once removed every checkpoint of the job. Each
   // spelling of the job, the checkpoint, a directory inside it or one holding its shared files
@@ -65,7 +65,7 @@ TEST_CASE("restore convert and compact refuse an output that is or holds the sna
       {chk + "/new", "output lies inside the snapshot directory"},
       {job + "/shared", "a file the snapshot references"},
   };
-  for (const char* cmd : {"restore", "convert", "compact"}) {
+  for (const char* cmd : {"restore", "convert", "compact", "edit"}) {
     for (const Case& c : cases) {
       for (bool force : {false, true}) {
         INFO(cmd << " --output " << c.output << (force ? " --force" : ""));

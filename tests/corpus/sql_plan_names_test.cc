@@ -2,8 +2,6 @@
 // the uid Flink's planner gives it hashes to the id `_metadata` stores.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
@@ -13,28 +11,13 @@
 
 using namespace ckpt;
 using nlohmann::json;
-namespace fs = std::filesystem;
-
-namespace {
-
-// The plan beside ".../<test>/savepoint" or ".../<test>/<version>/savepoint".
-std::string plan_of(const std::string& savepoint) {
-  for (fs::path dir = fs::path(savepoint).parent_path(); dir.has_relative_path(); dir = dir.parent_path()) {
-    if (!fs::is_directory(dir / "plan")) continue;
-    for (const auto& f : fs::directory_iterator(dir / "plan"))
-      if (f.path().extension() == ".json") return f.path().string();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("a compiled plan names every operator of every flink-sql savepoint it made", "[ops][corpus][sql]") {
   CKPT_REQUIRE_SHARED();
   size_t operators = 0;
   for (const std::string& dir : test::sql_corpus_snapshots()) {
     INFO(dir);
-    const std::string plan = plan_of(dir);
+    const std::string plan = test::sql_plan_of(dir);
     REQUIRE_FALSE(plan.empty());
     InspectOptions options;
     options.states = false;

@@ -11,13 +11,16 @@
 //     length, value`, each read by KeyedStateCodec::read_rocks_entry as a tree and as JSON text:
 //     both must fail or both give the same entry, text equal to the tree's text;
 //   otherwise: u8 key-group count n (at most 8), n x u32 offsets, then the stream bytes, served
-//     inline; bit 0: operator state; bit 1: savepoint key-groups handle (type 7, canonical).
+//     inline; bit 0: operator state (then cut, as edit --drop-state does: bit 1 cuts the list
+//     state, else the broadcast one; the other must read back the same); bit 1: savepoint
+//     key-groups handle (type 7, canonical).
 //   Keyed handles are also read by convert's reader (read_raw_keyed), with checks on its pairs.
 // Must never crash, hang or allocate without bound.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +29,7 @@
 #include "state/changelog/changelog_reader.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
+#include "state/operator_state_cut.h"
 #include "state/operator_state_reader.h"
 #include "state/raw_keyed_reader.h"
 #include "state/state_stream.h"
@@ -176,6 +180,45 @@ void fuzz_raw_keyed(const KeyedHandle& h, const StreamOpener& no_files) {
 
 }  // namespace
 
+// The entries of `keep` in `h`'s stream as text, or nullopt if any part could not be read.
+std::optional<std::vector<std::string>> entries_of(const OperatorHandle& h, const StreamOpener& streams,
+                                                   const std::string& keep) {
+  std::vector<std::string> out;
+  bool clean = true;
+  StateFilter all;
+  Status s = read_operator_handle(
+      h, streams, all,
+      [&](StateEntry&& e) {
+        if (e.state == keep) out.push_back(json_text(e.key) + " " + json_text(e.value));
+        return Status::OK();
+      },
+      [&](Error&&) {
+        clean = false;
+        return Status::OK();
+      });
+  if (!s.ok() || !clean) return std::nullopt;
+  return out;
+}
+
+// Bit 0 again: `cut` cut out of the stream (edit's --drop-state); where that succeeds, the
+// other state must read back entry for entry and the cut one be gone from the handle.
+void fuzz_operator_cut(const OperatorHandle& h, const StreamOpener& streams, const std::string& cut) {
+  std::string keep;
+  for (const OperatorStateEntry& s : h.states)
+    if (s.name != cut) keep = s.name;
+  auto before = entries_of(h, streams, keep);
+  OperatorHandle edited = h;
+  std::string bytes = h.delegate.data;
+  auto removed = cut_operator_states(edited, bytes, {cut});
+  if (!removed.ok()) return;
+  for (const OperatorStateEntry& s : edited.states)
+    if (s.name == cut) finding("a cut state is still in the handle");
+  edited.delegate.data = bytes;
+  auto after = entries_of(edited, streams, keep);
+  if (before && after && *before != *after) finding("a kept operator state reads differently once another is cut");
+  if (before && !after) finding("a kept operator state no longer reads once another is cut");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   if (data[0] & 8) {
@@ -208,6 +251,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     h.states.push_back(list);
     if (!offsets.empty()) h.states.push_back({"broadcast", DistributionMode::kBroadcast, {offsets.back()}});
     (void)read_operator_handle(h, no_files, all, discard, keep_going);
+    fuzz_operator_cut(h, no_files, (data[0] & 2) ? "list" : "broadcast");
     return 0;
   }
   KeyedHandle h;

@@ -40,6 +40,15 @@ std::vector<std::string> corpus_snapshots() {
 std::string sql_corpus_dir() { return shared_dir() + "/testdata/flink-sql"; }
 std::string sql_expected_dir() { return shared_dir() + "/testdata/flink-sql-expected"; }
 
+std::string sql_plan_of(const std::string& savepoint) {
+  for (fs::path dir = fs::path(savepoint).parent_path(); dir.has_relative_path(); dir = dir.parent_path()) {
+    if (!fs::is_directory(dir / "plan")) continue;
+    for (const auto& f : fs::directory_iterator(dir / "plan"))
+      if (f.path().extension() == ".json") return f.path().string();
+  }
+  return "";
+}
+
 std::vector<std::string> sql_corpus_snapshots() {
   std::vector<std::string> out;
   std::error_code ec;

@@ -22,6 +22,9 @@ std::string expected_dir();   // ../shared/testdata/flink-expected
 std::vector<std::string> sql_corpus_snapshots();
 std::string sql_corpus_dir();    // ../shared/testdata/flink-sql
 std::string sql_expected_dir();  // ../shared/testdata/flink-sql-expected
+// The compiled plan beside a flink-sql savepoint (".../<test>/plan/*.json" for
+// ".../<test>/savepoint" or ".../<test>/<version>/savepoint"), or "".
+std::string sql_plan_of(const std::string& savepoint);
 std::string source_dir();     // the project checkout
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);

@@ -239,6 +239,27 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
   return sink(std::move(e));
 }
 
+Result<std::optional<nlohmann::json>> KeyedStateCodec::key_of_rocks_entry(std::string_view key,
+                                                                          std::string_view value) const {
+  std::optional<nlohmann::json> out;
+  if (kind_ != StateKind::kPriorityQueue) {
+    // The key comes first after the prefix (formats/keyed-state.md §10): the rest is not decoded.
+    if (key_group_of_rocks_key(key, prefix_bytes_) < 0)
+      return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
+    ByteReader kr(key.substr(prefix_bytes_), prefix_bytes_);
+    out.emplace();
+    key_->read(kr, *out);
+    if (!kr.ok()) return kr.take_error();
+    return out;
+  }
+  Status s = read_rocks_entry(key, 0, value, 0, [&](StateEntry&& e) -> Status {
+    if (e.has_key) out = std::move(e.key);
+    return stop_error();  // every entry of one pair has the pair's key
+  });
+  if (!s.ok() && !is_stop(s.error())) return std::move(s).error();
+  return out;
+}
+
 Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                                          uint64_t value_offset, const EntrySink& sink) const {
   int32_t kg = key_group_of_rocks_key(key, prefix_bytes_);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,10 @@ class KeyedStateCodec {
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
   Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                           uint64_t value_offset, const EntrySink& sink) const;
+  // The decoded key of one RocksDB pair (a timer's key for a timer), or nullopt for an entry
+  // without one; for edits that select or re-key pairs by key. Only the key is decoded
+  // (a queue element whole).
+  Result<std::optional<nlohmann::json>> key_of_rocks_entry(std::string_view key, std::string_view value) const;
 
  private:
   // make() without its errors placed at the state's meta info.

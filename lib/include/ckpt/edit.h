@@ -1,0 +1,106 @@
+// ckpt/edit.h - change a savepoint offline so that a changed job can restore it.
+//
+// What Flink users most often need from savepoint tooling is to fix a snapshot: an operator
+// whose uid changed or that was removed ("Cannot map checkpoint/savepoint state for operator
+// ... not available in the new program"), a max parallelism that must change (Flink never
+// changes it), a state nobody needs, a key whose data must be erased. edit_snapshot() is
+// convert_snapshot() with a transformation in the middle: the input is read and checked as
+// convert checks it, every keyed handle is re-framed one key group at a time (values copied as
+// the job's serializers wrote them, never re-encoded), the operations below are applied on the
+// way, and the output is a self-contained savepoint written under a temporary name and renamed
+// into place; the input is never touched.
+//
+// Operators are named as everywhere in ckpt (operator_matches(): 32 hex digits, an id prefix, a
+// uid, a V5+ name); a name that fits several operators is refused.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ckpt/convert.h"
+#include "ckpt/error.h"
+#include "ckpt/export.h"
+#include "ckpt/progress.h"
+#include "ckpt/resolve.h"
+
+namespace ckpt {
+
+struct CKPT_API EditOptions {
+  std::string output;  // must not exist, or be an empty directory (unless `force`); unused by a dry run
+  bool force = false;
+  int jobs = 1;
+  std::vector<PrefixRule> remap;
+  // The layout keyed state is written in; unset: each subtask's own (a changelog handle's, that
+  // of its materialized part).
+  std::optional<ConvertTarget> to;
+  // Read, check and apply every operation, write nothing: the summary says what would change.
+  bool dry_run = false;
+  // As ConvertOptions::key_serializers_from: for changelog handles that name no key serializer.
+  std::string key_serializers_from;
+  // As ConvertOptions::progress: the input's bytes read and the entries written.
+  Progress* progress = nullptr;
+
+  // Operators whose state is left out of the output (what --allowNonRestoredState skips).
+  std::vector<std::string> drop_operators;
+  // (operator, uid): the operator's id becomes operator_id_of_uid(uid); V5+ files store the uid.
+  std::vector<std::pair<std::string, std::string>> set_uids;
+  // (operator, 32 hex digits): a raw id; the V5+ uid, which no longer hashes to it, is cleared.
+  std::vector<std::pair<std::string, std::string>> set_ids;
+  // (operator, state name): one keyed state (timers included) or operator state removed, with
+  // its meta data, from every subtask of the operator.
+  std::vector<std::pair<std::string, std::string>> drop_states;
+  // Keys whose every entry is erased, each one JSON value as ckpt dump prints keys
+  // ("\"user-42\"", 42, {"f0":1,"f1":"a"}), from every keyed state (timers included) of every
+  // operator, or of the operators `keys_operator` names.
+  std::vector<std::string> delete_keys;
+  std::string keys_operator;
+  // Every operator's max parallelism becomes this (0: kept): each key moves to the key group
+  // Flink's assignment gives it, each subtask gets the key-group range Flink assigns it.
+  int32_t max_parallelism = 0;
+  // With max_parallelism: the parallelism of every operator with keyed state (0: kept); refused
+  // for an operator that also has operator, raw keyed or channel state.
+  int32_t parallelism = 0;
+  // (keyed state name, ttl in ms): entries of that TTL state in every operator whose last
+  // access is too old at `now` (ms since the epoch) are dropped, as Flink's TTL cleanup would.
+  std::vector<std::pair<std::string, int64_t>> expire;
+  std::optional<int64_t> now;
+};
+
+// What an operation did to one operator (or one of its states).
+struct CKPT_API EditChange {
+  std::string operator_id;  // the input's id, 32 hex digits
+  std::string new_id;       // set-uid / set-id: the output's id; else equal to operator_id
+  std::string state;        // drop-state, expire: the state; else ""
+  // "drop-operator", "set-uid", "set-id", "drop-state", "max-parallelism", "expire"
+  std::string what;
+  std::string detail;       // set-uid: the uid; max-parallelism: "128 -> 4096"
+  // drop-state: entries dropped (RocksDB-layout pairs of keyed state, operator-state elements);
+  // max-parallelism: RocksDB-layout pairs moved; expire: TTL values dropped (a list's elements)
+  uint64_t entries = 0;
+};
+
+struct CKPT_API EditSummary {
+  ConvertSummary written;           // what the output holds (a dry run: counts only, no files)
+  std::vector<EditChange> changes;  // in the order the operations were given
+  // delete_keys: entries erased per operator (output id) and state, sorted; states with none left out.
+  struct KeysErased {
+    std::string operator_id;
+    std::string state;
+    uint64_t entries = 0;  // RocksDB-layout pairs (a timer, a map user key, a value, a whole list)
+  };
+  std::vector<KeysErased> erased;
+  std::vector<std::string> unmatched_keys;  // delete_keys that matched no entry, as given
+};
+
+// One key a line (blank lines and a trailing '\r' ignored), for EditOptions::delete_keys.
+CKPT_API Result<std::vector<std::string>> read_key_lines(const std::string& path);
+
+// Errors: an operator name that fits none or several operators, a state an operator does not
+// have, two operators that would share an id (kInvalidArgument); anything convert_snapshot()
+// refuses. Nothing is left at `options.output` then.
+CKPT_API Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions& options);
+
+}  // namespace ckpt

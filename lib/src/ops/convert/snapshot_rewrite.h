@@ -1,0 +1,89 @@
+// ops/convert/snapshot_rewrite.h - a snapshot rewritten subtask by subtask: the engine of
+// `ckpt convert` and `ckpt edit`.
+//
+// The input is read and checked as convert checks it, every keyed handle is re-framed in a
+// target layout one key group at a time, every other stream is copied as it is, and the output
+// is published atomically as a self-contained savepoint. Edit differs from convert only in the
+// hooks: which operators are written (and under which id), which states a keyed proxy keeps,
+// which pairs of a key group are written, and how an operator-state stream is cut. Values are
+// never re-encoded either way.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/convert.h"
+#include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
+#include "state/backend_meta.h"
+#include "state/raw_keyed_reader.h"
+#include "state/stream_opener.h"
+
+namespace ckpt {
+
+// What happens to one subtask's keyed state between reading and writing.
+class KeyedEdit {
+ public:
+  virtual ~KeyedEdit() = default;
+  // One key group's pairs, indexed by the input proxy's states; the edit removes pairs in
+  // place. The vector itself is the reader's (reused for the next key group): its size stays.
+  virtual Status key_group(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state) = 0;
+};
+
+// A subtask's keyed state taken from elsewhere than its input handle (edit's regrouping).
+struct KeyedSource {
+  KeyedBackendMeta meta;
+  KeyGroupRange range;
+  ConvertTarget layout = ConvertTarget::kHeap;  // written in when RewriteOptions::to is unset
+  // Calls its argument once per key group with data, ascending, by_state indexed as `meta`.
+  std::function<Status(const KeyGroupPairsFn& fn)> produce;
+};
+
+struct RewriteHooks {
+  // After the input is checked, before the operators hook: a pass over the input, if needed.
+  std::function<Status(const Metadata& in, const StreamOpener& streams)> prepare;
+  // The keyed state of output subtask `st` of `op` when not its input handle (may be null).
+  std::function<Result<std::optional<KeyedSource>>(const OperatorState& op, const SubtaskState& st)> source;
+  // The operators to write, with their ids (called once, on a copy of the checked input; the
+  // subtasks each operator keeps are rewritten after).
+  std::function<Status(Metadata& out)> operators;
+  // Called per subtask with keyed state, before any pair: may drop states from `meta` (the proxy
+  // written out; never adds or renames one), whose pairs are then left out, and returns what to
+  // do with the pairs; nullptr: the pairs as read. `op` is the output operator.
+  std::function<Result<std::unique_ptr<KeyedEdit>>(const OperatorState& op, int32_t subtask, KeyedBackendMeta& meta)>
+      keyed;
+  // An operator-state stream (`bytes`, its handle `h`) before it is written: may cut states out.
+  std::function<Status(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes)> operator_state;
+  // After every subtask, before anything is published: an error here leaves nothing behind.
+  std::function<Status()> finish;
+};
+
+struct RewriteOptions {
+  // The layout keyed state is written in; unset: each subtask's input layout
+  // (same_layout_target()).
+  std::optional<ConvertTarget> to;
+  std::string output;
+  bool force = false;
+  int jobs = 1;
+  std::vector<PrefixRule> remap;
+  std::string key_serializers_from;
+  // Read, check and run the hooks, write nothing: the summary counts what would be written.
+  bool dry_run = false;
+  // The input's bytes read (checked first, then rewritten: twice its state size) and the
+  // entries written (ckpt/progress.h).
+  Progress* progress = nullptr;
+};
+
+// Errors name the operator, subtask and file; nothing is left at `options.output` then.
+Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const RewriteOptions& options,
+                                        const RewriteHooks& hooks);
+
+// The layout `h` is written in when no target is given: its own (a changelog handle's, that of
+// its materialized part, heap if it has none).
+ConvertTarget same_layout_target(const KeyedHandle& h);
+
+}  // namespace ckpt

@@ -1,0 +1,313 @@
+// edit_snapshot: the edit plan applied by rewrite_snapshot's hooks.
+#include "ckpt/edit.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ckpt/io.h"
+
+#include "ops/convert/snapshot_rewrite.h"
+#include "ops/edit/edit_expire.h"
+#include "ops/edit/edit_keys.h"
+#include "ops/edit/edit_plan.h"
+#include "ops/edit/regroup.h"
+#include "state/operator_state_cut.h"
+
+namespace ckpt {
+
+namespace {
+
+// Entries dropped per (output operator id, state), and whether any subtask had the state.
+class DropCounts {
+ public:
+  void add(const OperatorId& op, const std::string& state, uint64_t entries) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& [found, n] = counts_[{op, state}];
+    found = true;
+    n += entries;
+  }
+  // found, entries
+  std::pair<bool, uint64_t> get(const OperatorId& op, const std::string& state) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = counts_.find({op, state});
+    return it == counts_.end() ? std::pair<bool, uint64_t>{false, 0} : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::pair<OperatorId, std::string>, std::pair<bool, uint64_t>> counts_;
+};
+
+// The pairs of the proxy states dropped, counted.
+class DropKeyedStates : public KeyedEdit {
+ public:
+  DropKeyedStates(std::vector<size_t> dropped, std::vector<std::string> names, OperatorId op, DropCounts& counts)
+      : dropped_(std::move(dropped)), names_(std::move(names)), op_(op), counts_(counts), entries_(dropped_.size()) {}
+  ~DropKeyedStates() override {
+    for (size_t i = 0; i < names_.size(); ++i) counts_.add(op_, names_[i], entries_[i]);
+  }
+
+  // Counts only: the engine leaves out the states the proxy no longer names.
+  Status key_group(int32_t, std::vector<std::vector<RocksPair>>& by_state) override {
+    for (size_t i = 0; i < dropped_.size(); ++i)
+      if (dropped_[i] < by_state.size()) entries_[i] += by_state[dropped_[i]].size();
+    return Status::OK();
+  }
+
+ private:
+  std::vector<size_t> dropped_;     // input proxy indices
+  std::vector<std::string> names_;  // their names, in the same order
+  OperatorId op_;
+  DropCounts& counts_;
+  std::vector<uint64_t> entries_;
+};
+
+// Edits applied one after the other (each sees the previous one's output).
+class EditChain : public KeyedEdit {
+ public:
+  explicit EditChain(std::vector<std::unique_ptr<KeyedEdit>> edits) : edits_(std::move(edits)) {}
+  Status key_group(int32_t kg, std::vector<std::vector<RocksPair>>& by_state) override {
+    for (auto& e : edits_) CKPT_RETURN_IF_ERROR(e->key_group(kg, by_state));
+    return Status::OK();
+  }
+
+ private:
+  std::vector<std::unique_ptr<KeyedEdit>> edits_;
+};
+
+// The edits that are not null, as one (null for none).
+std::unique_ptr<KeyedEdit> chained(std::vector<std::unique_ptr<KeyedEdit>> edits) {
+  std::erase_if(edits, [](const std::unique_ptr<KeyedEdit>& e) { return !e; });
+  if (edits.empty()) return nullptr;
+  if (edits.size() == 1) return std::move(edits.front());
+  return std::make_unique<EditChain>(std::move(edits));
+}
+
+// What --max-parallelism and --parallelism need of an operator.
+Status check_regroup(const OperatorState& op, const EditOptions& options) {
+  const int32_t n = options.max_parallelism;
+  if (n < 1 || n > 32768)
+    return Error(ErrorCode::kInvalidArgument, fmt::format("--max-parallelism {} is not in 1..32768", n));
+  const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
+  if (parallelism < 1 || parallelism > n)
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("operator {}: parallelism {} is not in 1..{} (its max parallelism)",
+                             operator_id_hex(op.id), parallelism, n));
+  for (const SubtaskState& st : op.subtasks)
+    if (!st.raw_keyed.is_null() && n != op.max_parallelism)
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
+                               operator_id_hex(op.id)));
+  if (parallelism == op.parallelism) return Status::OK();
+  for (const SubtaskState& st : op.subtasks)
+    if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() || !st.raw_keyed.is_null() ||
+        !st.input_channels.empty() || !st.result_subpartitions.empty())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("--parallelism: operator {} has state other than keyed state, which Flink redistributes "
+                               "on restore (keep its parallelism here)",
+                               operator_id_hex(op.id)));
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> read_key_lines(const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(std::string text, read_whole_file(path));
+  std::vector<std::string> out;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos) out.emplace_back(line);
+  }
+  return out;
+}
+
+Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions& options) {
+  EditPlan plan;
+  DropCounts counts;
+  std::unique_ptr<KeyDeletion> deletion;
+  std::set<OperatorId> key_operators;  // output ids of the operators keys are erased from
+  std::unique_ptr<TtlExpiry> expiry;
+  if (!options.expire.empty()) {
+    if (!options.now) return Error(ErrorCode::kInvalidArgument, "--expire needs --now");
+    std::map<std::string, int64_t> ttls;
+    for (const auto& [state, ttl] : options.expire) {
+      if (ttl < 0) return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: negative ttl for '{}'", state));
+      if (!ttls.emplace(state, ttl).second)
+        return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: state '{}' given twice", state));
+    }
+    expiry = std::make_unique<TtlExpiry>(std::move(ttls), *options.now);
+  }
+  if (!options.delete_keys.empty()) {
+    CKPT_ASSIGN_OR_RETURN(deletion, KeyDeletion::parse(options.delete_keys));
+  }
+  std::map<OperatorId, std::unique_ptr<Regrouper>> regroupers;  // by input id, then by output id
+  std::vector<EditChange> regrouped;
+  RewriteHooks hooks;
+  hooks.prepare = [&](const Metadata& in, const StreamOpener& streams) -> Status {
+    CKPT_ASSIGN_OR_RETURN(plan, plan_edit(in, options));
+    if (options.max_parallelism == 0) return Status::OK();
+    for (const OperatorState& op : in.operators) {
+      if (plan.dropped.count(op.id)) continue;
+      CKPT_RETURN_IF_ERROR(check_regroup(op, options));
+      bool keyed = false;
+      for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null();
+      if (!keyed) continue;
+      const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
+      auto r = Regrouper::make(op, options.max_parallelism, parallelism, streams, options.jobs);
+      if (!r.ok()) return std::move(r).error().with_context(fmt::format("operator {}", operator_id_hex(op.id)));
+      EditChange c;
+      c.operator_id = c.new_id = operator_id_hex(op.id);
+      c.what = "max-parallelism";
+      c.detail = fmt::format("{} -> {}", op.max_parallelism, options.max_parallelism);
+      if (parallelism != op.parallelism) c.detail += fmt::format(", parallelism {} -> {}", op.parallelism, parallelism);
+      c.entries = (*r)->pairs();
+      regrouped.push_back(std::move(c));
+      regroupers[op.id] = std::move(r).value();
+    }
+    return Status::OK();
+  };
+  hooks.source = [&](const OperatorState& op, const SubtaskState& st) -> Result<std::optional<KeyedSource>> {
+    auto r = regroupers.find(op.id);
+    if (r == regroupers.end()) return std::optional<KeyedSource>();
+    return r->second->source(st.index);
+  };
+  hooks.operators = [&](Metadata& m) -> Status {
+    if (deletion) {
+      CKPT_ASSIGN_OR_RETURN(auto selected, select_operators(m, options.keys_operator));
+      for (const OperatorState* op : selected) {
+        // Erasure must be complete: raw keyed state (the timers of Flink < 1.10 RocksDB jobs
+        // with heap timers) holds keys ckpt cannot cut out of it.
+        for (const SubtaskState& st : op->subtasks)
+          if (!st.raw_keyed.is_null())
+            return Error(ErrorCode::kNotSupported,
+                         fmt::format("--delete-keys: operator {} has raw keyed state (timers of an old RocksDB job), "
+                                     "from which keys cannot be erased",
+                                     operator_id_hex(op->id)));
+        auto renamed = plan.new_ids.find(op->id);
+        key_operators.insert(renamed == plan.new_ids.end() ? op->id : renamed->second);
+      }
+    }
+    CKPT_RETURN_IF_ERROR(apply_operator_changes(plan, m));
+    if (options.max_parallelism == 0) return Status::OK();
+    std::map<OperatorId, std::unique_ptr<Regrouper>> by_output;
+    for (auto& [id, r] : regroupers) {
+      auto renamed = plan.new_ids.find(id);
+      by_output[renamed == plan.new_ids.end() ? id : renamed->second] = std::move(r);
+    }
+    regroupers = std::move(by_output);
+    for (OperatorState& op : m.operators) {
+      op.max_parallelism = options.max_parallelism;
+      if (!regroupers.count(op.id)) continue;
+      // `_metadata` lists only the subtasks that had state, but a key may now belong to any
+      // subtask: each gets a record. With a new parallelism there is only keyed state
+      // (check_regroup), so the records are all new.
+      const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
+      if (parallelism != op.parallelism) op.subtasks.clear();
+      op.parallelism = parallelism;
+      std::vector<SubtaskState> subtasks(static_cast<size_t>(parallelism));
+      for (int32_t i = 0; i < parallelism; ++i) subtasks[i].index = i;
+      for (SubtaskState& st : op.subtasks)
+        if (st.index >= 0 && st.index < parallelism) subtasks[st.index] = std::move(st);
+      op.subtasks = std::move(subtasks);
+    }
+    return Status::OK();
+  };
+  auto drop_states = [&](const OperatorState& op, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
+    auto drop = plan.drop_states.find(op.id);
+    if (drop == plan.drop_states.end()) return std::unique_ptr<KeyedEdit>();
+    std::vector<size_t> dropped;
+    std::vector<std::string> names;
+    for (size_t i = meta.states.size(); i-- > 0;)
+      if (drop->second.count(meta.states[i].name)) {
+        dropped.push_back(i);
+        names.push_back(meta.states[i].name);
+        meta.states.erase(meta.states.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    if (dropped.empty()) return std::unique_ptr<KeyedEdit>();
+    return std::unique_ptr<KeyedEdit>(new DropKeyedStates(std::move(dropped), std::move(names), op.id, counts));
+  };
+  hooks.keyed = [&](const OperatorState& op, int32_t, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
+    // Keys and expiry first, on the states as read; then the states dropped from what is left.
+    std::vector<std::unique_ptr<KeyedEdit>> edits(3);
+    if (deletion && key_operators.count(op.id)) {
+      CKPT_ASSIGN_OR_RETURN(edits[0], deletion->edit_for(op, meta));
+    }
+    if (expiry) {
+      CKPT_ASSIGN_OR_RETURN(edits[1], expiry->edit_for(op, meta));
+    }
+    CKPT_ASSIGN_OR_RETURN(edits[2], drop_states(op, meta));
+    return chained(std::move(edits));
+  };
+  hooks.operator_state = [&](const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) -> Status {
+    auto drop = plan.drop_states.find(op.id);
+    if (drop == plan.drop_states.end()) return Status::OK();
+    std::set<std::string> here;
+    std::map<std::string, uint64_t> elements;
+    for (const OperatorStateEntry& s : h.states)
+      if (drop->second.count(s.name)) {
+        here.insert(s.name);
+        elements[s.name] += s.offsets.size();
+      }
+    if (here.empty()) return Status::OK();
+    CKPT_ASSIGN_OR_RETURN(uint64_t removed, cut_operator_states(h, bytes, here));
+    (void)removed;
+    for (const auto& [name, n] : elements) counts.add(op.id, name, n);
+    return Status::OK();
+  };
+  hooks.finish = [&]() -> Status {
+    if (expiry)
+      for (const std::string& state : expiry->not_found())
+        return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: no operator has a keyed state '{}'", state));
+    for (const auto& [op, states] : plan.drop_states)
+      for (const std::string& state : states)
+        if (!counts.get(op, state).first)
+          return Error(ErrorCode::kInvalidArgument,
+                       fmt::format("--drop-state: operator {} has no state '{}'", operator_id_hex(op), state));
+    return Status::OK();
+  };
+
+  RewriteOptions r;
+  r.to = options.to;
+  r.output = options.output;
+  r.force = options.force;
+  r.jobs = options.jobs;
+  r.remap = options.remap;
+  r.dry_run = options.dry_run;
+  r.key_serializers_from = options.key_serializers_from;
+  r.progress = options.progress;
+  CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(snapshot, r, hooks));
+  EditSummary summary;
+  summary.written = std::move(written);
+  summary.changes = plan.changes;
+  summary.changes.insert(summary.changes.end(), regrouped.begin(), regrouped.end());
+  for (EditChange& c : summary.changes) {
+    if (c.what != "drop-state") continue;
+    OperatorId id{};
+    parse_operator_id(c.new_id, &id);
+    c.entries = counts.get(id, c.state).second;
+  }
+  if (expiry)
+    for (const auto& [where, n] : expiry->dropped()) {
+      EditChange c;
+      c.operator_id = c.new_id = where.first;
+      c.state = where.second;
+      c.what = "expire";
+      c.entries = n;
+      summary.changes.push_back(std::move(c));
+    }
+  if (deletion) {
+    summary.erased = deletion->erased();
+    summary.unmatched_keys = deletion->unmatched();
+  }
+  return summary;
+}
+
+}  // namespace ckpt

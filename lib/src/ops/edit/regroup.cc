@@ -1,0 +1,322 @@
+// Keys moved to the key groups of another max parallelism: spilled per output subtask, read
+// back in sorted runs merged by key group.
+#include "ops/edit/regroup.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "state/keyed_state_codec.h"
+#include "state/layout_transcoder.h"
+#include "state/raw_keyed_reader.h"
+#include "support/byte_reader.h"
+#include "support/byte_writer.h"
+#include "support/spill_file.h"
+#include "support/worker_threads.h"
+#include "types/value_decoder.h"
+
+namespace ckpt {
+
+namespace {
+
+struct Record {
+  int32_t key_group = 0;
+  uint32_t state = 0;
+  RocksPair pair;
+  bool operator<(const Record& o) const {
+    if (key_group != o.key_group) return key_group < o.key_group;
+    if (state != o.state) return state < o.state;
+    return pair.key < o.pair.key;
+  }
+};
+
+Status append(SpillFile& f, const Record& r) {
+  ByteWriter w;
+  w.i32(r.key_group);
+  w.u32(r.state);
+  w.u32(static_cast<uint32_t>(r.pair.key.size()));
+  w.u32(static_cast<uint32_t>(r.pair.value.size()));
+  std::string head = w.take();
+  head += r.pair.key;
+  return f.append(head, r.pair.value);
+}
+
+// The next record of `f`, or false at its end.
+Result<bool> next(SpillFile& f, uint64_t& read, Record* r) {
+  if (read >= f.written()) return false;
+  char head[16];
+  CKPT_RETURN_IF_ERROR(f.read(sizeof head, head));
+  ByteReader h(std::string_view(head, sizeof head));
+  r->key_group = h.i32();
+  r->state = h.u32();
+  const uint32_t key = h.u32(), value = h.u32();
+  // The lengths are ours, but a short file must not make an allocation of any size.
+  if (read + sizeof head + key + value > f.written())
+    return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
+  r->pair.key.resize(key);
+  r->pair.value.resize(value);
+  CKPT_RETURN_IF_ERROR(f.read(key, r->pair.key.data()));
+  CKPT_RETURN_IF_ERROR(f.read(value, r->pair.value.data()));
+  read += sizeof head + key + value;
+  return true;
+}
+
+// One run: a spill file and where its reading is.
+struct Run {
+  std::unique_ptr<SpillFile> file;
+  uint64_t read = 0;
+  Record head;
+};
+
+}  // namespace
+
+KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parallelism, int32_t index) {
+  const int64_t start = (static_cast<int64_t>(index) * max_parallelism + parallelism - 1) / parallelism;
+  const int64_t end = (static_cast<int64_t>(index + 1) * max_parallelism - 1) / parallelism;
+  return {static_cast<int32_t>(start), static_cast<int32_t>(end - start + 1)};
+}
+
+struct Regrouper::Impl {
+  int32_t max_parallelism = 0;
+  int32_t parallelism = 0;
+  size_t run_bytes = Regrouper::kRunBytes;
+  KeyedBackendMeta meta;  // the states of every input subtask, by name (the first one's order)
+  ConvertTarget layout = ConvertTarget::kHeap;
+  // Per output subtask, per bucket: a bucket is a slice of the subtask's key groups (ascending),
+  // sized to hold about a run, so that most are sorted in memory and read back once.
+  std::vector<std::vector<std::unique_ptr<SpillFile>>> spills;
+  std::vector<bool> any;  // output subtask received pairs or had state
+
+  size_t bucket_of(int32_t subtask, int32_t key_group) const {
+    const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, subtask);
+    const size_t buckets = spills[subtask].size();
+    return static_cast<size_t>(static_cast<int64_t>(key_group - range.first) * static_cast<int64_t>(buckets) /
+                               range.count);
+  }
+  std::mutex mu;
+
+  uint32_t state_index(const StateMetaInfo& s) {
+    for (size_t i = 0; i < meta.states.size(); ++i)
+      if (meta.states[i].name == s.name) return static_cast<uint32_t>(i);
+    meta.states.push_back(s);
+    return static_cast<uint32_t>(meta.states.size() - 1);
+  }
+
+  int32_t subtask_of(int32_t key_group) const {
+    // KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup
+    return static_cast<int32_t>(static_cast<int64_t>(key_group) * parallelism / max_parallelism);
+  }
+
+  // One input subtask's proxy, read before any pair so that the output proxy's states are in
+  // the same order whatever order the subtasks are then read in.
+  struct Input {
+    const SubtaskState* st = nullptr;
+    RawKeyedSource source;
+    std::vector<uint32_t> ids;  // output state of each of its states
+  };
+  Result<Input> open(const OperatorState& op, const SubtaskState& st, const StreamOpener& streams,
+                     const SerializerSnapshot* key_fallback) {
+    Input in;
+    in.st = &st;
+    CKPT_ASSIGN_OR_RETURN(in.source, open_raw_keyed(st.managed_keyed, streams, op.max_parallelism, key_fallback));
+    if (meta.states.empty() && meta.key_serializer.snapshot_class.empty()) {
+      meta.version = in.source.meta.version;
+      meta.key_serializer = in.source.meta.key_serializer;
+      layout = same_layout_target(st.managed_keyed);
+    }
+    for (const StateMetaInfo& s : in.source.meta.states) in.ids.push_back(state_index(s));
+    return in;
+  }
+
+  // Every pair of one input subtask spilled under its new key group.
+  Status spill(const OperatorState& op, const Input& in, const StreamOpener& streams, std::atomic<uint64_t>* pairs) {
+    const KeyedHandle& h = in.st->managed_keyed;
+    const RawKeyedSource& source = in.source;
+    const std::vector<uint32_t>& ids = in.ids;
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(source.meta.key_serializer));
+    std::vector<std::unique_ptr<KeyedStateCodec>> codecs;
+    for (const StateMetaInfo& s : source.meta.states) {
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedStateCodec> codec,
+                            KeyedStateCodec::make(s, *key_decoder, op.max_parallelism));
+      codecs.push_back(std::move(codec));
+    }
+    const int old_prefix = key_group_prefix_bytes(op.max_parallelism);
+    const int new_prefix = key_group_prefix_bytes(max_parallelism);
+    return read_raw_keyed(
+        h, source, streams, op.max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+          for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
+            for (const RocksPair& p : by_state[i]) {
+              CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codecs[i]->key_of_rocks_entry(p.key, p.value));
+              std::optional<int32_t> kg;
+              if (key) kg = compute_key_group(*key_decoder, *key, max_parallelism);
+              if (!kg)
+                return Error(ErrorCode::kNotSupported,
+                             fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
+                                         "groups cannot be recomputed",
+                                         codecs[i]->name(), key_decoder->serializer_class()));
+              Record r;
+              r.key_group = *kg;
+              r.state = ids[i];
+              append_key_group_prefix(r.pair.key, *kg, new_prefix);
+              r.pair.key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
+              r.pair.value = p.value;
+              const int32_t to = subtask_of(*kg);
+              std::lock_guard<std::mutex> lock(mu);
+              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket_of(to, *kg)], r));
+              any[to] = true;
+              ++*pairs;  // atomic
+            }
+          return Status::OK();
+        });
+  }
+
+  // Output subtask `index`'s pairs, key group by key group ascending: its buckets in order.
+  Status produce(int32_t index, const KeyGroupPairsFn& fn) {
+    for (const std::unique_ptr<SpillFile>& bucket : spills[index]) CKPT_RETURN_IF_ERROR(produce(*bucket, fn));
+    return Status::OK();
+  }
+
+  // One bucket's pairs by key group: sorted in memory, or (a bucket larger than a run, when the
+  // state is skewed) in sorted runs spilled again and merged.
+  Status produce(SpillFile& all, const KeyGroupPairsFn& fn) {
+    uint64_t read = 0;
+    std::vector<Run> runs;
+    std::vector<Record> buffer;
+    size_t bytes = 0;
+    bool more = true;
+    while (more) {
+      Record r;
+      CKPT_ASSIGN_OR_RETURN(more, next(all, read, &r));
+      if (more) {
+        bytes += r.pair.key.size() + r.pair.value.size() + sizeof(Record);
+        buffer.push_back(std::move(r));
+      }
+      if (!more && runs.empty()) break;  // everything fits one run: merged from memory below
+      if ((!more || bytes >= run_bytes) && !buffer.empty()) {
+        std::sort(buffer.begin(), buffer.end());
+        Run run;
+        CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create());
+        for (const Record& x : buffer) CKPT_RETURN_IF_ERROR(append(*run.file, x));
+        runs.push_back(std::move(run));
+        buffer.clear();
+        bytes = 0;
+      }
+    }
+    std::vector<std::vector<RocksPair>> by_state(meta.states.size());
+    if (runs.empty()) {
+      std::sort(buffer.begin(), buffer.end());
+      for (size_t i = 0; i < buffer.size();) {
+        const int32_t kg = buffer[i].key_group;
+        for (; i < buffer.size() && buffer[i].key_group == kg; ++i)
+          by_state[buffer[i].state].push_back(std::move(buffer[i].pair));
+        CKPT_RETURN_IF_ERROR(fn(kg, by_state));
+        for (auto& v : by_state) v.clear();
+      }
+      return Status::OK();
+    }
+    // A k-way merge of the runs by key group.
+    auto later = [&](size_t a, size_t b) { return runs[b].head < runs[a].head; };
+    std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heads(later);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
+      if (has) heads.push(i);
+    }
+    int32_t current = -1;
+    auto flush = [&]() -> Status {
+      if (current < 0) return Status::OK();
+      Status s = fn(current, by_state);
+      for (auto& v : by_state) v.clear();
+      return s;
+    };
+    while (!heads.empty()) {
+      const size_t i = heads.top();
+      heads.pop();
+      if (runs[i].head.key_group != current) {
+        CKPT_RETURN_IF_ERROR(flush());
+        current = runs[i].head.key_group;
+      }
+      by_state[runs[i].head.state].push_back(std::move(runs[i].head.pair));
+      CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
+      if (has) heads.push(i);
+    }
+    return flush();
+  }
+};
+
+Regrouper::Regrouper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Regrouper::~Regrouper() = default;
+
+Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int32_t max_parallelism,
+                                                   int32_t parallelism, const StreamOpener& streams, int jobs,
+                                                   const SerializerSnapshot* key_fallback, size_t run_bytes) {
+  auto impl = std::make_unique<Impl>();
+  impl->run_bytes = run_bytes;
+  impl->max_parallelism = max_parallelism;
+  impl->parallelism = parallelism;
+  if (parallelism < 1 || parallelism > max_parallelism)
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("parallelism {} is not in 1..{}", parallelism, max_parallelism));
+  // Buckets per output subtask from the input's stored size (tripled: SSTs are compressed),
+  // at most 512 spill files in all.
+  uint64_t stored = 0;
+  for (const SubtaskState& st : in.subtasks) {
+    const KeyedHandle& h = st.managed_keyed;
+    stored += static_cast<uint64_t>(std::max<int64_t>(0, h.delegate.state_size()));
+    for (const auto* files : {&h.private_files, &h.shared_files})
+      for (const NamedStream& f : *files) stored += static_cast<uint64_t>(std::max<int64_t>(0, f.handle.state_size()));
+  }
+  const uint64_t per_subtask = stored * 3 / static_cast<uint64_t>(parallelism);
+  const uint64_t wanted = std::max<uint64_t>(1, (per_subtask + run_bytes - 1) / run_bytes);
+  const uint64_t cap = std::max<uint64_t>(1, 512 / static_cast<uint64_t>(parallelism));
+  impl->spills.resize(static_cast<size_t>(parallelism));
+  for (int32_t i = 0; i < parallelism; ++i) {
+    const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, i);
+    const uint64_t buckets = std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, range.count))});
+    for (uint64_t b = 0; b < buckets; ++b) {
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create());
+      impl->spills[i].push_back(std::move(f));
+    }
+  }
+  impl->any.assign(static_cast<size_t>(parallelism), false);
+  std::vector<Impl::Input> inputs;
+  for (const SubtaskState& st : in.subtasks) {
+    if (!st.raw_keyed.is_null())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
+                               operator_id_hex(in.id)));
+    if (st.managed_keyed.is_null()) continue;
+    auto input = impl->open(in, st, streams, key_fallback);
+    if (!input.ok()) return std::move(input).error().with_context(fmt::format("subtask {}", st.index));
+    inputs.push_back(std::move(input).value());
+  }
+  const bool keyed = !inputs.empty();
+  std::atomic<uint64_t> pairs{0};
+  CKPT_RETURN_IF_ERROR(run_parallel(inputs.size(), jobs, [&](size_t i) -> Status {
+    Status s = impl->spill(in, inputs[i], streams, &pairs);
+    if (s.ok()) return s;
+    return std::move(s).error().with_context(fmt::format("subtask {}", inputs[i].st->index));
+  }));
+  // Every output subtask of an operator with keyed state gets a handle, as Flink's heap
+  // backend writes one per subtask.
+  if (keyed) impl->any.assign(impl->any.size(), true);
+  auto r = std::unique_ptr<Regrouper>(new Regrouper(std::move(impl)));
+  r->pairs_ = pairs;
+  return r;
+}
+
+std::optional<KeyedSource> Regrouper::source(int32_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= impl_->spills.size() || !impl_->any[index]) return std::nullopt;
+  KeyedSource s;
+  s.meta = impl_->meta;
+  s.range = key_group_range_of_subtask(impl_->max_parallelism, impl_->parallelism, index);
+  s.layout = impl_->layout;
+  Impl* impl = impl_.get();
+  s.produce = [impl, index](const KeyGroupPairsFn& fn) { return impl->produce(index, fn); };
+  return s;
+}
+
+}  // namespace ckpt

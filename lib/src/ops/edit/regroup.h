@@ -1,0 +1,57 @@
+// ops/edit/regroup.h - `ckpt edit --max-parallelism`: every key moved to the key group Flink's
+// assignment gives it under another max parallelism.
+//
+// Flink assigns a key to murmur(key.hashCode()) % maxParallelism and subtask i of P the key
+// groups KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex gives. A key's new group
+// is unrelated to its old one, so every input subtask is read once, each pair's key decoded
+// and hashed, its key-group prefix rewritten, and the pair spilled to a temporary file of the
+// output subtask whose range holds the new group: one file per slice ("bucket") of the
+// subtask's key groups, as many slices as make each about a run's size. Each output subtask
+// then reads its buckets in order, each sorted in memory by key group (one larger than a run,
+// when keys are skewed, in sorted runs spilled again and merged): memory grows with a run and
+// one key group, not with the state. Keys and values are copied as bytes; only the prefix
+// changes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ckpt/metadata.h"
+#include "ops/convert/snapshot_rewrite.h"
+#include "state/backend_meta.h"
+#include "state/stream_opener.h"
+
+namespace ckpt {
+
+// KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex.
+KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parallelism, int32_t index);
+
+class Regrouper {
+ public:
+  // Pairs read back into memory before a run is sorted and spilled again.
+  static constexpr size_t kRunBytes = size_t{64} << 20;
+
+  // Reads every keyed handle of `in` (the input operator) and spills its pairs for
+  // `max_parallelism` and `parallelism` output subtasks, `jobs` input subtasks at once. Errors: a key whose hashCode
+  // ckpt cannot compute (naming the state and the key serializer), raw keyed state, unreadable input.
+  static Result<std::unique_ptr<Regrouper>> make(const OperatorState& in, int32_t max_parallelism, int32_t parallelism,
+                                                 const StreamOpener& streams, int jobs,
+                                                 const SerializerSnapshot* key_fallback = nullptr,
+                                                 size_t run_bytes = kRunBytes);
+  ~Regrouper();
+
+  // The keyed source of output subtask `index`; nullopt where no input subtask had keyed state.
+  std::optional<KeyedSource> source(int32_t index);
+
+  uint64_t pairs() const { return pairs_; }
+
+ private:
+  struct Impl;
+  explicit Regrouper(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  uint64_t pairs_ = 0;
+};
+
+}  // namespace ckpt

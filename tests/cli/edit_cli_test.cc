@@ -1,0 +1,93 @@
+// ckpt edit from the command line: what it prints per operation, --dry-run writing nothing,
+// malformed operation specs and a missing --output refused with exit 2.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "ckpt/metadata.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
+
+namespace fs = std::filesystem;
+using ckpt::test::run_cli;
+using ckpt::test::run_cli_ok;
+
+namespace {
+
+std::string generated(const ckpt::test::ScratchDir& s) {
+  run_cli_ok({"generate", "--output", s / "in", "--backend", "heap", "--operators", "2", "--keys", "50", "--states",
+              "value,map"});
+  return s / "in";
+}
+
+std::string first_operator(const std::string& snapshot) {
+  auto m = ckpt::read_metadata_file(snapshot);
+  REQUIRE(m.ok());
+  return ckpt::operator_id_hex(m->operators.at(0).id);
+}
+
+}  // namespace
+
+TEST_CASE("edit prints one line per operation and the output's totals", "[cli]") {
+  // A dropped state with its entry count, a new id from a uid, then the written savepoint.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated(s);
+  const std::string op = first_operator(in);
+  auto r =
+      run_cli_ok({"edit", in, "--output", s / "out", "--drop-state", op + "/value-state", "--set-uid", op + "=orders"});
+  const std::string id = ckpt::operator_id_hex(ckpt::operator_id_of_uid("orders"));
+  CHECK(r.out.find(fmt::format("operator {}: id {} (uid 'orders')\n", op, id)) != std::string::npos);
+  CHECK(r.out.find(fmt::format("operator {}: state 'value-state' dropped (50 entries)\n", op)) != std::string::npos);
+  CHECK(r.out.find(s / "out" + ": savepoint-native, 4 subtasks,") != std::string::npos);
+  CHECK(fs::exists(s / "out/_metadata"));
+}
+
+TEST_CASE("edit --dry-run prints what would change and writes nothing", "[cli]") {
+  // Each line says "would change", the totals say nothing was written, and no directory appears.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated(s);
+  const std::string op = first_operator(in);
+  auto r = run_cli_ok({"edit", in, "--dry-run", "--drop-operator", op});
+  CHECK(r.out.find(fmt::format("would change: operator {}: dropped (2 subtasks)\n", op)) != std::string::npos);
+  CHECK(r.out.find("dry run: 2 subtasks, ") != std::string::npos);
+  CHECK(r.out.find("nothing written") != std::string::npos);
+  CHECK_FALSE(fs::exists(s / "out"));
+}
+
+TEST_CASE("edit --delete-keys prints erased entries per state and warns of keys that matched nothing", "[cli]") {
+  // One present key, one absent; the absent one is named on standard error.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated(s);
+  ckpt::test::write_file(s / "keys", "\"user-0000000003\"\n\n\"nobody\"\r\n");
+  auto r = run_cli_ok({"edit", in, "--output", s / "out", "--delete-keys", s / "keys"});
+  CHECK(r.out.find("state 'value-state': 1 entries of the keys erased") != std::string::npos);
+  CHECK(r.err.find("key matched nothing: \"nobody\"") != std::string::npos);
+}
+
+TEST_CASE("edit refuses malformed operation specs and a missing output with exit 2", "[cli]") {
+  // Nothing is read before a spec is refused, and nothing is written.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated(s);
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {{"edit", in}, "--output is required (or --dry-run)"},
+      {{"edit", in, "--dry-run", "--set-uid", "no-equals-sign"}, "--set-uid: 'no-equals-sign' is not OP=UID"},
+      {{"edit", in, "--dry-run", "--set-id", "=abc"}, "--set-id: '=abc' is not OP=HEX"},
+      {{"edit", in, "--dry-run", "--drop-state", "op-only/"}, "--drop-state: 'op-only/' is not OP/STATE"},
+      {{"edit", in, "--dry-run", "--to", "parquet"}, "unknown conversion target 'parquet'"},
+      {{"edit", in, "--dry-run", "--operator", "x"}, "--operator restricts --delete-keys"},
+      {{"edit", in, "--dry-run", "--delete-keys", s / "none"}, "none"},
+  };
+  for (const Case& c : cases) {
+    auto r = run_cli(c.args);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(s / "out"));
+}

@@ -1,0 +1,386 @@
+// ckpt edit on Flink's own snapshots: states dropped from every layout and Flink version of the
+// corpus jobs, operators dropped, and ids set from the uids of flink-sql's compiled plans equal
+// the ids Flink's planner gave those operators.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "ckpt/convert.h"
+#include "ckpt/edit.h"
+#include "ckpt/metadata.h"
+#include "ckpt/names.h"
+#include "testlib/edit_checks.h"
+#include "testlib/test_support.h"
+
+using namespace ckpt;
+namespace fs = std::filesystem;
+
+namespace {
+
+Metadata metadata_of(const std::string& dir) {
+  auto m = read_metadata_file(dir);
+  INFO(dir);
+  REQUIRE(m.ok());
+  return std::move(m).value();
+}
+
+std::vector<std::string> snapshots_of(const std::string& job) {
+  std::vector<std::string> out;
+  for (const std::string& dir : test::corpus_snapshots())
+    if (fs::path(dir).filename().string().starts_with(job + "-flink")) out.push_back(dir);
+  return out;
+}
+
+// A changelog checkpoint whose logs name no key serializer for some operators, and the snapshot
+// of the job that supplies them (as in convert_corpus_test).
+constexpr const char* kChangelogOnly = "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
+constexpr const char* kChangelogKeysFrom = "new-stateful-udf-migration-itcase-flink1.17-hashmap-savepoint";
+
+std::string corpus_sibling(const std::string& dir, const char* name) {
+  return (fs::path(dir).parent_path() / name).string();
+}
+
+// The first (operator, state) of `kind` entries ("keyed", "operator") the dump shows.
+std::optional<std::pair<std::string, std::string>> first_state(const std::string& dir, const std::string& kind) {
+  struct First : DumpSink {
+    std::string kind;
+    std::optional<std::pair<std::string, std::string>> found;
+    void entry(const DumpEntry& e) override {
+      if (!found && e.kind == kind) found = {{e.operator_id, e.state}};
+    }
+    void problem(const Error& e) override { FAIL(e.to_string()); }
+  } sink;
+  sink.kind = kind;
+  REQUIRE(dump_snapshot(dir, DumpOptions{}, sink).ok());
+  return sink.found;
+}
+
+// Drops the first state of `kind` of each snapshot of `job` and checks the output against it.
+int drop_first_states(const std::string& job, const std::string& kind) {
+  int edited = 0;
+  for (const std::string& dir : snapshots_of(job)) {
+    auto state = first_state(dir, kind);
+    if (!state) continue;
+    INFO(dir << ": " << state->first << "/" << state->second);
+    test::ScratchDir tmp;
+    EditOptions o;
+    o.output = tmp / "out";
+    o.jobs = 2;
+    o.drop_states = {*state};
+    if (dir.ends_with(kChangelogOnly)) o.key_serializers_from = corpus_sibling(dir, kChangelogKeysFrom);
+    auto r = edit_snapshot(dir, o);
+    if (!r.ok()) FAIL(r.error().to_string());
+    test::ExpectedEdit e;
+    e.removed = [&](const DumpEntry& d) { return d.operator_id == state->first && d.state == state->second; };
+    e.structure = {fmt::format("state-removed {} {}", state->first, state->second)};
+    e.changed_states = {*state};
+    // Keys the changelog source dumps as hex are decoded once rewritten: compare with the
+    // source's conversion, which convert_corpus_test compares with Flink's own.
+    std::string base = dir;
+    if (!o.key_serializers_from.empty()) {
+      ConvertOptions c;
+      c.to = ConvertTarget::kHeap;
+      c.output = base = tmp / "converted";
+      c.key_serializers_from = o.key_serializers_from;
+      REQUIRE(convert_snapshot(dir, c).ok());
+    }
+    size_t removed = 0;
+    test::check_edit(base, o.output, e, &removed);
+    CHECK(removed > 0);
+    if (kind == "operator") {
+      // No subtask's handle lists the state any more.
+      for (const OperatorState& op : metadata_of(o.output).operators)
+        for (const SubtaskState& st : op.subtasks)
+          for (const OperatorHandle& h : st.managed_operator)
+            for (const OperatorStateEntry& s : h.states)
+              CHECK_FALSE((operator_id_hex(op.id) == state->first && s.name == state->second));
+    }
+    ++edited;
+  }
+  return edited;
+}
+
+}  // namespace
+
+TEST_CASE("edit --drop-state removes a broadcast state from every broadcast-job snapshot", "[ops][corpus]") {
+  // Every Flink version and layout: the operator-state stream is rewritten without the state's
+  // meta data and elements, the other operator states read back element for element.
+  CKPT_REQUIRE_SHARED();
+  CHECK(drop_first_states("new-stateful-broadcast-udf-migration-itcase", "operator") >= 40);
+}
+
+TEST_CASE("edit --drop-state removes a keyed state from every udf-job snapshot", "[ops][corpus]") {
+  // Heap, canonical, RocksDB native and changelog snapshots of Flink 1.8-1.20, each written
+  // back in its own layout without the state.
+  CKPT_REQUIRE_SHARED();
+  CHECK(drop_first_states("new-stateful-udf-migration-itcase", "keyed") >= 40);
+}
+
+TEST_CASE("edit --drop-operator on corpus savepoints leaves exactly that operator out", "[ops][corpus]") {
+  // Each layout of Flink 1.20's udf job: the first operator with keyed state goes, the rest stays.
+  CKPT_REQUIRE_SHARED();
+  int edited = 0;
+  for (const std::string& dir : snapshots_of("new-stateful-udf-migration-itcase")) {
+    if (dir.find("flink1.20") == std::string::npos) continue;
+    auto state = first_state(dir, "keyed");
+    REQUIRE(state);
+    INFO(dir << ": " << state->first);
+    test::ScratchDir tmp;
+    EditOptions o;
+    o.output = tmp / "out";
+    o.drop_operators = {state->first};
+    REQUIRE(edit_snapshot(dir, o).ok());
+    test::ExpectedEdit e;
+    e.removed = [&](const DumpEntry& d) { return d.operator_id == state->first; };
+    e.structure = {fmt::format("operator-removed {} ", state->first)};
+    e.changed_states = {{state->first, "*"}};
+    test::check_edit(dir, o.output, e);
+    CHECK(metadata_of(o.output).operators.size() + 1 == metadata_of(dir).operators.size());
+    ++edited;
+  }
+  CHECK(edited >= 6);
+}
+
+TEST_CASE("edit --set-uid with flink-sql plan uids gives back the ids Flink's planner wrote", "[ops][corpus][sql]") {
+  // Every operator of every flink-sql savepoint is first given a raw id (--set-id), then
+  // --set-uid with the uid its compiled plan names: the id is the one Flink stored, so the
+  // hash is Flink's, and the state is the original's entry for entry.
+  CKPT_REQUIRE_SHARED();
+  size_t operators = 0;
+  for (const std::string& dir : test::sql_corpus_snapshots()) {
+    INFO(dir);
+    OperatorNames names;
+    REQUIRE(names.add_plan_file(test::sql_plan_of(dir)).ok());
+    const Metadata original = metadata_of(dir);
+    test::ScratchDir tmp;
+    EditOptions away, back;
+    away.output = tmp / "away";
+    back.output = tmp / "back";
+    for (size_t i = 0; i < original.operators.size(); ++i) {
+      const OperatorState& op = original.operators[i];
+      const std::string uid = names.uid_of(op);
+      REQUIRE_FALSE(uid.empty());
+      const std::string raw = fmt::format("{:032x}", i + 1);
+      away.set_ids.push_back({operator_id_hex(op.id), raw});
+      back.set_uids.push_back({raw, uid});
+      ++operators;
+    }
+    REQUIRE(edit_snapshot(dir, away).ok());
+    auto r = edit_snapshot(away.output, back);
+    REQUIRE(r.ok());
+    const Metadata edited = metadata_of(back.output);
+    REQUIRE(edited.operators.size() == original.operators.size());
+    for (size_t i = 0; i < original.operators.size(); ++i) {
+      CHECK(edited.operators[i].id == original.operators[i].id);
+      CHECK(r->changes.at(i).new_id == operator_id_hex(original.operators[i].id));
+    }
+    test::ExpectedEdit same;
+    test::check_edit(dir, back.output, same);
+  }
+  CHECK(operators > 95);
+}
+
+namespace {
+
+struct Placed : DumpSink {
+  // entry without its place -> key groups it was found in
+  std::multimap<std::string, int32_t> groups;
+  void entry(const DumpEntry& e) override {
+    DumpEntry x = e;
+    const int32_t kg = x.key_group.value_or(-1);
+    x.key_group.reset();
+    x.subtask = 0;
+    groups.emplace(to_ndjson(x), kg);
+  }
+  void problem(const Error& e) override { FAIL(e.to_string()); }
+};
+
+std::multimap<std::string, int32_t> placed(const std::string& dir) {
+  Placed sink;
+  REQUIRE(dump_snapshot(dir, DumpOptions{}, sink).ok());
+  return sink.groups;
+}
+
+}  // namespace
+
+TEST_CASE("edit --max-parallelism on every udf-job snapshot agrees with Flink's key groups", "[ops][corpus]") {
+  // Flink wrote these at max parallelism M (4 in this job). At 1024 M each key's new group
+  // modulo M must be the group Flink gave it; 1024 M -> 96 -> M must give back Flink's own
+  // snapshot entry for entry, key groups included, in the snapshot's own layout.
+  CKPT_REQUIRE_SHARED();
+  int edited = 0, refused = 0;
+  for (const std::string& dir : snapshots_of("new-stateful-udf-migration-itcase")) {
+    if (dir.ends_with(kChangelogOnly)) continue;  // its keys dump as hex (see above)
+    INFO(dir);
+    const Metadata m = metadata_of(dir);
+    const int32_t flink_max = m.operators.at(0).max_parallelism;
+    for (const OperatorState& op : m.operators) REQUIRE(op.max_parallelism == flink_max);
+    test::ScratchDir tmp;
+    bool raw_keyed = false;
+    for (const OperatorState& op : m.operators)
+      for (const SubtaskState& st : op.subtasks) raw_keyed |= !st.raw_keyed.is_null();
+    if (raw_keyed) {
+      // Timers of Flink < 1.? kept in raw keyed state: bytes ckpt cannot re-key, refused.
+      EditOptions o;
+      o.output = tmp / "refused";
+      o.max_parallelism = 96;
+      auto r = edit_snapshot(dir, o);
+      REQUIRE_FALSE(r.ok());
+      CHECK(r.error().to_string().find("has raw keyed state") != std::string::npos);
+      ++refused;
+      continue;
+    }
+    std::string from = dir;
+    for (int32_t n : {1024 * flink_max, 96, flink_max}) {
+      EditOptions o;
+      o.output = tmp / fmt::format("mp{}", n);
+      o.jobs = 2;
+      o.max_parallelism = n;
+      auto r = edit_snapshot(from, o);
+      if (!r.ok()) FAIL(r.error().to_string());
+      for (const OperatorState& op : metadata_of(o.output).operators) CHECK(op.max_parallelism == n);
+      from = o.output;
+      if (n != 1024 * flink_max) continue;
+      auto flink = placed(dir), ours = placed(from);
+      REQUIRE(flink.size() == ours.size());
+      for (auto f = flink.begin(), g = ours.begin(); f != flink.end(); ++f, ++g) {
+        REQUIRE(f->first == g->first);
+        if (f->second >= 0) CHECK(g->second % flink_max == f->second);
+      }
+    }
+    test::ExpectedEdit same;
+    test::check_edit(dir, from, same);
+    ++edited;
+  }
+  CHECK(edited >= 30);
+  INFO(refused << " refused");
+  CHECK(edited + refused >= 49);
+}
+
+TEST_CASE("edit --max-parallelism refuses flink-sql keys whose hashCode ckpt cannot compute", "[ops][corpus][sql]") {
+  // RowData keys: refused naming the state and the key serializer, nothing written.
+  CKPT_REQUIRE_SHARED();
+  const std::string sp = test::sql_corpus_dir() + "/stream-exec-group-aggregate_1/agg-with-state-ttl-hint/savepoint";
+  test::ScratchDir tmp;
+  EditOptions o;
+  o.output = tmp / "out";
+  o.max_parallelism = 4096;
+  auto r = edit_snapshot(sp, o);
+  REQUIRE_FALSE(r.ok());
+  const std::string e = r.error().to_string();
+  INFO(e);
+  CHECK(e.find("state 'accState'") != std::string::npos);
+  CHECK(e.find("RowDataSerializer") != std::string::npos);
+  CHECK_FALSE(fs::exists(o.output));
+}
+
+TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL cleanup would", "[ops][corpus][sql]") {
+  // The aggregate's accState and the join's left and right records, values of Flink's
+  // TtlSerializer: at now = newest last access + ttl every entry is expired (the equal edge),
+  // one ms earlier the newest stays; the output dumps as the input without exactly the entries
+  // whose last access + ttl <= now.
+  CKPT_REQUIRE_SHARED();
+  struct Case {
+    const char* savepoint;
+    std::vector<std::string> states;
+  };
+  const std::vector<Case> cases = {
+      {"stream-exec-group-aggregate_1/agg-with-state-ttl-hint/savepoint", {"accState"}},
+      {"stream-exec-join_1/join-with-state-ttl-hint/savepoint", {"left-records", "right-records"}},
+  };
+  const int64_t ttl = 10'000;
+  for (const Case& c : cases) {
+    const std::string sp = test::sql_corpus_dir() + "/" + c.savepoint;
+    INFO(sp);
+    std::set<std::string> names(c.states.begin(), c.states.end());
+    auto last_access = [&](const DumpEntry& e) -> std::optional<int64_t> {
+      if (!names.count(e.state)) return std::nullopt;
+      return nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>();
+    };
+    int64_t newest = 0;
+    struct All : DumpSink {
+      std::function<void(const DumpEntry&)> f;
+      void entry(const DumpEntry& e) override { f(e); }
+      void problem(const Error& e) override { FAIL(e.to_string()); }
+    } all;
+    all.f = [&](const DumpEntry& e) {
+      if (auto ts = last_access(e)) newest = std::max(newest, *ts);
+    };
+    REQUIRE(dump_snapshot(sp, DumpOptions{}, all).ok());
+    REQUIRE(newest > 0);
+    for (int64_t now : {newest + ttl, newest + ttl - 1}) {
+      test::ScratchDir tmp;
+      EditOptions o;
+      o.output = tmp / "out";
+      for (const std::string& s : c.states) o.expire.push_back({s, ttl});
+      o.now = now;
+      auto r = edit_snapshot(sp, o);
+      if (!r.ok()) FAIL(r.error().to_string());
+      test::ExpectedEdit e;
+      e.removed = [&](const DumpEntry& d) {
+        auto ts = last_access(d);
+        return ts && *ts + ttl <= now;
+      };
+      for (const EditChange& ch : r->changes) {
+        CHECK(ch.what == "expire");
+        e.changed_states.insert({ch.operator_id, ch.state});
+      }
+      size_t removed = 0;
+      test::check_edit(sp, o.output, e, &removed);
+      uint64_t counted = 0;
+      for (const EditChange& ch : r->changes) counted += ch.entries;
+      CHECK(counted == removed);
+      CHECK(removed > 0);
+    }
+  }
+}
+
+TEST_CASE("edit --delete-keys erases a key's values and timers from every udf-job snapshot", "[ops][corpus]") {
+  // Key [3] (a Tuple1<Long>) in every operator: its value states and its processing- and
+  // event-time timers go, in every Flink version and layout; [42] matches nothing and is listed.
+  // Snapshots whose timers are raw keyed state (Flink 1.8-1.9 RocksDB) are refused whole.
+  CKPT_REQUIRE_SHARED();
+  int edited = 0, with_timers = 0;
+  for (const std::string& dir : snapshots_of("new-stateful-udf-migration-itcase")) {
+    if (dir.ends_with(kChangelogOnly)) continue;  // its keys dump as hex (see above)
+    INFO(dir);
+    test::ScratchDir tmp;
+    EditOptions o;
+    o.output = tmp / "out";
+    o.jobs = 2;
+    o.delete_keys = {"[3]", "[42]"};
+    bool raw_keyed = false;
+    for (const OperatorState& op : metadata_of(dir).operators)
+      for (const SubtaskState& st : op.subtasks) raw_keyed |= !st.raw_keyed.is_null();
+    if (raw_keyed) {
+      // Timers kept in raw keyed state: refused rather than erased in part.
+      auto refused = edit_snapshot(dir, o);
+      REQUIRE_FALSE(refused.ok());
+      CHECK(refused.error().to_string().find("from which keys cannot be erased") != std::string::npos);
+      CHECK_FALSE(fs::exists(o.output));
+      ++edited;
+      continue;
+    }
+    auto r = edit_snapshot(dir, o);
+    if (!r.ok()) FAIL(r.error().to_string());
+    CHECK(r->unmatched_keys == std::vector<std::string>{"[42]"});
+    test::ExpectedEdit e;
+    e.removed = [](const DumpEntry& d) { return d.key == "[3]"; };
+    for (const EditSummary::KeysErased& k : r->erased) {
+      e.changed_states.insert({k.operator_id, k.state});
+      with_timers += k.state.starts_with("_timer_state/");
+    }
+    size_t removed = 0;
+    test::check_edit(dir, o.output, e, &removed);
+    CHECK(removed > 0);
+    ++edited;
+  }
+  CHECK(edited >= 40);
+  CHECK(with_timers > 20);
+}

@@ -1,0 +1,240 @@
+// ckpt edit: change a savepoint offline (man/ckpt-edit.1.md).
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "ckpt/edit.h"
+#include "command.h"
+#include "progress_meter.h"
+#include "remap_arg.h"
+
+namespace ckpt::cli {
+
+namespace {
+
+struct EditArgs {
+  std::string snapshot;
+  std::string output;
+  std::string to;
+  int jobs = 1;
+  bool force = false;
+  bool dry_run = false;
+  std::vector<std::string> remap;
+  std::vector<std::string> drop_operators;
+  std::vector<std::string> set_uids;
+  std::vector<std::string> set_ids;
+  std::vector<std::string> drop_states;
+  std::string delete_keys;
+  std::string keys_operator;
+  std::string key_serializers_from;
+  int32_t max_parallelism = 0;
+  int32_t parallelism = 0;
+  std::vector<std::string> expire;
+  std::string now;
+  ProgressMode progress = ProgressMode::kAuto;
+};
+
+// "LEFT<sep>RIGHT" split at the first `sep`, both sides non-empty; else an error naming `flag`.
+std::optional<std::pair<std::string, std::string>> split_or_report(Io& io, const std::string& spec, char sep,
+                                                                   const char* flag, const char* shape) {
+  size_t at = spec.find(sep);
+  if (at == std::string::npos || at == 0 || at + 1 == spec.size()) {
+    print_error(io, fmt::format("{}: '{}' is not {}", flag, spec, shape));
+    return std::nullopt;
+  }
+  return std::make_pair(spec.substr(0, at), spec.substr(at + 1));
+}
+
+bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const char* flag, const char* shape,
+               std::vector<std::pair<std::string, std::string>>* out) {
+  for (const std::string& spec : specs) {
+    auto pair = split_or_report(io, spec, sep, flag, shape);
+    if (!pair) return false;
+    out->push_back(std::move(*pair));
+  }
+  return true;
+}
+
+// "500ms", "30s", "15m", "12h", "7d" or a plain number of milliseconds.
+std::optional<int64_t> parse_duration_ms(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 15) return std::nullopt;
+  const int64_t n = std::stoll(text.substr(0, digits));
+  const std::string unit = text.substr(digits);
+  static const std::pair<const char*, int64_t> kUnits[] = {
+      {"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"min", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name) return n * scale;
+  return std::nullopt;
+}
+
+// Milliseconds since the epoch, given as such or as YYYY-MM-DDTHH:MM:SS[.mmm]Z (UTC).
+std::optional<int64_t> parse_timestamp_ms(const std::string& text) {
+  if (!text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), ::isdigit)) return std::stoll(text);
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0, used = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &used) != 6) return std::nullopt;
+  std::string rest = text.substr(static_cast<size_t>(used));
+  if (rest.size() == 5 && rest[0] == '.' && rest[4] == 'Z' && std::isdigit(rest[1]) && std::isdigit(rest[2]) &&
+      std::isdigit(rest[3]))
+    ms = std::stoi(rest.substr(1, 3));
+  else if (rest != "Z")
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+  const int yy = y - (mo <= 2);
+  const int era = (yy >= 0 ? yy : yy - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
+  const unsigned doy = (153 * static_cast<unsigned>(mo + (mo > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(d) - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
+  return ((days * 24 + h) * 60 + mi) * 60'000 + s * 1000LL + ms;
+}
+
+std::string describe(const EditChange& c) {
+  if (c.what == "drop-operator") return fmt::format("operator {}: dropped ({})", c.operator_id, c.detail);
+  if (c.what == "set-uid") return fmt::format("operator {}: id {} (uid '{}')", c.operator_id, c.new_id, c.detail);
+  if (c.what == "set-id") return fmt::format("operator {}: id {}", c.operator_id, c.new_id);
+  if (c.what == "expire")
+    return fmt::format("operator {}: state '{}': {} expired entries dropped", c.operator_id, c.state, c.entries);
+  if (c.what == "max-parallelism")
+    return fmt::format("operator {}: max parallelism {} ({} entries moved)", c.operator_id, c.detail, c.entries);
+  return fmt::format("operator {}: state '{}' dropped ({} entries)", c.operator_id, c.state, c.entries);
+}
+
+}  // namespace
+
+Runner setup_edit(CLI::App& sub) {
+  auto a = std::make_shared<EditArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")->type_name("DIR");
+  sub.add_option("--drop-operator", a->drop_operators, "Leave an operator's state out (repeatable)")->type_name("OP");
+  sub.add_option("--set-uid", a->set_uids, "Give an operator the id Flink derives from UID (repeatable)")
+      ->type_name("OP=UID");
+  sub.add_option("--set-id", a->set_ids, "Give an operator a raw 32-hex-digit id (repeatable)")->type_name("OP=HEX");
+  sub.add_option("--drop-state", a->drop_states, "Remove one keyed or operator state (repeatable)")
+      ->type_name("OP/STATE");
+  sub.add_option("--delete-keys", a->delete_keys, "Erase every entry of the keys in FILE (one JSON key a line)")
+      ->type_name("FILE");
+  sub.add_option("--operator", a->keys_operator, "Erase the keys from this operator only")->type_name("OP");
+  sub.add_option("--max-parallelism", a->max_parallelism, "Move every key to its key group under N key groups")
+      ->type_name("N")
+      ->check(CLI::Range(1, 32768));
+  sub.add_option("--parallelism", a->parallelism, "With --max-parallelism: subtasks of the keyed operators")
+      ->type_name("N")
+      ->check(CLI::Range(1, 32768));
+  sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
+      ->type_name("STATE=DURATION");
+  sub.add_option("--now", a->now, "The time --expire measures from (ms since the epoch or ISO 8601 UTC)")
+      ->type_name("TIMESTAMP");
+  sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
+  sub.add_flag("--dry-run", a->dry_run, "Print what would change, write nothing");
+  sub.add_flag("--force", a->force, "Replace an existing output directory");
+  sub.add_option("-j,--jobs", a->jobs, "Subtasks rewritten at once")->type_name("N")->check(CLI::Range(1, 1024));
+  sub.add_option("--key-serializers-from", a->key_serializers_from,
+                 "Another snapshot of the job naming the key serializers change logs lack")
+      ->type_name("SNAPSHOT");
+  add_remap_option(sub, &a->remap);
+  add_progress_options(sub, &a->progress);
+  return [a](Io& io) {
+    if (a->output.empty() && !a->dry_run) {
+      print_error(io, "--output is required (or --dry-run)");
+      return kExitError;
+    }
+    EditOptions options;
+    if (!a->to.empty()) {
+      Result<ConvertTarget> to = parse_convert_target(a->to);
+      if (!to.ok()) {
+        print_error(io, to.error().to_string());
+        return kExitError;
+      }
+      options.to = *to;
+    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
+    if (!remap) return kExitError;
+    if (!split_all(io, a->set_uids, '=', "--set-uid", "OP=UID", &options.set_uids) ||
+        !split_all(io, a->set_ids, '=', "--set-id", "OP=HEX", &options.set_ids) ||
+        !split_all(io, a->drop_states, '/', "--drop-state", "OP/STATE", &options.drop_states))
+      return kExitError;
+    if (!a->delete_keys.empty()) {
+      Result<std::vector<std::string>> keys = read_key_lines(a->delete_keys);
+      if (!keys.ok()) {
+        print_error(io, keys.error().to_string());
+        return kExitError;
+      }
+      if (keys->empty()) {
+        print_error(io, fmt::format("--delete-keys: no key in '{}'", a->delete_keys));
+        return kExitError;
+      }
+      options.delete_keys = std::move(*keys);
+    } else if (!a->keys_operator.empty()) {
+      print_error(io, "--operator restricts --delete-keys, which is not given");
+      return kExitError;
+    }
+    if (a->parallelism && !a->max_parallelism) {
+      print_error(io, "--parallelism needs --max-parallelism (give the current one to keep it)");
+      return kExitError;
+    }
+    for (const std::string& spec : a->expire) {
+      auto pair = split_or_report(io, spec, '=', "--expire", "STATE=DURATION");
+      if (!pair) return kExitError;
+      std::optional<int64_t> ms = parse_duration_ms(pair->second);
+      if (!ms) {
+        print_error(io, fmt::format("--expire: '{}' is not a duration (e.g. 500ms, 30s, 15m, 12h, 7d)", pair->second));
+        return kExitError;
+      }
+      options.expire.emplace_back(pair->first, *ms);
+    }
+    if (!a->now.empty()) {
+      options.now = parse_timestamp_ms(a->now);
+      if (!options.now) {
+        print_error(io, fmt::format("--now: '{}' is not ms since the epoch or YYYY-MM-DDTHH:MM:SS[.mmm]Z", a->now));
+        return kExitError;
+      }
+    }
+    if (!options.expire.empty() && !options.now) {
+      print_error(io, "--expire needs --now (the time Flink would measure the TTL from)");
+      return kExitError;
+    }
+    options.max_parallelism = a->max_parallelism;
+    options.parallelism = a->parallelism;
+    options.keys_operator = a->keys_operator;
+    options.drop_operators = a->drop_operators;
+    options.output = a->output;
+    options.force = a->force;
+    options.jobs = a->jobs;
+    options.dry_run = a->dry_run;
+    options.key_serializers_from = a->key_serializers_from;
+    options.remap = std::move(*remap);
+    ProgressMeter meter(io, "edit", a->progress);
+    options.progress = meter.counters();
+    Result<EditSummary> s = edit_snapshot(a->snapshot, options);
+    meter.finish();
+    if (!s.ok()) {
+      print_error(io, s.error().to_string());
+      return kExitError;
+    }
+    const char* prefix = a->dry_run ? "would change: " : "";
+    for (const EditChange& c : s->changes) io.out << prefix << describe(c) << "\n";
+    if (!options.delete_keys.empty()) {
+      for (const EditSummary::KeysErased& k : s->erased)
+        io.out << fmt::format("{}operator {}: state '{}': {} entries of the keys erased\n", prefix, k.operator_id,
+                              k.state, k.entries);
+      for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
+    }
+    if (a->dry_run) {
+      io.out << fmt::format("dry run: {} subtasks, {} entries kept, nothing written\n", s->written.subtasks,
+                            s->written.entries);
+    } else {
+      io.out << fmt::format("{}: {}, {} subtasks, {} entries, {} files, {} bytes\n", a->output, s->written.kind,
+                            s->written.subtasks, s->written.entries, s->written.files, s->written.bytes);
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
