@@ -147,6 +147,12 @@ ChildOutcome run_ckpt(const std::vector<std::string>& args, uint64_t data_limit)
 }
 
 void run_on_thread(size_t stack_bytes, const std::function<void()>& fn) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's redzones around every local make frames several times larger: a small
+  // stack that holds the bounded recursion of a normal build overflows under it. Eight times
+  // the size still overflows on unbounded recursion, which is what these stacks are there for.
+  stack_bytes *= 8;
+#endif
   pthread_attr_t attr;
   ::pthread_attr_init(&attr);
   if (stack_bytes > 0) ::pthread_attr_setstacksize(&attr, stack_bytes);
