@@ -120,12 +120,12 @@ Runner setup_edit(CLI::App& sub) {
       ->type_name("OP/STATE");
   sub.add_option("--delete-keys", a->delete_keys, "Erase every entry of the keys in FILE (one JSON key a line)")
       ->type_name("FILE");
-  sub.add_option("--operator", a->keys_operator, "Erase the keys from this operator only")->type_name("OP");
-  sub.add_option("--max-parallelism", a->max_parallelism, "Move every key to its key group under N key groups")
-      ->type_name("N")
+  sub.add_option("--operator", a->keys_operator, "Erase the keys from this operator only")->type_name("ID|UID");
+  sub.add_option("--max-parallelism", a->max_parallelism, "Move every key to its key group under M key groups")
+      ->type_name("M")
       ->check(CLI::Range(1, 32768));
   sub.add_option("--parallelism", a->parallelism, "With --max-parallelism: subtasks of the keyed operators")
-      ->type_name("N")
+      ->type_name("P")
       ->check(CLI::Range(1, 32768));
   sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
       ->type_name("STATE=DURATION");
