@@ -47,9 +47,7 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_option("-j,--jobs", a->jobs, "With --keys: decode N subtasks of each side at once")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
-  sub.add_option("--key-serializers-from", a->key_serializers_from,
-                 "With --keys: another snapshot of the job naming the key serializers change logs lack")
-      ->type_name("SNAPSHOT");
+  add_key_serializers_option(sub, &a->key_serializers_from, "With --keys: ");
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
   return [a](Io& io) {

@@ -95,9 +95,7 @@ Runner setup_dump(CLI::App& sub) {
       ->check(CLI::IsMember({"ndjson", "table"}));
   sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
-  sub.add_option("--key-serializers-from", a->key_serializers_from,
-                 "Another snapshot of the job naming the key serializers change logs lack")
-      ->type_name("SNAPSHOT");
+  add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
   add_progress_options(sub, &a->progress);

@@ -135,9 +135,7 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_flag("--dry-run", a->dry_run, "Print what would change, write nothing");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks rewritten at once")->type_name("N")->check(CLI::Range(1, 1024));
-  sub.add_option("--key-serializers-from", a->key_serializers_from,
-                 "Another snapshot of the job naming the key serializers change logs lack")
-      ->type_name("SNAPSHOT");
+  add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {

@@ -50,9 +50,7 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_option("-j,--jobs", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
-  sub.add_option("--key-serializers-from", a->key_serializers_from,
-                 "Another snapshot of the job naming the key serializers change logs lack")
-      ->type_name("SNAPSHOT");
+  add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {

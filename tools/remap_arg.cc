@@ -35,4 +35,10 @@ std::optional<std::vector<PrefixRule>> prefix_rules_or_report(Io& io, const std:
   return std::move(*rules);
 }
 
+void add_key_serializers_option(CLI::App& sub, std::string* snapshot, const std::string& when) {
+  const std::string what = "nother snapshot of the job naming the key serializers change logs lack";
+  sub.add_option("--key-serializers-from", *snapshot, when.empty() ? "A" + what : when + "a" + what)
+      ->type_name("SNAPSHOT");
+}
+
 }  // namespace ckpt::cli

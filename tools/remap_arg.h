@@ -14,6 +14,11 @@ namespace ckpt::cli {
 // Registers `--remap PREFIX=DIR` (repeatable), collecting the raw specs into `specs`.
 void add_remap_option(CLI::App& sub, std::vector<std::string>* specs);
 
+// Registers `--key-serializers-from SNAPSHOT`: another snapshot of the job whose keyed proxies
+// name the key serializers changelog handles lack (found through --remap too). `when` prefixes
+// the help where the flag only matters with another one ("With --keys: ").
+void add_key_serializers_option(CLI::App& sub, std::string* snapshot, const std::string& when = "");
+
 // The parsed rules; on a malformed spec prints "ckpt: error: ..." and returns nullopt, after
 // which the caller exits with kExitError.
 // With `snapshots`, a rule that matches no file reference of any of them is reported as a
