@@ -52,7 +52,7 @@ TEST_CASE("no test name holds a semicolon or comma that would split it or bracke
 
 TEST_CASE("every test has the tag of the layer it tests so that one layer runs alone", "[docs]") {
   // ctest --test-dir build -L <layer> (tags become labels): README's Layout section.
-  const std::vector<std::string> layers = {"[support]", "[format]", "[state]", "[ops]", "[cli]", "[docs]"};
+  const std::vector<std::string> layers = {"[support]", "[s3]", "[format]", "[state]", "[ops]", "[cli]", "[docs]"};
   std::vector<TestCase> all = test_cases();
   for (const TestCase& t : all) {
     INFO(t.file << ": \"" << t.name << "\" " << t.tags);

@@ -1,0 +1,110 @@
+// s3/client.h - the S3 operations ckpt needs, over s3/http with our SigV4 signer: GET (ranged,
+// resumable into a file), HEAD, PUT (multipart above a threshold), ListObjectsV2 (every page),
+// DeleteObjects (batches of at most 1000). Throttling, 5xx answers, timeouts and dropped
+// connections are retried with exponential backoff and jitter. Errors name the URI, the HTTP
+// status and the store's error code.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "s3/http.h"
+#include "s3/responses.h"
+#include "s3/sigv4.h"
+
+namespace ckpt::s3 {
+
+// "s3://bucket/key"; s3a:// and s3p:// (Hadoop's and Presto's spellings) are the same.
+struct ObjectUri {
+  std::string bucket;
+  std::string key;  // may be empty (the bucket) or a prefix
+  std::string to_string() const { return "s3://" + bucket + (key.empty() ? "" : "/" + key); }
+};
+bool is_object_uri(std::string_view path);
+Result<ObjectUri> parse_object_uri(std::string_view path);
+
+enum class Addressing { kAuto, kPath, kVirtual };
+
+// What the user configures; blanks are taken from the environment and the profile.
+struct Settings {
+  std::string endpoint;  // --endpoint, else AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL / profile endpoint_url
+  std::string region;    // else AWS_REGION / AWS_DEFAULT_REGION / profile region / us-east-1
+  std::string profile;   // --profile, else AWS_PROFILE
+  Addressing addressing = Addressing::kAuto;  // kAuto: path style for a custom endpoint with an IP or localhost host
+  bool no_sign = false;
+  int max_attempts = 6;
+  long backoff_base_ms = 100;
+  long backoff_max_ms = 10000;
+  long connect_timeout_ms = 10000;
+  long stall_timeout_ms = 30000;
+  uint64_t multipart_threshold = uint64_t{64} << 20;
+  uint64_t part_size = uint64_t{16} << 20;
+};
+
+struct RequestCounts {
+  std::atomic<uint64_t> requests{0};
+  std::atomic<uint64_t> retries{0};
+  std::atomic<uint64_t> bytes_down{0};
+  std::atomic<uint64_t> bytes_up{0};
+};
+
+class Client {
+ public:
+  // Settings completed from the environment, credentials resolved (unless no_sign).
+  static Result<std::shared_ptr<Client>> create(Settings settings);
+  // With given credentials (tests).
+  static Result<std::shared_ptr<Client>> create(Settings settings, Credentials credentials);
+
+  const Settings& settings() const { return settings_; }
+  const RequestCounts& counts() const { return counts_; }
+
+  // `length` bytes from `offset` (to the end with length == UINT64_MAX).
+  Result<std::string> get(const ObjectUri& uri, uint64_t offset = 0, uint64_t length = UINT64_MAX);
+  // The whole object into `local_path` (created or truncated); a connection that drops resumes
+  // from the bytes already written, the object pinned by its ETag.
+  Status download(const ObjectUri& uri, const std::string& local_path);
+  Result<ObjectInfo> head(const ObjectUri& uri);
+  Status put(const ObjectUri& uri, std::string_view bytes);
+  // A local file, as one PUT or (above multipart_threshold) a multipart upload, aborted on failure.
+  Status upload_file(const ObjectUri& uri, const std::string& local_path);
+  // Every object under the prefix `uri.key` (all pages); with `delimiter` "/", the keys one level down.
+  Result<ListPage> list(const ObjectUri& prefix, const std::string& delimiter = "");
+  // The keys deleted in batches of at most 1000, each batch reported to `log` before it is sent.
+  // The keys S3 refused are returned.
+  Result<std::vector<DeleteFailure>> delete_objects(const std::string& bucket, const std::vector<std::string>& keys,
+                                                    const std::function<void(size_t first, size_t count)>& log = {});
+
+  // The URL and signed path of an object (tests check addressing).
+  struct Target {
+    std::string url_base;  // scheme://host[:port]
+    std::string host;      // Host header
+    std::string path;      // decoded, "/bucket/key" or "/key"
+  };
+  Target target(const ObjectUri& uri) const;
+
+ private:
+  Client(Settings s, Credentials c, bool sign) : settings_(std::move(s)), credentials_(std::move(c)), sign_(sign) {}
+  // One signed request, no retry.
+  Result<HttpResponse> once(const ObjectUri& uri, const std::string& method, const Pairs& query, const Pairs& headers,
+                            std::string_view body, const std::function<bool(std::string_view)>& sink = {});
+  // once() until it succeeds, fails for good or max_attempts are spent.
+  Result<HttpResponse> send(const ObjectUri& uri, const std::string& method, const Pairs& query,
+                            const Pairs& headers = {}, std::string_view body = {});
+  void backoff(int attempt);
+
+  Settings settings_;
+  Credentials credentials_;
+  bool sign_;
+  RequestCounts counts_;
+};
+
+// Endpoint, region and addressing completed from the environment and the profile.
+Result<Settings> complete_settings(Settings s);
+
+}  // namespace ckpt::s3

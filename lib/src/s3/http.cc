@@ -1,0 +1,161 @@
+#include "s3/http.h"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+namespace ckpt::s3 {
+
+std::string HttpResponse::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (k == name) return v;
+  return {};
+}
+
+namespace {
+
+struct Exchange {
+  HttpResponse* response;
+  const HttpRequest* request;
+  bool too_large = false;
+  bool sink_stopped = false;
+  size_t sent = 0;
+};
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  std::string_view line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    x->response->headers.clear();  // a 100 Continue's headers come first
+    return size * n;
+  }
+  size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+      value.remove_suffix(1);
+    x->response->headers.emplace_back(std::move(name), std::string(value));
+  }
+  return size * n;
+}
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  std::string_view chunk(data, size * n);
+  long status = x->response->status;
+  if (x->request->sink && status >= 200 && status < 300) {
+    if (!x->request->sink(chunk)) {
+      x->sink_stopped = true;
+      return 0;
+    }
+    return chunk.size();
+  }
+  if (x->response->body.size() + chunk.size() > kMaxCollectedBody) {
+    x->too_large = true;
+    return 0;
+  }
+  x->response->body.append(chunk);
+  return chunk.size();
+}
+
+size_t on_read(char* buffer, size_t size, size_t n, void* user) {
+  auto* x = static_cast<Exchange*>(user);
+  std::string_view body = x->request->body;
+  size_t take = std::min(size * n, body.size() - x->sent);
+  std::memcpy(buffer, body.data() + x->sent, take);
+  x->sent += take;
+  return take;
+}
+
+// One handle per thread: its connection cache keeps the endpoint's connection open.
+struct Handle {
+  CURL* curl = nullptr;
+  Handle() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    curl = curl_easy_init();
+  }
+  ~Handle() {
+    if (curl) curl_easy_cleanup(curl);
+  }
+};
+
+}  // namespace
+
+Result<HttpResponse> http_send(const HttpRequest& request) {
+  thread_local Handle handle;
+  CURL* curl = handle.curl;
+  if (!curl) return Error(ErrorCode::kIOError, "cannot initialise libcurl").with_file(request.url);
+  curl_easy_reset(curl);
+  HttpResponse response;
+  Exchange x{&response, &request};
+
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, request.stall_timeout_ms / 1000));
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &x);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &x);
+
+  if (request.method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else if (request.method == "PUT" || request.method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &x);
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    if (request.method == "POST") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "POST");
+  } else if (request.method != "GET") {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+
+  curl_slist* headers = nullptr;
+  for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+  // curl would otherwise add "Expect: 100-continue" to uploads (unsigned, and a round trip).
+  headers = curl_slist_append(headers, "Expect:");
+  if (request.method == "PUT" || request.method == "POST") headers = curl_slist_append(headers, "Transfer-Encoding:");
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+
+  // The status is known before the first body byte: on_body needs it to route the bytes.
+  curl_easy_setopt(
+      curl, CURLOPT_HEADERFUNCTION, +[](char* d, size_t s, size_t n, void* u) -> size_t {
+        auto* ex = static_cast<Exchange*>(u);
+        std::string_view line(d, s * n);
+        if (line.rfind("HTTP/", 0) == 0) {
+          size_t sp = line.find(' ');
+          long status = 0;
+          for (size_t i = sp + 1; sp != std::string_view::npos && i < line.size() && line[i] >= '0' && line[i] <= '9';
+               ++i)
+            status = status * 10 + (line[i] - '0');
+          ex->response->status = status;
+        }
+        return on_header(d, s, n, u);
+      });
+
+  CURLcode rc = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  if (x.sink_stopped)
+    return Error(ErrorCode::kIOError, "download stopped: the local copy could not be written").with_file(request.url);
+  if (x.too_large)
+    return Error(ErrorCode::kIOError, fmt::format("answer larger than {} bytes", kMaxCollectedBody))
+        .with_file(request.url);
+  if (rc != CURLE_OK) return Error(ErrorCode::kIOError, curl_easy_strerror(rc)).with_file(request.url);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  response.status = status;
+  return response;
+}
+
+}  // namespace ckpt::s3

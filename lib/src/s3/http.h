@@ -1,0 +1,41 @@
+// s3/http.h - one HTTP exchange through libcurl, nothing S3-specific. Each thread keeps its
+// own connection (curl easy handle) so that a run of requests to one endpoint reuses it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "ckpt/error.h"
+#include "s3/sigv4.h"
+
+namespace ckpt::s3 {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;  // already percent-encoded
+  Pairs headers;
+  std::string_view body;  // sent as is (PUT, POST)
+  // Receives a 2xx answer's body as it arrives (downloads); false stops the transfer. Without
+  // it the body is collected into HttpResponse::body, up to kMaxCollectedBody.
+  std::function<bool(std::string_view)> sink;
+  long connect_timeout_ms = 10000;
+  // A transfer slower than one byte a second for this long is given up (a stalled connection).
+  long stall_timeout_ms = 30000;
+};
+
+struct HttpResponse {
+  long status = 0;
+  Pairs headers;     // names lower-cased
+  std::string body;  // error bodies always land here, whatever the sink
+  std::string header(std::string_view name) const;
+};
+
+inline constexpr size_t kMaxCollectedBody = size_t{256} << 20;
+
+// kIOError for a transport failure (refused, reset, timed out, cut short): the caller decides
+// whether to retry. An HTTP error status is a response, not an Error.
+Result<HttpResponse> http_send(const HttpRequest& request);
+
+}  // namespace ckpt::s3
