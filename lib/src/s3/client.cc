@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <random>
 #include <thread>
 
@@ -167,7 +168,7 @@ Client::Target Client::target(const ObjectUri& uri) const {
       settings_.addressing == Addressing::kPath || (e.scheme == "https" && uri.bucket.find('.') != std::string::npos);
   if (path) {
     t.host = e.authority;
-    t.path = e.base + "/" + uri.bucket + "/" + uri.key;
+    t.path = e.base + "/" + uri.bucket + (uri.key.empty() ? "" : "/" + uri.key);
   } else {
     t.host = uri.bucket + "." + e.authority;
     t.path = e.base + "/" + uri.key;
@@ -178,7 +179,8 @@ Client::Target Client::target(const ObjectUri& uri) const {
 
 Result<HttpResponse> Client::once(const ObjectUri& uri, const std::string& method, const Pairs& query,
                                   const Pairs& headers, std::string_view body,
-                                  const std::function<bool(std::string_view)>& sink) {
+                                  const std::function<bool(std::string_view)>& sink,
+                                  const std::function<void(const Pairs&)>& on_headers) {
   Target t = target(uri);
   HttpRequest req;
   req.method = method;
@@ -188,6 +190,7 @@ Result<HttpResponse> Client::once(const ObjectUri& uri, const std::string& metho
   req.headers = headers;
   req.body = body;
   req.sink = sink;
+  req.on_headers = on_headers;
   req.connect_timeout_ms = settings_.connect_timeout_ms;
   req.stall_timeout_ms = settings_.stall_timeout_ms;
   if (sign_) {
@@ -299,7 +302,10 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
       if (!etag.empty()) headers.emplace_back("If-Match", etag);
     }
     uint64_t before = written;
-    auto r = once(uri, "GET", {}, headers, {}, sink);
+    auto r = once(uri, "GET", {}, headers, {}, sink, [&](const Pairs& h) {
+      for (const auto& [k, v] : h)
+        if (k == "etag" && etag.empty()) etag = v;
+    });
     if (write_failed) {
       result = Error(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(errno))).with_file(local_path);
       break;
@@ -430,6 +436,7 @@ Result<ListPage> Client::list(const ObjectUri& prefix, const std::string& delimi
   const ObjectUri bucket{prefix.bucket, ""};
   for (;;) {
     Pairs q = {{"list-type", "2"}, {"prefix", prefix.key}};
+    if (settings_.list_page_size > 0) q.emplace_back("max-keys", std::to_string(settings_.list_page_size));
     if (!delimiter.empty()) q.emplace_back("delimiter", delimiter);
     if (!token.empty()) q.emplace_back("continuation-token", token);
     auto r = send(bucket, "GET", q);
@@ -451,8 +458,9 @@ Result<std::vector<DeleteFailure>> Client::delete_objects(const std::string& buc
                                                           const std::function<void(size_t, size_t)>& log) {
   std::vector<DeleteFailure> failures;
   const ObjectUri b{bucket, ""};
-  for (size_t first = 0; first < keys.size(); first += 1000) {
-    size_t n = std::min<size_t>(1000, keys.size() - first);
+  const size_t batch = std::clamp<size_t>(settings_.delete_batch, 1, 1000);
+  for (size_t first = 0; first < keys.size(); first += batch) {
+    size_t n = std::min(batch, keys.size() - first);
     std::string body = "<Delete><Quiet>true</Quiet>";
     for (size_t i = first; i < first + n; ++i) body += "<Object><Key>" + xml_escape(keys[i]) + "</Key></Object>";
     body += "</Delete>";

@@ -45,6 +45,8 @@ struct Settings {
   long stall_timeout_ms = 30000;
   uint64_t multipart_threshold = uint64_t{64} << 20;
   uint64_t part_size = uint64_t{16} << 20;
+  int list_page_size = 0;     // max-keys of a listing page; 0: the store's (1000)
+  size_t delete_batch = 1000; // keys a DeleteObjects request; S3 takes at most 1000
 };
 
 struct RequestCounts {
@@ -92,7 +94,8 @@ class Client {
   Client(Settings s, Credentials c, bool sign) : settings_(std::move(s)), credentials_(std::move(c)), sign_(sign) {}
   // One signed request, no retry.
   Result<HttpResponse> once(const ObjectUri& uri, const std::string& method, const Pairs& query, const Pairs& headers,
-                            std::string_view body, const std::function<bool(std::string_view)>& sink = {});
+                            std::string_view body, const std::function<bool(std::string_view)>& sink = {},
+                            const std::function<void(const Pairs&)>& on_headers = {});
   // once() until it succeeds, fails for good or max_attempts are spent.
   Result<HttpResponse> send(const ObjectUri& uri, const std::string& method, const Pairs& query,
                             const Pairs& headers = {}, std::string_view body = {});

@@ -22,6 +22,7 @@ struct Exchange {
   const HttpRequest* request;
   bool too_large = false;
   bool sink_stopped = false;
+  bool headers_reported = false;
   size_t sent = 0;
 };
 
@@ -51,6 +52,8 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   std::string_view chunk(data, size * n);
   long status = x->response->status;
   if (x->request->sink && status >= 200 && status < 300) {
+    if (!x->headers_reported && x->request->on_headers) x->request->on_headers(x->response->headers);
+    x->headers_reported = true;
     if (!x->request->sink(chunk)) {
       x->sink_stopped = true;
       return 0;

@@ -20,6 +20,9 @@ struct HttpRequest {
   // Receives a 2xx answer's body as it arrives (downloads); false stops the transfer. Without
   // it the body is collected into HttpResponse::body, up to kMaxCollectedBody.
   std::function<bool(std::string_view)> sink;
+  // Called with a 2xx answer's headers before its first body byte reaches `sink`: a transfer
+  // cut short is an Error, and the headers (an ETag to resume against) would be lost with it.
+  std::function<void(const Pairs& headers)> on_headers;
   long connect_timeout_ms = 10000;
   // A transfer slower than one byte a second for this long is given up (a stalled connection).
   long stall_timeout_ms = 30000;

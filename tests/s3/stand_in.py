@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Local stand-ins of the endpoints the S3 client talks to besides S3 itself, for tests.
+
+Serves on 127.0.0.1 only, on a free port it writes to PORT_FILE once it listens:
+- EC2 instance metadata, IMDSv2: PUT /latest/api/token, then GET
+  /latest/meta-data/iam/security-credentials/[ROLE] with the token (a GET without it is 401).
+- container credentials: GET /creds (the Authorization header must be "Bearer-test-token").
+- STS AssumeRoleWithWebIdentity: POST / with a form (the token must be "web-token-1").
+- a faulty S3 object, GET /faulty/<mode>/<name>: 10000 bytes (b"0123456789" repeated) whose
+  first answers fail as <mode> says: "slowdown-N" (N answers 503 SlowDown), "error-N" (500),
+  "drop-N" (N answers cut after 3000 bytes of the body; Range honoured), "always-500".
+Every request is appended to LOG_FILE as one JSON line (method, path, headers).
+Usage: stand_in.py PORT_FILE LOG_FILE
+"""
+import json
+import sys
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PORT_FILE, LOG_FILE = sys.argv[1], sys.argv[2]
+BODY = b"0123456789" * 1000
+TOKEN = "imds-token-abc"
+counts = {}
+
+
+def creds_json(prefix):
+    return json.dumps({"Code": "Success", "AccessKeyId": prefix + "AKID", "SecretAccessKey": prefix + "SECRET",
+                       "Token": prefix + "TOKEN", "Expiration": "2099-01-01T00:00:00Z"}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def record(self, body=b""):
+        with open(LOG_FILE, "a") as f:
+            f.write(json.dumps({"method": self.command, "path": self.path,
+                                "headers": {k.lower(): v for k, v in self.headers.items()},
+                                "body": body.decode("utf-8", "replace")}) + "\n")
+
+    def reply(self, status, body=b"", ctype="text/plain", extra=None):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def do_PUT(self):
+        self.record(self.body())
+        if self.path == "/latest/api/token" and self.headers.get("X-aws-ec2-metadata-token-ttl-seconds"):
+            return self.reply(200, TOKEN.encode())
+        self.reply(400)
+
+    def do_POST(self):
+        body = self.body()
+        self.record(body)
+        form = urllib.parse.parse_qs(body.decode())
+        if form.get("Action") == ["AssumeRoleWithWebIdentity"]:
+            if form.get("WebIdentityToken") != ["web-token-1"]:
+                err = b"<ErrorResponse><Error><Code>InvalidIdentityToken</Code><Message>bad token</Message></Error></ErrorResponse>"
+                return self.reply(400, err, "text/xml")
+            xml = ("<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials>"
+                   "<AccessKeyId>STSAKID</AccessKeyId><SecretAccessKey>STSSECRET</SecretAccessKey>"
+                   "<SessionToken>STSTOKEN</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration>"
+                   "</Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>")
+            return self.reply(200, xml.encode(), "text/xml")
+        self.reply(400)
+
+    def do_GET(self):
+        self.record()
+        p = self.path
+        if p.startswith("/latest/meta-data/iam/security-credentials/"):
+            if self.headers.get("X-aws-ec2-metadata-token") != TOKEN:
+                return self.reply(401)
+            role = p[len("/latest/meta-data/iam/security-credentials/"):]
+            return self.reply(200, b"ckpt-role" if role == "" else creds_json("IMDS") if role == "ckpt-role" else b"")
+        if p == "/creds":
+            if self.headers.get("Authorization") != "Bearer-test-token":
+                return self.reply(401)
+            return self.reply(200, creds_json("CONTAINER"), "application/json")
+        if p.startswith("/faulty/"):
+            return self.faulty(p.split("?")[0].split("/"))
+        self.reply(404)
+
+    def faulty(self, parts):
+        mode = parts[2]
+        seen = counts.get(self.path.split("?")[0], 0)
+        counts[self.path.split("?")[0]] = seen + 1
+        kind, _, n = mode.partition("-")
+        failing = kind == "always" or seen < int(n or 0)
+        if failing and kind == "slowdown":
+            return self.reply(503, b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", "application/xml")
+        if failing and kind in ("error", "always"):
+            return self.reply(500, b"<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>", "application/xml")
+        start = 0
+        rng = self.headers.get("Range")
+        if rng and rng.startswith("bytes="):
+            start = int(rng[6:].split("-")[0])
+        data = BODY[start:]
+        self.send_response(206 if rng else 200)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("ETag", '"faulty-etag"')
+        self.end_headers()
+        if failing and kind == "drop":
+            self.wfile.write(data[:3000])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        self.wfile.write(data)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+with open(PORT_FILE + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+import os
+os.rename(PORT_FILE + ".tmp", PORT_FILE)
+server.serve_forever()
