@@ -39,7 +39,8 @@ class MotoServer {
   //
   // Without `check_signatures` moto checks none. moto 5.2.1 verifies a signature against the
   // URL as werkzeug rebuilds it, with '=', '+', '%', '*', '~' and non-ASCII bytes of the key
-  // decoded again, so it refuses correct signatures of such keys (boto3's as well as ours: AWS
+  // and '/' of a query value (a listing's prefix "job/") decoded again, so it refuses correct
+  // signatures of such requests (boto3's as well as ours: AWS
   // itself signs the key as sent, get-utf8 and get-vanilla-query-order-encoded of the SigV4
   // suite). Tests of such keys' round trip use an unchecking server; their signatures are
   // checked by the suite's vectors (tests/unit/s3_sigv4_test.cc).
