@@ -10,7 +10,7 @@ set(replay_dir ${CMAKE_CURRENT_LIST_DIR})
 set(replay_out ${CMAKE_CURRENT_BINARY_DIR}/fuzz-replay)
 set(replay_shared_default ${PROJECT_SOURCE_DIR}/../shared)
 
-foreach(target fuzz_metadata fuzz_serializer fuzz_state_streams fuzz_avro_schema fuzz_java_stream)
+foreach(target fuzz_metadata fuzz_serializer fuzz_state_streams fuzz_avro_schema fuzz_java_stream fuzz_s3_xml)
   add_executable(replay_${target} ${replay_dir}/${target}.cc ${replay_dir}/replay_main.cc)
   target_include_directories(replay_${target} PRIVATE ${PROJECT_SOURCE_DIR}/lib/src)
   target_link_libraries(replay_${target} PRIVATE ckpt_static nlohmann_json::nlohmann_json)
@@ -35,6 +35,7 @@ add_test(NAME replay_fuzz_serializer_regression COMMAND replay_fuzz_serializer $
 add_test(NAME replay_fuzz_state_streams_regression COMMAND replay_fuzz_state_streams ${replay_dir}/regression/fuzz_state_streams)
 add_test(NAME replay_fuzz_avro_schema_regression COMMAND replay_fuzz_avro_schema ${replay_dir}/regression/fuzz_avro_schema)
 add_test(NAME replay_fuzz_java_stream_regression COMMAND replay_fuzz_java_stream ${replay_dir}/regression/fuzz_java_stream)
+add_test(NAME replay_fuzz_s3_xml_regression COMMAND replay_fuzz_s3_xml ${replay_dir}/regression/fuzz_s3_xml)
 
 # (b) seeds the project makes at test time, into the build tree: the _metadata of a snapshot of
 # each layout and of an incremental chain (`ckpt generate`), and make_stream_seeds' hand-built
@@ -71,7 +72,7 @@ set_tests_properties(replay_fuzz_state_streams_shared PROPERTIES FIXTURES_REQUIR
 
 set_tests_properties(
   replay_driver_selftest replay_fuzz_metadata_regression replay_fuzz_serializer_regression replay_fuzz_state_streams_regression
-  replay_fuzz_avro_schema_regression
+  replay_fuzz_avro_schema_regression replay_fuzz_s3_xml_regression
   replay_fuzz_metadata_generated replay_fuzz_state_streams_seeds
   replay_fuzz_metadata_shared replay_fuzz_serializer_shared replay_fuzz_state_streams_shared
   PROPERTIES LABELS fuzz-replay SKIP_RETURN_CODE 77 TIMEOUT 300)
