@@ -6,6 +6,7 @@
 #include "ckpt/version.h"
 #include "command.h"
 #include "json_output.h"
+#include "object_store.h"
 #include "synopsis.h"
 
 namespace ckpt::cli {
@@ -36,7 +37,9 @@ int with_error_object(Io& io, int status, const char* code) {
 }  // namespace
 void print_warning(Io& io, const std::string& message) { io.err << "ckpt: warning: " << message << "\n"; }
 
-int run(int argc, const char* const* argv, Io& io) {
+namespace {
+
+int run_local(int argc, const char* const* argv, Io& io) {
   CLI::App app{"ckpt: read and write Apache Flink checkpoints and savepoints without a JVM", "ckpt"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ckpt ") + ckpt::version_string());
@@ -87,6 +90,22 @@ int run(int argc, const char* const* argv, Io& io) {
     }
   }
   return kExitError;
+}
+
+int run_local(const std::vector<std::string>& args, Io& io) {
+  std::vector<const char*> argv{"ckpt"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return run_local(static_cast<int>(argv.size()), argv.data(), io);
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, Io& io) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // s3:// URIs and the object-store options (ckpt(1) OBJECT STORES) go through a staging copy.
+  if (uses_object_store(args))
+    return run_with_object_store(args, io, [](const std::vector<std::string>& a, Io& i) { return run_local(a, i); });
+  return run_local(argc, argv, io);
 }
 
 int run(const std::vector<std::string>& args, Io& io) {

@@ -1,0 +1,57 @@
+// ckpt/object_store.h - S3 and S3-compatible object stores, for programs that stage snapshots
+// kept there (the ckpt tool's s3:// arguments). URIs: s3://bucket/key; s3a:// and s3p:// are
+// the same. Credentials, region and endpoint come as the AWS CLI finds them (formats/s3.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/error.h"
+#include "ckpt/export.h"
+
+namespace ckpt {
+
+struct CKPT_API ObjectStoreOptions {
+  std::string endpoint;  // empty: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's, else AWS's
+  std::string region;    // empty: AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-east-1
+  std::string profile;   // empty: AWS_PROFILE, else "default"
+  bool path_style = false;  // else automatic: path style for an IP or localhost endpoint
+  bool no_sign = false;     // anonymous requests (public buckets)
+};
+
+CKPT_API bool is_object_store_uri(std::string_view path);
+
+struct CKPT_API StoredObject {
+  std::string uri;            // s3://bucket/key
+  uint64_t size = 0;
+  int64_t last_modified = 0;  // seconds since the epoch
+};
+
+class CKPT_API ObjectStore {
+ public:
+  static Result<std::shared_ptr<ObjectStore>> open(const ObjectStoreOptions& options);
+  ~ObjectStore();
+  // Every object whose URI starts with `prefix_uri`, all pages of ListObjectsV2.
+  Result<std::vector<StoredObject>> list(const std::string& prefix_uri);
+  // The object into `local_path` (resumed on dropped connections; removed on failure).
+  Status download(const std::string& uri, const std::string& local_path);
+  // A local file as an object (multipart when large; nothing left behind on failure).
+  Status upload(const std::string& local_path, const std::string& uri);
+  // Deletes the objects (one bucket), in batches of at most 1000; `log` hears each batch before
+  // it is sent. Keys the store refused are the error.
+  Status remove(const std::vector<std::string>& uris, const std::function<void(size_t first, size_t count)>& log);
+  uint64_t requests() const;
+  uint64_t retries() const;
+
+  struct Impl;
+
+ private:
+  explicit ObjectStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,82 @@
+// ckpt/object_store.h over s3::Client.
+#include "ckpt/object_store.h"
+
+#include <fmt/format.h>
+
+#include "s3/client.h"
+
+namespace ckpt {
+
+struct ObjectStore::Impl {
+  std::shared_ptr<s3::Client> client;
+};
+
+ObjectStore::ObjectStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ObjectStore::~ObjectStore() = default;
+
+bool is_object_store_uri(std::string_view path) { return s3::is_object_uri(path); }
+
+Result<std::shared_ptr<ObjectStore>> ObjectStore::open(const ObjectStoreOptions& o) {
+  s3::Settings s;
+  s.endpoint = o.endpoint;
+  s.region = o.region;
+  s.profile = o.profile;
+  s.no_sign = o.no_sign;
+  if (o.path_style) s.addressing = s3::Addressing::kPath;
+  auto c = s3::Client::create(s);
+  if (!c) return std::move(c).error();
+  auto impl = std::make_unique<Impl>();
+  impl->client = std::move(c).value();
+  return std::shared_ptr<ObjectStore>(new ObjectStore(std::move(impl)));
+}
+
+Result<std::vector<StoredObject>> ObjectStore::list(const std::string& prefix_uri) {
+  auto u = s3::parse_object_uri(prefix_uri);
+  if (!u) return std::move(u).error();
+  auto page = impl_->client->list(u.value());
+  if (!page) return std::move(page).error();
+  std::vector<StoredObject> out;
+  for (const auto& o : page.value().objects)
+    out.push_back({s3::ObjectUri{u.value().bucket, o.key}.to_string(), o.size, o.last_modified});
+  return out;
+}
+
+Status ObjectStore::download(const std::string& uri, const std::string& local_path) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  return impl_->client->download(u.value(), local_path);
+}
+
+Status ObjectStore::upload(const std::string& local_path, const std::string& uri) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  return impl_->client->upload_file(u.value(), local_path);
+}
+
+Status ObjectStore::remove(const std::vector<std::string>& uris, const std::function<void(size_t, size_t)>& log) {
+  if (uris.empty()) return {};
+  std::string bucket;
+  std::vector<std::string> keys;
+  for (const std::string& uri : uris) {
+    auto u = s3::parse_object_uri(uri);
+    if (!u) return std::move(u).error();
+    if (!bucket.empty() && u.value().bucket != bucket)
+      return Error(ErrorCode::kInvalidArgument, "objects of more than one bucket in one deletion");
+    bucket = u.value().bucket;
+    keys.push_back(u.value().key);
+  }
+  auto failed = impl_->client->delete_objects(bucket, keys, log);
+  if (!failed) return std::move(failed).error();
+  if (!failed.value().empty()) {
+    const auto& f = failed.value().front();
+    return Error(ErrorCode::kIOError,
+                 fmt::format("{} of {} objects not deleted: {} {}", failed.value().size(), keys.size(), f.code, f.message))
+        .with_file(s3::ObjectUri{bucket, f.key}.to_string());
+  }
+  return {};
+}
+
+uint64_t ObjectStore::requests() const { return impl_->client->counts().requests; }
+uint64_t ObjectStore::retries() const { return impl_->client->counts().retries; }
+
+}  // namespace ckpt

@@ -1,0 +1,28 @@
+// tools/object_store.h - s3:// (s3a://, s3p://) URIs wherever a command takes a snapshot path.
+//
+// The command runs on a local staging copy: one LIST per prefix gives every object and its
+// size; `_metadata` files are fetched whole (ranged GETs, resumed on drops), the other objects
+// in parallel (--connections) when the command reads them, or stand as sparse files of their
+// listed size when it only checks existence and sizes (inspect, verify without --deep). Files
+// that a `_metadata` references by an s3:// URI outside the snapshot are listed and staged the
+// same way, found through an implied --remap. What the command prints names the URIs, not the
+// staging copy, which is deleted when it ends.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "command.h"
+
+namespace ckpt::cli {
+
+// True if `args` (without argv[0]) hold an object-store URI or option.
+bool uses_object_store(const std::vector<std::string>& args);
+
+// Strips the object-store options (ckpt(1) OBJECT STORES), stages the URIs, runs `local` on
+// the rewritten arguments and prints its output with the staging paths named as the URIs.
+int run_with_object_store(const std::vector<std::string>& args, Io& io,
+                          const std::function<int(const std::vector<std::string>&, Io&)>& local);
+
+}  // namespace ckpt::cli
