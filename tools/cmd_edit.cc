@@ -36,6 +36,7 @@ struct EditArgs {
   int32_t parallelism = 0;
   std::vector<std::string> expire;
   std::string now;
+  std::string plan;
   ProgressMode progress = ProgressMode::kAuto;
   bool json = false;
 };
@@ -59,20 +60,6 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
     out->push_back(std::move(*pair));
   }
   return true;
-}
-
-// "500ms", "30s", "15m", "12h", "7d" or a plain number of milliseconds.
-std::optional<int64_t> parse_duration_ms(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 15) return std::nullopt;
-  const int64_t n = std::stoll(text.substr(0, digits));
-  const std::string unit = text.substr(digits);
-  static const std::pair<const char*, int64_t> kUnits[] = {
-      {"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"min", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
-  for (const auto& [name, scale] : kUnits)
-    if (unit == name) return n * scale;
-  return std::nullopt;
 }
 
 // Milliseconds since the epoch, given as such or as YYYY-MM-DDTHH:MM:SS[.mmm]Z (UTC).
@@ -168,6 +155,8 @@ Runner setup_edit(CLI::App& sub) {
       ->check(CLI::Range(1, 32768));
   sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
       ->type_name("STATE=DURATION");
+  sub.add_option("--plan", a->plan, "Also expire the TTL states of the SQL operators FILE (compiled plan) gives a TTL")
+      ->type_name("FILE");
   sub.add_option("--now", a->now, "The time --expire measures from (ms since the epoch or ISO 8601 UTC)")
       ->type_name("TIMESTAMP");
   sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
@@ -214,9 +203,9 @@ Runner setup_edit(CLI::App& sub) {
     for (const std::string& spec : a->expire) {
       auto pair = split_or_report(io, spec, '=', "--expire", "STATE=DURATION");
       if (!pair) return kExitError;
-      std::optional<int64_t> ms = parse_duration_ms(pair->second);
-      if (!ms) {
-        print_error(io, fmt::format("--expire: '{}' is not a duration (e.g. 500ms, 30s, 15m, 12h, 7d)", pair->second));
+      Result<int64_t> ms = parse_ttl_duration(pair->second);
+      if (!ms.ok()) {
+        print_error(io, "--expire: " + ms.error().message);
         return kExitError;
       }
       options.expire.emplace_back(pair->first, *ms);
@@ -228,10 +217,12 @@ Runner setup_edit(CLI::App& sub) {
         return kExitError;
       }
     }
-    if (!options.expire.empty() && !options.now) {
-      print_error(io, "--expire needs --now (the time Flink would measure the TTL from)");
+    if ((!options.expire.empty() || !a->plan.empty()) && !options.now) {
+      print_error(io, fmt::format("{} needs --now (the time Flink would measure the TTL from)",
+                                  a->plan.empty() ? "--expire" : "--plan"));
       return kExitError;
     }
+    options.plan = a->plan;
     options.max_parallelism = a->max_parallelism;
     options.parallelism = a->parallelism;
     options.keys_operator = a->keys_operator;
