@@ -5,6 +5,7 @@
 
 #include "ckpt/version.h"
 #include "command.h"
+#include "help_footer.h"
 #include "json_output.h"
 #include "object_store.h"
 #include "synopsis.h"
@@ -43,10 +44,12 @@ int run_local(int argc, const char* const* argv, Io& io) {
   CLI::App app{"ckpt: read and write Apache Flink checkpoints and savepoints without a JVM", "ckpt"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ckpt ") + ckpt::version_string());
+  app.footer(help_footer(""));
   std::vector<std::pair<CLI::App*, Runner>> subs;
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     sub->formatter(synopsis_formatter());
+    sub->footer(help_footer(c.name));
     subs.emplace_back(sub, c.setup(*sub));
   }
   try {

@@ -9,6 +9,7 @@
 
 #include "ckpt/edit.h"
 #include "command.h"
+#include "json_output.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
 
@@ -35,7 +36,9 @@ struct EditArgs {
   int32_t parallelism = 0;
   std::vector<std::string> expire;
   std::string now;
+  std::string plan;
   ProgressMode progress = ProgressMode::kAuto;
+  bool json = false;
 };
 
 // "LEFT<sep>RIGHT" split at the first `sep`, both sides non-empty; else an error naming `flag`.
@@ -57,20 +60,6 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
     out->push_back(std::move(*pair));
   }
   return true;
-}
-
-// "500ms", "30s", "15m", "12h", "7d" or a plain number of milliseconds.
-std::optional<int64_t> parse_duration_ms(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 15) return std::nullopt;
-  const int64_t n = std::stoll(text.substr(0, digits));
-  const std::string unit = text.substr(digits);
-  static const std::pair<const char*, int64_t> kUnits[] = {
-      {"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"min", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
-  for (const auto& [name, scale] : kUnits)
-    if (unit == name) return n * scale;
-  return std::nullopt;
 }
 
 // Milliseconds since the epoch, given as such or as YYYY-MM-DDTHH:MM:SS[.mmm]Z (UTC).
@@ -106,6 +95,43 @@ std::string describe(const EditChange& c) {
   return fmt::format("operator {}: state '{}' dropped ({} entries)", c.operator_id, c.state, c.entries);
 }
 
+// The document of formats/schemas/ckpt.edit.schema.json: what was written (as convert says it)
+// and what each operation changed.
+nlohmann::ordered_json edit_document(const EditArgs& a, const EditOptions& options, const EditSummary& s) {
+  nlohmann::ordered_json doc = json_document("edit");
+  doc["snapshot"] = a.snapshot;
+  doc["output"] = a.dry_run ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.output);
+  doc["dry_run"] = a.dry_run;
+  doc["to"] = options.to ? nlohmann::ordered_json(convert_target_name(*options.to)) : nlohmann::ordered_json(nullptr);
+  doc["kind"] = s.written.kind;
+  doc["subtask_count"] = s.written.subtasks;
+  doc["entry_count"] = s.written.entries;
+  doc["file_count"] = s.written.files;
+  doc["bytes"] = s.written.bytes;
+  auto text_or_null = [](const std::string& t) {
+    return t.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t);
+  };
+  nlohmann::ordered_json changes = nlohmann::ordered_json::array();
+  for (const EditChange& c : s.changes) {
+    nlohmann::ordered_json change;
+    change["operation"] = c.what;
+    change["operator"] = c.operator_id;
+    change["new_operator"] = c.new_id.empty() ? c.operator_id : c.new_id;
+    change["state"] = text_or_null(c.state);
+    change["uid"] = c.what == "set-uid" ? text_or_null(c.detail) : nlohmann::ordered_json(nullptr);
+    change["detail"] = text_or_null(c.detail);
+    change["entry_count"] = c.entries;
+    changes.push_back(std::move(change));
+  }
+  doc["changes"] = std::move(changes);
+  nlohmann::ordered_json erased = nlohmann::ordered_json::array();
+  for (const EditSummary::KeysErased& k : s.erased)
+    erased.push_back({{"operator", k.operator_id}, {"state", k.state}, {"entry_count", k.entries}});
+  doc["erased_keys"] = std::move(erased);
+  doc["unmatched_keys"] = s.unmatched_keys;
+  return doc;
+}
+
 }  // namespace
 
 Runner setup_edit(CLI::App& sub) {
@@ -129,6 +155,8 @@ Runner setup_edit(CLI::App& sub) {
       ->check(CLI::Range(1, 32768));
   sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
       ->type_name("STATE=DURATION");
+  sub.add_option("--plan", a->plan, "Also expire the TTL states of the SQL operators FILE (compiled plan) gives a TTL")
+      ->type_name("FILE");
   sub.add_option("--now", a->now, "The time --expire measures from (ms since the epoch or ISO 8601 UTC)")
       ->type_name("TIMESTAMP");
   sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
@@ -138,6 +166,7 @@ Runner setup_edit(CLI::App& sub) {
   add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
+  sub.add_flag("--json", a->json, "Describe what was (or, with --dry-run, would be) changed and written as JSON");
   return [a](Io& io) {
     if (a->output.empty() && !a->dry_run) {
       print_error(io, "--output is required (or --dry-run)");
@@ -146,10 +175,7 @@ Runner setup_edit(CLI::App& sub) {
     EditOptions options;
     if (!a->to.empty()) {
       Result<ConvertTarget> to = parse_convert_target(a->to);
-      if (!to.ok()) {
-        print_error(io, to.error().to_string());
-        return kExitError;
-      }
+      if (!to.ok()) return report_error(io, to.error());
       options.to = *to;
     }
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
@@ -160,10 +186,7 @@ Runner setup_edit(CLI::App& sub) {
       return kExitError;
     if (!a->delete_keys.empty()) {
       Result<std::vector<std::string>> keys = read_key_lines(a->delete_keys);
-      if (!keys.ok()) {
-        print_error(io, keys.error().to_string());
-        return kExitError;
-      }
+      if (!keys.ok()) return report_error(io, keys.error());
       if (keys->empty()) {
         print_error(io, fmt::format("--delete-keys: no key in '{}'", a->delete_keys));
         return kExitError;
@@ -180,9 +203,9 @@ Runner setup_edit(CLI::App& sub) {
     for (const std::string& spec : a->expire) {
       auto pair = split_or_report(io, spec, '=', "--expire", "STATE=DURATION");
       if (!pair) return kExitError;
-      std::optional<int64_t> ms = parse_duration_ms(pair->second);
-      if (!ms) {
-        print_error(io, fmt::format("--expire: '{}' is not a duration (e.g. 500ms, 30s, 15m, 12h, 7d)", pair->second));
+      Result<int64_t> ms = parse_ttl_duration(pair->second);
+      if (!ms.ok()) {
+        print_error(io, "--expire: " + ms.error().message);
         return kExitError;
       }
       options.expire.emplace_back(pair->first, *ms);
@@ -194,10 +217,12 @@ Runner setup_edit(CLI::App& sub) {
         return kExitError;
       }
     }
-    if (!options.expire.empty() && !options.now) {
-      print_error(io, "--expire needs --now (the time Flink would measure the TTL from)");
+    if ((!options.expire.empty() || !a->plan.empty()) && !options.now) {
+      print_error(io, fmt::format("{} needs --now (the time Flink would measure the TTL from)",
+                                  a->plan.empty() ? "--expire" : "--plan"));
       return kExitError;
     }
+    options.plan = a->plan;
     options.max_parallelism = a->max_parallelism;
     options.parallelism = a->parallelism;
     options.keys_operator = a->keys_operator;
@@ -212,9 +237,11 @@ Runner setup_edit(CLI::App& sub) {
     options.progress = meter.counters();
     Result<EditSummary> s = edit_snapshot(a->snapshot, options);
     meter.finish();
-    if (!s.ok()) {
-      print_error(io, s.error().to_string());
-      return kExitError;
+    if (!s.ok()) return report_error(io, s.error());
+    if (a->json) {
+      for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
+      print_json(io, edit_document(*a, options, *s));
+      return kExitOk;
     }
     const char* prefix = a->dry_run ? "would change: " : "";
     for (const EditChange& c : s->changes) io.out << prefix << describe(c) << "\n";

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckpt/metadata.h"
 #include "testlib/cli_run.h"
@@ -64,6 +65,54 @@ TEST_CASE("edit --delete-keys prints erased entries per state and warns of keys 
   auto r = run_cli_ok({"edit", in, "--output", s / "out", "--delete-keys", s / "keys"});
   CHECK(r.out.find("state 'value-state': 1 entries of the keys erased") != std::string::npos);
   CHECK(r.err.find("key matched nothing: \"nobody\"") != std::string::npos);
+}
+
+TEST_CASE("edit --json gives each change with its operator ids and counts and the output's totals", "[cli]") {
+  // The same facts as the text lines, for a script: ids before and after, the state, the
+  // entries each operation touched, the keys erased and the keys that matched nothing; on a
+  // failure the error object, with nothing written.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated(s);
+  const std::string op = first_operator(in);
+  ckpt::test::write_file(s / "keys", "\"user-0000000003\"\n\"nobody\"\n");
+  auto r = run_cli_ok({"edit", "--json", in, "--output", s / "out", "--drop-state", op + "/value-state", "--set-uid",
+                       op + "=orders", "--delete-keys", s / "keys"});
+  auto doc = nlohmann::json::parse(r.out);
+  const std::string id = ckpt::operator_id_hex(ckpt::operator_id_of_uid("orders"));
+  CHECK(doc["schema"] == "ckpt.edit/1");
+  CHECK(doc["output"] == s / "out");
+  CHECK(doc["dry_run"] == false);
+  CHECK(doc["kind"] == "savepoint-native");
+  CHECK(doc["subtask_count"] == 4);
+  REQUIRE(doc["changes"].size() == 2);
+  const auto& set_uid = doc["changes"][0];
+  CHECK(set_uid["operation"] == "set-uid");
+  CHECK(set_uid["operator"] == op);
+  CHECK(set_uid["new_operator"] == id);
+  CHECK(set_uid["uid"] == "orders");
+  const auto& drop = doc["changes"][1];
+  CHECK(drop["operation"] == "drop-state");
+  CHECK(drop["state"] == "value-state");
+  // Each of the state's 50 entries is counted once: by the key erasure that took it first, or
+  // by the drop. Erasures name the operator by its output id.
+  uint64_t erased_value = 0, erased_map = 0;
+  for (const auto& e : doc["erased_keys"]) {
+    if (e["operator"] != id) continue;
+    if (e["state"] == "value-state") erased_value += e["entry_count"].get<uint64_t>();
+    if (e["state"] == "map-state") erased_map += e["entry_count"].get<uint64_t>();
+  }
+  CHECK(erased_value == 1);
+  CHECK(drop["entry_count"].get<uint64_t>() + erased_value == 50);
+  CHECK(erased_map > 0);
+  CHECK(doc["unmatched_keys"] == nlohmann::json::array({"\"nobody\""}));
+  // What the document says was written is what inspect reads back.
+  auto out = nlohmann::json::parse(run_cli_ok({"inspect", "--json", s / "out"}).out);
+  CHECK(out["operators"][0]["id"] == id);
+
+  auto bad = run_cli({"edit", "--json", in, "--output", s / "bad", "--drop-operator", "ffffffff"});
+  CHECK(bad.status == 2);
+  CHECK(nlohmann::json::parse(bad.out)["schema"] == "ckpt.error/1");
+  CHECK_FALSE(fs::exists(s / "bad"));
 }
 
 TEST_CASE("edit refuses malformed operation specs and a missing output with exit 2", "[cli]") {

@@ -119,14 +119,11 @@ TEST_CASE("every subcommand that writes an output takes --force and --json", "[c
   const std::vector<Flag> flags = visible_flags(app);
   const std::set<std::string> writers = commands_with(flags, "output");
   // At least these; a new writer joins the rule below by having --output.
-  for (const char* c : {"compact", "convert", "generate", "relocate", "restore"}) CHECK(writers.count(c) == 1);
-  // edit reports its changes as text only so far (issue 14): its JSON document and schema are
-  // still to come, and this list is the one place that says so.
-  const std::set<std::string> json_pending = {"edit"};
+  for (const char* c : {"compact", "convert", "edit", "generate", "relocate", "restore"}) CHECK(writers.count(c) == 1);
   for (const std::string& c : writers) {
     INFO("ckpt " << c);
     CHECK(has(flags, c, "force"));
-    if (!json_pending.count(c)) CHECK(has(flags, c, "json"));
+    CHECK(has(flags, c, "json"));
   }
   // Reports for scripts: every subcommand but the entry printers (dump's NDJSON) and the shell helpers.
   for (const char* c : {"inspect", "verify", "diff", "gc"}) {

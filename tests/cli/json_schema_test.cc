@@ -98,6 +98,14 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
   o.document("convert", run_cli({"convert", "--json", sample(), "--to", "rocksdb", "--output", s / "converted"}));
   o.document("convert", run_cli({"convert", "--json", rocks, "--to", "canonical", "--output", s / "canonical"}));
   o.document("compact", run_cli({"compact", "--json", chain + "/chk-3", "--output", s / "compacted"}));
+  const std::string keys = s / "keys.txt";
+  ckpt::test::write_file(keys, "4\n999999\n");
+  o.document("edit", run_cli({"edit", "--json", sample(), "--output", s / "edited", "--set-uid", "bc76=src",
+                              "--drop-state", "20ba/count"}));
+  o.document("edit", run_cli({"edit", "--json", sample(), "--dry-run", "--delete-keys", keys, "--max-parallelism", "256"}));
+  o.document("edit", run_cli({"edit", "--json", rocks, "--output", s / "edited-rocks", "--to", "heap", "--set-id",
+                              parsed(run_cli({"inspect", "--json", rocks}))["operators"][0]["id"].get<std::string>() +
+                                  "=0123456789abcdef0123456789abcdef"}));
   o.document("relocate", run_cli({"relocate", "--json", chain + "/chk-3", "--output", s / "relocated", "--relative"}));
   // Failures under --json: the error object (every subcommand's, tests/cli/json_error_test.cc).
   for (const std::vector<std::string>& args :
@@ -199,6 +207,9 @@ TEST_CASE("inspect verify diff and the writers --json and dump lines validate ag
     o.document("restore", run_cli({"restore", "--json", dir, "--output", s / (name + ".restored")}));
     o.document("convert", run_cli({"convert", "--json", dir, "--to", "heap", "--output", s / (name + ".heap")}));
     o.document("relocate", run_cli({"relocate", "--json", dir, "--output", s / (name + ".metadata")}));
+    const std::string first = parsed(run_cli({"inspect", "--json", dir}))["operators"][0]["id"];
+    o.document("edit", run_cli({"edit", "--json", dir, "--output", s / (name + ".edited"), "--set-uid", first + "=renamed",
+                                "--max-parallelism", "256"}));
   }
   const std::string checkpoint =
       ckpt::test::corpus_dir() + "/new-stateful-broadcast-udf-migration-itcase-flink1.17-rocksdb-checkpoint";

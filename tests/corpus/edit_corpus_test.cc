@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -280,6 +281,43 @@ TEST_CASE("edit --max-parallelism refuses flink-sql keys whose hashCode ckpt can
   CHECK_FALSE(fs::exists(o.output));
 }
 
+namespace {
+
+// f(entry) for every entry of `sp`'s dump.
+void for_each_entry(const std::string& sp, const std::function<void(const DumpEntry&)>& f) {
+  struct All : DumpSink {
+    const std::function<void(const DumpEntry&)>* f;
+    void entry(const DumpEntry& e) override { (*f)(e); }
+    void problem(const Error& e) override { FAIL(e.to_string()); }
+  } all;
+  all.f = &f;
+  REQUIRE(dump_snapshot(sp, DumpOptions{}, all).ok());
+}
+
+// Runs an expiring edit of `sp` into a scratch output and checks it (ckpt::test::check_edit):
+// exactly the entries `expired` says are gone, each change is an expiry of a state whose
+// entries may differ, and the changes' counts add up to what went. Returns that number.
+size_t check_expiry(const std::string& sp, EditOptions o, const std::function<bool(const DumpEntry&)>& expired) {
+  test::ScratchDir tmp;
+  o.output = tmp / "out";
+  auto r = edit_snapshot(sp, o);
+  if (!r.ok()) FAIL(r.error().to_string());
+  test::ExpectedEdit e;
+  e.removed = expired;
+  for (const EditChange& ch : r->changes) {
+    CHECK(ch.what == "expire");
+    e.changed_states.insert({ch.operator_id, ch.state});
+  }
+  size_t removed = 0;
+  test::check_edit(sp, o.output, e, &removed);
+  uint64_t counted = 0;
+  for (const EditChange& ch : r->changes) counted += ch.entries;
+  CHECK(counted == removed);
+  return removed;
+}
+
+}  // namespace
+
 TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL cleanup would", "[ops][corpus][sql]") {
   // The aggregate's accState and the join's left and right records, values of Flink's
   // TtlSerializer: at now = newest last access + ttl every entry is expired (the equal edge),
@@ -304,41 +342,87 @@ TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL clea
       return nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>();
     };
     int64_t newest = 0;
-    struct All : DumpSink {
-      std::function<void(const DumpEntry&)> f;
-      void entry(const DumpEntry& e) override { f(e); }
-      void problem(const Error& e) override { FAIL(e.to_string()); }
-    } all;
-    all.f = [&](const DumpEntry& e) {
+    for_each_entry(sp, [&](const DumpEntry& e) {
       if (auto ts = last_access(e)) newest = std::max(newest, *ts);
-    };
-    REQUIRE(dump_snapshot(sp, DumpOptions{}, all).ok());
+    });
     REQUIRE(newest > 0);
     for (int64_t now : {newest + ttl, newest + ttl - 1}) {
-      test::ScratchDir tmp;
       EditOptions o;
-      o.output = tmp / "out";
       for (const std::string& s : c.states) o.expire.push_back({s, ttl});
       o.now = now;
-      auto r = edit_snapshot(sp, o);
-      if (!r.ok()) FAIL(r.error().to_string());
-      test::ExpectedEdit e;
-      e.removed = [&](const DumpEntry& d) {
+      size_t removed = check_expiry(sp, o, [&](const DumpEntry& d) {
         auto ts = last_access(d);
         return ts && *ts + ttl <= now;
-      };
-      for (const EditChange& ch : r->changes) {
-        CHECK(ch.what == "expire");
-        e.changed_states.insert({ch.operator_id, ch.state});
-      }
-      size_t removed = 0;
-      test::check_edit(sp, o.output, e, &removed);
-      uint64_t counted = 0;
-      for (const EditChange& ch : r->changes) counted += ch.entries;
-      CHECK(counted == removed);
+      });
       CHECK(removed > 0);
     }
   }
+}
+
+TEST_CASE("edit --plan expires each flink-sql state by the TTL its node's compiled plan gives", "[ops][corpus][sql]") {
+  // The plans say "1 s" for the aggregate and "1 d" (left) and "4 d" (right) for the join: at
+  // now = the oldest last access of a state + its TTL (the equal edge) that state's oldest
+  // entries go and nothing of a state with a longer TTL does; then at newest + 4 d all of them.
+  // The output dumps as the input without exactly the entries whose last access + their own
+  // state's TTL <= now, and no state of the plan's other nodes ("0 ms": no TTL) changes.
+  CKPT_REQUIRE_SHARED();
+  struct Case {
+    const char* dir;
+    std::map<std::string, int64_t> ttls;  // what the plan file says, in ms
+  };
+  const std::vector<Case> cases = {
+      {"stream-exec-group-aggregate_1/agg-with-state-ttl-hint", {{"accState", 1000}}},
+      {"stream-exec-join_1/join-with-state-ttl-hint", {{"left-records", 86'400'000}, {"right-records", 4 * 86'400'000LL}}},
+  };
+  for (const Case& c : cases) {
+    const std::string dir = test::sql_corpus_dir() + "/" + c.dir;
+    const std::string sp = dir + "/savepoint";
+    std::string plan;
+    for (const auto& f : fs::directory_iterator(dir + "/plan")) plan = f.path().string();
+    INFO(sp);
+    auto last_access = [&](const DumpEntry& e) -> std::optional<std::pair<int64_t, int64_t>> {
+      auto ttl = c.ttls.find(e.state);
+      if (ttl == c.ttls.end()) return std::nullopt;
+      return std::make_pair(nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>(), ttl->second);
+    };
+    int64_t first_due = INT64_MAX, last_due = 0;  // min and max of last access + ttl
+    for_each_entry(sp, [&](const DumpEntry& e) {
+      if (auto a = last_access(e)) {
+        first_due = std::min(first_due, a->first + a->second);
+        last_due = std::max(last_due, a->first + a->second);
+      }
+    });
+    REQUIRE(last_due > 0);
+    for (int64_t now : {first_due, last_due, first_due - 1}) {
+      EditOptions o;
+      o.plan = plan;
+      o.now = now;
+      size_t removed = check_expiry(sp, o, [&](const DumpEntry& d) {
+        auto a = last_access(d);
+        return a && a->first + a->second <= now;
+      });
+      if (now == first_due - 1) CHECK(removed == 0);
+      else CHECK(removed > 0);
+    }
+  }
+}
+
+TEST_CASE("edit --plan refuses a plan that names no operator of the snapshot and needs --now", "[ops][corpus][sql]") {
+  CKPT_REQUIRE_SHARED();
+  const std::string agg = test::sql_corpus_dir() + "/stream-exec-group-aggregate_1/agg-with-state-ttl-hint";
+  const std::string join = test::sql_corpus_dir() + "/stream-exec-join_1/join-with-state-ttl-hint";
+  test::ScratchDir tmp;
+  EditOptions o;
+  o.output = tmp / "out";
+  o.plan = agg + "/plan/agg-with-state-ttl-hint.json";
+  auto no_now = edit_snapshot(join + "/savepoint", o);
+  REQUIRE_FALSE(no_now.ok());
+  CHECK(no_now.error().message.find("--plan needs --now") != std::string::npos);
+  o.now = 0;
+  auto other = edit_snapshot(join + "/savepoint", o);
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().message.find("names no operator of the snapshot") != std::string::npos);
+  CHECK_FALSE(fs::exists(tmp / "out"));
 }
 
 TEST_CASE("edit --delete-keys erases a key's values and timers from every udf-job snapshot", "[ops][corpus]") {

@@ -70,7 +70,8 @@ TEST_CASE("every command has a man page in sync with its --help", "[docs]") {
     REQUIRE(std::regex_search(help.out, usage, std::regex("Usage: ([^\\n]*)")));
     CHECK(synopsis_line(s["SYNOPSIS"]) == usage[1].str());
 
-    for (const std::string& flag : long_flags(help.out)) {
+    // The options only: the footer's examples (checked below) also hold flags.
+    for (const std::string& flag : long_flags(help.out.substr(0, help.out.find("\nExit status:\n")))) {
       if (flag == "--help") continue;
       INFO(flag);
       CHECK(s["OPTIONS"].find("`" + flag + "`") != std::string::npos);
@@ -98,4 +99,40 @@ TEST_CASE("the usage line is generated from the options by the documented rule",
                       "FILE] [--uid NAME]... [--uids FILE] [--progress] [-q]\n") != std::string::npos);
   CHECK(ckpt::test::run_cli({"relocate", "--help"}).out.find(
             "Usage: ckpt relocate SNAPSHOT --output FILE [--map OLD=NEW]... [--relative] [--force] [--json]\n") != std::string::npos);
+}
+
+TEST_CASE("every --help ends with the exit statuses and examples of its man page", "[docs]") {
+  // The #16 contract: a user without man(1) still sees how to call a command and what its
+  // status means. Each exit-status item and each example command of the page must be there.
+  for (const auto& c : ckpt::cli::commands()) {
+    std::string name = c.name;
+    INFO("ckpt " << name);
+    auto s = sections(page("ckpt-" + name));
+    auto help = ckpt::test::run_cli({name, "--help"});
+    REQUIRE(help.status == 0);
+    size_t exit_at = help.out.find("\nExit status:\n");
+    REQUIRE(exit_at != std::string::npos);
+    CHECK(help.out.find("Usage:") < exit_at);  // after the options, as a footer
+    std::istringstream status(s["EXIT STATUS"]);
+    int items = 0;
+    for (std::string line; std::getline(status, line);) {
+      std::smatch item;
+      if (!std::regex_match(line, item, std::regex(R"(\* ([0-9]+): .*)"))) continue;
+      ++items;
+      CHECK(help.out.find("\n  " + item[1].str() + ": ", exit_at) != std::string::npos);
+    }
+    CHECK(items >= 2);
+    std::istringstream examples(s["EXAMPLES"]);
+    int commands = 0;
+    for (std::string line; std::getline(examples, line);) {
+      if (line.rfind("    ckpt ", 0) != 0) continue;
+      ++commands;
+      CHECK(help.out.find("\n  " + line + "\n", exit_at) != std::string::npos);
+    }
+    CHECK(commands >= 1);
+  }
+  // ckpt(1)'s three statuses close `ckpt --help`.
+  auto top = ckpt::test::run_cli({"--help"});
+  for (const char* status : {"\n  0: success.", "\n  1: the command ran", "\n  2: the command could not"})
+    CHECK(top.out.find(status) != std::string::npos);
 }

@@ -133,3 +133,14 @@ TEST_CASE("edit --expire refuses a state without a time-to-live", "[ops]") {
   CHECK(edit.error().to_string().find("state 'plain'") != std::string::npos);
   CHECK(edit.error().to_string().find("has no time-to-live") != std::string::npos);
 }
+
+TEST_CASE("a SQL node's TTL per input reaches its states as the operator applies it", "[ops]") {
+  // One input: every TTL state; a join: left... by input 0, right... by input 1; else nothing.
+  CHECK(plan_state_ttl({1000}, "accState") == 1000);
+  CHECK(plan_state_ttl({1000}, "left-records") == 1000);
+  CHECK(plan_state_ttl({86'400'000, 345'600'000}, "left-records") == 86'400'000);
+  CHECK(plan_state_ttl({86'400'000, 345'600'000}, "right-records") == 345'600'000);
+  CHECK_FALSE(plan_state_ttl({86'400'000, 345'600'000}, "other").has_value());
+  CHECK_FALSE(plan_state_ttl({1, 2, 3}, "left-records").has_value());
+  CHECK_FALSE(plan_state_ttl({}, "accState").has_value());
+}

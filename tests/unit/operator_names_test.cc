@@ -4,6 +4,7 @@
 
 #include "ckpt/metadata.h"
 #include "ckpt/names.h"
+#include "format/flink_duration.h"
 #include "support/murmur3.h"
 #include "testlib/test_support.h"
 
@@ -133,4 +134,51 @@ TEST_CASE("operators are selected by id or prefix or uid or name", "[format]") {
   CHECK(none.error().code == ErrorCode::kNotFound);
   CHECK(operator_matches(m.operators[0], "abcd"));
   CHECK_FALSE(operator_matches(m.operators[0], "Window"));
+}
+
+TEST_CASE("durations parse as Flink's TimeUtils reads a compiled plan's state TTL", "[format]") {
+  // The planner writes TimeUtils.formatWithHighestUnit: "<n> <unit>"; users write "30s".
+  CHECK(parse_flink_duration_ms("0 ms").value() == 0);
+  CHECK(parse_flink_duration_ms("1 s").value() == 1000);
+  CHECK(parse_flink_duration_ms("4 d").value() == 4 * 86'400'000LL);
+  CHECK(parse_flink_duration_ms("15min").value() == 900'000);
+  CHECK(parse_flink_duration_ms("15m").value() == 900'000);
+  CHECK(parse_flink_duration_ms("2 HOURS").value() == 7'200'000);
+  CHECK(parse_flink_duration_ms("1500").value() == 1500);  // no unit: milliseconds
+  CHECK(parse_flink_duration_ms("1999 micros").value() == 1);  // cut as Duration.toMillis does
+  CHECK(parse_flink_duration_ms("999999 ns").value() == 0);
+  for (const char* bad : {"", "ms", "-1 s", "1 fortnight", "1.5 s", "99999999999999999999 ms", "9223372036854775 d"}) {
+    INFO(bad);
+    auto r = parse_flink_duration_ms(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::kInvalidArgument);
+    CHECK(r.error().message.find(std::string("'") + bad + "'") != std::string::npos);
+  }
+}
+
+TEST_CASE("a compiled plan's state array is read per node and malformed ones are refused", "[format]") {
+  OperatorNames names;
+  REQUIRE(names
+              .add_plan(R"({"nodes":[{"id":7,"type":"stream-exec-join_1","state":[{"index":1,"ttl":"4 d","name":"rightState"},
+                             {"index":0,"ttl":"1 d","name":"leftState"}]},{"id":8,"type":"stream-exec-calc_1"}]})",
+                        "plan.json")
+              .ok());
+  const OperatorName* join = names.find(operator_id_of_uid("7_join"));
+  REQUIRE(join);
+  CHECK(join->state_ttls_ms == std::vector<int64_t>{86'400'000, 4 * 86'400'000LL});
+  const OperatorName* calc = names.find(operator_id_of_uid("8_calc"));
+  REQUIRE(calc);
+  CHECK(calc->state_ttls_ms.empty());
+  for (const char* bad : {R"({"nodes":[{"id":1,"state":{"index":0}}]})",
+                          R"({"nodes":[{"id":1,"state":[{"index":0,"ttl":"1 s"},{"index":0,"ttl":"2 s"}]}]})",
+                          R"({"nodes":[{"id":1,"state":[{"index":1,"ttl":"1 s"}]}]})",
+                          R"({"nodes":[{"id":1,"state":[{"index":0,"ttl":5}]}]})",
+                          R"({"nodes":[{"id":1,"state":[{"index":0,"ttl":"soon"}]}]})"}) {
+    INFO(bad);
+    OperatorNames n;
+    Status st = n.add_plan(bad, "bad.json");
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().file == "bad.json");
+    CHECK(st.error().message.find("node 1: \"state\"") != std::string::npos);
+  }
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,11 @@ struct CKPT_API EditOptions {
   // (keyed state name, ttl in ms): entries of that TTL state in every operator whose last
   // access is too old at `now` (ms since the epoch) are dropped, as Flink's TTL cleanup would.
   std::vector<std::pair<std::string, int64_t>> expire;
+  // A compiled SQL plan of the job (Flink's JSON): every operator it names whose node has a
+  // state TTL ("state": [{"index": 0, "ttl": "1 d"}]) has its TTL states expired at `now` too, as
+  // that node's operator would (one input: all its TTL states; a join: "left..." states by input
+  // 0's TTL, "right..." by input 1's). A state named by `expire` keeps that TTL.
+  std::string plan;
   std::optional<int64_t> now;
 };
 
@@ -94,6 +100,9 @@ struct CKPT_API EditSummary {
   std::vector<KeysErased> erased;
   std::vector<std::string> unmatched_keys;  // delete_keys that matched no entry, as given
 };
+
+// A duration as Flink's TimeUtils reads it ("500 ms", "30s", "15 min", "7d"; no unit: ms), in ms.
+CKPT_API Result<int64_t> parse_ttl_duration(std::string_view text);
 
 // One key a line (blank lines and a trailing '\r' ignored), for EditOptions::delete_keys.
 CKPT_API Result<std::vector<std::string>> read_key_lines(const std::string& path);

@@ -26,6 +26,10 @@ struct CKPT_API OperatorName {
   // The names of the key row's fields where the plan fixes the columns the node's state is keyed
   // by (a group aggregate's grouping, a join's keys, a rank's partition); empty otherwise.
   std::vector<std::string> key_columns;
+  // The node's state retention per input, in milliseconds by input index (its "state" array of
+  // StateMetadata: {"index": 0, "ttl": "1 d", ...}); 0 where the state has no TTL; empty for a
+  // node without that array.
+  std::vector<int64_t> state_ttls_ms;
 };
 
 class CKPT_API OperatorNames {

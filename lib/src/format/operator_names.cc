@@ -5,6 +5,7 @@
 
 #include "ckpt/io.h"
 #include "ckpt/names.h"
+#include "format/flink_duration.h"
 #include "format/plan_keys.h"
 #include "support/json_input.h"
 
@@ -111,6 +112,29 @@ const std::vector<std::string>& sql_transformation_names() {
   return names;
 }
 
+// A node's "state" array as StateMetadata checks it: one entry per input, indices 0..n-1 each
+// once, a TTL that TimeUtils parses.
+static Status read_state_ttls(const nlohmann::json& node, int32_t id, const std::string& file, std::vector<int64_t>* out) {
+  const nlohmann::json* states = json_member(node, "state");
+  if (!states) return Status::OK();
+  auto bad = [&](const std::string& why) { return plan_error(file, fmt::format("node {}: \"state\": {}", id, why)); };
+  if (!states->is_array() || states->size() > 64) return bad("not an array of at most 64 entries");
+  out->assign(states->size(), -1);
+  for (const nlohmann::json& s : *states) {
+    const nlohmann::json* index = json_member(s, "index");
+    const nlohmann::json* ttl = json_member(s, "ttl");
+    if (!index || !index->is_number_integer() || !ttl || !ttl->is_string())
+      return bad("an entry without an integer \"index\" and a string \"ttl\"");
+    int64_t i = index->get<int64_t>();
+    if (i < 0 || i >= static_cast<int64_t>(out->size()) || (*out)[static_cast<size_t>(i)] != -1)
+      return bad(fmt::format("index {} out of order (each of 0 to {} once)", i, out->size() - 1));
+    Result<int64_t> ms = parse_flink_duration_ms(ttl->get<std::string>());
+    if (!ms.ok()) return bad(std::move(ms).error().message);
+    (*out)[static_cast<size_t>(i)] = *ms;
+  }
+  return Status::OK();
+}
+
 Status OperatorNames::add_plan(std::string_view json_text, const std::string& file) {
   Result<nlohmann::json> plan = parse_json_input(json_text);
   if (!plan.ok()) {
@@ -129,6 +153,7 @@ Status OperatorNames::add_plan(std::string_view json_text, const std::string& fi
     name.node_type = string_member(node, "type");
     name.description = string_member(node, "description");
     if (auto k = keys.find(name.plan_node); k != keys.end()) name.key_columns = k->second;
+    CKPT_RETURN_IF_ERROR(read_state_ttls(node, name.plan_node, file, &name.state_ttls_ms));
     // "stream-exec-sink_1": ExecNodeContext's name and version.
     size_t cut = name.node_type.rfind('_');
     std::string type = cut == std::string::npos ? name.node_type : name.node_type.substr(0, cut);

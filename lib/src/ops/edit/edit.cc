@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "ckpt/names.h"
 
 #include "ops/convert/snapshot_rewrite.h"
+#include "format/flink_duration.h"
 #include "ops/edit/edit_expire.h"
 #include "ops/edit/edit_keys.h"
 #include "ops/edit/edit_plan.h"
@@ -129,13 +131,20 @@ Result<std::vector<std::string>> read_key_lines(const std::string& path) {
   return out;
 }
 
+Result<int64_t> parse_ttl_duration(std::string_view text) { return parse_flink_duration_ms(text); }
+
 Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions& options) {
   EditPlan plan;
   DropCounts counts;
   std::unique_ptr<KeyDeletion> deletion;
   std::set<OperatorId> key_operators;  // output ids of the operators keys are erased from
   std::unique_ptr<TtlExpiry> expiry;
-  if (!options.expire.empty()) {
+  OperatorNames plan_names;
+  if (!options.plan.empty()) {
+    if (!options.now) return Error(ErrorCode::kInvalidArgument, "--plan needs --now (the time TTLs are measured from)");
+    CKPT_RETURN_IF_ERROR(plan_names.add_plan_file(options.plan));
+  }
+  if (!options.expire.empty() || !options.plan.empty()) {
     if (!options.now) return Error(ErrorCode::kInvalidArgument, "--expire needs --now");
     std::map<std::string, int64_t> ttls;
     for (const auto& [state, ttl] : options.expire) {
@@ -153,6 +162,20 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   RewriteHooks hooks;
   hooks.prepare = [&](const Metadata& in, const StreamOpener& streams) -> Status {
     CKPT_ASSIGN_OR_RETURN(plan, plan_edit(in, options));
+    if (!options.plan.empty()) {
+      // The plan's TTLs reach the operators it names; a plan of another job names none.
+      std::map<OperatorId, std::vector<int64_t>> ttls;
+      bool named = false;
+      for (const OperatorState& op : in.operators)
+        if (const OperatorName* n = plan_names.find(op.id); n && n->plan_node >= 0) {
+          named = true;
+          if (!n->state_ttls_ms.empty()) ttls.emplace(op.id, n->state_ttls_ms);
+        }
+      if (!named)
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("--plan: '{}' names no operator of the snapshot (a plan of another job?)", options.plan));
+      expiry->set_plan_ttls(std::move(ttls));
+    }
     if (options.max_parallelism == 0) return Status::OK();
     for (const OperatorState& op : in.operators) {
       if (plan.dropped.count(op.id)) continue;

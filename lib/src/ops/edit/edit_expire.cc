@@ -118,16 +118,34 @@ class ExpireEdit : public KeyedEdit {
   std::string op_hex_;
 };
 
+std::optional<int64_t> plan_state_ttl(const std::vector<int64_t>& ttl_per_input, std::string_view state) {
+  if (ttl_per_input.size() == 1) return ttl_per_input[0];
+  if (ttl_per_input.size() == 2) {
+    if (state.starts_with("left")) return ttl_per_input[0];
+    if (state.starts_with("right")) return ttl_per_input[1];
+  }
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<KeyedEdit>> TtlExpiry::edit_for(const OperatorState& op, const KeyedBackendMeta& meta) {
   auto edit = std::make_unique<ExpireEdit>(*this, operator_id_hex(op.id));
   for (size_t i = 0; i < meta.states.size(); ++i) {
     const StateMetaInfo& info = meta.states[i];
-    auto ttl = ttls_.find(info.name);
-    if (ttl == ttls_.end()) continue;
+    // A state named by --expire has that TTL; else its SQL node's, where a plan gives one.
+    std::optional<int64_t> ttl;
+    bool from_plan = false;
+    if (auto named = ttls_.find(info.name); named != ttls_.end()) {
+      ttl = named->second;
+    } else if (auto node = plan_ttls_.find(op.id); node != plan_ttls_.end()) {
+      ttl = plan_state_ttl(node->second, info.name);
+      from_plan = true;
+      if (ttl && *ttl <= 0) ttl.reset();  // 0: the node keeps this state without a TTL
+    }
+    if (!ttl) continue;
     ExpiringState s;
     s.index = i;
     s.name = info.name;
-    s.ttl = ttl->second;
+    s.ttl = *ttl;
     const SerializerSnapshot* v = info.value_serializer();
     const SerializerSnapshot* t = nullptr;
     switch (info.kind()) {
@@ -144,6 +162,7 @@ Result<std::unique_ptr<KeyedEdit>> TtlExpiry::edit_for(const OperatorState& op, 
         break;
       default: break;
     }
+    if (!t && from_plan) continue;  // a state the node keeps without TTL (its timers, say)
     if (!t)
       return info.at_source(Error(ErrorCode::kInvalidArgument,
                                   fmt::format("--expire: state '{}' of operator {} ({}, {}) has no time-to-live",

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,10 +29,18 @@ namespace ckpt {
 // TtlUtils.expired.
 bool ttl_expired(int64_t last_access, int64_t ttl, int64_t now);
 
+// The TTL a SQL operator gives state `state` from its node's TTL per input: the one input's
+// for a one-input node; for a two-input node (a join) input 0's for "left..." states and input
+// 1's for "right..." ones. nullopt where the plan does not say (a state of neither side).
+std::optional<int64_t> plan_state_ttl(const std::vector<int64_t>& ttl_per_input, std::string_view state);
+
 class TtlExpiry {
  public:
   // `ttls`: state name -> ttl in milliseconds.
   TtlExpiry(std::map<std::string, int64_t> ttls, int64_t now) : ttls_(std::move(ttls)), now_(now) {}
+  // Per operator, its SQL plan node's TTL per input (EditOptions::plan): the states of `op` that
+  // are TTL states and no `ttls` entry names get the TTL of their input.
+  void set_plan_ttls(std::map<OperatorId, std::vector<int64_t>> by_operator) { plan_ttls_ = std::move(by_operator); }
 
   // The edit of one subtask whose proxy (as read) is `meta`; nullptr if it has none of the
   // states. Errors (kInvalidArgument): a named state that is not a TTL state.
@@ -46,6 +55,7 @@ class TtlExpiry {
   void record(const std::string& op_hex, const std::string& state, uint64_t entries);
 
   std::map<std::string, int64_t> ttls_;
+  std::map<OperatorId, std::vector<int64_t>> plan_ttls_;
   int64_t now_;
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, uint64_t> dropped_;

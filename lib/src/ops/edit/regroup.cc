@@ -23,6 +23,10 @@ namespace ckpt {
 
 namespace {
 
+// Spill buffers: a bucket's appends gathered into writes of this size (up to 512 buckets: 32 MiB),
+// and its reads into reads of it.
+constexpr size_t kSpillBuffer = 64 << 10;
+
 struct Record {
   int32_t key_group = 0;
   uint32_t state = 0;
@@ -34,15 +38,22 @@ struct Record {
   }
 };
 
-Status append(SpillFile& f, const Record& r) {
+// A record: key group, state, key and value lengths, then the key and the value. `head` is
+// scratch space, reused so that a pair costs no allocation on the way to the spill's buffer.
+Status append(SpillFile& f, int32_t key_group, uint32_t state, std::string_view key, std::string_view value,
+              std::string& head) {
   ByteWriter w;
-  w.i32(r.key_group);
-  w.u32(r.state);
-  w.u32(static_cast<uint32_t>(r.pair.key.size()));
-  w.u32(static_cast<uint32_t>(r.pair.value.size()));
-  std::string head = w.take();
-  head += r.pair.key;
-  return f.append(head, r.pair.value);
+  w.i32(key_group);
+  w.u32(state);
+  w.u32(static_cast<uint32_t>(key.size()));
+  w.u32(static_cast<uint32_t>(value.size()));
+  head = w.take();
+  head += key;
+  return f.append(head, value);
+}
+
+Status append(SpillFile& f, const Record& r, std::string& head) {
+  return append(f, r.key_group, r.state, r.pair.key, r.pair.value, head);
 }
 
 // The next record of `f`, or false at its end.
@@ -146,6 +157,7 @@ struct Regrouper::Impl {
     }
     const int old_prefix = key_group_prefix_bytes(op.max_parallelism);
     const int new_prefix = key_group_prefix_bytes(max_parallelism);
+    std::string new_key, head;  // per pair, reused
     return read_raw_keyed(
         h, source, streams, op.max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
           for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
@@ -158,15 +170,12 @@ struct Regrouper::Impl {
                              fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
                                          "groups cannot be recomputed",
                                          codecs[i]->name(), key_decoder->serializer_class()));
-              Record r;
-              r.key_group = *kg;
-              r.state = ids[i];
-              append_key_group_prefix(r.pair.key, *kg, new_prefix);
-              r.pair.key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
-              r.pair.value = p.value;
+              new_key.clear();
+              append_key_group_prefix(new_key, *kg, new_prefix);
+              new_key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
               const int32_t to = subtask_of(*kg);
               std::lock_guard<std::mutex> lock(mu);
-              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket_of(to, *kg)], r));
+              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket_of(to, *kg)], *kg, ids[i], new_key, p.value, head));
               any[to] = true;
               ++*pairs;  // atomic
             }
@@ -199,8 +208,9 @@ struct Regrouper::Impl {
       if ((!more || bytes >= run_bytes) && !buffer.empty()) {
         std::sort(buffer.begin(), buffer.end());
         Run run;
-        CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create());
-        for (const Record& x : buffer) CKPT_RETURN_IF_ERROR(append(*run.file, x));
+        CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create(kSpillBuffer));
+        std::string head;
+        for (const Record& x : buffer) CKPT_RETURN_IF_ERROR(append(*run.file, x, head));
         runs.push_back(std::move(run));
         buffer.clear();
         bytes = 0;
@@ -277,7 +287,7 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
     const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, i);
     const uint64_t buckets = std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, range.count))});
     for (uint64_t b = 0; b < buckets; ++b) {
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create());
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create(kSpillBuffer));
       impl->spills[i].push_back(std::move(f));
     }
   }
