@@ -281,8 +281,9 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   }
   const std::string sub = p.rest.empty() ? "" : p.rest[0];
   const bool deep = std::find(p.rest.begin(), p.rest.end(), "--deep") != p.rest.end();
-  // inspect and a quick verify check existence and sizes only: the listing answers them.
-  const bool read_data = !(sub == "inspect" || (sub == "verify" && !deep));
+  // A quick verify and gc check existence, sizes and ages only: the listing answers them.
+  // (inspect reads each state file's meta data: it fetches them.)
+  const bool read_data = !((sub == "verify" && !deep) || sub == "gc");
   std::vector<std::string> rewritten;
   for (size_t i = 0; i < p.rest.size(); ++i) {
     std::string a = p.rest[i];

@@ -3,10 +3,10 @@
 // The command runs on a local staging copy: one LIST per prefix gives every object and its
 // size; `_metadata` files are fetched whole (ranged GETs, resumed on drops), the other objects
 // in parallel (--connections) when the command reads them, or stand as sparse files of their
-// listed size when it only checks existence and sizes (inspect, verify without --deep). Files
-// that a `_metadata` references by an s3:// URI outside the snapshot are listed and staged the
-// same way, found through an implied --remap. What the command prints names the URIs, not the
-// staging copy, which is deleted when it ends.
+// listed size and LastModified when it only checks existence, sizes and ages (verify without
+// --deep, gc). What the command prints names the URIs, not the staging copy, which is deleted
+// when it ends. Not yet: files a `_metadata` references by an s3:// URI outside the named
+// prefix (they are reported missing, as on a disk without --remap).
 #pragma once
 
 #include <functional>

@@ -9,6 +9,7 @@ Serves on 127.0.0.1 only, on a free port it writes to PORT_FILE once it listens:
 - a faulty S3 object, GET /faulty/<mode>/<name>: 10000 bytes (b"0123456789" repeated) whose
   first answers fail as <mode> says: "slowdown-N" (N answers 503 SlowDown), "error-N" (500),
   "drop-N" (N answers cut after 3000 bytes of the body; Range honoured), "always-500".
+- a bucket "flaky" that answers every request with 500 InternalError.
 Every request is appended to LOG_FILE as one JSON line (method, path, headers).
 Usage: stand_in.py PORT_FILE LOG_FILE
 """
@@ -87,6 +88,8 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("Authorization") != "Bearer-test-token":
                 return self.reply(401)
             return self.reply(200, creds_json("CONTAINER"), "application/json")
+        if p.startswith("/flaky"):  # a bucket whose every answer is a 500
+            return self.reply(500, b"<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>", "application/xml")
         if p.startswith("/faulty/"):
             return self.faulty(p.split("?")[0].split("/"))
         self.reply(404)
