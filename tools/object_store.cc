@@ -136,7 +136,9 @@ class Staging {
 
   // The snapshot or directory at `uri` copied under the staging root; its local path.
   Result<std::string> input(const std::string& given, bool read_data) {
-    std::string uri = trim_slashes(given);
+    const std::string spelled = trim_slashes(given);
+    // Listings name objects s3://; s3a:// and s3p:// are the same objects.
+    std::string uri = "s3://" + bucket_and_key(spelled);
     std::string dir_uri = uri;
     const bool metadata_file = uri.size() > 10 && uri.compare(uri.size() - 10, 10, "/_metadata") == 0;
     if (metadata_file) dir_uri = uri.substr(0, uri.size() - 10);
@@ -177,7 +179,7 @@ class Staging {
       timespec ts[2] = {{t, 0}, {t, 0}};
       ::utimensat(AT_FDCWD, path.c_str(), ts, 0);
     }
-    names_.emplace_back(local_dir, dir_uri);
+    names_.emplace_back(local_dir, metadata_file ? spelled.substr(0, spelled.size() - 10) : spelled);
     return metadata_file ? local_dir + "/_metadata" : local_dir;
   }
 

@@ -106,8 +106,8 @@ TEST_CASE("s3 convert and generate write their output to a bucket with _metadata
   REQUIRE(from_store.status == 0);
   CHECK(from_store.out == test::run_cli_ok({"dump", dir / "gen"}).out);
 
-  test::run_cli_ok({"convert", dir / "gen", "--backend", "heap", "--output", dir / "heap"});
-  test::CliResult conv = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--backend", "heap", "--output",
+  test::run_cli_ok({"convert", dir / "gen", "--to", "heap", "--output", dir / "heap"});
+  test::CliResult conv = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output",
                                         "s3://ckpt-out/heap/snap"});
   INFO(conv.err);
   REQUIRE(conv.status == 0);
@@ -120,7 +120,7 @@ TEST_CASE("s3 convert and generate write their output to a bucket with _metadata
   REQUIRE(uploaded);
   CHECK(uploaded.value() == test::read_file(dir / "heap/_metadata"));
   // An output that exists is refused, as on a disk.
-  test::CliResult again = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--backend", "heap", "--output",
+  test::CliResult again = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output",
                                          "s3://ckpt-out/heap/snap"});
   CHECK(again.status == 2);
   CHECK(again.err.find("output exists") != std::string::npos);

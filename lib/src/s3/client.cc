@@ -440,7 +440,11 @@ Result<ListPage> Client::list(const ObjectUri& prefix, const std::string& delimi
     if (!delimiter.empty()) q.emplace_back("delimiter", delimiter);
     if (!token.empty()) q.emplace_back("continuation-token", token);
     auto r = send(bucket, "GET", q);
-    if (!r) return std::move(r).error();
+    if (!r) {
+      Error e = std::move(r).error();
+      e.file = prefix.to_string();  // the listing asked for, not the bucket it was sent to
+      return e;
+    }
     auto page = parse_list_objects_v2(r.value().body, prefix.to_string());
     if (!page) return std::move(page).error();
     for (auto& o : page.value().objects) all.objects.push_back(std::move(o));
