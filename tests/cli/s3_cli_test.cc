@@ -119,6 +119,17 @@ TEST_CASE("s3 convert and generate write their output to a bucket with _metadata
   auto uploaded = c->get(s3::ObjectUri{"ckpt-out", "heap/snap/_metadata"});
   REQUIRE(uploaded);
   CHECK(uploaded.value() == test::read_file(dir / "heap/_metadata"));
+  // gc scans a job in a bucket (LastModified as the age) and refuses to delete there yet.
+  test::run_cli_ok({"generate", "--chain", "2", "--keys", "40", "--states", "value,map", "--output", dir / "job"});
+  REQUIRE(m->upload_tree(dir / "job", "ckpt-out", "job"));
+  test::CliResult scan = test::run_cli({"gc", "s3://ckpt-out/job"});
+  INFO(scan.err);
+  CHECK(scan.status == 0);
+  CHECK(scan.out == replaced(test::run_cli_ok({"gc", dir / "job"}).out, dir / "job", "s3://ckpt-out/job"));
+  test::CliResult apply = test::run_cli({"gc", "s3://ckpt-out/job", "--apply", "--older-than", "0s"});
+  CHECK(apply.status == 2);
+  CHECK(apply.err.find("s3.entropy.key") != std::string::npos);
+  CHECK(m->client()->list(s3::ObjectUri{"ckpt-out", "job/"}).value().objects.size() > 20);  // nothing deleted
   // An output that exists is refused, as on a disk.
   test::CliResult again = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output",
                                          "s3://ckpt-out/heap/snap"});
