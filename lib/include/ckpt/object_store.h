@@ -1,6 +1,6 @@
 // ckpt/object_store.h - S3 and S3-compatible object stores, for programs that stage snapshots
 // kept there (the ckpt tool's s3:// arguments). URIs: s3://bucket/key; s3a:// and s3p:// are
-// the same. Credentials, region and endpoint come as the AWS CLI finds them (formats/s3.md §2, §3).
+// the same. Credentials, region and endpoint come as the AWS CLI finds them (formats/object-stores.md §2, §3).
 #pragma once
 
 #include <cstdint>
