@@ -54,8 +54,10 @@ Parsed strip_options(const std::vector<std::string>& args) {
       has_value = true;
     }
     if (flag_options().count(a)) {
-      if (a == "--path-style") p.options.path_style = true;
-      else p.options.no_sign = true;
+      if (a == "--path-style")
+        p.options.path_style = true;
+      else
+        p.options.no_sign = true;
       continue;
     }
     if (!valued_options().count(name)) {
@@ -69,9 +71,12 @@ Parsed strip_options(const std::vector<std::string>& args) {
       }
       value = args[++i];
     }
-    if (name == "--endpoint") p.options.endpoint = value;
-    else if (name == "--region") p.options.region = value;
-    else if (name == "--profile") p.options.profile = value;
+    if (name == "--endpoint")
+      p.options.endpoint = value;
+    else if (name == "--region")
+      p.options.region = value;
+    else if (name == "--profile")
+      p.options.profile = value;
     else {
       char* end = nullptr;
       long n = std::strtol(value.c_str(), &end, 10);
@@ -237,7 +242,8 @@ class Staging {
   // Staging paths in `text` named as the URIs they stand for.
   void rename_paths(std::string* text) const {
     auto sorted = names_;
-    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
     for (const auto& [local, uri] : sorted) replace_all(text, local, uri);
   }
 
@@ -271,8 +277,9 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
     return kExitError;
   }
   bool any_uri = false;
-  for (const std::string& a : p.rest) any_uri |= is_object_store_uri(a) || (a.find('=') != std::string::npos &&
-                                                                           is_object_store_uri(a.substr(a.find('=') + 1)));
+  for (const std::string& a : p.rest)
+    any_uri |=
+        is_object_store_uri(a) || (a.find('=') != std::string::npos && is_object_store_uri(a.substr(a.find('=') + 1)));
   if (!any_uri) return local(p.rest, io);
   auto store = ObjectStore::open(p.options);
   if (!store) return report_error(io, store.error());

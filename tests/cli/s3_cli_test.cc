@@ -107,8 +107,8 @@ TEST_CASE("s3 convert and generate write their output to a bucket with _metadata
   CHECK(from_store.out == test::run_cli_ok({"dump", dir / "gen"}).out);
 
   test::run_cli_ok({"convert", dir / "gen", "--to", "heap", "--output", dir / "heap"});
-  test::CliResult conv = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output",
-                                        "s3://ckpt-out/heap/snap"});
+  test::CliResult conv =
+      test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output", "s3://ckpt-out/heap/snap"});
   INFO(conv.err);
   REQUIRE(conv.status == 0);
   test::CliResult verify = test::run_cli({"verify", "--deep", "s3://ckpt-out/heap/snap"});
@@ -131,8 +131,8 @@ TEST_CASE("s3 convert and generate write their output to a bucket with _metadata
   CHECK(apply.err.find("s3.entropy.key") != std::string::npos);
   CHECK(m->client()->list(s3::ObjectUri{"ckpt-out", "job/"}).value().objects.size() > 20);  // nothing deleted
   // An output that exists is refused, as on a disk.
-  test::CliResult again = test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output",
-                                         "s3://ckpt-out/heap/snap"});
+  test::CliResult again =
+      test::run_cli({"convert", "s3://ckpt-out/gen/snap", "--to", "heap", "--output", "s3://ckpt-out/heap/snap"});
   CHECK(again.status == 2);
   CHECK(again.err.find("output exists") != std::string::npos);
 }

@@ -161,10 +161,10 @@ std::unique_ptr<MotoServer> MotoServer::start(std::string* why, bool check_signa
   };
   std::string user = iam("Action=CreateUser&UserName=ckpt&Version=2010-05-08");
   std::string key = iam("Action=CreateAccessKey&UserName=ckpt&Version=2010-05-08");
-  std::string policy = iam(
-      "Action=PutUserPolicy&UserName=ckpt&PolicyName=all&Version=2010-05-08&PolicyDocument=" +
-      s3::uri_encode(R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]})",
-                     false));
+  std::string policy =
+      iam("Action=PutUserPolicy&UserName=ckpt&PolicyName=all&Version=2010-05-08&PolicyDocument=" +
+          s3::uri_encode(R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]})",
+                         false));
   m->credentials_.access_key = between(key, "<AccessKeyId>", "</AccessKeyId>");
   m->credentials_.secret_key = between(key, "<SecretAccessKey>", "</SecretAccessKey>");
   m->credentials_.source = "moto";

@@ -41,9 +41,9 @@ TEST_CASE("s3 client round-trips keys with equals plus spaces and non-ASCII thro
   s.list_page_size = 3;  // several pages from few keys
   auto c = client_at(m->endpoint(), m->credentials(), s);
   REQUIRE(c->put(ObjectUri{"ckpt-keys", ""}, "").ok());
-  const std::vector<std::string> keys = {"job/chk-1/a=b",       "job/chk-1/a+b",        "job/chk-1/with space",
-                                         "job/chk-1/\xC3\xA9t\xC3\xA9", "job/chk-1/100%",       "job/chk-1/q?x&y=1",
-                                         "job/shared/~tilde*star"};
+  const std::vector<std::string> keys = {
+      "job/chk-1/a=b",  "job/chk-1/a+b",     "job/chk-1/with space",  "job/chk-1/\xC3\xA9t\xC3\xA9",
+      "job/chk-1/100%", "job/chk-1/q?x&y=1", "job/shared/~tilde*star"};
   for (size_t i = 0; i < keys.size(); ++i) {
     INFO(keys[i]);
     Status put = c->put(ObjectUri{"ckpt-keys", keys[i]}, "bytes of " + keys[i]);
@@ -145,7 +145,8 @@ TEST_CASE("s3 client uploads a large file in parts and deletes in batches", "[s3
   CHECK(left.value().objects[0].key == "x/big file");
 }
 
-TEST_CASE("s3 client retries throttling 500s and dropped downloads then gives up naming the URI", "[s3][client][faults]") {
+TEST_CASE("s3 client retries throttling 500s and dropped downloads then gives up naming the URI",
+          "[s3][client][faults]") {
   std::string why;
   auto stand_in = test::StandIn::start(&why);
   INFO(why);

@@ -21,13 +21,26 @@ struct CleanAwsEnvironment {
   test::ScratchDir home;
   std::vector<std::unique_ptr<test::ScopedEnv>> vars;
   CleanAwsEnvironment() {
-    for (const char* v :
-         {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
-          "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN",
-          "AWS_ROLE_SESSION_NAME", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_STS",
-          "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-          "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-          "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_REGION", "AWS_DEFAULT_REGION"})
+    for (const char* v : {"AWS_ACCESS_KEY_ID",
+                          "AWS_SECRET_ACCESS_KEY",
+                          "AWS_SESSION_TOKEN",
+                          "AWS_PROFILE",
+                          "AWS_DEFAULT_PROFILE",
+                          "AWS_SHARED_CREDENTIALS_FILE",
+                          "AWS_CONFIG_FILE",
+                          "AWS_WEB_IDENTITY_TOKEN_FILE",
+                          "AWS_ROLE_ARN",
+                          "AWS_ROLE_SESSION_NAME",
+                          "AWS_ENDPOINT_URL",
+                          "AWS_ENDPOINT_URL_S3",
+                          "AWS_ENDPOINT_URL_STS",
+                          "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                          "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                          "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+                          "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+                          "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+                          "AWS_REGION",
+                          "AWS_DEFAULT_REGION"})
       vars.push_back(std::make_unique<test::ScopedEnv>(v, std::nullopt));
     vars.push_back(std::make_unique<test::ScopedEnv>("HOME", home.path()));
     // Never 169.254.169.254 from a test.

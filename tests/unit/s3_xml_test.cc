@@ -56,10 +56,12 @@ TEST_CASE("s3 xml refuses malformed deep and DTD-bearing answers with offsets", 
   CHECK_FALSE(parse_xml("<a></   >", "u"));
   CHECK_FALSE(parse_xml("<\xE2   ", "u"));
   // A listing without what a page must have is refused, naming the URI.
-  auto no_size = parse_list_objects_v2("<ListBucketResult><Contents><Key>k</Key></Contents></ListBucketResult>", "s3://b/p");
+  auto no_size =
+      parse_list_objects_v2("<ListBucketResult><Contents><Key>k</Key></Contents></ListBucketResult>", "s3://b/p");
   REQUIRE_FALSE(no_size);
   CHECK(no_size.error().message == "object 'k' without a valid <Size>");
-  auto truncated = parse_list_objects_v2("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>", "s3://b/p");
+  auto truncated =
+      parse_list_objects_v2("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>", "s3://b/p");
   REQUIRE_FALSE(truncated);
   auto other = parse_list_objects_v2("<Error><Code>x</Code></Error>", "s3://b/p");
   REQUIRE_FALSE(other);
@@ -81,7 +83,8 @@ TEST_CASE("s3 xml reads error bodies delete results upload ids and STS credentia
   REQUIRE(failures.value().size() == 1);
   CHECK(failures.value()[0].key == "b");
   CHECK(failures.value()[0].code == "AccessDenied");
-  auto id = parse_upload_id("<InitiateMultipartUploadResult><UploadId>u-1</UploadId></InitiateMultipartUploadResult>", "s3://b/k");
+  auto id = parse_upload_id("<InitiateMultipartUploadResult><UploadId>u-1</UploadId></InitiateMultipartUploadResult>",
+                            "s3://b/k");
   REQUIRE(id);
   CHECK(id.value() == "u-1");
   CHECK_FALSE(parse_upload_id("<InitiateMultipartUploadResult/>", "s3://b/k"));

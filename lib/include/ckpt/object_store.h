@@ -16,9 +16,9 @@
 namespace ckpt {
 
 struct CKPT_API ObjectStoreOptions {
-  std::string endpoint;  // empty: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's, else AWS's
-  std::string region;    // empty: AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-east-1
-  std::string profile;   // empty: AWS_PROFILE, else "default"
+  std::string endpoint;     // empty: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's, else AWS's
+  std::string region;       // empty: AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-east-1
+  std::string profile;      // empty: AWS_PROFILE, else "default"
   bool path_style = false;  // else automatic: path style for an IP or localhost endpoint
   bool no_sign = false;     // anonymous requests (public buckets)
 };
@@ -26,7 +26,7 @@ struct CKPT_API ObjectStoreOptions {
 CKPT_API bool is_object_store_uri(std::string_view path);
 
 struct CKPT_API StoredObject {
-  std::string uri;            // s3://bucket/key
+  std::string uri;  // s3://bucket/key
   uint64_t size = 0;
   int64_t last_modified = 0;  // seconds since the epoch
 };

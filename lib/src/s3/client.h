@@ -45,8 +45,8 @@ struct Settings {
   long stall_timeout_ms = 30000;
   uint64_t multipart_threshold = uint64_t{64} << 20;
   uint64_t part_size = uint64_t{16} << 20;
-  int list_page_size = 0;     // max-keys of a listing page; 0: the store's (1000)
-  size_t delete_batch = 1000; // keys a DeleteObjects request; S3 takes at most 1000
+  int list_page_size = 0;      // max-keys of a listing page; 0: the store's (1000)
+  size_t delete_batch = 1000;  // keys a DeleteObjects request; S3 takes at most 1000
 };
 
 struct RequestCounts {

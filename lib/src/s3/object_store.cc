@@ -69,8 +69,8 @@ Status ObjectStore::remove(const std::vector<std::string>& uris, const std::func
   if (!failed) return std::move(failed).error();
   if (!failed.value().empty()) {
     const auto& f = failed.value().front();
-    return Error(ErrorCode::kIOError,
-                 fmt::format("{} of {} objects not deleted: {} {}", failed.value().size(), keys.size(), f.code, f.message))
+    return Error(ErrorCode::kIOError, fmt::format("{} of {} objects not deleted: {} {}", failed.value().size(),
+                                                  keys.size(), f.code, f.message))
         .with_file(s3::ObjectUri{bucket, f.key}.to_string());
   }
   return {};
