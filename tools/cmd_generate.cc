@@ -56,7 +56,7 @@ Runner setup_generate(CLI::App& sub) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   sub.add_option("--hot-key-groups", o.hot_key_groups, "Plant skew: these key groups get --hot-factor times the keys")
-      ->type_name("KG,...")
+      ->type_name("KG")
       ->delimiter(',');
   sub.add_option("--hot-factor", o.hot_factor, "Keys of a hot key group over an average one")
       ->type_name("F")

@@ -1,4 +1,6 @@
 // ckpt report: a job's state as one self-contained HTML page, or JSON (man/ckpt-report.1.md).
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -6,6 +8,7 @@
 #include <vector>
 
 #include "ckpt/advise.h"
+#include "ckpt/inspect.h"
 #include "ckpt/io.h"
 #include "ckpt/report.h"
 #include "command.h"
@@ -35,12 +38,13 @@ Result<std::string> chart_js() {
     return Error(ErrorCode::kNotFound,
                  "Chart.js was not found when ckpt was built (install libjs-chart.js, or configure with "
                  "-DCKPT_CHARTJS=/path/to/chart.umd.js)");
-  Result<std::string> js = read_whole_file(path, uint64_t{64} << 20);
-  if (!js.ok())
-    return Error(ErrorCode::kNotFound, "Chart.js is missing (install libjs-chart.js): " + js.error().to_string())
-        .with_file(path);
+  std::ifstream in(path, std::ios::binary);
+  std::string js((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof())
+    return Error(ErrorCode::kNotFound, "Chart.js is missing or unreadable (install libjs-chart.js)").with_file(path);
+  if (js.empty()) return Error(ErrorCode::kNotFound, "Chart.js is missing (install libjs-chart.js)").with_file(path);
   // Embedded in a <script> element: the text must not end it.
-  if (js->find("</script") != std::string::npos)
+  if (js.find("</script") != std::string::npos)
     return Error(ErrorCode::kNotSupported, "Chart.js contains \"</script\" and cannot be embedded").with_file(path);
   return js;
 }
