@@ -56,7 +56,7 @@ void check_page(const std::string& page, const json& r, const std::string& png) 
   CHECK(dom.out.find("<title>ckpt-report: ok " + std::to_string(charts) + " charts</title>") != std::string::npos);
   CHECK(dom.out.find("data-charts=\"" + std::to_string(charts) + "\"") != std::string::npos);
   CHECK(dom.out.find("data-empty=\"\"") != std::string::npos);
-  CHECK(dom.out.find("ckpt-report: error") == std::string::npos);
+  CHECK(dom.out.find("<title>ckpt-report: error") == std::string::npos);
   // The operator table shows each operator's state_size and checkpointed_size as --json has them.
   for (const json& op : r["operators"]) {
     CHECK(dom.out.find("data-k=\"state_size\" data-v=\"" + std::to_string(op["state_size"].get<int64_t>()) + "\"") !=

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,13 +36,14 @@ ckpt::GenerateOptions gen(const std::string& out, uint64_t keys = 2000) {
   return o;
 }
 
-const ckpt::Advice* rule(const ckpt::AdviseReport& a, const std::string& name) {
+// The rule's advice, copied out of `a` (often a temporary), or nullopt.
+std::optional<ckpt::Advice> rule(const ckpt::AdviseReport& a, const std::string& name) {
   for (const ckpt::Advice& x : a.advice)
-    if (x.rule == name) return &x;
-  return nullptr;
+    if (x.rule == name) return x;
+  return std::nullopt;
 }
 
-bool sets(const ckpt::Advice* a, const std::string& key, const std::string& value) {
+bool sets(const std::optional<ckpt::Advice>& a, const std::string& key, const std::string& value) {
   return a && std::any_of(a->settings.begin(), a->settings.end(),
                           [&](const ckpt::AdviceSetting& s) { return s.key == key && s.value == value; });
 }
@@ -66,7 +69,7 @@ TEST_CASE("advise state-backend: heap state too large for a slot -> RocksDB and 
   generate(gen(s / "rocks", 4000));
   const ckpt::Report h = report_of(s / "heap"), r = report_of(s / "rocks");
   // ~240 KiB per slot of state: 256 KiB per slot is too little for the heap, 1 GiB plenty.
-  const ckpt::Advice* a = rule(ckpt::advise(h, memory(int64_t{1} << 20, 4)), "state-backend");
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(h, memory(int64_t{1} << 20, 4)), "state-backend");
   REQUIRE(a);
   CHECK(sets(a, "state.backend.type", "rocksdb"));
   CHECK(a->evidence.size() == 4);
@@ -82,6 +85,7 @@ TEST_CASE("advise state-backend: heap state too large for a slot -> RocksDB and 
 TEST_CASE("advise incremental and changelog: full checkpoints -> incremental and high churn -> changelog", "[ops]") {
   ckpt::test::ScratchDir s;
   // Two full checkpoints: snapshots of their own files each (no file shared).
+  std::filesystem::create_directories(s / "full");
   ckpt::GenerateOptions one = gen(s / "full/chk-1"), two = gen(s / "full/chk-2");
   one.backend = two.backend = ckpt::GenerateBackend::kHeap;
   two.seed = 2;
@@ -92,14 +96,14 @@ TEST_CASE("advise incremental and changelog: full checkpoints -> incremental and
   CHECK(full.history[1].files_shared == 0);
   ckpt::AdviseOptions low;
   low.thresholds.incremental_min_bytes = 1024;
-  const ckpt::Advice* inc = rule(ckpt::advise(full, low), "incremental");
+  const std::optional<ckpt::Advice> inc = rule(ckpt::advise(full, low), "incremental");
   CHECK(sets(inc, "execution.checkpointing.incremental", "true"));
   CHECK_FALSE(rule(ckpt::advise(full, {}), "incremental"));  // 64 MiB default: too small to matter
   CHECK_FALSE(rule(ckpt::advise(full, low), "changelog"));
 
   ckpt::GenerateOptions churned = gen(s / "churned"), calm = gen(s / "calm");
   churned.chain = calm.chain = 4;
-  churned.churn = 1.0;
+  churned.churn = 0.8;  // 1.0 shares no file: full checkpoints, the incremental rule's case
   calm.churn = 0.1;
   generate(churned);
   generate(calm);
@@ -120,7 +124,7 @@ TEST_CASE("advise local-recovery: a large subtask -> local recovery", "[ops]") {
   const ckpt::Report r = report_of(s / "snap");
   ckpt::AdviseOptions low;
   low.thresholds.local_recovery_bytes = 64 << 10;
-  const ckpt::Advice* a = rule(ckpt::advise(r, low), "local-recovery");
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(r, low), "local-recovery");
   CHECK(sets(a, "execution.state-recovery.from-local", "true"));
   CHECK_FALSE(rule(ckpt::advise(r, {}), "local-recovery"));  // 1 GiB default
 }
@@ -133,10 +137,10 @@ TEST_CASE("advise max-parallelism: parallelism near max parallelism or hot key g
   generate(tight);
   generate(loose);
   generate(skewed);
-  const ckpt::Advice* a = rule(ckpt::advise(report_of(s / "tight"), {}), "max-parallelism");
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(report_of(s / "tight"), {}), "max-parallelism");
   CHECK(sets(a, "pipeline.max-parallelism", "512"));
   CHECK_FALSE(rule(ckpt::advise(report_of(s / "loose"), {}), "max-parallelism"));
-  const ckpt::Advice* hot = rule(ckpt::advise(report_of(s / "skewed"), {}), "max-parallelism");
+  const std::optional<ckpt::Advice> hot = rule(ckpt::advise(report_of(s / "skewed"), {}), "max-parallelism");
   REQUIRE(hot);
   CHECK(std::any_of(hot->evidence.begin(), hot->evidence.end(),
                     [](const ckpt::AdviceEvidence& e) { return e.name == "hot key groups" && e.value == "9"; }));

@@ -245,7 +245,7 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
   if (r.history.size() >= 2) {
     const ReportCheckpoint& first = r.history.front();
     const ReportCheckpoint& last = r.history.back();
-    int64_t best = INT64_MIN;
+    int64_t best = 0;  // an operator that only shrank grew least, not most: none is named
     for (const auto& [id, size] : last.operator_sizes) {
       ReportGrowth g{id, 0, size};
       for (const auto& [fid, fsize] : first.operator_sizes)
