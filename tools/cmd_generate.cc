@@ -55,6 +55,13 @@ Runner setup_generate(CLI::App& sub) {
       ->type_name("P")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  sub.add_option("--hot-key-groups", o.hot_key_groups, "Plant skew: these key groups get --hot-factor times the keys")
+      ->type_name("KG")
+      ->delimiter(',');
+  sub.add_option("--hot-factor", o.hot_factor, "Keys of a hot key group over an average one")
+      ->type_name("F")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--force", o.force, "Replace an existing output directory");
   add_progress_options(sub, &a->progress);

@@ -11,6 +11,8 @@ Runner setup_edit(CLI::App& sub);
 Runner setup_generate(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
+Runner setup_report(CLI::App& sub);
+Runner setup_advise(CLI::App& sub);
 Runner setup_compact(CLI::App& sub);
 Runner setup_verify(CLI::App& sub);
 Runner setup_restore(CLI::App& sub);
@@ -27,6 +29,8 @@ const std::vector<Command>& commands() {
       {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"diff", "Show what changed between two snapshots", setup_diff},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},
+      {"report", "Draw a job's state as one HTML page: sizes, skew, history", setup_report},
+      {"advise", "Recommend a state backend and checkpoint settings, with evidence", setup_advise},
       {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
       {"verify", "Check that a snapshot is complete and readable", setup_verify},
       {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},

@@ -101,12 +101,14 @@ TEST_CASE("every concept has one flag spelling across the subcommands", "[cli]")
   }
   CHECK(longs_of_short["j"] == std::set<std::string>{"jobs"});
   CHECK(longs_of_short["o"] == std::set<std::string>{"output"});
-  // A flag takes the same kind of value everywhere (relocate writes a _metadata FILE; --format
+  // A flag takes the same kind of value everywhere (relocate writes a _metadata FILE, report an
+  // HTML FILE; --format
   // lists what each command prints).
   std::map<std::string, std::set<std::string>> values;
   for (const Flag& f : flags)
     for (const std::string& l : f.longs)
-      if (!(f.command == "relocate" && l == "output") && l != "format" && !describes_synthetic_data(f, l))
+      if (!((f.command == "relocate" || f.command == "report") && l == "output") && l != "format" &&
+          !describes_synthetic_data(f, l))
         values[l].insert(f.value);
   for (const auto& [l, v] : values) {
     INFO("--" << l);

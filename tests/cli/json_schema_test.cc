@@ -93,6 +93,11 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
   o.document("diff", run_cli({"diff", "--json", chain + "/chk-1", chain + "/chk-3"}), {1});
   o.lines("diff-line", run_cli({"diff", "--keys", "--format", "ndjson", rocks, other}), {1});
   o.document("gc", run_cli({"gc", "--json", chain, "--older-than", "0s"}));
+  for (const std::string& path : {chain, sample(), heap}) {
+    o.document("report", run_cli({"report", "--json", "-q", path}));
+    o.document("report", run_cli({"report", "--json", "-q", "--fast", path}));
+    o.document("advise", run_cli({"advise", "--json", "-q", "--tm-memory", "1m", path}));
+  }
   o.document("restore", run_cli({"restore", "--json", sample(), "--output", s / "restored"}));
   o.document("restore", run_cli({"restore", "--json", rocks, "--output", s / "restored-rocks", "--subtask", "1"}));
   o.document("convert", run_cli({"convert", "--json", sample(), "--to", "rocksdb", "--output", s / "converted"}));
@@ -195,6 +200,8 @@ TEST_CASE("inspect verify diff and the writers --json and dump lines validate ag
     // Snapshots whose values need the job's classes still print lines; some hold no entries.
     if (dump.status == 0 && !dump.out.empty()) o.lines("dump", dump);
     if (i > 0) o.document("diff", run_cli({"diff", "--json", snapshots[i - 1], dir}), {0, 1});
+    o.document("report", run_cli({"report", "--json", "-q", dir}));
+    o.document("advise", run_cli({"advise", "--json", "-q", "--tm-memory", "1g", dir}));
   }
   // The writers on a RocksDB savepoint and a heap one of Flink's.
   for (const std::string& name :

@@ -47,6 +47,11 @@ struct CKPT_API GenerateOptions {
   int32_t chain = 0;       // 0: one snapshot; N: chk-1..chk-N (RocksDB)
   double churn = 0.2;      // fraction of buckets rewritten per checkpoint of a chain
   int jobs = 1;            // subtasks written at once
+  // Planted skew: each of these key groups gets `hot_factor` times the keys of an average key
+  // group (keys/max_parallelism, at least 1), extra keys "user-<n>" with n >= keys whose hash
+  // falls there, so a skew report can be checked against a known answer.
+  std::vector<int32_t> hot_key_groups;
+  uint32_t hot_factor = 10;
   // Entries written, and key groups written of all operators' (parts, ckpt/progress.h).
   Progress* progress = nullptr;
 };

@@ -2,6 +2,8 @@
 // keys and values.
 #include "ops/generate/generate_model.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "state/keyed_state_codec.h"
@@ -110,6 +112,31 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
     std::string key = key_name(static_cast<uint32_t>(k));
     int32_t kg = key_group_for_hash(java_string_hash(key), o.max_parallelism);
     m.keys_by_group_[kg].push_back(static_cast<uint32_t>(k));
+  }
+  if (!o.hot_key_groups.empty()) {
+    const uint64_t average = std::max<uint64_t>(1, o.keys / static_cast<uint64_t>(o.max_parallelism));
+    const uint64_t target = average * o.hot_factor;
+    std::vector<bool> hot(static_cast<size_t>(o.max_parallelism), false);
+    for (int32_t kg : o.hot_key_groups) {
+      if (kg < 0 || kg >= o.max_parallelism)
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("hot key group {} is outside 0 .. {}", kg, o.max_parallelism - 1));
+      hot[static_cast<size_t>(kg)] = true;
+    }
+    if (o.hot_factor < 1 || target > (uint64_t{1} << 24))
+      return Error(ErrorCode::kInvalidArgument, "the hot factor must be 1 or more, and hot key groups 16M keys at most");
+    size_t missing = 0;
+    for (int32_t kg = 0; kg < o.max_parallelism; ++kg)
+      if (hot[static_cast<size_t>(kg)] && m.keys_by_group_[kg].size() < target) ++missing;
+    // Keys past `keys` land in each key group once in max_parallelism on average: the scan is
+    // bounded by what 2^32 indices give.
+    for (uint64_t k = o.keys; missing > 0 && k <= UINT32_MAX; ++k) {
+      int32_t kg = key_group_for_hash(java_string_hash(key_name(static_cast<uint32_t>(k))), o.max_parallelism);
+      auto& keys = m.keys_by_group_[kg];
+      if (!hot[static_cast<size_t>(kg)] || keys.size() >= target) continue;
+      keys.push_back(static_cast<uint32_t>(k));
+      if (keys.size() == target) --missing;
+    }
   }
   return m;
 }

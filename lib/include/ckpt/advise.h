@@ -1,0 +1,75 @@
+// ckpt/advise.h - which state backend and checkpoint settings suit a job, from its snapshots.
+//
+// advise() applies the rules of ckpt-advise(1) to a report (ckpt/report.h): each rule that has
+// the evidence it needs and finds something to change returns a recommendation with the
+// measured numbers and the Flink configuration keys to set; a rule without its evidence (no
+// --tm-memory, a single snapshot where a chain is needed) says nothing. Thresholds are in
+// AdviseThresholds, documented with their sources in the man page.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/export.h"
+#include "ckpt/report.h"
+
+namespace ckpt {
+
+struct CKPT_API AdviseThresholds {
+  // state-backend: heap state per slot above this share of the memory per slot -> RocksDB;
+  // RocksDB state per slot below `heap_share` of it -> the heap backend would do.
+  double rocksdb_share = 0.3;
+  double heap_share = 0.02;
+  // incremental: full checkpoints (no file shared with the one before) of at least this size.
+  int64_t incremental_min_bytes = int64_t{64} << 20;
+  // changelog: incremental checkpoints whose uploads average this share of the full size.
+  double changelog_churn = 0.5;
+  // local-recovery: a subtask with at least this much state.
+  int64_t local_recovery_bytes = int64_t{1} << 30;
+  // max-parallelism: parallelism above this share of the max parallelism.
+  double parallelism_share = 0.5;
+};
+
+struct CKPT_API AdviseOptions {
+  std::optional<int64_t> tm_memory;  // bytes of a TaskManager's memory (taskmanager.memory.process.size)
+  int32_t slots = 1;                 // taskmanager.numberOfTaskSlots
+  AdviseThresholds thresholds;
+};
+
+struct CKPT_API AdviceEvidence {
+  std::string name;
+  std::string value;  // as measured, human-readable ("1.2 GiB", "0.83")
+};
+
+struct CKPT_API AdviceSetting {
+  std::string key;    // a Flink configuration key
+  std::string value;  // the value to set
+};
+
+struct CKPT_API Advice {
+  std::string rule;  // "state-backend", "incremental", "changelog", "local-recovery", "unaligned", "max-parallelism"
+  std::string recommendation;
+  std::string operator_id;  // where the rule is about one operator; else ""
+  std::vector<AdviceEvidence> evidence;
+  std::vector<AdviceSetting> settings;
+};
+
+struct CKPT_API AdviseReport {
+  std::vector<Advice> advice;
+  // Rules that lacked their evidence, each with why ("state-backend: --tm-memory not given").
+  std::vector<std::string> silent;
+};
+
+CKPT_API AdviseReport advise(const Report& report, const AdviseOptions& options);
+
+// "512m", "4g", "1.5gb", "2048" (bytes); 1024-based. kInvalidArgument otherwise.
+CKPT_API Result<int64_t> parse_memory_size(const std::string& text);
+
+// The `ckpt.advise/1` document (ckpt-advise(1)).
+CKPT_API std::string advise_json(const Report& report, const AdviseReport& a);
+// The text: one paragraph per recommendation.
+CKPT_API std::string advise_text(const AdviseReport& a);
+
+}  // namespace ckpt

@@ -1,0 +1,263 @@
+// ops/report/report.cc - the numbers of ckpt-report(1): sizes from inspect, history from
+// diff_metadata between consecutive checkpoints, skew counted through the entry engine.
+#include "ckpt/report.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+#include "ckpt/diff.h"
+#include "ckpt/entries.h"
+#include "ops/gc/gc_snapshots.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Located {
+  std::string name;
+  SnapshotLocation where;
+};
+
+// The snapshots PATH stands for, oldest first: its `chk-*` directories, or PATH itself.
+Result<std::vector<Located>> locate(const std::string& path, bool* job_directory) {
+  std::error_code ec;
+  *job_directory = false;
+  if (fs::is_directory(path, ec) && !fs::exists(fs::path(path) / "_metadata", ec)) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<gc_detail::SnapshotDir> dirs, gc_detail::find_snapshots(path, false));
+    std::vector<Located> out;
+    for (auto& d : dirs)
+      if (d.name.starts_with("chk-")) out.push_back({d.name, SnapshotLocation{d.metadata_path, d.directory}});
+    if (out.empty())
+      return Error(ErrorCode::kNotFound, "a snapshot or a job directory holding chk-*/_metadata was expected, found neither")
+          .with_file(path);
+    *job_directory = true;
+    return out;
+  }
+  CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(path));
+  std::string name = fs::path(where.directory).lexically_normal().filename().string();
+  if (name.empty()) name = fs::path(where.directory).lexically_normal().parent_path().filename().string();
+  return std::vector<Located>{{name, where}};
+}
+
+ReportOperator operator_of(const OperatorSummary& op) {
+  ReportOperator r;
+  r.id = op.id;
+  r.uid = op.uid;
+  r.name = op.name;
+  r.parallelism = op.parallelism;
+  r.max_parallelism = op.max_parallelism;
+  r.kinds = op.kinds;
+  r.state_size = op.state_size;
+  r.checkpointed_size = op.checkpointed_size;
+  r.file_count = op.file_count;
+  for (const StateSummary& s : op.states) r.states.push_back({s.name, s.kind, s.keyed, s.value_type});
+  for (const SubtaskSummary& st : op.subtasks) {
+    ReportSubtask sub;
+    sub.index = st.index;
+    for (const HandleSummary& h : st.handles) {
+      sub.state_size += h.state_size;
+      if (h.slot == HandleSlot::kManagedKeyed && h.key_groups && !h.key_groups->empty()) sub.key_groups = *h.key_groups;
+    }
+    r.subtasks.push_back(sub);
+  }
+  return r;
+}
+
+// Bytes of one entry: what the job's serializers wrote where the layout keeps it, else the
+// decoded text (entries a change log changed).
+uint64_t entry_bytes(const Entry& e) {
+  if (e.has_raw) return e.raw_key.size() + e.raw_namespace.size() + e.raw_user_key.size() + e.raw_value.size();
+  uint64_t n = e.value.json().size();
+  if (e.key) n += e.key->json().size();
+  if (e.ns) n += e.ns->json().size();
+  if (e.user_key) n += e.user_key->json().size();
+  return n;
+}
+
+struct KeyGroupCounters {
+  std::vector<uint64_t> bytes, entries;
+  std::vector<int32_t> subtask;
+};
+
+Status count_entries(const SnapshotLocation& where, const ReportOptions& options, Report* r) {
+  EntryReaderOptions eo;
+  eo.remap = options.remap;
+  eo.jobs = options.jobs;
+  eo.progress = options.progress;
+  eo.raw_bytes = true;
+  eo.on_problem = [r](const Error& e) { r->problems.push_back(e.to_string()); };
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(where.metadata_path, eo));
+  std::unordered_map<std::string, size_t> op_index;
+  std::vector<std::unordered_map<std::string, size_t>> state_index(r->operators.size());
+  std::vector<KeyGroupCounters> groups(r->operators.size());
+  for (size_t i = 0; i < r->operators.size(); ++i) {
+    ReportOperator& op = r->operators[i];
+    op_index[op.id] = i;
+    for (size_t s = 0; s < op.states.size(); ++s) state_index[i][op.states[s].name] = s;
+    const size_t m = static_cast<size_t>(std::max(op.max_parallelism, 0));
+    groups[i].bytes.assign(m, 0);
+    groups[i].entries.assign(m, 0);
+    groups[i].subtask.assign(m, -1);
+  }
+  CKPT_RETURN_IF_ERROR(reader->for_each([&](const Entry& e) -> Status {
+    auto op = op_index.find(e.operator_id);
+    if (op == op_index.end()) return Status();
+    ReportOperator& o = r->operators[op->second];
+    const uint64_t n = entry_bytes(e);
+    ++r->entry_count;
+    auto st = state_index[op->second].find(e.state);
+    if (st == state_index[op->second].end()) {
+      // A state the proxies did not list (legacy timers found by counting): one more row.
+      state_index[op->second][e.state] = o.states.size();
+      o.states.push_back({e.state, e.kind == EntryKind::kTimer ? "TIMER" : "", e.kind != EntryKind::kOperator, ""});
+      st = state_index[op->second].find(e.state);
+    }
+    o.states[st->second].entry_count += 1;
+    o.states[st->second].bytes += n;
+    // Subtasks are listed by index, 0 .. parallelism - 1.
+    if (e.subtask >= 0 && static_cast<size_t>(e.subtask) < o.subtasks.size() &&
+        o.subtasks[static_cast<size_t>(e.subtask)].index == e.subtask) {
+      o.subtasks[static_cast<size_t>(e.subtask)].bytes += n;
+      o.subtasks[static_cast<size_t>(e.subtask)].entry_count += 1;
+    }
+    if (e.key_group && *e.key_group >= 0 && static_cast<size_t>(*e.key_group) < groups[op->second].bytes.size()) {
+      const size_t kg = static_cast<size_t>(*e.key_group);
+      groups[op->second].bytes[kg] += n;
+      groups[op->second].entries[kg] += 1;
+      groups[op->second].subtask[kg] = e.subtask;
+    }
+    return Status();
+  }));
+  for (size_t i = 0; i < r->operators.size(); ++i)
+    for (size_t kg = 0; kg < groups[i].bytes.size(); ++kg)
+      if (groups[i].entries[kg] > 0)
+        r->operators[i].key_groups.push_back(
+            {static_cast<int32_t>(kg), groups[i].subtask[kg], groups[i].bytes[kg], groups[i].entries[kg]});
+  return Status();
+}
+
+// --fast: each keyed subtask's declared bytes spread over its key groups.
+void estimate_key_groups(ReportOperator* op) {
+  for (ReportSubtask& sub : op->subtasks) {
+    sub.bytes = static_cast<uint64_t>(std::max<int64_t>(sub.state_size, 0));
+    if (sub.key_groups.empty()) continue;
+    const uint64_t each = sub.bytes / static_cast<uint64_t>(sub.key_groups.count);
+    for (int32_t kg = sub.key_groups.first; kg <= sub.key_groups.last(); ++kg)
+      op->key_groups.push_back({kg, sub.index, each, 0});
+  }
+  std::sort(op->key_groups.begin(), op->key_groups.end(),
+            [](const ReportKeyGroup& a, const ReportKeyGroup& b) { return a.key_group < b.key_group; });
+}
+
+void name_key_groups(ReportOperator* op, const ReportOptions& options, bool counted) {
+  std::vector<const ReportKeyGroup*> by_size;
+  for (const ReportKeyGroup& kg : op->key_groups)
+    if (kg.bytes > 0) by_size.push_back(&kg);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [](const ReportKeyGroup* a, const ReportKeyGroup* b) { return a->bytes > b->bytes; });
+  for (size_t i = 0; i < by_size.size() && i < options.largest_key_groups; ++i)
+    op->largest_key_groups.push_back(by_size[i]->key_group);
+  if (by_size.empty()) return;
+  std::vector<uint64_t> sizes;
+  for (const ReportKeyGroup* kg : by_size) sizes.push_back(kg->bytes);
+  std::nth_element(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2), sizes.end());
+  op->median_key_group_bytes = sizes[sizes.size() / 2];
+  if (!counted || by_size.size() < 8) return;
+  for (const ReportKeyGroup& kg : op->key_groups)
+    if (static_cast<double>(kg.bytes) > options.hot_factor * static_cast<double>(op->median_key_group_bytes))
+      op->hot_key_groups.push_back(kg.key_group);
+}
+
+ReportCheckpoint checkpoint_of(const std::string& name, const InspectReport& in) {
+  ReportCheckpoint c;
+  c.name = name;
+  c.checkpoint_id = in.checkpoint_id;
+  c.state_size = in.state_size;
+  c.checkpointed_size = in.checkpointed_size;
+  c.file_count = in.files.size();
+  for (const OperatorSummary& op : in.operators) c.operator_sizes.emplace_back(op.id, op.state_size);
+  return c;
+}
+
+}  // namespace
+
+Result<Report> build_report(const std::string& path, const ReportOptions& options) {
+  Report r;
+  r.path = path;
+  CKPT_ASSIGN_OR_RETURN(std::vector<Located> snapshots, locate(path, &r.job_directory));
+  InspectOptions light;
+  light.remap = options.remap;
+  light.states = false;
+  // History: one decoded `_metadata` at a time besides the one before it.
+  std::optional<Metadata> previous;
+  SnapshotLocation previous_where;
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    const Located& s = snapshots[i];
+    CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(s.where.metadata_path));
+    const bool newest = i + 1 == snapshots.size();
+    InspectOptions io = light;
+    io.states = newest;
+    CKPT_ASSIGN_OR_RETURN(InspectReport in, inspect_metadata(m, s.where, io));
+    ReportCheckpoint c = checkpoint_of(s.name, in);
+    if (previous) {
+      DiffReport d = diff_metadata(*previous, previous_where, m, s.where);
+      c.files_added = d.files_added.size();
+      c.files_shared = d.files_shared.size();
+      c.files_dropped = d.files_removed.size();
+      c.added_bytes = d.b_incremental_bytes;
+      for (const DiffFile& f : d.files_removed) c.dropped_bytes += std::max<int64_t>(f.size, 0);
+    } else {
+      c.files_added = c.file_count;
+      for (const ReferencedFile& f : in.files) c.added_bytes += std::max<int64_t>(f.size, 0);
+    }
+    r.history.push_back(std::move(c));
+    if (newest) r.inspect = std::move(in);
+    previous = std::move(m);
+    previous_where = s.where;
+  }
+  const InspectReport& in = r.inspect;
+  r.snapshot = in.metadata_path;
+  r.checkpoint_id = in.checkpoint_id;
+  r.snapshot_kind = snapshot_kind_name(in.kind);
+  r.state_size = in.state_size;
+  r.checkpointed_size = in.checkpointed_size;
+  r.file_count = in.files.size();
+  r.missing_file_count = in.missing_files;
+  for (const OperatorSummary& op : in.operators) {
+    r.operators.push_back(operator_of(op));
+    for (const SubtaskSummary& st : op.subtasks)
+      for (const HandleSummary& h : st.handles)
+        if (h.slot == HandleSlot::kInputChannel || h.slot == HandleSlot::kResultSubpartition) {
+          ++r.channel_state_handles;
+          r.channel_state_bytes += h.state_size;
+        }
+  }
+  if (!options.fast) {
+    CKPT_RETURN_IF_ERROR(count_entries(snapshots.back().where, options, &r));
+    r.counted = true;
+  } else {
+    for (ReportOperator& op : r.operators) estimate_key_groups(&op);
+  }
+  for (ReportOperator& op : r.operators) name_key_groups(&op, options, r.counted);
+  if (r.history.size() >= 2) {
+    const ReportCheckpoint& first = r.history.front();
+    const ReportCheckpoint& last = r.history.back();
+    int64_t best = 0;  // an operator that only shrank grew least, not most: none is named
+    for (const auto& [id, size] : last.operator_sizes) {
+      ReportGrowth g{id, 0, size};
+      for (const auto& [fid, fsize] : first.operator_sizes)
+        if (fid == id) g.first_state_size = fsize;
+      if (g.growth_bytes() > best) {
+        best = g.growth_bytes();
+        r.most_grown = id;
+      }
+      r.growth.push_back(g);
+    }
+  }
+  return r;
+}
+
+}  // namespace ckpt

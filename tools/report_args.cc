@@ -1,0 +1,47 @@
+// tools/report_args.cc - the options and the run ckpt report and ckpt advise share.
+#include "report_args.h"
+
+#include "remap_arg.h"
+
+namespace ckpt::cli {
+
+void add_report_run_options(CLI::App& sub, ReportRunArgs* a) {
+  sub.add_option("--tm-memory", a->tm_memory, "A TaskManager's memory (512m, 4g), for the state backend rule")
+      ->type_name("SIZE");
+  sub.add_option("--slots", a->slots, "Task slots per TaskManager (default 1)")->type_name("N")->check(CLI::Range(1, 4096));
+  sub.add_flag("--fast", a->fast, "Estimate skew from handle sizes instead of counting every entry");
+  sub.add_option("-j,--jobs", a->jobs, "Count N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  add_remap_option(sub, &a->remap);
+  add_progress_options(sub, &a->progress);
+}
+
+std::optional<ReportAndAdvice> build_report_and_advice(Io& io, const std::string& path, const ReportRunArgs& a,
+                                                       Progress* progress) {
+  AdviseOptions ao;
+  ao.slots = a.slots;
+  if (!a.tm_memory.empty()) {
+    Result<int64_t> m = parse_memory_size(a.tm_memory);
+    if (!m.ok()) {
+      report_error(io, Error(m.error().code, "--tm-memory: " + m.error().message));
+      return std::nullopt;
+    }
+    ao.tm_memory = *m;
+  }
+  std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a.remap, "--remap", {path});
+  if (!remap) return std::nullopt;
+  ReportOptions ro;
+  ro.fast = a.fast;
+  ro.jobs = a.jobs;
+  ro.remap = std::move(*remap);
+  ro.progress = progress;
+  Result<Report> r = build_report(path, ro);
+  if (!r.ok()) {
+    report_error(io, r.error());
+    return std::nullopt;
+  }
+  ReportAndAdvice out{std::move(*r), {}};
+  out.advice = advise(out.report, ao);
+  return out;
+}
+
+}  // namespace ckpt::cli
