@@ -256,15 +256,32 @@ class Staging {
   std::vector<std::pair<std::string, int64_t>> times_;
 };
 
+// Whether args[i] is a URI prefix that only names files (`--remap s3://bucket/flink=DIR`,
+// `--map s3://old=s3://new`): those are rewritten by the command itself and never fetched.
+bool mapping_value(const std::vector<std::string>& args, size_t i) {
+  const std::string& a = args[i];
+  if (a.rfind("--remap=", 0) == 0 || a.rfind("--map=", 0) == 0) return true;
+  return i > 0 && (args[i - 1] == "--remap" || args[i - 1] == "--map");
+}
+
+// An s3:// path to stage: a positional or an option's value (`--output s3://..` or
+// `--output=s3://..`), never a mapping.
+bool names_object(const std::vector<std::string>& args, size_t i) {
+  if (mapping_value(args, i)) return false;
+  const std::string& a = args[i];
+  if (is_object_store_uri(a)) return true;
+  size_t eq = a.find('=');
+  return a.rfind("--", 0) == 0 && eq != std::string::npos && is_object_store_uri(std::string_view(a).substr(eq + 1));
+}
+
 }  // namespace
 
 bool uses_object_store(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a == "--") break;
     std::string name = a.substr(0, a.find('='));
-    if (is_object_store_uri(a) || valued_options().count(name) || flag_options().count(a)) return true;
-    size_t eq = a.find('=');
-    if (eq != std::string::npos && is_object_store_uri(std::string_view(a).substr(eq + 1))) return true;
+    if (names_object(args, i) || valued_options().count(name) || flag_options().count(a)) return true;
   }
   return false;
 }
@@ -277,9 +294,7 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
     return kExitError;
   }
   bool any_uri = false;
-  for (const std::string& a : p.rest)
-    any_uri |=
-        is_object_store_uri(a) || (a.find('=') != std::string::npos && is_object_store_uri(a.substr(a.find('=') + 1)));
+  for (size_t i = 0; i < p.rest.size(); ++i) any_uri |= names_object(p.rest, i);
   if (!any_uri) return local(p.rest, io);
   auto store = ObjectStore::open(p.options);
   if (!store) return report_error(io, store.error());
@@ -312,7 +327,7 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
       prefix = "--output=";
       a = a.substr(prefix.size());
     }
-    if (!is_object_store_uri(a)) {
+    if (!is_object_store_uri(a) || mapping_value(p.rest, i)) {
       rewritten.push_back(p.rest[i]);
       continue;
     }

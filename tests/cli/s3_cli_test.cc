@@ -153,3 +153,23 @@ TEST_CASE("s3 commands give up on a failing store with exit 2 naming the URI", "
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--connections") != std::string::npos);
 }
+
+TEST_CASE("an s3 prefix given to --remap or --map is a mapping and nothing is fetched", "[cli][s3]") {
+  // `verify chk-42 --remap s3://bucket/flink=local-copy` reads a downloaded copy: no store is
+  // contacted (no credentials are set here, so any request would fail) and the output is the
+  // disk run's.
+  ckpt::test::ScratchDir s;
+  const std::string sample = ckpt::test::source_dir() + "/testdata/sample-savepoint";
+  auto plain = ckpt::test::run_cli({"verify", sample});
+  auto remapped = ckpt::test::run_cli({"verify", sample, "--remap", "s3://bucket/flink=" + (s / "copy")});
+  INFO(remapped.err);
+  CHECK(remapped.status == plain.status);
+  CHECK(remapped.out == plain.out);
+  auto eq = ckpt::test::run_cli({"verify", sample, "--remap=s3a://bucket/flink=" + (s / "copy")});
+  CHECK(eq.status == plain.status);
+  auto relocated =
+      ckpt::test::run_cli({"relocate", sample, "-o", s / "m", "--map", "s3://nowhere=/x", "--map", "s3://a=s3://b"});
+  INFO(relocated.err);
+  CHECK(relocated.status == 0);
+  CHECK(relocated.err.find("credentials") == std::string::npos);
+}
