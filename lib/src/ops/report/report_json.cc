@@ -17,6 +17,13 @@ void count_or_null(JsonWriter& w, bool counted, uint64_t n) {
   else w.null();
 }
 
+void number_or_null(JsonWriter& w, const std::optional<int64_t>& n) {
+  if (n)
+    w.value(*n);
+  else
+    w.null();
+}
+
 // A TTL state's last accesses, and its expired values where it has a TTL; null for other states.
 void write_ttl(JsonWriter& w, const ReportState& s, bool counted) {
   if (!s.ttl_state) {
@@ -25,18 +32,12 @@ void write_ttl(JsonWriter& w, const ReportState& s, bool counted) {
   }
   w.begin_object();
   w.key("ttl_ms");
-  if (s.ttl)
-    w.value(*s.ttl);
-  else
-    w.null();
+  number_or_null(w, s.ttl);
   w.key("value_count");
   count_or_null(w, counted, s.ttl_values);
   for (auto [name, t] : {std::pair{"oldest_access", s.oldest_access}, std::pair{"newest_access", s.newest_access}}) {
     w.key(name);
-    if (counted && s.ttl_values > 0)
-      w.value(t);
-    else
-      w.null();
+    number_or_null(w, counted && s.ttl_values > 0 ? std::optional<int64_t>(t) : std::nullopt);
   }
   w.key("expired_count");
   count_or_null(w, counted && s.ttl && s.ttl_values > 0, s.expired);
@@ -164,10 +165,7 @@ std::string report_json(const Report& r, const std::string& advice_json) {
   w.member("bytes", r.channel_state_bytes);
   w.end_object();
   w.key("ttl_now");
-  if (r.ttl_now)
-    w.value(*r.ttl_now);
-  else
-    w.null();
+  number_or_null(w, r.ttl_now);
   w.member("ttl_now_given", r.ttl_now_given);
   w.key("operators");
   w.begin_array();
