@@ -156,8 +156,9 @@ TEST_CASE("advise unaligned: silent without channel state", "[ops]") {
   CHECK(silent_about(a, "unaligned"));
 }
 
-TEST_CASE("advise state-backend: whole values of 16 KiB read per RocksDB access -> heap; map values or small ones not",
-          "[ops]") {
+TEST_CASE(
+    "advise state-backend: whole values of 16 KiB read per RocksDB access -> heap but map values or small ones not",
+    "[ops]") {
   // About 2 MiB per slot against 32 MiB: between the shares that decide on size alone.
   ckpt::test::ScratchDir s;
   ckpt::GenerateOptions big = gen(s / "big", 200), small = gen(s / "small", 30000), map = gen(s / "map", 100);
@@ -188,7 +189,7 @@ TEST_CASE("advise state-backend: whole values of 16 KiB read per RocksDB access 
   CHECK_FALSE(rule(ckpt::advise(*f, mem), "state-backend"));
 }
 
-TEST_CASE("advise sst-growth: a chain whose SST count grows -> more compaction threads; a steady one not", "[ops]") {
+TEST_CASE("advise sst-growth: a chain whose SST count grows -> more compaction threads but a steady one not", "[ops]") {
   ckpt::test::ScratchDir s;
   ckpt::GenerateOptions growing = gen(s / "growing"), steady = gen(s / "steady");
   growing.chain = steady.chain = 5;
@@ -254,7 +255,7 @@ const ckpt::ReportState& state_of(const ckpt::Report& r, const std::string& name
 
 }  // namespace
 
-TEST_CASE("advise ttl: TTL states with many expired values -> cleanup; none expired, no TTL or --fast: nothing",
+TEST_CASE("advise ttl: TTL states with many expired values -> cleanup but none expired or no TTL or --fast -> nothing",
           "[ops]") {
   ckpt::test::ScratchDir s;
   ckpt::GenerateOptions o = gen(s / "ttl", 3000);
