@@ -68,7 +68,7 @@ Runner setup_generate(CLI::App& sub) {
       ->type_name("BYTES")
       ->check(CLI::Range(uint64_t{1} << 10, uint64_t{1} << 40));
   sub.add_flag("--fragment-ssts", o.fragment_ssts, "Chain: each rewrite splits a bucket's SST files in two");
-  sub.add_option("--ttl", a->ttl, "TTL states: last-access times spread over SPAN before 2026-01-01T00:00:00Z")
+  sub.add_option("--ttl-span", a->ttl, "TTL states: last-access times spread over SPAN before 2026-01-01T00:00:00Z")
       ->type_name("SPAN");
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--force", o.force, "Replace an existing output directory");
@@ -81,7 +81,7 @@ Runner setup_generate(CLI::App& sub) {
     options.backend = *backend;
     if (!a->ttl.empty()) {
       Result<int64_t> span = parse_ttl_duration(a->ttl);
-      if (!span.ok()) return report_error(io, Error(span.error().code, "--ttl: " + span.error().message));
+      if (!span.ok()) return report_error(io, Error(span.error().code, "--ttl-span: " + span.error().message));
       options.ttl_span = *span;
     }
     options.states.clear();
