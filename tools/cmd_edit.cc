@@ -12,6 +12,7 @@
 #include "json_output.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
+#include "ttl_args.h"
 
 namespace ckpt::cli {
 
@@ -41,17 +42,6 @@ struct EditArgs {
   bool json = false;
 };
 
-// "LEFT<sep>RIGHT" split at the first `sep`, both sides non-empty; else an error naming `flag`.
-std::optional<std::pair<std::string, std::string>> split_or_report(Io& io, const std::string& spec, char sep,
-                                                                   const char* flag, const char* shape) {
-  size_t at = spec.find(sep);
-  if (at == std::string::npos || at == 0 || at + 1 == spec.size()) {
-    print_error(io, fmt::format("{}: '{}' is not {}", flag, spec, shape));
-    return std::nullopt;
-  }
-  return std::make_pair(spec.substr(0, at), spec.substr(at + 1));
-}
-
 bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const char* flag, const char* shape,
                std::vector<std::pair<std::string, std::string>>* out) {
   for (const std::string& spec : specs) {
@@ -60,28 +50,6 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
     out->push_back(std::move(*pair));
   }
   return true;
-}
-
-// Milliseconds since the epoch, given as such or as YYYY-MM-DDTHH:MM:SS[.mmm]Z (UTC).
-std::optional<int64_t> parse_timestamp_ms(const std::string& text) {
-  if (!text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), ::isdigit)) return std::stoll(text);
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0, used = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &used) != 6) return std::nullopt;
-  std::string rest = text.substr(static_cast<size_t>(used));
-  if (rest.size() == 5 && rest[0] == '.' && rest[4] == 'Z' && std::isdigit(rest[1]) && std::isdigit(rest[2]) &&
-      std::isdigit(rest[3]))
-    ms = std::stoi(rest.substr(1, 3));
-  else if (rest != "Z")
-    return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
-  // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-  const int yy = y - (mo <= 2);
-  const int era = (yy >= 0 ? yy : yy - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
-  const unsigned doy = (153 * static_cast<unsigned>(mo + (mo > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(d) - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
-  return ((days * 24 + h) * 60 + mi) * 60'000 + s * 1000LL + ms;
 }
 
 std::string describe(const EditChange& c) {
@@ -200,23 +168,8 @@ Runner setup_edit(CLI::App& sub) {
       print_error(io, "--parallelism needs --max-parallelism (give the current one to keep it)");
       return kExitError;
     }
-    for (const std::string& spec : a->expire) {
-      auto pair = split_or_report(io, spec, '=', "--expire", "STATE=DURATION");
-      if (!pair) return kExitError;
-      Result<int64_t> ms = parse_ttl_duration(pair->second);
-      if (!ms.ok()) {
-        print_error(io, "--expire: " + ms.error().message);
-        return kExitError;
-      }
-      options.expire.emplace_back(pair->first, *ms);
-    }
-    if (!a->now.empty()) {
-      options.now = parse_timestamp_ms(a->now);
-      if (!options.now) {
-        print_error(io, fmt::format("--now: '{}' is not ms since the epoch or YYYY-MM-DDTHH:MM:SS[.mmm]Z", a->now));
-        return kExitError;
-      }
-    }
+    if (!parse_state_ttls(io, a->expire, "--expire", &options.expire) || !parse_now(io, a->now, &options.now))
+      return kExitError;
     if ((!options.expire.empty() || !a->plan.empty()) && !options.now) {
       print_error(io, fmt::format("{} needs --now (the time Flink would measure the TTL from)",
                                   a->plan.empty() ? "--expire" : "--plan"));

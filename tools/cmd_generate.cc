@@ -4,10 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/edit.h"
 #include "ckpt/generate.h"
 #include "command.h"
-#include "progress_meter.h"
 #include "json_output.h"
+#include "progress_meter.h"
 
 namespace ckpt::cli {
 
@@ -16,6 +17,7 @@ struct GenerateArgs {
   GenerateOptions options;
   std::string backend = "rocksdb";
   std::string states = "value";
+  std::string ttl;
   ProgressMode progress = ProgressMode::kAuto;
   bool json = false;
 };
@@ -62,6 +64,12 @@ Runner setup_generate(CLI::App& sub) {
       ->type_name("F")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  sub.add_option("--sst-size", o.sst_bytes, "RocksDB: close a state's SST file at this many bytes (default 64 MiB)")
+      ->type_name("BYTES")
+      ->check(CLI::Range(uint64_t{1} << 10, uint64_t{1} << 40));
+  sub.add_flag("--fragment-ssts", o.fragment_ssts, "Chain: each rewrite splits a bucket's SST files in two");
+  sub.add_option("--ttl-span", a->ttl, "TTL states: last-access times spread over SPAN before 2026-01-01T00:00:00Z")
+      ->type_name("SPAN");
   sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
   sub.add_flag("--force", o.force, "Replace an existing output directory");
   add_progress_options(sub, &a->progress);
@@ -71,6 +79,11 @@ Runner setup_generate(CLI::App& sub) {
     Result<GenerateBackend> backend = parse_generate_backend(a->backend);
     if (!backend.ok()) return report_error(io, backend.error());
     options.backend = *backend;
+    if (!a->ttl.empty()) {
+      Result<int64_t> span = parse_ttl_duration(a->ttl);
+      if (!span.ok()) return report_error(io, Error(span.error().code, "--ttl-span: " + span.error().message));
+      options.ttl_span = *span;
+    }
     options.states.clear();
     std::stringstream ss(a->states);
     for (std::string s; std::getline(ss, s, ',');)

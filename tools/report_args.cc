@@ -2,6 +2,7 @@
 #include "report_args.h"
 
 #include "remap_arg.h"
+#include "ttl_args.h"
 
 namespace ckpt::cli {
 
@@ -9,8 +10,15 @@ void add_report_run_options(CLI::App& sub, ReportRunArgs* a) {
   sub.add_option("--tm-memory", a->tm_memory, "A TaskManager's memory (512m, 4g), for the state backend rule")
       ->type_name("SIZE");
   sub.add_option("--slots", a->slots, "Task slots per TaskManager (default 1)")->type_name("N")->check(CLI::Range(1, 4096));
-  sub.add_flag("--fast", a->fast, "Estimate skew from handle sizes instead of counting every entry");
+  sub.add_flag("--fast", a->fast,
+               "Estimate skew from key-group offsets and SST key ranges instead of counting entries");
   sub.add_option("-j,--jobs", a->jobs, "Count N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  sub.add_option("--ttl", a->ttls, "The time-to-live of TTL state STATE, for the ttl rule (repeatable)")
+      ->type_name("STATE=DURATION");
+  sub.add_option("--plan", a->plan, "A compiled SQL plan of the job: its nodes' state TTLs, for the ttl rule")
+      ->type_name("FILE");
+  sub.add_option("--now", a->now, "The time TTLs are measured at (default: the newest last access in the snapshot)")
+      ->type_name("TIMESTAMP");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
 }
@@ -34,6 +42,8 @@ std::optional<ReportAndAdvice> build_report_and_advice(Io& io, const std::string
   ro.jobs = a.jobs;
   ro.remap = std::move(*remap);
   ro.progress = progress;
+  ro.plan = a.plan;
+  if (!parse_state_ttls(io, a.ttls, "--ttl", &ro.ttls) || !parse_now(io, a.now, &ro.now)) return std::nullopt;
   Result<Report> r = build_report(path, ro);
   if (!r.ok()) {
     report_error(io, r.error());

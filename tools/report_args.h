@@ -21,10 +21,13 @@ struct ReportRunArgs {
   bool fast = false;
   int jobs = 1;
   std::vector<std::string> remap;
+  std::vector<std::string> ttls;  // STATE=DURATION
+  std::string plan;
+  std::string now;
   ProgressMode progress = ProgressMode::kAuto;
 };
 
-// --tm-memory, --slots, --fast, --jobs, --remap, --progress, -q.
+// --tm-memory, --slots, --fast, --jobs, --ttl, --plan, --now, --remap, --progress, -q.
 void add_report_run_options(CLI::App& sub, ReportRunArgs* a);
 
 struct ReportAndAdvice {

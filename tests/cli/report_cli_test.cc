@@ -77,6 +77,46 @@ TEST_CASE("report names exactly the key groups generate planted hot", "[cli]") {
   CHECK(fast["operators"][0]["key_groups"].size() == 128);
 }
 
+TEST_CASE("report --fast names hot key groups only where offsets or SST key ranges prove them", "[cli]") {
+  // Heap streams store every key group's offset: exact sizes, the planted groups named. RocksDB
+  // files of 4 KiB hold a few key groups each, so a hot group (40 times the keys) fills files of
+  // its own; 64 MiB files span a subtask's key groups and prove nothing, so nothing is named.
+  ckpt::test::ScratchDir s;
+  const std::vector<std::string> common = {"--keys",           "20000",    "--parallelism", "2",
+                                           "--hot-key-groups", "5,77,100", "--hot-factor",  "40"};
+  auto generate = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> a = {"generate", "-q", "--output", out};
+    a.insert(a.end(), common.begin(), common.end());
+    a.insert(a.end(), extra.begin(), extra.end());
+    run_cli_ok(a);
+  };
+  generate(s / "heap", {"--backend", "heap"});
+  generate(s / "small", {"--sst-size", "4096"});
+  generate(s / "large", {});
+  for (const char* name : {"heap", "small"}) {
+    INFO(name);
+    json r = report_of({"--fast", s / name});
+    CHECK(r["skew_method"] == "estimated");
+    const json& op = r["operators"][0];
+    CHECK(hot_of(op) == std::vector<int>{5, 77, 100});
+    std::set<int> top3;
+    for (size_t i = 0; i < 3; ++i) top3.insert(op["largest_key_groups"][i].get<int>());
+    CHECK(top3 == std::set<int>{5, 77, 100});
+    // The estimate keeps each subtask's declared bytes.
+    for (const json& sub : op["subtasks"]) {
+      uint64_t sum = 0;
+      for (const json& kg : op["key_groups"])
+        if (kg["subtask"] == sub["index"]) sum += kg["bytes"].get<uint64_t>();
+      CHECK(sum + 128 >= sub["state_size"].get<uint64_t>());
+      CHECK(sum <= sub["state_size"].get<uint64_t>() + 128);
+    }
+  }
+  json large = report_of({"--fast", s / "large"});
+  CHECK(hot_of(large["operators"][0]).empty());
+  // Counting still names them in every layout.
+  CHECK(hot_of(report_of({s / "large"})["operators"][0]) == std::vector<int>{5, 77, 100});
+}
+
 TEST_CASE("report's numbers equal inspect's and diff's on a generated chain and the sample savepoint", "[cli]") {
   ckpt::test::ScratchDir s;
   const std::string chain = s / "chain";

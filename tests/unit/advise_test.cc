@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ckpt/advise.h"
+#include "ckpt/entries.h"
 #include "ckpt/generate.h"
 #include "ckpt/report.h"
 #include "testlib/test_support.h"
@@ -72,7 +74,7 @@ TEST_CASE("advise state-backend: heap state too large for a slot -> RocksDB and 
   const std::optional<ckpt::Advice> a = rule(ckpt::advise(h, memory(int64_t{1} << 20, 4)), "state-backend");
   REQUIRE(a);
   CHECK(sets(a, "state.backend.type", "rocksdb"));
-  CHECK(a->evidence.size() == 4);
+  CHECK(a->evidence.size() == 5);  // with the largest mean entry a RocksDB access would read whole
   CHECK_FALSE(rule(ckpt::advise(h, memory(int64_t{1} << 30)), "state-backend"));
   CHECK(sets(rule(ckpt::advise(r, memory(int64_t{4} << 30)), "state-backend"), "state.backend.type", "hashmap"));
   CHECK_FALSE(rule(ckpt::advise(r, memory(int64_t{1} << 20)), "state-backend"));
@@ -152,6 +154,169 @@ TEST_CASE("advise unaligned: silent without channel state", "[ops]") {
   ckpt::AdviseReport a = ckpt::advise(report_of(s / "snap"), {});
   CHECK_FALSE(rule(a, "unaligned"));
   CHECK(silent_about(a, "unaligned"));
+}
+
+TEST_CASE(
+    "advise state-backend: whole values of 16 KiB read per RocksDB access -> heap but map values or small ones not",
+    "[ops]") {
+  // About 2 MiB per slot against 32 MiB: between the shares that decide on size alone.
+  ckpt::test::ScratchDir s;
+  ckpt::GenerateOptions big = gen(s / "big", 200), small = gen(s / "small", 30000), map = gen(s / "map", 100);
+  big.value_size = map.value_size = 20000;
+  map.states = {"map"};
+  generate(big);
+  generate(small);
+  generate(map);
+  const ckpt::AdviseOptions mem = memory(int64_t{32} << 20);
+  const ckpt::Report b = report_of(s / "big");
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(b, mem), "state-backend");
+  REQUIRE(a);
+  CHECK(sets(a, "state.backend.type", "hashmap"));
+  CHECK(a->operator_id == b.operators[0].id);
+  CHECK(a->recommendation.find("'value-state'") != std::string::npos);
+  CHECK(std::any_of(a->evidence.begin(), a->evidence.end(), [](const ckpt::AdviceEvidence& e) {
+    return e.name == "largest mean entry read whole per access" && e.value.find("VALUE") != std::string::npos;
+  }));
+  CHECK_FALSE(rule(ckpt::advise(report_of(s / "small"), mem), "state-backend"));
+  CHECK_FALSE(rule(ckpt::advise(report_of(s / "map"), mem), "state-backend"));  // read one entry at a time
+  // Too large for the heap: size decides, whatever the values.
+  CHECK_FALSE(rule(ckpt::advise(b, memory(int64_t{4} << 20)), "state-backend"));
+  // --fast counts no value: the rule decides on size alone, and the size is in between.
+  ckpt::ReportOptions fast;
+  fast.fast = true;
+  ckpt::Result<ckpt::Report> f = ckpt::build_report(s / "big", fast);
+  REQUIRE(f.ok());
+  CHECK_FALSE(rule(ckpt::advise(*f, mem), "state-backend"));
+}
+
+TEST_CASE("advise sst-growth: a chain whose SST count grows -> more compaction threads but a steady one not", "[ops]") {
+  ckpt::test::ScratchDir s;
+  ckpt::GenerateOptions growing = gen(s / "growing"), steady = gen(s / "steady");
+  growing.chain = steady.chain = 5;
+  growing.churn = steady.churn = 0.5;
+  growing.fragment_ssts = true;
+  generate(growing);
+  generate(steady);
+  const ckpt::Report g = report_of(s / "growing"), st = report_of(s / "steady");
+  REQUIRE(g.history.size() == 5);
+  CHECK(g.history.front().sst_count == 8);  // 2 subtasks x 4 buckets x 1 state
+  CHECK(g.history.back().sst_count >= 12);
+  for (const ckpt::ReportCheckpoint& c : st.history) CHECK(c.sst_count == 8);
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(g, {}), "sst-growth");
+  REQUIRE(a);
+  CHECK(sets(a, "state.backend.rocksdb.thread.num", "4"));
+  CHECK(std::any_of(a->evidence.begin(), a->evidence.end(), [&](const ckpt::AdviceEvidence& e) {
+    return e.name == "SST files, first to last" && e.value == "8 -> " + std::to_string(g.history.back().sst_count);
+  }));
+  CHECK_FALSE(rule(ckpt::advise(st, {}), "sst-growth"));
+  // Two checkpoints are too few to call a trend.
+  ckpt::AdviseReport one = ckpt::advise(report_of(s / "growing/chk-5"), {});
+  CHECK_FALSE(rule(one, "sst-growth"));
+  CHECK(silent_about(one, "sst-growth"));
+}
+
+namespace {
+
+// Per state, the TtlValues of `path` whose last access + ttl <= now, read through the entry
+// engine independently of the report (the oracle); and the newest last access.
+std::map<std::string, uint64_t> expired_by_state(const std::string& path, const std::map<std::string, int64_t>& ttls,
+                                                 std::optional<int64_t> now, int64_t* newest) {
+  auto reader = ckpt::EntryReader::open(path);
+  REQUIRE(reader.ok());
+  std::vector<std::pair<std::string, int64_t>> seen;
+  *newest = 0;
+  REQUIRE((*reader)
+              ->for_each([&](const ckpt::Entry& e) -> ckpt::Status {
+                std::vector<const ckpt::Value*> values;
+                if (e.value.kind() == ckpt::Value::Kind::kArray)
+                  for (const ckpt::Value& v : e.value.elements()) values.push_back(&v);
+                else
+                  values.push_back(&e.value);
+                for (const ckpt::Value* v : values)
+                  if (const ckpt::Value* ts = v->find("ttl_ts")) {
+                    seen.emplace_back(e.state, ts->as_int());
+                    *newest = std::max(*newest, ts->as_int());
+                  }
+                return ckpt::Status();
+              })
+              .ok());
+  std::map<std::string, uint64_t> out;
+  for (const auto& [state, ts] : seen)
+    if (auto t = ttls.find(state); t != ttls.end() && ts + t->second <= now.value_or(*newest)) ++out[state];
+  return out;
+}
+
+const ckpt::ReportState& state_of(const ckpt::Report& r, const std::string& name) {
+  for (const ckpt::ReportState& s : r.operators.at(0).states)
+    if (s.name == name) return s;
+  FAIL("no state " << name);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("advise ttl: TTL states with many expired values -> cleanup but none expired or no TTL or --fast -> nothing",
+          "[ops]") {
+  ckpt::test::ScratchDir s;
+  ckpt::GenerateOptions o = gen(s / "ttl", 3000);
+  o.states = {"value", "list", "map"};
+  o.ttl_span = 86'400'000;  // last accesses over one day
+  generate(o);
+  const std::map<std::string, int64_t> ttls = {
+      {"value-state", 43'200'000}, {"list-state", 64'800'000}, {"map-state", 2 * 86'400'000LL}};
+  ckpt::ReportOptions ro;
+  ro.ttls.assign(ttls.begin(), ttls.end());
+  ckpt::Result<ckpt::Report> r = ckpt::build_report(s / "ttl", ro);
+  REQUIRE(r.ok());
+  int64_t newest = 0;
+  const std::map<std::string, uint64_t> expect = expired_by_state(s / "ttl", ttls, std::nullopt, &newest);
+  REQUIRE(r->ttl_now == newest);  // no --now: the newest last access
+  CHECK_FALSE(r->ttl_now_given);
+  CHECK(newest <= o.ttl_newest);
+  CHECK(newest > o.ttl_newest - 60'000);
+  for (const char* name : {"value-state", "list-state", "map-state"}) {
+    INFO(name);
+    const ckpt::ReportState& st = state_of(*r, name);
+    CHECK(st.ttl_state);
+    CHECK(st.ttl == ttls.at(name));
+    CHECK(st.expired == (expect.count(name) ? expect.at(name) : 0));
+    CHECK(st.newest_access <= newest);
+    CHECK(st.oldest_access >= o.ttl_newest - o.ttl_span);
+  }
+  CHECK(state_of(*r, "value-state").expired > state_of(*r, "value-state").ttl_values / 3);  // about half
+  CHECK(state_of(*r, "list-state").expired > 0);
+  CHECK(state_of(*r, "map-state").expired == 0);  // a TTL longer than the span
+  ckpt::AdviseReport a = ckpt::advise(*r, {});
+  std::vector<std::string> advised;
+  for (const ckpt::Advice& x : a.advice)
+    if (x.rule == "ttl") advised.push_back(x.evidence.at(0).value);
+  CHECK(advised == std::vector<std::string>{"value-state", "list-state"});
+  REQUIRE(rule(a, "ttl"));
+  CHECK(rule(a, "ttl")->recommendation.find("ckpt edit --expire value-state=43200000ms --now " +
+                                            std::to_string(newest)) != std::string::npos);
+
+  // --now in the past of every access: nothing expired, nothing said.
+  ro.now = o.ttl_newest - o.ttl_span - 1;
+  ckpt::Result<ckpt::Report> early = ckpt::build_report(s / "ttl", ro);
+  REQUIRE(early.ok());
+  CHECK(early->ttl_now_given);
+  CHECK(state_of(*early, "value-state").expired == 0);
+  CHECK_FALSE(rule(ckpt::advise(*early, {}), "ttl"));
+  // Without a TTL, with --fast, or on a snapshot without TTL states the rule is silent.
+  ckpt::AdviseReport no_ttl = ckpt::advise(report_of(s / "ttl"), {});
+  CHECK_FALSE(rule(no_ttl, "ttl"));
+  CHECK(silent_about(no_ttl, "ttl: no TTL given"));
+  ckpt::ReportOptions fast = ro;
+  fast.fast = true;
+  ckpt::Result<ckpt::Report> f = ckpt::build_report(s / "ttl", fast);
+  REQUIRE(f.ok());
+  CHECK(silent_about(ckpt::advise(*f, {}), "ttl: --fast"));
+  generate(gen(s / "plain"));
+  CHECK(silent_about(ckpt::advise(report_of(s / "plain"), {}), "ttl: no state with TTL values"));
+  // A TTL for a state without one is refused, as edit --expire refuses it.
+  ckpt::ReportOptions wrong;
+  wrong.ttls = {{"value-state", 1000}};
+  CHECK_FALSE(ckpt::build_report(s / "plain", wrong).ok());
 }
 
 TEST_CASE("advise parses memory sizes as Flink writes them", "[ops]") {

@@ -22,6 +22,9 @@ struct CKPT_API AdviseThresholds {
   // RocksDB state per slot below `heap_share` of it -> the heap backend would do.
   double rocksdb_share = 0.3;
   double heap_share = 0.02;
+  // state-backend: a keyed value, list, reducing or aggregating state whose entries average
+  // this many bytes or more is deserialized whole on every RocksDB access.
+  int64_t large_value_bytes = int64_t{16} << 10;
   // incremental: full checkpoints (no file shared with the one before) of at least this size.
   int64_t incremental_min_bytes = int64_t{64} << 20;
   // changelog: incremental checkpoints whose uploads average this share of the full size.
@@ -30,6 +33,12 @@ struct CKPT_API AdviseThresholds {
   int64_t local_recovery_bytes = int64_t{1} << 30;
   // max-parallelism: parallelism above this share of the max parallelism.
   double parallelism_share = 0.5;
+  // sst-growth: over a chain of at least `sst_growth_checkpoints`, the last checkpoint references
+  // this many times the SST files of the first, having grown at most checkpoints.
+  double sst_growth = 1.5;
+  size_t sst_growth_checkpoints = 3;
+  // ttl: a TTL state whose expired values are at least this share of its TTL values.
+  double ttl_expired_share = 0.1;
 };
 
 struct CKPT_API AdviseOptions {
@@ -49,7 +58,9 @@ struct CKPT_API AdviceSetting {
 };
 
 struct CKPT_API Advice {
-  std::string rule;  // "state-backend", "incremental", "changelog", "local-recovery", "unaligned", "max-parallelism"
+  // "state-backend", "incremental", "changelog", "sst-growth", "local-recovery", "unaligned",
+  // "max-parallelism", "ttl"
+  std::string rule;
   std::string recommendation;
   std::string operator_id;  // where the rule is about one operator; else ""
   std::vector<AdviceEvidence> evidence;

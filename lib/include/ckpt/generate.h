@@ -52,6 +52,19 @@ struct CKPT_API GenerateOptions {
   // falls there, so a skew report can be checked against a known answer.
   std::vector<int32_t> hot_key_groups;
   uint32_t hot_factor = 10;
+  // TTL states: with a span (ms) > 0 every value (list element, map value) is Flink's TtlValue,
+  // its last access spread evenly over [ttl_newest - ttl_span, ttl_newest] (ms since the epoch),
+  // as a state with StateTtlConfig writes it; the TTL itself is not in a snapshot.
+  int64_t ttl_span = 0;
+  int64_t ttl_newest = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+  // RocksDB (single snapshot): a state's SST file is closed at this size, as
+  // state.backend.rocksdb.compaction.level.target-file-size-base bounds Flink's (default 64 MiB);
+  // small files give tests SSTs that cover few key groups.
+  uint64_t sst_bytes = uint64_t{64} << 20;
+  // Chain: each rewrite of a bucket writes it as twice the SST files of the last (one per key
+  // group at most), so the SST count grows from checkpoint to checkpoint as when compaction
+  // falls behind.
+  bool fragment_ssts = false;
   // Entries written, and key groups written of all operators' (parts, ckpt/progress.h).
   Progress* progress = nullptr;
 };

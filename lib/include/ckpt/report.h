@@ -7,8 +7,9 @@
 // skew from the entry engine (ckpt/entries.h) over the newest snapshot: every entry is counted
 // into its operator, subtask, state and key group, so memory is one counter pair per key group
 // whatever the state's size. With `fast` no entry is read: per-subtask bytes are the handles'
-// state sizes and each key group gets its subtask's bytes spread evenly (an estimate that can
-// show subtask skew, never key-group skew: no key group is named hot from it).
+// state sizes, and key groups get them from where the files place them (heap streams' key-group
+// offsets exactly; RocksDB SSTs spread over the key groups of their first to last key); a key
+// group is named hot from that only where the bounds the files give prove it (ckpt-report(1)).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@
 namespace ckpt {
 
 struct CKPT_API ReportOptions {
-  bool fast = false;  // skew from handle sizes instead of counting entries
+  bool fast = false;  // skew from key-group offsets and SST key ranges instead of counting entries
   int jobs = 1;       // subtasks decoded at once while counting
   std::vector<PrefixRule> remap;
   Progress* progress = nullptr;  // bytes read and entries counted (ckpt/progress.h)
@@ -34,6 +35,14 @@ struct CKPT_API ReportOptions {
   // A key group is hot when its bytes exceed this many times the median of the operator's
   // non-empty key groups (and the operator has at least 8 of them to take a median over).
   double hot_factor = 4.0;
+  // TTL states (ckpt-advise(1), ttl; not with `fast`): the TTL of each state named here (ms),
+  // and of the TTL states of every operator a compiled SQL plan gives a state TTL (as `ckpt edit
+  // --expire` and `--plan` take them). Values are counted as expired at `now` (ms since the
+  // epoch); without it, at the newest last access of any TTL value in the snapshot, a time the
+  // snapshot was taken at or after (Flink's _metadata stores no checkpoint time).
+  std::vector<std::pair<std::string, int64_t>> ttls;
+  std::string plan;
+  std::optional<int64_t> now;
 };
 
 struct CKPT_API ReportState {
@@ -43,6 +52,14 @@ struct CKPT_API ReportState {
   std::string value_type;
   uint64_t entry_count = 0;  // counted (not with `fast`)
   uint64_t bytes = 0;        // serialized key, namespace, user key and value bytes of its entries
+  // A TTL state (its values are Flink's TtlValue, counted only): the TtlValues read (a list's
+  // elements each) and their oldest and newest last access (ms since the epoch); with a TTL
+  // (ReportOptions::ttls or plan), those whose last access + ttl <= Report::ttl_now.
+  bool ttl_state = false;
+  uint64_t ttl_values = 0;
+  int64_t oldest_access = 0, newest_access = 0;
+  std::optional<int64_t> ttl = std::nullopt;
+  uint64_t expired = 0;
 };
 
 struct CKPT_API ReportKeyGroup {
@@ -69,10 +86,10 @@ struct CKPT_API ReportOperator {
   std::vector<ReportState> states;
   std::vector<ReportSubtask> subtasks;
   // Every key group of 0 .. max_parallelism - 1 an entry was counted in (fast: every key group
-  // of a keyed subtask), ascending.
+  // of a keyed subtask, its bytes estimated), ascending.
   std::vector<ReportKeyGroup> key_groups;
   std::vector<int32_t> largest_key_groups;  // by bytes, largest first
-  std::vector<int32_t> hot_key_groups;      // ascending; never from an estimate
+  std::vector<int32_t> hot_key_groups;      // ascending; with `fast` only where the files' bounds prove it
   uint64_t median_key_group_bytes = 0;      // of the non-empty key groups
 };
 
@@ -82,6 +99,7 @@ struct CKPT_API ReportCheckpoint {
   int64_t checkpoint_id = 0;
   int64_t state_size = 0, checkpointed_size = 0;
   size_t file_count = 0;
+  size_t sst_count = 0;  // of file_count, RocksDB SST files (`*.sst`)
   // Against the checkpoint before (the first: every file added).
   size_t files_added = 0, files_shared = 0, files_dropped = 0;
   int64_t added_bytes = 0, dropped_bytes = 0;
@@ -110,6 +128,10 @@ struct CKPT_API Report {
   std::string most_grown;            // operator id with the largest growth; "" without history
   size_t channel_state_handles = 0;  // unaligned checkpoints' in-flight data, in the newest
   int64_t channel_state_bytes = 0;
+  // The time TTL values were measured against (ReportOptions::now, else the newest last
+  // access); nullopt when no state has a TTL to measure.
+  std::optional<int64_t> ttl_now;
+  bool ttl_now_given = false;
   // The newest snapshot's inspect report, for rules that need more (ckpt/advise.h).
   InspectReport inspect;
   std::vector<std::string> problems;  // parts skipped while counting, as Error::to_string()

@@ -20,14 +20,19 @@ inline void write_simple_snapshot(ByteWriter& w, const char* cls) {
 
 // A CompositeTypeSerializerSnapshot (formats/keyed-state.md §2.4): class, version 3, the composite's magic number and
 // version 1, outer version 1 with no outer data, then the nested simple snapshots.
-inline void write_composite_snapshot(ByteWriter& w, const char* cls, std::initializer_list<const char*> nested) {
+// The head of a composite snapshot whose `count` nested snapshots the caller writes next.
+inline void write_composite_head(ByteWriter& w, const char* cls, int32_t count) {
   w.utf(cls);
   w.i32(3);
   w.i32(911108);
   w.i32(1);
   w.i32(1333245);
   w.i32(1);
-  w.i32(static_cast<int32_t>(nested.size()));
+  w.i32(count);
+}
+
+inline void write_composite_snapshot(ByteWriter& w, const char* cls, std::initializer_list<const char*> nested) {
+  write_composite_head(w, cls, static_cast<int32_t>(nested.size()));
   for (const char* n : nested) write_simple_snapshot(w, n);
 }
 

@@ -44,6 +44,27 @@ int64_t state_per_slot(const Report& r) {
 
 std::string ratio(double x) { return fmt::format("{:.2f}", x); }
 
+// The counted keyed state whose entries RocksDB (de)serializes whole on each access (a value,
+// a whole list, a reduced or aggregated value; a map's entries are read one by one) with the
+// largest mean entry; nullptr when none was counted.
+struct WholeValueState {
+  const ReportOperator* op = nullptr;
+  const ReportState* state = nullptr;
+  int64_t mean = 0;
+};
+WholeValueState largest_whole_values(const Report& r) {
+  WholeValueState out;
+  if (!r.counted) return out;
+  for (const ReportOperator& op : r.operators)
+    for (const ReportState& s : op.states) {
+      if (!s.keyed || s.entry_count == 0) continue;
+      if (s.kind != "VALUE" && s.kind != "LIST" && s.kind != "REDUCING" && s.kind != "AGGREGATING") continue;
+      const auto mean = static_cast<int64_t>(s.bytes / s.entry_count);
+      if (!out.state || mean > out.mean) out = {&op, &s, mean};
+    }
+  return out;
+}
+
 void state_backend(const Report& r, const AdviseOptions& o, AdviseReport* out) {
   if (!o.tm_memory || *o.tm_memory <= 0) {
     out->silent.push_back("state-backend: --tm-memory not given");
@@ -63,6 +84,11 @@ void state_backend(const Report& r, const AdviseOptions& o, AdviseReport* out) {
                 {"memory per slot", human_size(per_slot_memory)},
                 {"share", ratio(share)},
                 {"backend in the snapshot", backend}};
+  const WholeValueState whole = largest_whole_values(r);
+  if (whole.state)
+    a.evidence.push_back({"largest mean entry read whole per access",
+                          fmt::format("{} ({}, state '{}' of operator {})", human_size(whole.mean), whole.state->kind,
+                                      whole.state->name, whole.op->id)});
   if (backend == "heap" && share > o.thresholds.rocksdb_share) {
     a.recommendation =
         "the heap backend keeps state as objects on the JVM heap, several times its serialized size: this state "
@@ -74,6 +100,16 @@ void state_backend(const Report& r, const AdviseOptions& o, AdviseReport* out) {
     a.recommendation =
         "the state is a small share of a slot's memory: the heap backend avoids RocksDB's serialization on "
         "every access and would hold it with ease";
+    a.settings = {{"state.backend.type", "hashmap"}};
+  } else if (backend == "rocksdb" && share <= o.thresholds.rocksdb_share && whole.state &&
+             whole.mean >= o.thresholds.large_value_bytes) {
+    a.operator_id = whole.op->id;
+    a.recommendation = fmt::format(
+        "RocksDB deserializes a {} state's whole entry on every read and serializes it on every write, and the "
+        "entries of state '{}' average {}: that costs more per access than the state's size saves; the state fits a "
+        "slot's memory, so the heap backend, which reads objects in place, suits it (or keep RocksDB and make it a "
+        "MapState, whose entries are read one by one)",
+        whole.state->kind, whole.state->name, human_size(whole.mean));
     a.settings = {{"state.backend.type", "hashmap"}};
   } else {
     return;
@@ -124,6 +160,38 @@ void incremental(const Report& r, const AdviseOptions& o, AdviseReport* out) {
     a.settings = {{"state.backend.changelog.enabled", "true"}, {"state.backend.changelog.storage", "filesystem"}};
     out->advice.push_back(std::move(a));
   }
+}
+
+void sst_growth(const Report& r, const AdviseOptions& o, AdviseReport* out) {
+  if (r.history.size() < o.thresholds.sst_growth_checkpoints) {
+    out->silent.push_back(
+        fmt::format("sst-growth: a chain of at least {} checkpoints is needed", o.thresholds.sst_growth_checkpoints));
+    return;
+  }
+  const size_t first = r.history.front().sst_count, last = r.history.back().sst_count;
+  if (first == 0) {
+    out->silent.push_back("sst-growth: the first checkpoint holds no RocksDB SST file");
+    return;
+  }
+  size_t grew = 0;
+  for (size_t i = 1; i < r.history.size(); ++i) grew += r.history[i].sst_count > r.history[i - 1].sst_count ? 1 : 0;
+  const size_t steps = r.history.size() - 1;
+  const double growth = static_cast<double>(last) / static_cast<double>(first);
+  if (growth < o.thresholds.sst_growth || 2 * grew <= steps) return;
+  Advice a;
+  a.rule = "sst-growth";
+  a.recommendation =
+      "each checkpoint references more SST files than the one before: compaction does not keep up with the writes, "
+      "so reads search more files and every incremental checkpoint and restore handles more of them; give RocksDB "
+      "more background threads and let level sizes follow the data (or larger target files)";
+  a.evidence = {{"checkpoints compared", std::to_string(r.history.size())},
+                {"SST files, first to last", fmt::format("{} -> {}", first, last)},
+                {"growth", ratio(growth)},
+                {"checkpoints that added SST files", fmt::format("{} of {}", grew, steps)}};
+  a.settings = {{"state.backend.rocksdb.thread.num", "4"},
+                {"state.backend.rocksdb.compaction.level.use-dynamic-size", "true"},
+                {"state.backend.rocksdb.compaction.level.target-file-size-base", "128mb"}};
+  out->advice.push_back(std::move(a));
 }
 
 void local_recovery(const Report& r, const AdviseOptions& o, AdviseReport* out) {
@@ -192,16 +260,68 @@ void max_parallelism(const Report& r, const AdviseOptions& o, AdviseReport* out)
   }
 }
 
+std::string timestamp(int64_t ms) { return fmt::format("{} ms since the epoch", ms); }
+
+void ttl(const Report& r, const AdviseOptions& o, AdviseReport* out) {
+  if (!r.counted) {
+    out->silent.push_back("ttl: --fast reads no entries, so no last-access time");
+    return;
+  }
+  bool ttl_states = false, with_ttl = false;
+  for (const ReportOperator& op : r.operators)
+    for (const ReportState& s : op.states) {
+      ttl_states |= s.ttl_state && s.ttl_values > 0;
+      with_ttl |= s.ttl_state && s.ttl_values > 0 && s.ttl.has_value();
+    }
+  if (!ttl_states) {
+    out->silent.push_back("ttl: no state with TTL values in the snapshot");
+    return;
+  }
+  if (!with_ttl || !r.ttl_now) {
+    out->silent.push_back(
+        "ttl: no TTL given (--ttl STATE=DURATION or --plan FILE): a snapshot stores last-access times, not the TTL");
+    return;
+  }
+  for (const ReportOperator& op : r.operators)
+    for (const ReportState& s : op.states) {
+      if (!s.ttl || s.ttl_values == 0) continue;
+      const double share = static_cast<double>(s.expired) / static_cast<double>(s.ttl_values);
+      if (s.expired == 0 || share < o.thresholds.ttl_expired_share) continue;
+      Advice a;
+      a.rule = "ttl";
+      a.operator_id = op.id;
+      a.recommendation = fmt::format(
+          "state '{}' still holds values whose TTL had expired: Flink drops them only when they are read or when a "
+          "cleanup strategy reaches them, and until then they take space in every checkpoint; enable background "
+          "cleanup in the state's StateTtlConfig, or drop them from a savepoint with ckpt edit --expire {}={}ms "
+          "--now {}",
+          s.name, s.name, *s.ttl, *r.ttl_now);
+      a.evidence = {{"state", s.name},
+                    {"TTL values", std::to_string(s.ttl_values)},
+                    {"expired", std::to_string(s.expired)},
+                    {"expired share", ratio(share)},
+                    {"ttl", fmt::format("{} ms", *s.ttl)},
+                    {"measured at", timestamp(*r.ttl_now) + (r.ttl_now_given ? " (--now)" : " (newest last access)")},
+                    {"oldest last access", timestamp(s.oldest_access)}};
+      // TTL cleanup is set per state in the job's code (StateTtlConfig.Builder), not by a key.
+      a.settings = {{"StateTtlConfig.Builder (RocksDB)", "cleanupInRocksdbCompactFilter(1000)"},
+                    {"StateTtlConfig.Builder (heap)", "cleanupIncrementally(10, true)"},
+                    {"StateTtlConfig.Builder (full snapshots)", "cleanupFullSnapshot()"}};
+      out->advice.push_back(std::move(a));
+    }
+}
+
 }  // namespace
 
 AdviseReport advise(const Report& report, const AdviseOptions& options) {
   AdviseReport out;
   state_backend(report, options, &out);
   incremental(report, options, &out);
+  sst_growth(report, options, &out);
   local_recovery(report, options, &out);
   unaligned(report, &out);
   max_parallelism(report, options, &out);
-  out.silent.push_back("ttl: expired entries are not measured");
+  ttl(report, options, &out);
   return out;
 }
 

@@ -36,7 +36,7 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
   std::vector<std::string> names;
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   CKPT_ASSIGN_OR_RETURN(auto writer, RocksInstanceWriter::create(t.out_dir + "/." + base + ".build", names,
-                                                                t.deferred_sync));
+                                                                 t.deferred_sync, t.sst_bytes));
   uint64_t entries = 0;
   CKPT_RETURN_IF_ERROR(produce([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
     for (size_t id = 0; id < by_state.size(); ++id) {

@@ -14,6 +14,7 @@
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
 #include "state/raw_keyed_reader.h"
+#include "state/rocksdb/rocks_instance_writer.h"
 
 namespace ckpt {
 
@@ -28,6 +29,8 @@ struct KeyedTarget {
   KeyGroupRange range;
   // RocksDB's per-file syncs skipped: the caller syncs out_dir once before publishing it.
   bool deferred_sync = false;
+  // RocksDB: a state's SST file is closed at this size (RocksInstanceWriter::create).
+  uint64_t sst_bytes = kRocksTargetFileBytes;
 };
 
 struct KeyedTargetStats {

@@ -163,17 +163,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   hooks.prepare = [&](const Metadata& in, const StreamOpener& streams) -> Status {
     CKPT_ASSIGN_OR_RETURN(plan, plan_edit(in, options));
     if (!options.plan.empty()) {
-      // The plan's TTLs reach the operators it names; a plan of another job names none.
-      std::map<OperatorId, std::vector<int64_t>> ttls;
-      bool named = false;
-      for (const OperatorState& op : in.operators)
-        if (const OperatorName* n = plan_names.find(op.id); n && n->plan_node >= 0) {
-          named = true;
-          if (!n->state_ttls_ms.empty()) ttls.emplace(op.id, n->state_ttls_ms);
-        }
-      if (!named)
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("--plan: '{}' names no operator of the snapshot (a plan of another job?)", options.plan));
+      CKPT_ASSIGN_OR_RETURN(auto ttls, plan_ttls(plan_names, in, options.plan, "--plan"));
       expiry->set_plan_ttls(std::move(ttls));
     }
     if (options.max_parallelism == 0) return Status::OK();

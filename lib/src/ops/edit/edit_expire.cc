@@ -1,8 +1,6 @@
 // --expire: TTL values older than their state's ttl at `now` dropped, bytes otherwise kept.
 #include "ops/edit/edit_expire.h"
 
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "support/byte_reader.h"
@@ -41,11 +39,6 @@ Result<int64_t> timestamp_at(std::string_view bytes, size_t at) {
 }
 
 }  // namespace
-
-bool ttl_expired(int64_t last_access, int64_t ttl, int64_t now) {
-  const int64_t room = last_access > 0 ? std::min(std::numeric_limits<int64_t>::max() - last_access, ttl) : ttl;
-  return last_access + room <= now;
-}
 
 class ExpireEdit : public KeyedEdit {
  public:
@@ -117,15 +110,6 @@ class ExpireEdit : public KeyedEdit {
   TtlExpiry& owner_;
   std::string op_hex_;
 };
-
-std::optional<int64_t> plan_state_ttl(const std::vector<int64_t>& ttl_per_input, std::string_view state) {
-  if (ttl_per_input.size() == 1) return ttl_per_input[0];
-  if (ttl_per_input.size() == 2) {
-    if (state.starts_with("left")) return ttl_per_input[0];
-    if (state.starts_with("right")) return ttl_per_input[1];
-  }
-  return std::nullopt;
-}
 
 Result<std::unique_ptr<KeyedEdit>> TtlExpiry::edit_for(const OperatorState& op, const KeyedBackendMeta& meta) {
   auto edit = std::make_unique<ExpireEdit>(*this, operator_id_hex(op.id));

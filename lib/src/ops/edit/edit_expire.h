@@ -22,17 +22,10 @@
 #include "ckpt/edit.h"
 #include "ckpt/metadata.h"
 #include "ops/convert/snapshot_rewrite.h"
+#include "ops/ttl_expiry.h"
 #include "state/backend_meta.h"
 
 namespace ckpt {
-
-// TtlUtils.expired.
-bool ttl_expired(int64_t last_access, int64_t ttl, int64_t now);
-
-// The TTL a SQL operator gives state `state` from its node's TTL per input: the one input's
-// for a one-input node; for a two-input node (a join) input 0's for "left..." states and input
-// 1's for "right..." ones. nullopt where the plan does not say (a state of neither side).
-std::optional<int64_t> plan_state_ttl(const std::vector<int64_t>& ttl_per_input, std::string_view state);
 
 class TtlExpiry {
  public:

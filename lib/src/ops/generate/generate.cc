@@ -67,6 +67,7 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
     t.subtask = sub;
     t.max_parallelism = o.max_parallelism;
     t.checkpoint_id = 1;
+    t.sst_bytes = o.sst_bytes;
     t.range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
     CKPT_ASSIGN_OR_RETURN(handles[op][sub], write_keyed_target(t, model.meta(), [&](const KeyGroupPairsFn& fn) -> Status {
       std::vector<std::vector<RocksPair>> by_state;

@@ -58,6 +58,7 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
   CKPT_ASSIGN_OR_RETURN(std::string proxy, write_keyed_backend_meta(meta));
 
   std::vector<uint32_t> version(buckets.size(), 0);
+  std::vector<int32_t> pieces(buckets.size(), 1);  // SST files per state a bucket is written as
   std::map<std::string, NamedStream> uploaded;  // RocksDB name -> its handle under shared/
   std::vector<KeyedHandle> out;
   for (int32_t c = 1; c <= o.chain; ++c) {
@@ -66,6 +67,8 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
       if (c > 1) {
         if (!chain_rewrites(o, op, sub, static_cast<int32_t>(b), c)) continue;
         ++version[b];
+        // Compaction falling behind: the bucket comes back as twice the files, one per key group at most.
+        if (o.fragment_ssts) pieces[b] = std::min(pieces[b] * 2, buckets[b].kg_end - buckets[b].kg_begin);
       }
       const int32_t kg_begin = buckets[b].kg_begin, kg_end = buckets[b].kg_end;
       std::vector<std::vector<std::pair<std::string, std::string>>> per_state(meta.states.size());
@@ -77,10 +80,23 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
           for (RocksPair& p : by_state[s]) per_state[s].emplace_back(std::move(p.key), std::move(p.value));
         }
       }
-      std::string begin, end;
-      append_key_group_prefix(begin, kg_begin, prefix_bytes);
-      append_key_group_prefix(end, kg_end, prefix_bytes);
-      for (size_t s = 0; s < per_state.size(); ++s) CKPT_RETURN_IF_ERROR(db->replace_range(s, begin, end, per_state[s]));
+      std::vector<std::string> bounds;  // pieces[b] + 1 key-group prefixes
+      for (int32_t p = 0; p <= pieces[b]; ++p) {
+        bounds.emplace_back();
+        append_key_group_prefix(bounds.back(), kg_begin + (kg_end - kg_begin) * p / pieces[b], prefix_bytes);
+      }
+      for (size_t s = 0; s < per_state.size(); ++s) {
+        // The bucket's files (all inside it) dropped first: a piece alone lies inside none of them.
+        if (pieces[b] > 1) CKPT_RETURN_IF_ERROR(db->replace_range(s, bounds.front(), bounds.back(), {}));
+        auto from = per_state[s].begin();
+        for (int32_t p = 0; p < pieces[b]; ++p) {
+          auto to = std::lower_bound(from, per_state[s].end(), bounds[static_cast<size_t>(p) + 1],
+                                     [](const auto& pair, const std::string& k) { return pair.first < k; });
+          CKPT_RETURN_IF_ERROR(db->replace_range(s, bounds[static_cast<size_t>(p)], bounds[static_cast<size_t>(p) + 1],
+                                                 std::vector<std::pair<std::string, std::string>>(from, to)));
+          from = to;
+        }
+      }
     }
 
     const std::string cp_dir = fmt::format("{}/cp-{}", scratch, c);

@@ -22,6 +22,9 @@ constexpr const char* kVoidNamespaceSnapshot =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
 constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
+constexpr const char* kTtlSnapshot = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
+constexpr const char* kLongSnapshot =
+    "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 
 // A serializer snapshot in its nested (versioned) form, as `write` lays it out.
 template <class Write>
@@ -37,16 +40,31 @@ Result<SerializerSnapshot> simple_snapshot(const char* cls) {
 }
 
 // A keyed KEY_VALUE state in VoidNamespace (formats/keyed-state.md §3) of kind 'v', 'l' or 'm'.
-Result<StateMetaInfo> keyed_state(const std::string& name, char kind) {
+// With `ttl` each byte[] value is a TtlValue (TtlStateFactory.TtlSerializer: last access, then
+// the value), where Flink's TTL states keep it: the value, each list element, each map value.
+Result<StateMetaInfo> keyed_state(const std::string& name, char kind, bool ttl) {
   StateMetaInfo info;
   info.name = name;
   info.backend_type = static_cast<int32_t>(BackendStateType::kKeyValue);
   info.options.emplace_back(meta_key::kKeyedStateType, kind == 'v' ? "VALUE" : kind == 'l' ? "LIST" : "MAP");
-  Result<SerializerSnapshot> value = simple_snapshot(kBytesSnapshot);
+  auto element = [ttl](ByteWriter& w) {
+    if (ttl)
+      write_composite_snapshot(w, kTtlSnapshot, {kLongSnapshot, kBytesSnapshot});
+    else
+      write_simple_snapshot(w, kBytesSnapshot);
+  };
+  Result<SerializerSnapshot> value = snapshot_of(element);
   if (kind == 'l')
-    value = snapshot_of([](ByteWriter& w) { write_composite_snapshot(w, kListSnapshot, {kBytesSnapshot}); });
+    value = snapshot_of([&](ByteWriter& w) {
+      write_composite_head(w, kListSnapshot, 1);
+      element(w);
+    });
   if (kind == 'm')
-    value = snapshot_of([](ByteWriter& w) { write_composite_snapshot(w, kMapSnapshot, {kStringSnapshot, kBytesSnapshot}); });
+    value = snapshot_of([&](ByteWriter& w) {
+      write_composite_head(w, kMapSnapshot, 2);
+      write_simple_snapshot(w, kStringSnapshot);
+      element(w);
+    });
   if (!value.ok()) return std::move(value).error();
   info.serializers.emplace_back(meta_key::kValueSerializer, std::move(value).value());
   CKPT_ASSIGN_OR_RETURN(SerializerSnapshot ns, simple_snapshot(kVoidNamespaceSnapshot));
@@ -86,6 +104,8 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
                  "expected at least one operator and 1 <= parallelism <= max parallelism <= 32768");
   if (o.keys > UINT32_MAX) return Error(ErrorCode::kInvalidArgument, "at most 2^32-1 keys per operator");
   if (o.states.empty()) return Error(ErrorCode::kInvalidArgument, "no states to generate");
+  if (o.ttl_span < 0 || o.ttl_span > o.ttl_newest)
+    return Error(ErrorCode::kInvalidArgument, "the TTL span must be between 0 and the newest last access");
   GenerateModel m;
   m.options_ = o;
   // The keyed proxy (formats/keyed-state.md §4) as a model: its bytes come from write_keyed_backend_meta.
@@ -96,7 +116,7 @@ Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
     for (char k : m.state_kinds_)
       if (k == kind) return Error(ErrorCode::kInvalidArgument, fmt::format("state kind '{}' named twice", s));
     m.state_kinds_.push_back(kind);
-    CKPT_ASSIGN_OR_RETURN(StateMetaInfo info, keyed_state(s + "-state", kind));
+    CKPT_ASSIGN_OR_RETURN(StateMetaInfo info, keyed_state(s + "-state", kind, o.ttl_span > 0));
     m.meta_.states.push_back(std::move(info));
   }
   for (int32_t op = 0; op < o.operators; ++op) {
@@ -149,9 +169,12 @@ std::string GenerateModel::key_bytes(uint32_t key) const {
 
 std::string GenerateModel::byte_array(uint64_t h) const {
   ByteWriter w;
+  // A TTL state's last access: spread over the span before the newest, from the same hash.
+  if (options_.ttl_span > 0)
+    w.i64(options_.ttl_newest - static_cast<int64_t>(generate_mix(~h) % static_cast<uint64_t>(options_.ttl_span + 1)));
   w.i32(static_cast<int32_t>(options_.value_size));
   std::string& b = w.buffer();
-  b.reserve(4 + options_.value_size);
+  b.reserve(b.size() + 4 + options_.value_size);
   for (uint32_t i = 0; i < options_.value_size; i += 8) {
     uint64_t x = generate_mix(h + i);
     for (uint32_t j = 0; j < 8 && i + j < options_.value_size; ++j) b.push_back(static_cast<char>(x >> (8 * j)));

@@ -5,11 +5,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "ckpt/diff.h"
 #include "ckpt/entries.h"
+#include "ckpt/names.h"
 #include "ops/gc/gc_snapshots.h"
+#include "ops/report/report_estimate.h"
+#include "ops/ttl_expiry.h"
 
 namespace ckpt {
 namespace {
@@ -77,6 +83,24 @@ uint64_t entry_bytes(const Entry& e) {
   return n;
 }
 
+// A state whose values are Flink's TtlValues (a list's elements, a map's values): its value
+// serializer tree holds TtlStateFactory's TtlSerializer.
+bool is_ttl_state(const ReportState& s) { return s.value_type.find("TtlSerializer") != std::string::npos; }
+
+// The last-access timestamps of an entry's TtlValues, as the value decoder reads them
+// (formats/serializers.md: {"ttl_ts": t, "value": v}): the value's, or each list element's.
+template <class F>
+void for_each_last_access(const Value& v, F&& f) {
+  auto one = [&](const Value& x) {
+    if (x.kind() != Value::Kind::kObject) return;
+    if (const Value* t = x.find("ttl_ts"); t && t->is_number()) f(t->as_int());
+  };
+  if (v.kind() == Value::Kind::kArray)
+    for (const Value& e : v.elements()) one(e);
+  else
+    one(v);
+}
+
 struct KeyGroupCounters {
   std::vector<uint64_t> bytes, entries;
   std::vector<int32_t> subtask;
@@ -96,7 +120,10 @@ Status count_entries(const SnapshotLocation& where, const ReportOptions& options
   for (size_t i = 0; i < r->operators.size(); ++i) {
     ReportOperator& op = r->operators[i];
     op_index[op.id] = i;
-    for (size_t s = 0; s < op.states.size(); ++s) state_index[i][op.states[s].name] = s;
+    for (size_t s = 0; s < op.states.size(); ++s) {
+      state_index[i][op.states[s].name] = s;
+      op.states[s].ttl_state = is_ttl_state(op.states[s]);
+    }
     const size_t m = static_cast<size_t>(std::max(op.max_parallelism, 0));
     groups[i].bytes.assign(m, 0);
     groups[i].entries.assign(m, 0);
@@ -115,8 +142,15 @@ Status count_entries(const SnapshotLocation& where, const ReportOptions& options
       o.states.push_back({e.state, e.kind == EntryKind::kTimer ? "TIMER" : "", e.kind != EntryKind::kOperator, ""});
       st = state_index[op->second].find(e.state);
     }
-    o.states[st->second].entry_count += 1;
-    o.states[st->second].bytes += n;
+    ReportState& state = o.states[st->second];
+    state.entry_count += 1;
+    state.bytes += n;
+    if (state.ttl_state)
+      for_each_last_access(e.value, [&](int64_t ts) {
+        state.oldest_access = state.ttl_values == 0 ? ts : std::min(state.oldest_access, ts);
+        state.newest_access = state.ttl_values == 0 ? ts : std::max(state.newest_access, ts);
+        ++state.ttl_values;
+      });
     // Subtasks are listed by index, 0 .. parallelism - 1.
     if (e.subtask >= 0 && static_cast<size_t>(e.subtask) < o.subtasks.size() &&
         o.subtasks[static_cast<size_t>(e.subtask)].index == e.subtask) {
@@ -139,17 +173,66 @@ Status count_entries(const SnapshotLocation& where, const ReportOptions& options
   return Status();
 }
 
-// --fast: each keyed subtask's declared bytes spread over its key groups.
-void estimate_key_groups(ReportOperator* op) {
-  for (ReportSubtask& sub : op->subtasks) {
-    sub.bytes = static_cast<uint64_t>(std::max<int64_t>(sub.state_size, 0));
-    if (sub.key_groups.empty()) continue;
-    const uint64_t each = sub.bytes / static_cast<uint64_t>(sub.key_groups.count);
-    for (int32_t kg = sub.key_groups.first; kg <= sub.key_groups.last(); ++kg)
-      op->key_groups.push_back({kg, sub.index, each, 0});
+// The TTL of every TTL state that ReportOptions::ttls or the plan gives one, then its values
+// expired at the newest last access (or `now`) counted in a pass over those states alone (the
+// time is known only once every value was read).
+Status count_expired(const SnapshotLocation& where, const Metadata& m, const ReportOptions& options, Report* r) {
+  std::map<OperatorId, std::vector<int64_t>> by_node;
+  if (!options.plan.empty()) {
+    OperatorNames plan;
+    CKPT_RETURN_IF_ERROR(plan.add_plan_file(options.plan));
+    CKPT_ASSIGN_OR_RETURN(by_node, plan_ttls(plan, m, options.plan, "--plan"));
   }
-  std::sort(op->key_groups.begin(), op->key_groups.end(),
-            [](const ReportKeyGroup& a, const ReportKeyGroup& b) { return a.key_group < b.key_group; });
+  std::map<std::string, int64_t> named(options.ttls.begin(), options.ttls.end());
+  std::set<std::string> found;
+  std::map<std::string, std::vector<int64_t>> by_hex;
+  for (const auto& [id, ttls] : by_node) by_hex.emplace(operator_id_hex(id), ttls);
+  for (ReportOperator& op : r->operators) {
+    auto node = by_hex.find(op.id);
+    for (ReportState& s : op.states) {
+      if (auto n = named.find(s.name); n != named.end()) {
+        if (!s.ttl_state)
+          return Error(
+              ErrorCode::kInvalidArgument,
+              fmt::format("--ttl: state '{}' of operator {} ({}) has no time-to-live", s.name, op.id, s.value_type));
+        found.insert(s.name);
+        s.ttl = n->second;
+      } else if (s.ttl_state && node != by_hex.end()) {
+        std::optional<int64_t> ttl = plan_state_ttl(node->second, s.name);
+        if (ttl && *ttl > 0) s.ttl = ttl;  // 0: the node keeps this state without a TTL
+      }
+    }
+  }
+  for (const auto& [name, ttl] : named)
+    if (!found.count(name))
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--ttl: no state '{}' in the snapshot", name));
+  std::optional<int64_t> newest;
+  bool any = false;
+  for (const ReportOperator& op : r->operators)
+    for (const ReportState& s : op.states) {
+      any |= s.ttl.has_value() && s.ttl_values > 0;
+      if (s.ttl_values > 0) newest = std::max(newest.value_or(s.newest_access), s.newest_access);
+    }
+  if (!any) return Status::OK();
+  r->ttl_now_given = options.now.has_value();
+  r->ttl_now = options.now ? *options.now : *newest;
+  for (ReportOperator& op : r->operators)
+    for (ReportState& s : op.states) {
+      if (!s.ttl || s.ttl_values == 0) continue;
+      EntryReaderOptions eo;
+      eo.remap = options.remap;
+      eo.jobs = options.jobs;
+      eo.raw_bytes = false;
+      eo.operator_filter = op.id;
+      eo.state = s.name;
+      eo.on_problem = [](const Error&) {};  // reported by the counting pass already
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(where.metadata_path, eo));
+      CKPT_RETURN_IF_ERROR(reader->for_each([&](const Entry& e) -> Status {
+        for_each_last_access(e.value, [&](int64_t ts) { s.expired += ttl_expired(ts, *s.ttl, *r->ttl_now) ? 1 : 0; });
+        return Status();
+      }));
+    }
+  return Status::OK();
 }
 
 void name_key_groups(ReportOperator* op, const ReportOptions& options, bool counted) {
@@ -169,6 +252,16 @@ void name_key_groups(ReportOperator* op, const ReportOptions& options, bool coun
   for (const ReportKeyGroup& kg : op->key_groups)
     if (static_cast<double>(kg.bytes) > options.hot_factor * static_cast<double>(op->median_key_group_bytes))
       op->hot_key_groups.push_back(kg.key_group);
+}
+
+// The SST files a keyed handle's RocksDB instances hold, by their local names (Flink uploads
+// them under other names).
+size_t sst_files(const KeyedHandle& h) {
+  size_t n = 0;
+  for (const std::vector<NamedStream>* files : {&h.shared_files, &h.private_files})
+    for (const NamedStream& f : *files) n += f.name.ends_with(".sst") ? 1 : 0;
+  for (const KeyedHandle& m : h.materialized) n += sst_files(m);
+  return n;
 }
 
 ReportCheckpoint checkpoint_of(const std::string& name, const InspectReport& in) {
@@ -192,7 +285,7 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
   light.remap = options.remap;
   light.states = false;
   // History: one decoded `_metadata` at a time besides the one before it.
-  std::optional<Metadata> previous;
+  std::optional<Metadata> previous;  // after the loop: the newest
   SnapshotLocation previous_where;
   for (size_t i = 0; i < snapshots.size(); ++i) {
     const Located& s = snapshots[i];
@@ -202,6 +295,8 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
     io.states = newest;
     CKPT_ASSIGN_OR_RETURN(InspectReport in, inspect_metadata(m, s.where, io));
     ReportCheckpoint c = checkpoint_of(s.name, in);
+    for (const OperatorState& op : m.operators)
+      for (const SubtaskState& st : op.subtasks) c.sst_count += sst_files(st.managed_keyed);
     if (previous) {
       DiffReport d = diff_metadata(*previous, previous_where, m, s.where);
       c.files_added = d.files_added.size();
@@ -238,8 +333,12 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
   if (!options.fast) {
     CKPT_RETURN_IF_ERROR(count_entries(snapshots.back().where, options, &r));
     r.counted = true;
+    CKPT_RETURN_IF_ERROR(count_expired(snapshots.back().where, *previous, options, &r));
   } else {
-    for (ReportOperator& op : r.operators) estimate_key_groups(&op);
+    const StreamOpener streams = StreamOpener::for_snapshot(snapshots.back().where, options.remap);
+    for (ReportOperator& op : r.operators)
+      for (const OperatorState& o : previous->operators)
+        if (operator_id_hex(o.id) == op.id) estimate_key_groups(o, streams, options, &op, &r.problems);
   }
   for (ReportOperator& op : r.operators) name_key_groups(&op, options, r.counted);
   if (r.history.size() >= 2) {

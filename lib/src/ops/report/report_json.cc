@@ -17,6 +17,33 @@ void count_or_null(JsonWriter& w, bool counted, uint64_t n) {
   else w.null();
 }
 
+void number_or_null(JsonWriter& w, const std::optional<int64_t>& n) {
+  if (n)
+    w.value(*n);
+  else
+    w.null();
+}
+
+// A TTL state's last accesses, and its expired values where it has a TTL; null for other states.
+void write_ttl(JsonWriter& w, const ReportState& s, bool counted) {
+  if (!s.ttl_state) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.key("ttl_ms");
+  number_or_null(w, s.ttl);
+  w.key("value_count");
+  count_or_null(w, counted, s.ttl_values);
+  for (auto [name, t] : {std::pair{"oldest_access", s.oldest_access}, std::pair{"newest_access", s.newest_access}}) {
+    w.key(name);
+    number_or_null(w, counted && s.ttl_values > 0 ? std::optional<int64_t>(t) : std::nullopt);
+  }
+  w.key("expired_count");
+  count_or_null(w, counted && s.ttl && s.ttl_values > 0, s.expired);
+  w.end_object();
+}
+
 void write_operator(JsonWriter& w, const ReportOperator& op, bool counted) {
   w.begin_object();
   w.member("id", op.id);
@@ -45,6 +72,8 @@ void write_operator(JsonWriter& w, const ReportOperator& op, bool counted) {
     count_or_null(w, counted, s.entry_count);
     w.key("bytes");
     count_or_null(w, counted, s.bytes);
+    w.key("ttl");
+    write_ttl(w, s, counted);
     w.end_object();
   }
   w.end_array();
@@ -93,6 +122,7 @@ void write_checkpoint(JsonWriter& w, const ReportCheckpoint& c) {
   w.member("state_size", c.state_size);
   w.member("checkpointed_size", c.checkpointed_size);
   w.member("file_count", c.file_count);
+  w.member("sst_file_count", c.sst_count);
   w.member("added_file_count", c.files_added);
   w.member("shared_file_count", c.files_shared);
   w.member("dropped_file_count", c.files_dropped);
@@ -134,6 +164,9 @@ std::string report_json(const Report& r, const std::string& advice_json) {
   w.member("handle_count", r.channel_state_handles);
   w.member("bytes", r.channel_state_bytes);
   w.end_object();
+  w.key("ttl_now");
+  number_or_null(w, r.ttl_now);
+  w.member("ttl_now_given", r.ttl_now_given);
   w.key("operators");
   w.begin_array();
   for (const ReportOperator& op : r.operators) write_operator(w, op, r.counted);
