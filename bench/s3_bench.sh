@@ -6,7 +6,7 @@
 #  2. download throughput of a large snapshot (BIG_KEYS keys of 1,000-byte values: 2,000,000 is
 #     ~2 GB): `ckpt inspect s3://...` (which fetches every object before reading) beside
 #     `aws s3 cp --recursive` of the same prefix to the same disk.
-# Usage: bench/s3_bench.sh [BUILD_DIR] [FILES_PARALLELISM] [BIG_KEYS] [WORK_DIR]
+# Usage: bench/s3_bench.sh [BUILD_DIR] [FILES_PARALLELISM] [BIG_KEYS] [WORK_DIR]  (0 skips a part)
 # Needs moto_server and the AWS CLI (`aws`: Debian's awscli package, or pip's); neither is a
 # test dependency. WORK_DIR (default a temporary directory under TMPDIR) holds the snapshots
 # and both downloads: about 3x the big snapshot's size.
@@ -30,6 +30,7 @@ t() { local s=$(date +%s.%N); "$@" > /dev/null; echo "$(echo "$(date +%s.%N) - $
 requests() { grep -cE '"(GET|HEAD|PUT|POST|DELETE) ' "$work/moto.log" || true; }
 
 # 1. Many files.
+if [ "$par" -gt 0 ]; then
 max=$(( par > 128 ? par : 128 ))
 "$ckpt" generate --backend rocksdb --keys $((par * 4)) --states value,map --parallelism "$par" \
   --max-parallelism "$max" --output "$work/snap" > /dev/null
@@ -44,8 +45,10 @@ for cmd in "inspect" "verify" "verify --deep"; do
   echo "  $cmd: disk ${disk}s, s3 ${store}s, $(( $(requests) - before )) requests"
 done
 rm -rf "$work/snap"
+fi
 
 # 2. Download throughput.
+[ "$big_keys" -gt 0 ] || exit 0
 "$ckpt" generate --backend rocksdb --keys "$big_keys" --value-size 1000 --states value --parallelism 4 \
   --output "$work/big" > /dev/null
 big_files=$(find "$work/big" -type f | wc -l)
