@@ -1,37 +1,69 @@
 #!/usr/bin/env bash
-# inspect and verify of a many-file RocksDB snapshot kept in a loopback S3 server (moto), beside
-# the same commands on the disk copy: seconds, and the objects the staging fetched.
-# Usage: bench/s3_bench.sh [BUILD_DIR] [PARALLELISM]   (needs moto_server and python3 with boto3)
+# Snapshots kept in a loopback S3 server (moto), in one run:
+#  1. inspect, verify and verify --deep of a many-file RocksDB checkpoint (FILES_PARALLELISM
+#     subtasks: about 6 files each, 1664 gives ~10,000 files) from the disk copy and through
+#     s3://: seconds, and the requests the server answered (counted in its log);
+#  2. download throughput of a large snapshot (BIG_KEYS keys of 1,000-byte values: 2,000,000 is
+#     ~2 GB): `ckpt inspect s3://...` (which fetches every object before reading) beside
+#     `aws s3 cp --recursive` of the same prefix to the same disk.
+# Usage: bench/s3_bench.sh [BUILD_DIR] [FILES_PARALLELISM] [BIG_KEYS] [WORK_DIR]  (0 skips a part)
+# Needs moto_server and the AWS CLI (`aws`: Debian's awscli package, or pip's); neither is a
+# test dependency. WORK_DIR (default a temporary directory under TMPDIR) holds the snapshots
+# and both downloads: about 3x the big snapshot's size.
 set -euo pipefail
-build=${1:-build}
-par=${2:-256}
+build=$(cd "${1:-build}" && pwd)
+par=${2:-1664}
+big_keys=${3:-2000000}
+work=${4:-$(mktemp -d)}
+mkdir -p "$work"
 ckpt=$build/tools/ckpt
-work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 moto_server -H 127.0.0.1 -p "$port" > "$work/moto.log" 2>&1 &
 moto=$!
 trap 'kill $moto; rm -rf "$work"' EXIT
-"$ckpt" generate --backend rocksdb --keys $((par * 40)) --states value,map --parallelism "$par" \
-  --max-parallelism "$par" --output "$work/snap" > /dev/null
-files=$(find "$work/snap" -type f | wc -l)
-bytes=$(du -sb "$work/snap" | cut -f1)
 for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null && break; sleep 0.2; done
 export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1 \
   AWS_EC2_METADATA_DISABLED=true
-python3 - "$work/snap" <<PY
-import boto3, os, sys
-c = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
-c.create_bucket(Bucket="bench")
-root = sys.argv[1]
-for d, _, fs in os.walk(root):
-    for f in fs:
-        p = os.path.join(d, f)
-        c.upload_file(p, "bench", "snap/" + os.path.relpath(p, root))
-PY
-echo "snapshot: $files files, $bytes bytes"
+aws s3 mb s3://bench > /dev/null
+
 t() { local s=$(date +%s.%N); "$@" > /dev/null; echo "$(echo "$(date +%s.%N) - $s" | bc)"; }
+requests() { grep -cE '"(GET|HEAD|PUT|POST|DELETE) ' "$work/moto.log" || true; }
+
+# 1. Many files.
+if [ "$par" -gt 0 ]; then
+max=$(( par > 128 ? par : 128 ))
+"$ckpt" generate --backend rocksdb --keys $((par * 4)) --states value,map --parallelism "$par" \
+  --max-parallelism "$max" --output "$work/snap" > /dev/null
+files=$(find "$work/snap" -type f | wc -l)
+bytes=$(du -sb "$work/snap" | cut -f1)
+aws s3 cp --recursive --quiet "$work/snap" s3://bench/snap
+echo "many files: $files files, $bytes bytes (parallelism $par)"
 for cmd in "inspect" "verify" "verify --deep"; do
   disk=$(t "$ckpt" $cmd "$work/snap")
+  before=$(requests)
   store=$(t "$ckpt" $cmd s3://bench/snap)
-  echo "$cmd: disk ${disk}s, s3 ${store}s"
+  echo "  $cmd: disk ${disk}s, s3 ${store}s, $(( $(requests) - before )) requests"
 done
+rm -rf "$work/snap"
+fi
+
+# 2. Download throughput.
+[ "$big_keys" -gt 0 ] || exit 0
+"$ckpt" generate --backend rocksdb --keys "$big_keys" --value-size 1000 --states value --parallelism 4 \
+  --output "$work/big" > /dev/null
+big_files=$(find "$work/big" -type f | wc -l)
+big_bytes=$(du -sb "$work/big" | cut -f1)
+aws s3 cp --recursive --quiet "$work/big" s3://bench/big
+echo "big: $big_files files, $big_bytes bytes; largest $(find "$work/big" -type f -printf '%s\n' | sort -n | tail -1) bytes"
+disk=$(t "$ckpt" inspect "$work/big")
+rm -rf "$work/big"
+sync
+aws_s=$(t aws s3 cp --recursive --quiet s3://bench/big "$work/aws-copy")
+rm -rf "$work/aws-copy"
+sync
+before=$(requests)
+ckpt_s=$(t "$ckpt" inspect s3://bench/big)
+ckpt_requests=$(( $(requests) - before ))
+mbps() { echo "scale=1; $big_bytes / $1 / 1000000" | bc; }
+echo "  aws s3 cp --recursive: ${aws_s}s ($(mbps "$aws_s") MB/s)"
+echo "  ckpt inspect s3://: ${ckpt_s}s ($(mbps "$ckpt_s") MB/s incl. inspect, ${disk}s on the disk copy), $ckpt_requests requests"

@@ -15,6 +15,7 @@ struct GcArgs {
   std::string root;
   std::string older_than = "1d";
   std::vector<std::string> referenced_by;
+  std::string entropy_key;
   bool allow_empty = false;
   bool apply = false;
   bool json = false;
@@ -31,6 +32,10 @@ Runner setup_gc(CLI::App& sub) {
                  "also reference ROOT's files (repeatable)")
       ->type_name("DIR")
       ->allow_extra_args(false);  // one DIR per flag: `--referenced-by B ROOT` must leave ROOT alone
+  sub.add_option("--entropy-key", a->entropy_key,
+                 "Flink's s3.entropy.key: ROOT (an s3:// URI spelled as state.checkpoints.dir, with the key) has its "
+                 "data files under the prefixes the key stands for")
+      ->type_name("KEY");
   sub.add_flag("--allow-empty", a->allow_empty, "Run even if no checkpoint or savepoint is retained");
   sub.add_flag("--apply", a->apply, "Delete the orphans older than the margin, logging each");
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
@@ -45,6 +50,15 @@ Runner setup_gc(CLI::App& sub) {
     options.apply = a->apply;
     options.referenced_by = a->referenced_by;
     options.allow_empty = a->allow_empty;
+    options.entropy_key = a->entropy_key;
+    options.store = io.object_store;
+    options.jobs = io.connections;
+    options.on_batch = [&io](const std::vector<const GcFile*>& batch) {
+      uint64_t bytes = 0;
+      for (const GcFile* f : batch) bytes += f->size;
+      io.err << "ckpt: deleting " << batch.size() << " objects (" << human_size(static_cast<int64_t>(bytes))
+             << "): " << batch.front()->path << (batch.size() > 1 ? " .. " + batch.back()->path : "") << "\n";
+    };
     // Deletions are logged on stderr as they happen, so the log survives an interrupted run.
     options.on_delete = [&io](const GcFile& f) {
       if (f.deleted) io.err << "ckpt: deleted " << f.path << " (" << human_size(static_cast<int64_t>(f.size)) << ")\n";

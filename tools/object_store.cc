@@ -13,7 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "ckpt/metadata.h"
 #include "ckpt/object_store.h"
+#include "ckpt/walk.h"
 
 namespace fs = std::filesystem;
 
@@ -126,6 +128,17 @@ Status parallel(size_t n, int jobs, const std::function<Status(size_t)>& fn) {
   return first;
 }
 
+// Existence and size from the listing: a sparse file of that size, no bytes fetched.
+Status sparse_copy(const std::string& path, uint64_t size) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    if (fd >= 0) ::close(fd);
+    return Error(ErrorCode::kIOError, "cannot create the staging copy").with_file(path);
+  }
+  ::close(fd);
+  return {};
+}
+
 class Staging {
  public:
   explicit Staging(std::shared_ptr<ObjectStore> store, int connections)
@@ -152,10 +165,7 @@ class Staging {
     if (objects.value().empty())
       return Error(ErrorCode::kNotFound, "no objects under this prefix").with_file(dir_uri + "/");
     const std::string local_dir = root_ + "/in/" + bucket_and_key(dir_uri);
-    struct Task {
-      std::string uri, path;
-    };
-    std::vector<Task> downloads;
+    std::vector<Download> downloads;
     for (const StoredObject& o : objects.value()) {
       std::string rel = o.uri.substr(dir_uri.size() + 1);
       if (rel.empty() || rel.back() == '/') continue;  // a "directory" marker
@@ -163,22 +173,18 @@ class Staging {
       std::error_code ec;
       fs::create_directories(fs::path(path).parent_path(), ec);
       const bool metadata = fs::path(rel).filename() == "_metadata";
+      if (metadata) staged_metadata_.push_back(path);
       if (metadata || read_data) {
-        downloads.push_back({o.uri, path});
+        downloads.push_back({o.uri, path, o.size});
       } else {
-        // Existence and size from the listing: a sparse file of that size, no bytes fetched.
-        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(o.size)) != 0) {
-          if (fd >= 0) ::close(fd);
-          return Error(ErrorCode::kIOError, "cannot create the staging copy").with_file(path);
-        }
-        ::close(fd);
+        if (Status st = sparse_copy(path, o.size); !st.ok()) return st.error();
       }
       times_.emplace_back(path, o.last_modified);
     }
-    Status s = parallel(downloads.size(), connections_,
-                        [&](size_t i) { return store_->download(downloads[i].uri, downloads[i].path); });
+    Status s = fetch(downloads);
     if (!s.ok()) return s.error();
+    staged_prefixes_.push_back(dir_uri + "/");
+    if (Status r = stage_references(read_data); !r.ok()) return r.error();
     // The objects' LastModified as the files' times: gc's age margin reads them.
     for (const auto& [path, t] : times_) {
       timespec ts[2] = {{t, 0}, {t, 0}};
@@ -188,13 +194,31 @@ class Staging {
     return metadata_file ? local_dir + "/_metadata" : local_dir;
   }
 
+  // `--remap` rules mapping each bucket that staged references are in to its mirror.
+  std::vector<std::string> remap_specs() const {
+    std::vector<std::string> out;
+    for (const auto& [scheme, bucket] : remapped_)
+      if (mirrored_buckets_.count(bucket)) out.push_back(scheme + "://" + bucket + "=" + root_ + "/in/" + bucket);
+    return out;
+  }
+
   // A local directory to write `uri`'s output into, published by upload_outputs().
   Result<std::string> output(const std::string& given) {
     std::string uri = trim_slashes(given);
-    auto existing = store_->list(uri + "/");
+    // The local rule (OUTPUTS in ckpt(1)) compares local paths; staged copies are never the
+    // store's objects, so the URIs are compared here: never into or over an input.
+    const std::string canonical = "s3://" + bucket_and_key(uri);
+    for (const std::string& in : staged_prefixes_)
+      if ((canonical + "/").rfind(in, 0) == 0 || in.rfind(canonical + "/", 0) == 0)
+        return Error(ErrorCode::kInvalidArgument,
+                     "the output is an input, holds one or lies inside one: " + in.substr(0, in.size() - 1))
+            .with_file(uri);
+    auto existing = store_->list(uri);
     if (!existing) return std::move(existing).error();
-    if (!existing.value().empty())
-      return Error(ErrorCode::kInvalidArgument, "output exists (objects under this prefix)").with_file(uri + "/");
+    for (const StoredObject& o : existing.value())
+      if (o.uri == canonical || o.uri.rfind(canonical + "/", 0) == 0)
+        return Error(ErrorCode::kInvalidArgument, "output exists (an object or objects under this prefix)")
+            .with_file(uri);
     std::string local = root_ + "/out/" + bucket_and_key(uri);
     std::error_code ec;
     fs::create_directories(fs::path(local).parent_path(), ec);
@@ -254,6 +278,89 @@ class Staging {
   std::vector<std::pair<std::string, std::string>> names_;    // local path, URI
   std::vector<std::pair<std::string, std::string>> outputs_;  // local path, URI
   std::vector<std::pair<std::string, int64_t>> times_;
+  std::vector<std::string> staged_metadata_;  // local `_metadata` copies not yet read for references
+  std::vector<std::string> staged_prefixes_;  // s3://bucket/prefix/ staged whole
+  std::set<std::string> mirrored_buckets_;
+  std::set<std::pair<std::string, std::string>> remapped_;  // scheme and bucket as references spell them
+
+  bool staged(const std::string& uri) const {
+    return std::any_of(staged_prefixes_.begin(), staged_prefixes_.end(),
+                       [&](const std::string& p) { return uri.rfind(p, 0) == 0; });
+  }
+
+  // Files a staged `_metadata` names by an s3:// URI outside the staged prefixes (a chain's
+  // shared/ beside chk-N, a relocated savepoint's files elsewhere): one LIST per distinct
+  // directory, then each referenced object staged at its mirror path root/in/bucket/key, which
+  // remap_specs() points the command at.
+  Status stage_references(bool read_data) {
+    std::set<std::string> wanted;
+    for (const std::string& path : staged_metadata_) {
+      auto m = read_metadata_file(path);
+      if (!m) continue;  // the command itself reports an unreadable _metadata
+      for_each_stream(m.value(), [&](const StreamHandle& h, const StreamSite&) {
+        if (h.type != handle_type::kFile && h.type != handle_type::kSegmentFile) return;
+        if (!is_object_store_uri(h.path)) return;
+        std::string uri = canonical_object_uri(h.path);
+        if (!staged(uri) && uri.find("/../") == std::string::npos && uri.find("/./") == std::string::npos) {
+          wanted.insert(uri);
+          const std::string bucket = bucket_and_key(uri).substr(0, bucket_and_key(uri).find('/'));
+          remapped_.emplace(h.path.substr(0, h.path.find("://")), bucket);
+        }
+      });
+    }
+    staged_metadata_.clear();
+    std::set<std::string> dirs;
+    for (const std::string& uri : wanted) dirs.insert(uri.substr(0, uri.rfind('/') + 1));
+    std::vector<std::string> dir_list(dirs.begin(), dirs.end());
+    std::vector<std::vector<StoredObject>> listed(dir_list.size());
+    Status s = parallel(dir_list.size(), connections_, [&](size_t i) -> Status {
+      auto l = store_->list(dir_list[i]);
+      if (!l) return std::move(l).error();
+      listed[i] = std::move(l).value();
+      return {};
+    });
+    if (!s.ok()) return s;
+    std::vector<Download> downloads;
+    for (const auto& objects : listed) {
+      for (const StoredObject& o : objects) {
+        if (!wanted.count(o.uri)) continue;  // only what is referenced, not the whole shared/
+        const std::string path = root_ + "/in/" + bucket_and_key(o.uri);
+        mirrored_buckets_.insert(bucket_and_key(o.uri).substr(0, bucket_and_key(o.uri).find('/')));
+        std::error_code ec;
+        fs::create_directories(fs::path(path).parent_path(), ec);
+        if (read_data) {
+          downloads.push_back({o.uri, path, o.size});
+        } else {
+          if (Status st = sparse_copy(path, o.size); !st.ok()) return st;
+        }
+        times_.emplace_back(path, o.last_modified);
+      }
+    }
+    for (const std::string& d : dir_list) staged_prefixes_.push_back(d);
+    if (!mirrored_buckets_.empty())
+      for (const std::string& b : mirrored_buckets_) names_.emplace_back(root_ + "/in/" + b, "s3://" + b);
+    return fetch(downloads);
+  }
+
+  struct Download {
+    std::string uri, path;
+    uint64_t size = 0;
+  };
+  // Large objects one after the other, each as parallel ranged GETs; then the others, several
+  // at once: --connections requests in flight either way.
+  Status fetch(const std::vector<Download>& all) {
+    std::vector<const Download*> small;
+    for (const Download& d : all) {
+      if (d.size < ObjectStore::kPartedDownload) {
+        small.push_back(&d);
+        continue;
+      }
+      Status s = store_->download(d.uri, d.path, d.size, connections_);
+      if (!s.ok()) return s;
+    }
+    return parallel(small.size(), connections_,
+                    [&](size_t i) { return store_->download(small[i]->uri, small[i]->path); });
+  }
 };
 
 // Whether args[i] is a URI prefix that only names files (`--remap s3://bucket/flink=DIR`,
@@ -272,6 +379,21 @@ bool names_object(const std::vector<std::string>& args, size_t i) {
   if (is_object_store_uri(a)) return true;
   size_t eq = a.find('=');
   return a.rfind("--", 0) == 0 && eq != std::string::npos && is_object_store_uri(std::string_view(a).substr(eq + 1));
+}
+
+const std::set<std::string>& remap_commands() {
+  static const std::set<std::string> s = {"compact", "convert", "diff", "dump", "edit", "inspect", "restore", "verify"};
+  return s;
+}
+
+// Whether gc's ROOT (its positional, not a --referenced-by value) is a URI.
+bool gc_root_in_store(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") return i + 1 < args.size() && is_object_store_uri(args[i + 1]);
+    if (args[i - 1] == "--referenced-by" || args[i - 1] == "--older-than" || args[i - 1] == "--entropy-key") continue;
+    if (is_object_store_uri(args[i])) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -305,35 +427,44 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   }
   const std::string sub = p.rest.empty() ? "" : p.rest[0];
   const bool deep = std::find(p.rest.begin(), p.rest.end(), "--deep") != p.rest.end();
-  // Deleting needs what a dry run cannot show here: that every reference the store's
-  // _metadata files hold (s3:// URIs, entropy-injected prefixes: Flink's s3.entropy.key) maps
-  // to the listed objects. Until that is proven, the store is only scanned.
-  if (sub == "gc" && std::find(p.rest.begin(), p.rest.end(), "--apply") != p.rest.end()) {
-    print_error(io,
-                "gc --apply on an object store is not supported yet (references through s3:// URIs and Flink's "
-                "entropy injection, s3.entropy.key, are not checked against the listing): run it without --apply "
-                "for the orphans, or on a mounted copy");
-    return kExitError;
+  // gc works in the store itself (ckpt/gc.h, "Object stores"): it lists, reads the _metadata
+  // objects and deletes there, so nothing is staged.
+  if (sub == "gc" && gc_root_in_store(p.rest)) {
+    io.object_store = store.value();
+    io.connections = p.connections;
+    return local(p.rest, io);
   }
   // A quick verify and gc check existence, sizes and ages only: the listing answers them.
   // (inspect reads each state file's meta data: it fetches them.)
   const bool read_data = !((sub == "verify" && !deep) || sub == "gc");
-  std::vector<std::string> rewritten;
-  for (size_t i = 0; i < p.rest.size(); ++i) {
-    std::string a = p.rest[i];
-    const bool output_value = i > 0 && (p.rest[i - 1] == "-o" || p.rest[i - 1] == "--output");
-    std::string prefix;
-    if (a.rfind("--output=", 0) == 0) {
-      prefix = "--output=";
-      a = a.substr(prefix.size());
+  // Inputs first, so that an output is checked against every input whatever the order.
+  std::vector<std::string> rewritten = p.rest;
+  for (int outputs = 0; outputs < 2; ++outputs) {
+    for (size_t i = 0; i < p.rest.size(); ++i) {
+      std::string a = p.rest[i];
+      const bool output_value = i > 0 && (p.rest[i - 1] == "-o" || p.rest[i - 1] == "--output");
+      std::string prefix;
+      if (a.rfind("--output=", 0) == 0) {
+        prefix = "--output=";
+        a = a.substr(prefix.size());
+      }
+      if (!is_object_store_uri(a) || mapping_value(p.rest, i)) continue;
+      const bool is_output = output_value || !prefix.empty();
+      if (is_output != (outputs == 1)) continue;
+      auto staged = is_output ? staging.output(a) : staging.input(a, read_data);
+      if (!staged) return report_error(io, staged.error());
+      rewritten[i] = prefix + staged.value();
     }
-    if (!is_object_store_uri(a) || mapping_value(p.rest, i)) {
-      rewritten.push_back(p.rest[i]);
-      continue;
-    }
-    auto staged = output_value || !prefix.empty() ? staging.output(a) : staging.input(a, read_data);
-    if (!staged) return report_error(io, staged.error());
-    rewritten.push_back(prefix + staged.value());
+  }
+  // References outside the named prefixes, staged at their mirror paths: the command finds
+  // them through --remap, as a user with a downloaded copy would.
+  // Last (before any "--"): restore's --remap, as a vector option, takes the positional after
+  // it as a second value even in the --remap=SPEC form.
+  if (remap_commands().count(sub)) {
+    auto at = std::find(rewritten.begin(), rewritten.end(), "--");
+    std::vector<std::string> specs;
+    for (const std::string& spec : staging.remap_specs()) specs.push_back("--remap=" + spec);
+    rewritten.insert(at, specs.begin(), specs.end());
   }
   std::ostringstream out, err;
   Io inner{out, err, io.out_is_terminal, io.err_is_terminal};

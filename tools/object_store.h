@@ -5,8 +5,9 @@
 // in parallel (--connections) when the command reads them, or stand as sparse files of their
 // listed size and LastModified when it only checks existence, sizes and ages (verify without
 // --deep, gc). What the command prints names the URIs, not the staging copy, which is deleted
-// when it ends. Not yet: files a `_metadata` references by an s3:// URI outside the named
-// prefix (they are reported missing, as on a disk without --remap).
+// when it ends. Files a `_metadata` names by an s3:// URI outside the named prefix (a chain's
+// shared/) are staged by those URIs and found through --remap. gc does not stage: it works in
+// the store (ckpt/gc.h, "Object stores").
 #pragma once
 
 #include <functional>

@@ -10,15 +10,21 @@ Serves on 127.0.0.1 only, on a free port it writes to PORT_FILE once it listens:
   first answers fail as <mode> says: "slowdown-N" (N answers 503 SlowDown), "error-N" (500),
   "drop-N" (N answers cut after 3000 bytes of the body; Range honoured), "always-500".
 - a bucket "flaky" that answers every request with 500 InternalError.
+- with UPSTREAM (an S3 server's http://127.0.0.1:PORT), every other request forwarded to it,
+  except that a PUT of a key ending in "/_metadata" fails with 500 InternalError: an upload
+  that breaks after its data files are in, to show that nothing is left at the output.
 Every request is appended to LOG_FILE as one JSON line (method, path, headers).
-Usage: stand_in.py PORT_FILE LOG_FILE
+Usage: stand_in.py PORT_FILE LOG_FILE [UPSTREAM]
 """
+import http.client
 import json
 import sys
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORT_FILE, LOG_FILE = sys.argv[1], sys.argv[2]
+UPSTREAM = urllib.parse.urlparse(sys.argv[3]) if len(sys.argv) > 3 else None
+INTERNAL_ERROR = b"<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>"
 BODY = b"0123456789" * 1000
 TOKEN = "imds-token-abc"
 counts = {}
@@ -55,10 +61,43 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
 
+    def forward(self, body=b""):
+        """The request as it came, sent to UPSTREAM (loopback only), and its answer passed back."""
+        if not UPSTREAM or UPSTREAM.hostname != "127.0.0.1":
+            return self.reply(404)
+        conn = http.client.HTTPConnection(UPSTREAM.hostname, UPSTREAM.port, timeout=30)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+        headers["Content-Length"] = str(len(body))
+        conn.request(self.command, self.path, body=body, headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+        self.send_response(r.status)
+        for k, v in r.getheaders():
+            if k.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        conn.close()
+
+    def do_HEAD(self):
+        self.record()
+        self.forward()
+
+    def do_DELETE(self):
+        self.record()
+        self.forward()
+
     def do_PUT(self):
-        self.record(self.body())
+        body = self.body()
+        self.record(body)
         if self.path == "/latest/api/token" and self.headers.get("X-aws-ec2-metadata-token-ttl-seconds"):
             return self.reply(200, TOKEN.encode())
+        if UPSTREAM and self.path.split("?")[0].endswith("/_metadata"):
+            return self.reply(500, INTERNAL_ERROR, "application/xml")
+        if UPSTREAM:
+            return self.forward(body)
         self.reply(400)
 
     def do_POST(self):
@@ -74,6 +113,8 @@ class Handler(BaseHTTPRequestHandler):
                    "<SessionToken>STSTOKEN</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration>"
                    "</Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>")
             return self.reply(200, xml.encode(), "text/xml")
+        if UPSTREAM:
+            return self.forward(body)
         self.reply(400)
 
     def do_GET(self):
@@ -92,6 +133,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(500, b"<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>", "application/xml")
         if p.startswith("/faulty/"):
             return self.faulty(p.split("?")[0].split("/"))
+        if UPSTREAM:
+            return self.forward()
         self.reply(404)
 
     def faulty(self, parts):
@@ -104,11 +147,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(503, b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", "application/xml")
         if failing and kind in ("error", "always"):
             return self.reply(500, b"<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>", "application/xml")
-        start = 0
+        start, end = 0, len(BODY)
         rng = self.headers.get("Range")
         if rng and rng.startswith("bytes="):
-            start = int(rng[6:].split("-")[0])
-        data = BODY[start:]
+            first, _, last = rng[6:].partition("-")
+            start, end = int(first), (int(last) + 1 if last else len(BODY))
+        data = BODY[start:end]
         self.send_response(206 if rng else 200)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("ETag", '"faulty-etag"')

@@ -213,13 +213,13 @@ bool MotoServer::upload_tree(const std::string& dir, const std::string& bucket, 
   return true;
 }
 
-std::unique_ptr<StandIn> StandIn::start(std::string* why) {
+std::unique_ptr<StandIn> StandIn::start(std::string* why, const std::string& upstream) {
   std::unique_ptr<StandIn> s(new StandIn);
   s->dir_ = make_dir();
   const std::string port_file = s->dir_ + "/port";
-  s->process_ = std::make_unique<ServerProcess>(
-      std::vector<std::string>{"python3", source_dir() + "/tests/s3/stand_in.py", port_file, s->dir_ + "/requests"},
-      std::vector<std::string>{}, s->dir_ + "/log");
+  std::vector<std::string> argv{"python3", source_dir() + "/tests/s3/stand_in.py", port_file, s->dir_ + "/requests"};
+  if (!upstream.empty()) argv.push_back(upstream);
+  s->process_ = std::make_unique<ServerProcess>(argv, std::vector<std::string>{}, s->dir_ + "/log");
   for (int i = 0; i < 200 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   if (!fs::exists(port_file)) {
     *why = "tests/s3/stand_in.py did not start: " + read_file(s->dir_ + "/log");

@@ -67,7 +67,9 @@ class MotoServer {
 
 class StandIn {
  public:
-  static std::unique_ptr<StandIn> start(std::string* why);
+  // With `upstream` (a MotoServer's endpoint), what it does not answer itself is forwarded
+  // there, and a PUT of a "/_metadata" key fails (tests/s3/stand_in.py).
+  static std::unique_ptr<StandIn> start(std::string* why, const std::string& upstream = "");
   ~StandIn();
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // The requests it answered, one JSON object a line.

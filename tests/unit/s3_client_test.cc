@@ -128,6 +128,10 @@ TEST_CASE("s3 client uploads a large file in parts and deletes in batches", "[s3
   CHECK(c->counts().requests - before == 5);  // create, 3 parts, complete
   REQUIRE(c->download(ObjectUri{"ckpt-big", "x/big file"}, dir / "back").ok());
   CHECK(test::read_file(dir / "back") == big);
+  before = c->counts().requests;
+  REQUIRE(c->download_parts(ObjectUri{"ckpt-big", "x/big file"}, dir / "parts", big.size(), 3).ok());
+  CHECK(test::read_file(dir / "parts") == big);
+  CHECK(c->counts().requests - before == 3);  // 5 + 5 + 2 MiB
 
   std::vector<std::string> keys;
   for (int i = 0; i < 5; ++i) {
@@ -170,6 +174,21 @@ TEST_CASE("s3 client retries throttling 500s and dropped downloads then gives up
   // A dropped connection resumes at the byte where it broke, pinned to the object's ETag.
   CHECK(stand_in->requests().find("\"range\": \"bytes=3000-\"") != std::string::npos);
   CHECK(stand_in->requests().find("\"if-match\": \"\\\"faulty-etag\\\"\"") != std::string::npos);
+
+  // Parallel ranged parts: each part that drops resumes within its range.
+  Settings parted = s;
+  parted.part_size = 4000;
+  auto pc = client_at(stand_in->url(), Credentials{"AKID", "SECRET", "", "test"}, parted);
+  for (const char* mode : {"drop-2", "slowdown-1"}) {
+    INFO(mode);
+    REQUIRE(pc->download_parts(ObjectUri{"faulty", std::string(mode) + "/parts"}, dir / "parts", 10000, 3).ok());
+    CHECK(test::read_file(dir / "parts") == expected);
+  }
+  for (const char* range : {"bytes=0-3999", "bytes=4000-7999", "bytes=8000-9999", "bytes=3000-3999"})
+    CHECK(stand_in->requests().find(std::string("\"range\": \"") + range + "\"") != std::string::npos);
+  auto parted_gave_up = pc->download_parts(ObjectUri{"faulty", "always-500/parts"}, dir / "never", 10000, 3);
+  CHECK_FALSE(parted_gave_up.ok());
+  CHECK_FALSE(fs::exists(dir / "never"));
 
   auto gave_up = c->download(ObjectUri{"faulty", "always-500/obj"}, dir / "never");
   REQUIRE_FALSE(gave_up.ok());

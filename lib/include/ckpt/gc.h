@@ -35,12 +35,15 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 namespace ckpt {
+
+class ObjectStore;
 
 // "90s", "15m", "1h", "2d", "1h30m"; a bare number is seconds. kInvalidArgument otherwise.
 CKPT_API Result<int64_t> parse_duration(const std::string& text);
@@ -63,6 +66,14 @@ struct CKPT_API GcOptions {
   bool allow_empty = false;  // run even if no snapshot at all is retained
   // apply: called after each deletion attempt (deleted, or error set).
   std::function<void(const GcFile&)> on_delete;
+
+  // ROOT an s3:// URI (see "Object stores" below): the store it is in.
+  std::shared_ptr<ObjectStore> store;
+  // Flink's `s3.entropy.key`: ROOT is spelled as `state.checkpoints.dir` is, with the key in it.
+  std::string entropy_key;
+  int jobs = 8;  // requests in flight (listings of entropy prefixes)
+  // apply on a store: hears each DeleteObjects batch (at most 1000 orphans) before it is sent.
+  std::function<void(const std::vector<const GcFile*>& batch)> on_batch;
 };
 
 // A `referenced_by` directory and the snapshots read from it.
@@ -89,6 +100,22 @@ struct CKPT_API GcReport {
   size_t failed = 0;                  // apply: deletions that failed
 };
 
+// Object stores. ROOT an s3:// (s3a://, s3p://) URI: the objects under ROOT/shared/ and
+// ROOT/taskowned/ are listed (their LastModified as their age), the snapshots are
+// ROOT/chk-<id>/_metadata and ROOT/savepoint-*/_metadata (a `referenced_by` entry may be a URI
+// too), and the orphans are deleted in DeleteObjects batches, each heard by `on_batch` first.
+// Nothing outside ROOT's prefixes is listed or deleted. An object is referenced when a handle
+// names its URI, or by the suffix rule of suffix_matches().
+//
+// Entropy injection (Flink's EntropyInjector, `s3.entropy.key`): Flink writes each data file at
+// the checkpoint path with the key replaced by random characters (`s3.entropy.length`,
+// alphanumeric) and each `_metadata` at the path with the key removed. With `entropy_key`, ROOT
+// holds the key; the snapshots are read under ROOT without it, and the data files are listed
+// under ROOT with the key replaced by every alphanumeric value found by one delimited listing at
+// the key's place (GcFile::path is then the object's URI). Without it, a retained snapshot that
+// references a shared/ or taskowned/ file of this job (the same job directory name) outside
+// ROOT is refused: its files are elsewhere and the orphans under ROOT would not be all.
+//
 // Errors: ROOT (or a `referenced_by` directory) is not a directory, a `referenced_by` directory
 // holds no snapshot, a `_metadata` exists but is not a readable regular file or cannot be
 // decoded (the error names it), nothing is retained without `allow_empty`; deletion failures

@@ -25,6 +25,9 @@ struct CKPT_API ObjectStoreOptions {
 
 CKPT_API bool is_object_store_uri(std::string_view path);
 
+// The URI in the one spelling listings use: s3a:// and s3p:// become s3://.
+CKPT_API std::string canonical_object_uri(std::string_view uri);
+
 struct CKPT_API StoredObject {
   std::string uri;  // s3://bucket/key
   uint64_t size = 0;
@@ -37,13 +40,28 @@ class CKPT_API ObjectStore {
   ~ObjectStore();
   // Every object whose URI starts with `prefix_uri`, all pages of ListObjectsV2.
   Result<std::vector<StoredObject>> list(const std::string& prefix_uri);
+  // The URIs one level below `prefix_uri` ending in '/' (ListObjectsV2 with delimiter "/").
+  Result<std::vector<std::string>> list_prefixes(const std::string& prefix_uri);
+  // The whole object's bytes (small objects: `_metadata`).
+  Result<std::string> read(const std::string& uri);
   // The object into `local_path` (resumed on dropped connections; removed on failure).
   Status download(const std::string& uri, const std::string& local_path);
+  // The same for an object of `size` bytes (as listed): above kPartedDownload bytes, as ranged
+  // GETs of 16 MiB on up to `jobs` connections at once, as the AWS CLI fetches large objects.
+  static constexpr uint64_t kPartedDownload = uint64_t{64} << 20;
+  Status download(const std::string& uri, const std::string& local_path, uint64_t size, int jobs);
   // A local file as an object (multipart when large; nothing left behind on failure).
   Status upload(const std::string& local_path, const std::string& uri);
   // Deletes the objects (one bucket), in batches of at most 1000; `log` hears each batch before
   // it is sent. Keys the store refused are the error.
   Status remove(const std::vector<std::string>& uris, const std::function<void(size_t first, size_t count)>& log);
+  struct Refusal {
+    std::string uri, code, message;
+  };
+  // The same, the objects the store refused to delete returned one by one; an error is a batch
+  // that could not be sent at all (the objects of the batches before it were sent).
+  Result<std::vector<Refusal>> remove_each(const std::vector<std::string>& uris,
+                                           const std::function<void(size_t first, size_t count)>& log);
   uint64_t requests() const;
   uint64_t retries() const;
 

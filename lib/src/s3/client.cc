@@ -15,6 +15,7 @@
 #include "ckpt/io.h"
 #include "s3/credentials.h"
 #include "s3/crypto.h"
+#include "support/worker_threads.h"
 
 namespace ckpt::s3 {
 
@@ -59,6 +60,20 @@ std::string xml_escape(std::string_view s) {
     }
   }
   return out;
+}
+
+// `chunk` written at `at`; 0 or the errno of the failure (kept in errno for the caller too).
+int write_fully(int fd, std::string_view chunk, uint64_t at) {
+  while (!chunk.empty()) {
+    ssize_t w = ::pwrite(fd, chunk.data(), chunk.size(), static_cast<off_t>(at));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    chunk.remove_prefix(static_cast<size_t>(w));
+    at += static_cast<uint64_t>(w);
+  }
+  return 0;
 }
 
 // scheme://host[:port] and a base path ("" or "/base") of an endpoint URL.
@@ -277,17 +292,9 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
   bool write_failed = false;
   std::string etag;
   auto sink = [&](std::string_view chunk) {
-    const char* p = chunk.data();
-    size_t n = chunk.size();
-    while (n > 0) {
-      ssize_t w = ::write(fd, p, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        write_failed = true;
-        return false;
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
+    if (write_fully(fd, chunk, written) != 0) {
+      write_failed = true;
+      return false;
     }
     written += chunk.size();
     counts_.bytes_down += chunk.size();
@@ -346,6 +353,75 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
     }
     backoff(failures);
   }
+  if (::close(fd) != 0 && result.ok())
+    result = Error(ErrorCode::kIOError, fmt::format("close failed: {}", std::strerror(errno))).with_file(local_path);
+  if (!result.ok()) ::unlink(local_path.c_str());
+  return result;
+}
+
+Status Client::fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64_t length, std::string* etag) {
+  const std::string name = uri.to_string();
+  uint64_t written = 0;
+  int write_errno = 0;
+  auto sink = [&](std::string_view chunk) {
+    if (written + chunk.size() > length) return false;  // more than asked for
+    if ((write_errno = write_fully(fd, chunk, offset + written)) != 0) return false;
+    written += chunk.size();
+    counts_.bytes_down += chunk.size();
+    return true;
+  };
+  for (int failures = 0;;) {
+    if (written == length) return {};
+    Pairs headers = {{"Range", fmt::format("bytes={}-{}", offset + written, offset + length - 1)}};
+    if (!etag->empty()) headers.emplace_back("If-Match", *etag);
+    const uint64_t before = written;
+    auto r = once(uri, "GET", {}, headers, {}, sink, [&](const Pairs& h) {
+      for (const auto& [k, v] : h)
+        if (k == "etag" && etag->empty()) *etag = v;
+    });
+    if (write_errno != 0)
+      return Error(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(write_errno)));
+    if (r && r.value().status == 206 && written == length) return {};
+    if (r && r.value().status == 200)
+      return Error(ErrorCode::kIOError, "the store ignored the range of a ranged GET").with_file(name);
+    if (written > before) failures = 0;
+    ++failures;
+    bool again = true;
+    Error err;
+    if (!r) {
+      err = std::move(r).error();
+    } else if (r.value().status == 206) {
+      err = Error(ErrorCode::kIOError, "connection closed before the whole part arrived");
+    } else {
+      again = retryable(r.value(), parse_error_body(r.value().body));
+      err = status_error(name, r.value());
+    }
+    if (!again || failures >= settings_.max_attempts) {
+      if (again) err.message += fmt::format(" (gave up after {} attempts)", failures);
+      return std::move(err).with_file(name);
+    }
+    backoff(failures);
+  }
+}
+
+Status Client::download_parts(const ObjectUri& uri, const std::string& local_path, uint64_t size, int jobs) {
+  int fd = ::open(local_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Error(ErrorCode::kIOError, fmt::format("cannot create: {}", std::strerror(errno))).with_file(local_path);
+  const uint64_t part = std::max<uint64_t>(settings_.part_size, 1);
+  const uint64_t parts = size == 0 ? 0 : (size + part - 1) / part;
+  std::string etag;
+  Status result;
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
+    result = Error(ErrorCode::kIOError, fmt::format("cannot size: {}", std::strerror(errno))).with_file(local_path);
+  // The first part alone: its answer's ETag pins every other part to the same object version.
+  if (result.ok() && parts > 0) result = fetch_range(uri, fd, 0, std::min(part, size), &etag);
+  if (result.ok() && parts > 1)
+    result = run_parallel(parts - 1, std::max(1, jobs), [&](size_t i) {
+      std::string pinned = etag;
+      const uint64_t off = (i + 1) * part;
+      return fetch_range(uri, fd, off, std::min(part, size - off), &pinned);
+    });
   if (::close(fd) != 0 && result.ok())
     result = Error(ErrorCode::kIOError, fmt::format("close failed: {}", std::strerror(errno))).with_file(local_path);
   if (!result.ok()) ::unlink(local_path.c_str());

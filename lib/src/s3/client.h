@@ -71,6 +71,10 @@ class Client {
   // The whole object into `local_path` (created or truncated); a connection that drops resumes
   // from the bytes already written, the object pinned by its ETag.
   Status download(const ObjectUri& uri, const std::string& local_path);
+  // The same for an object of `size` bytes (as listed), as ranged GETs of `part_size` bytes
+  // on up to `jobs` threads (as the AWS CLI fetches large objects), each written at its offset;
+  // a part cut short resumes, every part pinned to the ETag of the first answer.
+  Status download_parts(const ObjectUri& uri, const std::string& local_path, uint64_t size, int jobs);
   Result<ObjectInfo> head(const ObjectUri& uri);
   Status put(const ObjectUri& uri, std::string_view bytes);
   // A local file, as one PUT or (above multipart_threshold) a multipart upload, aborted on failure.
@@ -100,6 +104,9 @@ class Client {
   Result<HttpResponse> send(const ObjectUri& uri, const std::string& method, const Pairs& query,
                             const Pairs& headers = {}, std::string_view body = {});
   void backoff(int attempt);
+  // Bytes [offset, offset + length) into `fd` at the same offsets, resumed on drops; `etag`
+  // pins the object (set from the answer when empty).
+  Status fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64_t length, std::string* etag);
 
   Settings settings_;
   Credentials credentials_;

@@ -16,6 +16,11 @@ ObjectStore::~ObjectStore() = default;
 
 bool is_object_store_uri(std::string_view path) { return s3::is_object_uri(path); }
 
+std::string canonical_object_uri(std::string_view uri) {
+  if (!s3::is_object_uri(uri)) return std::string(uri);
+  return "s3://" + std::string(uri.substr(uri.find("://") + 3));
+}
+
 Result<std::shared_ptr<ObjectStore>> ObjectStore::open(const ObjectStoreOptions& o) {
   s3::Settings s;
   s.endpoint = o.endpoint;
@@ -41,10 +46,33 @@ Result<std::vector<StoredObject>> ObjectStore::list(const std::string& prefix_ur
   return out;
 }
 
+Result<std::vector<std::string>> ObjectStore::list_prefixes(const std::string& prefix_uri) {
+  auto u = s3::parse_object_uri(prefix_uri);
+  if (!u) return std::move(u).error();
+  auto page = impl_->client->list(u.value(), "/");
+  if (!page) return std::move(page).error();
+  std::vector<std::string> out;
+  for (const auto& p : page.value().common_prefixes) out.push_back(s3::ObjectUri{u.value().bucket, p}.to_string());
+  return out;
+}
+
+Result<std::string> ObjectStore::read(const std::string& uri) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  return impl_->client->get(u.value());
+}
+
 Status ObjectStore::download(const std::string& uri, const std::string& local_path) {
   auto u = s3::parse_object_uri(uri);
   if (!u) return std::move(u).error();
   return impl_->client->download(u.value(), local_path);
+}
+
+Status ObjectStore::download(const std::string& uri, const std::string& local_path, uint64_t size, int jobs) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  if (size < kPartedDownload || jobs < 2) return impl_->client->download(u.value(), local_path);
+  return impl_->client->download_parts(u.value(), local_path, size, jobs);
 }
 
 Status ObjectStore::upload(const std::string& local_path, const std::string& uri) {
@@ -53,25 +81,35 @@ Status ObjectStore::upload(const std::string& local_path, const std::string& uri
   return impl_->client->upload_file(u.value(), local_path);
 }
 
-Status ObjectStore::remove(const std::vector<std::string>& uris, const std::function<void(size_t, size_t)>& log) {
-  if (uris.empty()) return {};
+Result<std::vector<ObjectStore::Refusal>> ObjectStore::remove_each(const std::vector<std::string>& uris,
+                                                                   const std::function<void(size_t, size_t)>& log) {
+  std::vector<Refusal> out;
+  if (uris.empty()) return out;
   std::string bucket;
   std::vector<std::string> keys;
   for (const std::string& uri : uris) {
     auto u = s3::parse_object_uri(uri);
     if (!u) return std::move(u).error();
     if (!bucket.empty() && u.value().bucket != bucket)
-      return Error(ErrorCode::kInvalidArgument, "objects of more than one bucket in one deletion");
+      return Error(ErrorCode::kInvalidArgument, "objects of more than one bucket in one deletion").with_file(uri);
     bucket = u.value().bucket;
     keys.push_back(u.value().key);
   }
   auto failed = impl_->client->delete_objects(bucket, keys, log);
   if (!failed) return std::move(failed).error();
+  for (auto& f : failed.value())
+    out.push_back({s3::ObjectUri{bucket, f.key}.to_string(), std::move(f.code), std::move(f.message)});
+  return out;
+}
+
+Status ObjectStore::remove(const std::vector<std::string>& uris, const std::function<void(size_t, size_t)>& log) {
+  auto failed = remove_each(uris, log);
+  if (!failed) return std::move(failed).error();
   if (!failed.value().empty()) {
-    const auto& f = failed.value().front();
+    const Refusal& f = failed.value().front();
     return Error(ErrorCode::kIOError, fmt::format("{} of {} objects not deleted: {} {}", failed.value().size(),
-                                                  keys.size(), f.code, f.message))
-        .with_file(s3::ObjectUri{bucket, f.key}.to_string());
+                                                  uris.size(), f.code, f.message))
+        .with_file(f.uri);
   }
   return {};
 }

@@ -8,9 +8,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "ckpt/object_store.h"
 #include "ckpt/resolve.h"
 #include "ckpt/walk.h"
 #include "ops/gc/gc_snapshots.h"
+#include "ops/gc/gc_store.h"
 #include "ops/gc/gc_tree.h"
 
 namespace fs = std::filesystem;
@@ -83,12 +85,7 @@ class Scan {
       std::vector<std::string> found;
       CKPT_ASSIGN_OR_RETURN(std::vector<std::string> read, read_new(dir, true, found));
       // A mistyped directory would otherwise protect nothing, silently.
-      if (first && found.empty())
-        return Error(ErrorCode::kNotFound,
-                     "a referencing directory holds no snapshot: no _metadata, chk-*/_metadata or "
-                     "savepoint-*/_metadata (a job's checkpoint directory, a savepoint directory or a "
-                     "snapshot was expected)")
-            .with_file(dir);
+      if (first && found.empty()) return gc_detail::no_snapshot_in(dir);
       r.referenced_by[i].dir = dir;
       // Listed even if another directory named it first (read once all the same).
       for (std::string& name : first ? found : read) r.referenced_by[i].snapshots.push_back(std::move(name));
@@ -220,6 +217,10 @@ Result<int64_t> parse_duration(const std::string& text) {
 }
 
 Result<GcReport> collect_garbage(const std::string& root, const GcOptions& options) {
+  if (is_object_store_uri(root)) return gc_detail::collect_store_garbage(root, options);
+  if (!options.entropy_key.empty())
+    return Error(ErrorCode::kInvalidArgument, "an entropy key applies to a ROOT in an object store (s3://)")
+        .with_file(root);
   std::error_code ec;
   if (!fs::is_directory(root, ec))
     return Error(ErrorCode::kNotFound, "'" + root + "' is not a directory");
@@ -230,12 +231,7 @@ Result<GcReport> collect_garbage(const std::string& root, const GcOptions& optio
   CKPT_RETURN_IF_ERROR(scan.list_files(r));
   CKPT_RETURN_IF_ERROR(scan.read_snapshots(r, options, true));
   if (r.retained.empty() && r.savepoints.empty() && r.referenced_by.empty() && !options.allow_empty)
-    return Error(ErrorCode::kInvalidArgument,
-                 "nothing is retained: no chk-*/_metadata or savepoint-*/_metadata here and no snapshot "
-                 "referencing it, so every file under shared/ and taskowned/ would be an orphan, although "
-                 "a job restored from these checkpoints (CLAIM or legacy mode) may still reference them; "
-                 "name its checkpoint directory with --referenced-by, or pass --allow-empty")
-        .with_file(root);
+    return gc_detail::nothing_retained(root);
   scan.finish(r, options);
   if (!options.apply) return r;
 

@@ -92,6 +92,23 @@ Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool sel
   return out;
 }
 
+Error no_snapshot_in(const std::string& dir) {
+  return Error(ErrorCode::kNotFound,
+               "a referencing directory holds no snapshot: no _metadata, chk-*/_metadata or "
+               "savepoint-*/_metadata (a job's checkpoint directory, a savepoint directory or a "
+               "snapshot was expected)")
+      .with_file(dir);
+}
+
+Error nothing_retained(const std::string& root) {
+  return Error(ErrorCode::kInvalidArgument,
+               "nothing is retained: no chk-*/_metadata or savepoint-*/_metadata here and no snapshot "
+               "referencing it, so every file under shared/ and taskowned/ would be an orphan, although "
+               "a job restored from these checkpoints (CLAIM or legacy mode) may still reference them; "
+               "name its checkpoint directory with --referenced-by, or pass --allow-empty")
+      .with_file(root);
+}
+
 Result<Metadata> read_snapshot(const SnapshotDir& s) {
   Result<Metadata> m = read_metadata_file(s.metadata_path);
   if (!m.ok()) return std::move(m).error().with_file(s.metadata_path).with_context(kRefusal);

@@ -25,6 +25,11 @@ struct SnapshotDir {
 // a `_metadata`. Errors name the entry that is not a readable snapshot.
 Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self);
 
+// A `--referenced-by` DIR that holds no snapshot: a mistyped one would protect nothing.
+Error no_snapshot_in(const std::string& dir);
+// No snapshot at all to honour (without allow_empty).
+Error nothing_retained(const std::string& root);
+
 // The decoded `_metadata` of `s`; the error names it and says why gc refuses to go on.
 Result<Metadata> read_snapshot(const SnapshotDir& s);
 

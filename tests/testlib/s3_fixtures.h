@@ -1,0 +1,45 @@
+// tests/testlib/s3_fixtures.h - what the CLI tests of s3:// URIs share: the environment that
+// points ckpt at a loopback server, listings of a bucket, and an incremental chain uploaded
+// with its handles naming the bucket, as Flink writes them there.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "s3/sigv4.h"
+#include "testlib/s3_servers.h"
+#include "testlib/scoped_settings.h"
+#include "testlib/test_support.h"
+
+namespace ckpt::test {
+
+// A moto server that checks no signature, required to start: moto 5.2.1 refuses correct
+// signatures of keys with '=', '+', spaces and non-ASCII bytes and of listings whose prefix
+// holds '/' (testlib/s3_servers.h); the client tests check signatures where moto can.
+std::unique_ptr<MotoServer> unchecked_moto();
+
+// The environment that points ckpt at `endpoint` with these keys, and nowhere else.
+struct StoreEnvironment {
+  std::vector<std::unique_ptr<ScopedEnv>> vars;
+  StoreEnvironment(const std::string& endpoint, const s3::Credentials& c);
+  void set(const char* name, const std::string& value);
+};
+
+// Every key under `prefix` of `bucket`.
+std::set<std::string> keys_under(const MotoServer& m, const std::string& bucket, const std::string& prefix);
+
+// A generated chain of `checkpoints` (RocksDB, 2 subtasks) at dir/job whose `_metadata` files
+// name their files as s3://bucket/`shared_job_key`/shared/.. and s3://bucket/`job_key`/chk-N/..,
+// uploaded to the keys those URIs name (the local copy keeps the rewritten `_metadata` files).
+void upload_chain(const MotoServer& m, const ScratchDir& dir, int checkpoints, const std::string& bucket,
+                  const std::string& job_key, const std::string& shared_job_key);
+
+// Every regular file under `dir`, by its path relative to `dir`, with its bytes.
+std::vector<std::pair<std::string, std::string>> tree_files(const std::string& dir);
+// Every object under s3://bucket/prefix/, by its key relative to the prefix, with its bytes.
+std::vector<std::pair<std::string, std::string>> bucket_files(const MotoServer& m, const std::string& bucket,
+                                                              const std::string& prefix);
+
+}  // namespace ckpt::test
