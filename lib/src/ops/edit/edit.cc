@@ -285,6 +285,10 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     for (const auto& [name, n] : elements) counts.add(op.id, name, n);
     return Status::OK();
   };
+  hooks.output_id = [&](const OperatorId& id) {
+    auto renamed = plan.new_ids.find(id);
+    return renamed == plan.new_ids.end() ? id : renamed->second;
+  };
   hooks.finish = [&]() -> Status {
     if (expiry)
       for (const std::string& state : expiry->not_found())
@@ -306,6 +310,8 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   r.dry_run = options.dry_run;
   r.key_serializers_from = options.key_serializers_from;
   r.progress = options.progress;
+  r.shard = options.shard;
+  r.finish = options.finish;
   CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(snapshot, r, hooks));
   EditSummary summary;
   summary.written = std::move(written);
