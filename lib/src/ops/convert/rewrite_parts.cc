@@ -56,6 +56,9 @@ Result<FoundPart> read_part(const std::string& dir, const ShardSpec& shard) {
     if (!v) return damaged(dir, fmt::format("{} lacks {}", kPartManifestName, name));
     *field = *v;
   }
+  if (!j.contains("fingerprint") || !j["fingerprint"].is_string())
+    return damaged(dir, fmt::format("{} lacks fingerprint", kPartManifestName));
+  c.fingerprint = j["fingerprint"].get<std::string>();
   Result<Metadata> metadata = read_metadata_file(dir + "/" + kPartMetadataName);
   if (!metadata.ok()) return std::move(metadata).error();
   part.metadata = std::move(*metadata);
@@ -63,6 +66,15 @@ Result<FoundPart> read_part(const std::string& dir, const ShardSpec& shard) {
 }
 
 }  // namespace
+
+std::string part_fingerprint(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return fmt::format("{:016x}", h);
+}
 
 std::string part_directory(const std::string& output, const ShardSpec& shard) {
   return fmt::format("{}.part-{}-of-{}", trimmed(output), shard.index, shard.count);
@@ -80,6 +92,7 @@ Status write_part_files(const std::string& dir, const ShardSpec& shard, const st
   j["bytes"] = c.bytes;
   j["canonical_count"] = c.canonical;
   j["native_count"] = c.native;
+  j["fingerprint"] = c.fingerprint;
   return write_file_atomic(dir + "/" + kPartManifestName, j.dump(2) + "\n");
 }
 

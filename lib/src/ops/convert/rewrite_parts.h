@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -28,7 +29,13 @@ inline constexpr const char* kPartManifestName = "_part.json";
 struct PartCounts {
   uint64_t subtasks = 0, entries = 0, files = 0, bytes = 0;
   uint64_t canonical = 0, native = 0;
+  // What the part was cut from and by (part_fingerprint()): the last step takes only parts of
+  // its own command line and snapshot.
+  std::string fingerprint;
 };
+
+// 16 hex digits (FNV-1a, 64 bits) of `text`: the same on every machine.
+std::string part_fingerprint(std::string_view text);
 
 // "<output>.part-K-of-N" (a trailing '/' of `output` ignored).
 std::string part_directory(const std::string& output, const ShardSpec& shard);

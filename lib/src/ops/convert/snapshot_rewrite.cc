@@ -289,6 +289,18 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   if (hooks.prepare) CKPT_RETURN_IF_ERROR(hooks.prepare(metadata, job.streams));
   Metadata out = metadata;
   if (hooks.operators) CKPT_RETURN_IF_ERROR(hooks.operators(out));
+  std::string fingerprint;
+  if (part || options.finish) {
+    CKPT_ASSIGN_OR_RETURN(std::string cut, encode_metadata(out));
+    // The snapshot's own bytes, not its path: parts may see it mounted elsewhere.
+    fingerprint = part_fingerprint(
+        fmt::format("{}\n{}\n{}", cut, options.to ? convert_target_name(*options.to) : "same", options.fingerprint));
+  }
+  for (const FoundPart& p : parts)
+    if (p.counts.fingerprint != fingerprint)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("part {} of {} ({}) was cut from another snapshot or by another command line",
+                               p.shard.index, p.shard.count, p.dir));
   std::optional<Plan> plan;
   if (part) plan = plan_parts(out, options.shard->count);
   if (options.finish) plan = plan_parts(out, parts.at(0).shard.count);
@@ -351,8 +363,8 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   }
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(out));
   if (part) {
-    PartCounts c{counters.subtasks, counters.entries,   counters.files,
-                 counters.bytes,    counters.canonical, counters.native};
+    PartCounts c{counters.subtasks,  counters.entries, counters.files, counters.bytes,
+                 counters.canonical, counters.native,  fingerprint};
     CKPT_RETURN_IF_ERROR(write_part_files(job.out_dir, *options.shard, bytes, c));
     CKPT_RETURN_IF_ERROR(temp->commit(options.force));
   } else if (!options.dry_run) {

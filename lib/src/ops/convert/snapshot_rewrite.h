@@ -88,6 +88,9 @@ struct RewriteOptions {
   // Rewrite nothing: assemble `output` from its parts, copy the coordinator state and write
   // `_metadata`, then remove the parts. Same snapshot and hooks as the parts'.
   bool finish = false;
+  // What else the parts must agree on (the edit's options): with the snapshot, the operators
+  // written and the target, it makes the fingerprint --finish checks every part against.
+  std::string fingerprint;
 };
 
 // Errors name the operator, subtask and file; nothing is left at `options.output` then.

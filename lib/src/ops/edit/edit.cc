@@ -312,6 +312,15 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   r.progress = options.progress;
   r.shard = options.shard;
   r.finish = options.finish;
+  if (options.shard || options.finish) {
+    // What changes the entries but not the operators written: the parts must agree on it.
+    std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),
+                                options.max_parallelism, options.parallelism);
+    for (const auto& [op, state] : options.drop_states) f += fmt::format("|drop {}/{}", op, state);
+    for (const std::string& key : options.delete_keys) f += "|key " + key;
+    for (const auto& [state, ttl] : options.expire) f += fmt::format("|expire {}={}", state, ttl);
+    r.fingerprint = std::move(f);
+  }
   CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(snapshot, r, hooks));
   EditSummary summary;
   summary.written = std::move(written);
