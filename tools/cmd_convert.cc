@@ -5,9 +5,10 @@
 
 #include "ckpt/convert.h"
 #include "command.h"
-#include "progress_meter.h"
 #include "json_output.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
+#include "shard_arg.h"
 
 namespace ckpt::cli {
 
@@ -22,6 +23,8 @@ struct ConvertArgs {
   std::vector<std::string> remap;
   std::string key_serializers_from;
   ProgressMode progress = ProgressMode::kAuto;
+  std::string shard;
+  bool finish = false;
 };
 }  // namespace
 
@@ -37,6 +40,7 @@ Runner setup_convert(CLI::App& sub) {
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
+  add_part_options(sub, &a->shard, &a->finish);
   add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
@@ -52,6 +56,8 @@ Runner setup_convert(CLI::App& sub) {
     options.force = a->force;
     options.remap = std::move(*remap);
     options.key_serializers_from = a->key_serializers_from;
+    if (!shard_or_report(io, a->shard, &options.shard)) return kExitError;
+    options.finish = a->finish;
     ProgressMeter meter(io, "convert", a->progress);
     options.progress = meter.counters();
     Result<ConvertSummary> s = convert_snapshot(a->snapshot, options);
@@ -60,7 +66,7 @@ Runner setup_convert(CLI::App& sub) {
     if (a->json) {
       nlohmann::ordered_json doc = json_document("convert");
       doc["snapshot"] = a->snapshot;
-      doc["output"] = a->output;
+      doc["output"] = s->output;
       doc["to"] = convert_target_name(*to);
       doc["kind"] = s->kind;
       doc["subtask_count"] = s->subtasks;
@@ -70,7 +76,7 @@ Runner setup_convert(CLI::App& sub) {
       print_json(io, doc);
       return kExitOk;
     }
-    io.out << fmt::format("{}: {} ({}), {} subtasks, {} entries, {} files, {} bytes\n", a->output, s->kind,
+    io.out << fmt::format("{}: {} ({}), {} subtasks, {} entries, {} files, {} bytes\n", s->output, s->kind,
                           convert_target_name(*to), s->subtasks, s->entries, s->files, s->bytes);
     return kExitOk;
   };

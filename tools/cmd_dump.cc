@@ -11,6 +11,7 @@
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
+#include "shard_arg.h"
 
 namespace ckpt::cli {
 
@@ -31,6 +32,7 @@ struct DumpArgs {
   NamingArgs naming;
   ProgressMode progress = ProgressMode::kAuto;
   std::string key_serializers_from;
+  std::string shard;
 };
 
 // A cell of the table: at most `width` characters, cut with "..." if longer.
@@ -95,6 +97,7 @@ Runner setup_dump(CLI::App& sub) {
       ->check(CLI::IsMember({"ndjson", "table"}));
   sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
+  add_shard_option(sub, &a->shard, "its subtasks' entries; the parts' outputs in order are the whole dump");
   add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
@@ -117,6 +120,7 @@ Runner setup_dump(CLI::App& sub) {
       options.key_groups = range;
     }
     options.keys = a->keys;
+    if (!shard_or_report(io, a->shard, &options.shard)) return kExitError;
     options.limit = a->limit;
     options.jobs = a->jobs;
     options.keep_going = a->keep_going;

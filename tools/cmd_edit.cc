@@ -12,6 +12,7 @@
 #include "json_output.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
+#include "shard_arg.h"
 #include "ttl_args.h"
 
 namespace ckpt::cli {
@@ -38,6 +39,8 @@ struct EditArgs {
   std::vector<std::string> expire;
   std::string now;
   std::string plan;
+  std::string shard;
+  bool finish = false;
   ProgressMode progress = ProgressMode::kAuto;
   bool json = false;
 };
@@ -68,7 +71,7 @@ std::string describe(const EditChange& c) {
 nlohmann::ordered_json edit_document(const EditArgs& a, const EditOptions& options, const EditSummary& s) {
   nlohmann::ordered_json doc = json_document("edit");
   doc["snapshot"] = a.snapshot;
-  doc["output"] = a.dry_run ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.output);
+  doc["output"] = a.dry_run ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.written.output);
   doc["dry_run"] = a.dry_run;
   doc["to"] = options.to ? nlohmann::ordered_json(convert_target_name(*options.to)) : nlohmann::ordered_json(nullptr);
   doc["kind"] = s.written.kind;
@@ -131,6 +134,7 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_flag("--dry-run", a->dry_run, "Print what would change, write nothing");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_option("-j,--jobs", a->jobs, "Subtasks rewritten at once")->type_name("N")->check(CLI::Range(1, 1024));
+  add_part_options(sub, &a->shard, &a->finish);
   add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
@@ -184,6 +188,8 @@ Runner setup_edit(CLI::App& sub) {
     options.force = a->force;
     options.jobs = a->jobs;
     options.dry_run = a->dry_run;
+    if (!shard_or_report(io, a->shard, &options.shard)) return kExitError;
+    options.finish = a->finish;
     options.key_serializers_from = a->key_serializers_from;
     options.remap = std::move(*remap);
     ProgressMeter meter(io, "edit", a->progress);
@@ -208,7 +214,7 @@ Runner setup_edit(CLI::App& sub) {
       io.out << fmt::format("dry run: {} subtasks, {} entries kept, nothing written\n", s->written.subtasks,
                             s->written.entries);
     } else {
-      io.out << fmt::format("{}: {}, {} subtasks, {} entries, {} files, {} bytes\n", a->output, s->written.kind,
+      io.out << fmt::format("{}: {}, {} subtasks, {} entries, {} files, {} bytes\n", s->written.output, s->written.kind,
                             s->written.subtasks, s->written.entries, s->written.files, s->written.bytes);
     }
     return kExitOk;

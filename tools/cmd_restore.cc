@@ -7,9 +7,10 @@
 
 #include "ckpt/restore.h"
 #include "command.h"
+#include "key_group_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
-#include "key_group_arg.h"
+#include "shard_arg.h"
 
 namespace ckpt::cli {
 
@@ -28,6 +29,7 @@ struct RestoreArgs {
   std::vector<std::string> remap;
   std::string key_serializers_from;
   ProgressMode progress = ProgressMode::kAuto;
+  std::string shard;
 };
 }  // namespace
 
@@ -51,6 +53,7 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
   add_key_serializers_option(sub, &a->key_serializers_from);
+  add_shard_option(sub, &a->shard, "its subtasks' instances, into this part's own output");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
@@ -70,6 +73,7 @@ Runner setup_restore(CLI::App& sub) {
     options.full_check = a->full_check;
     options.jobs = a->jobs;
     options.force = a->force;
+    if (!shard_or_report(io, a->shard, &options.shard)) return kExitError;
     options.key_serializers_from = a->key_serializers_from;
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;

@@ -7,6 +7,7 @@
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
+#include "shard_arg.h"
 
 namespace ckpt::cli {
 
@@ -19,6 +20,7 @@ struct VerifyArgs {
   std::vector<std::string> remap;
   NamingArgs naming;
   ProgressMode progress = ProgressMode::kAuto;
+  std::string shard;
 };
 }  // namespace
 
@@ -30,6 +32,7 @@ Runner setup_verify(CLI::App& sub) {
   sub.add_option("-j,--jobs", a->jobs, "With --deep, check N subtasks and SST files at once")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
+  add_shard_option(sub, &a->shard, "its subtasks' checks; the parts' problems together are those of one run");
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);
   add_progress_options(sub, &a->progress);
@@ -40,6 +43,7 @@ Runner setup_verify(CLI::App& sub) {
     if (!names) return kExitError;
     VerifyOptions options;
     options.deep = a->deep;
+    if (!shard_or_report(io, a->shard, &options.shard)) return kExitError;
     options.jobs = a->jobs;
     options.remap = std::move(*remap);
     options.names = std::move(*names);

@@ -15,6 +15,7 @@ Runner setup_report(CLI::App& sub);
 Runner setup_advise(CLI::App& sub);
 Runner setup_compact(CLI::App& sub);
 Runner setup_verify(CLI::App& sub);
+Runner setup_plan(CLI::App& sub);
 Runner setup_restore(CLI::App& sub);
 Runner setup_completion(CLI::App& sub);
 Runner setup_help(CLI::App& sub);
@@ -33,6 +34,7 @@ const std::vector<Command>& commands() {
       {"advise", "Recommend a state backend and checkpoint settings, with evidence", setup_advise},
       {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
       {"verify", "Check that a snapshot is complete and readable", setup_verify},
+      {"plan", "Cut a snapshot's subtasks into N parts balanced by bytes, for a job runner", setup_plan},
       {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
       {"completion", "Print a shell completion script (bash, zsh or fish)", setup_completion},
       {"help", "Print the usage of ckpt or of one command", setup_help},

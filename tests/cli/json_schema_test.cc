@@ -112,6 +112,10 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
                               parsed(run_cli({"inspect", "--json", rocks}))["operators"][0]["id"].get<std::string>() +
                                   "=0123456789abcdef0123456789abcdef"}));
   o.document("relocate", run_cli({"relocate", "--json", chain + "/chk-3", "--output", s / "relocated", "--relative"}));
+  o.document("plan", run_cli({"plan", "--json", rocks, "--shards", "3"}));
+  o.document("plan", run_cli({"plan", "--json", sample(), "--shards", "7"}));
+  o.document("convert",
+             run_cli({"convert", "--json", rocks, "--to", "heap", "--output", s / "parted", "--shard", "0/2"}));
   // Failures under --json: the error object (every subcommand's, tests/cli/json_error_test.cc).
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"inspect", "--json", s / "absent"},

@@ -27,12 +27,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
 #include "ckpt/export.h"
+#include "ckpt/plan.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
@@ -55,6 +57,14 @@ struct CKPT_API ConvertOptions {
   // The input's bytes read (checked first, then converted: twice its state size) and the
   // entries written (ckpt/progress.h).
   Progress* progress = nullptr;
+  // Only part K of N of the subtasks (ckpt/plan.h), written beside `output` as the directory
+  // "<output>.part-K-of-N" (published atomically, as an output is); `finish` then assembles
+  // them. Parts run anywhere that sees the same file system, in any order, at once.
+  std::optional<ShardSpec> shard;
+  // Assemble `output` from all its parts (every one present and complete, or nothing is
+  // written), copy the coordinator state, write `_metadata` last and remove the parts: the
+  // output of one run in one go, byte for byte (the file names are the same).
+  bool finish = false;
 };
 
 struct CKPT_API ConvertSummary {
@@ -63,6 +73,7 @@ struct CKPT_API ConvertSummary {
   uint64_t files = 0;        // files written, _metadata included
   uint64_t bytes = 0;        // bytes written
   std::string kind;          // snapshot kind of the output ("savepoint-native", ...)
+  std::string output;        // the directory published: the output, or a part's ("<output>.part-K-of-N")
 };
 
 // Errors name the operator, subtask and file that could not be converted; nothing is left

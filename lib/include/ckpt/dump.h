@@ -81,7 +81,7 @@ struct CKPT_API DumpSummary {
   bool limit_reached = false;
   std::vector<std::string> unmatched_uids;  // DumpOptions::names: uids given that name no operator
   // DumpOptions::keys that no dumped entry has (as JSON text); left empty when the limit cut
-  // the dump short.
+  // the dump short, and in a part (DumpOptions::shard: the key may be in another part).
   std::vector<std::string> unmatched_keys;
 };
 

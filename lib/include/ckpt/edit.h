@@ -24,6 +24,7 @@
 #include "ckpt/convert.h"
 #include "ckpt/error.h"
 #include "ckpt/export.h"
+#include "ckpt/plan.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
@@ -43,6 +44,12 @@ struct CKPT_API EditOptions {
   std::string key_serializers_from;
   // As ConvertOptions::progress: the input's bytes read and the entries written.
   Progress* progress = nullptr;
+  // As ConvertOptions::shard and ::finish: the subtasks this edit writes (after operators are
+  // dropped, re-identified or regrouped) cut into parts, and the last step that assembles them.
+  // The checks that need every subtask (a --drop-state or --expire state that no subtask has)
+  // are not made in parts, and each part makes the regrouping pass over the whole input.
+  std::optional<ShardSpec> shard;
+  bool finish = false;
 
   // Operators whose state is left out of the output (what --allowNonRestoredState skips).
   std::vector<std::string> drop_operators;

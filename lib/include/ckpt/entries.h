@@ -29,6 +29,7 @@
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/metadata.h"
+#include "ckpt/plan.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
@@ -142,6 +143,9 @@ struct CKPT_API EntrySelection {
   // a changelog-backend handle without a materialized part lacks (its keys print as hex
   // otherwise). Empty: none.
   std::string key_serializers_from;
+  // Only the subtasks of this part of the snapshot (ckpt/plan.h): the parts' entries, in part
+  // order, are the entries of the whole selection, in order.
+  std::optional<ShardSpec> shard;
 };
 
 struct CKPT_API EntryReaderOptions : EntrySelection {

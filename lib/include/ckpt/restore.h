@@ -20,6 +20,7 @@
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/metadata.h"
+#include "ckpt/plan.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
@@ -45,6 +46,9 @@ struct CKPT_API RestoreOptions {
   // The input's bytes read (checked first, then copied or rebuilt) and, for heap and canonical
   // state, the entries written (ckpt/progress.h).
   Progress* progress = nullptr;
+  // Only the subtasks of this part (ckpt/plan.h): the parts' instances, each restored into
+  // its own output, are those of one run. An empty part writes nothing and is no error.
+  std::optional<ShardSpec> shard;
 };
 
 struct CKPT_API RestoredInstance {

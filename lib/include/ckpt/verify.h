@@ -16,6 +16,7 @@
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/names.h"
+#include "ckpt/plan.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
@@ -58,6 +59,10 @@ struct CKPT_API VerifyOptions {
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   OperatorNames names;            // uids and plan descriptions (ckpt/names.h)
   Progress* progress = nullptr;   // deep: SST bytes checksummed, state bytes and entries decoded
+  // Only the subtasks of this part (ckpt/plan.h), quick and deep checks alike; the operators'
+  // coordinator state and finished subtasks go with part 0. The parts' problems together are
+  // those of one run.
+  std::optional<ShardSpec> shard;
 };
 
 struct CKPT_API VerifyReport {

@@ -33,6 +33,8 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   r.remap = options.remap;
   r.key_serializers_from = options.key_serializers_from;
   r.progress = options.progress;
+  r.shard = options.shard;
+  r.finish = options.finish;
   return rewrite_snapshot(snapshot, r, {});
 }
 

@@ -2,8 +2,10 @@
 #include "ops/convert/snapshot_rewrite.h"
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -11,6 +13,7 @@
 #include "format/java/java_serialization.h"
 #include "format/state_bytes.h"
 #include "ops/convert/keyed_target.h"
+#include "ops/convert/rewrite_parts.h"
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
 #include "ops/verify/input_checks.h"
@@ -236,21 +239,35 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
                                         const RewriteHooks& hooks) {
   if (options.output.empty() && !options.dry_run)
     return Error(ErrorCode::kInvalidArgument, "no output directory given");
+  const bool part = options.shard.has_value();
+  if ((part || options.finish) && options.dry_run)
+    return Error(ErrorCode::kInvalidArgument, "a dry run is not made in parts");
+  if (part && options.finish) return Error(ErrorCode::kInvalidArgument, "a part is not the finishing step");
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_relative_paths(metadata, where.metadata_path));
+  const std::vector<GuardedInput> guarded = {{&where, &metadata, &options.remap, {}},
+                                             {nullptr, nullptr, &options.remap, options.key_serializers_from}};
+  // A part refuses an existing output too: better before its work than at the last step.
   if (!options.output.empty())
-    CKPT_RETURN_IF_ERROR(check_output(
-        options.output, OutputKind::kDirectory, options.force,
-        {{&where, &metadata, &options.remap, {}}, {nullptr, nullptr, &options.remap, options.key_serializers_from}}));
+    CKPT_RETURN_IF_ERROR(check_output(options.output, OutputKind::kDirectory, options.force, guarded));
+  const std::string publish_at = part ? part_directory(options.output, *options.shard) : options.output;
+  if (part) CKPT_RETURN_IF_ERROR(check_output(publish_at, OutputKind::kDirectory, options.force, guarded));
+  std::vector<FoundPart> parts;
+  if (options.finish) {
+    CKPT_ASSIGN_OR_RETURN(parts, find_parts(options.output));
+  }
   InputChecks checks;
   checks.jobs = options.jobs;
   checks.progress = options.progress;
-  if (options.progress)
+  if (options.progress && !part && !options.finish)
     for (const OperatorState& op : metadata.operators)
       for (const SubtaskState& st : op.subtasks)
         if (!st.finished) options.progress->bytes_total.fetch_add(subtask_state_bytes(st), std::memory_order_relaxed);
-  CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
+  // A part checks its own subtasks once it knows them (after the hooks); the last step reads
+  // only coordinator state.
+  if (options.finish) checks.wanted = [](const OperatorState&, const SubtaskState&) { return false; };
+  if (!part) CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
 
   Job job;
   job.metadata = &metadata;
@@ -264,7 +281,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   job.modern_types = uses_modern_types(metadata);
   std::optional<TempDir> temp;
   if (!options.dry_run) {
-    CKPT_ASSIGN_OR_RETURN(TempDir t, TempDir::create_beside(options.output));
+    CKPT_ASSIGN_OR_RETURN(TempDir t, TempDir::create_beside(publish_at));
     temp.emplace(std::move(t));
     job.out_dir = temp->path();
   }
@@ -272,11 +289,43 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   if (hooks.prepare) CKPT_RETURN_IF_ERROR(hooks.prepare(metadata, job.streams));
   Metadata out = metadata;
   if (hooks.operators) CKPT_RETURN_IF_ERROR(hooks.operators(out));
+  std::string fingerprint;
+  if (part || options.finish) {
+    CKPT_ASSIGN_OR_RETURN(std::string cut, encode_metadata(out));
+    // The snapshot's own bytes, not its path: parts may see it mounted elsewhere.
+    fingerprint = part_fingerprint(
+        fmt::format("{}\n{}\n{}", cut, options.to ? convert_target_name(*options.to) : "same", options.fingerprint));
+  }
+  for (const FoundPart& p : parts)
+    if (p.counts.fingerprint != fingerprint)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("part {} of {} ({}) was cut from another snapshot or by another command line",
+                               p.shard.index, p.shard.count, p.dir));
+  std::optional<Plan> plan;
+  if (part) plan = plan_parts(out, options.shard->count);
+  if (options.finish) plan = plan_parts(out, parts.at(0).shard.count);
+  if (part) {
+    std::set<std::pair<OperatorId, int32_t>> owned;
+    const PlanPart& cut = plan->parts.at(static_cast<size_t>(options.shard->index));
+    for (size_t i = cut.first; i < cut.first + cut.count; ++i)
+      owned.insert({plan->units[i].op->id, plan->units[i].subtask});
+    checks.wanted = [&](const OperatorState& op, const SubtaskState& st) {
+      return owned.count({hooks.output_id ? hooks.output_id(op.id) : op.id, st.index}) > 0;
+    };
+    if (options.progress)
+      for (const OperatorState& op : metadata.operators)
+        for (const SubtaskState& st : op.subtasks)
+          if (!st.finished && checks.wanted(op, st))
+            options.progress->bytes_total.fetch_add(subtask_state_bytes(st), std::memory_order_relaxed);
+    CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
+  }
   Counters counters;
   std::vector<std::pair<OperatorState*, SubtaskState*>> tasks;
   for (OperatorState& op : out.operators) {
-    for (SubtaskState& st : op.subtasks)
-      if (!st.finished) tasks.emplace_back(&op, &st);
+    if (!options.finish)
+      for (SubtaskState& st : op.subtasks)
+        if (!st.finished && (!part || plan->owns(options.shard->index, op, st.index))) tasks.emplace_back(&op, &st);
+    if (part) continue;  // the last step copies coordinator state
     CKPT_ASSIGN_OR_RETURN(op.coordinator, copy_stream(op.coordinator, job,
                                                       fmt::format("{}-coordinator", operator_id_hex(op.id)), counters));
   }
@@ -289,7 +338,17 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
         fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
   }));
 
-  if (hooks.finish) CKPT_RETURN_IF_ERROR(hooks.finish());
+  if (hooks.finish && !part && !options.finish) CKPT_RETURN_IF_ERROR(hooks.finish());
+  for (const FoundPart& p : parts) {
+    CKPT_RETURN_IF_ERROR(take_part_subtasks(p, *plan, out));
+    CKPT_RETURN_IF_ERROR(link_part_files(p.dir, job.out_dir));
+    counters.subtasks += p.counts.subtasks;
+    counters.entries += p.counts.entries;
+    counters.files += p.counts.files;
+    counters.bytes += p.counts.bytes;
+    counters.canonical += p.counts.canonical;
+    counters.native += p.counts.native;
+  }
   SnapshotKind kind = output_kind(options, counters, metadata);
   if (out.version >= 4) {
     CheckpointProperties p;
@@ -303,19 +362,32 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     out.properties_raw = encode_checkpoint_properties(p);
   }
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(out));
-  if (!options.dry_run) {
+  if (part) {
+    PartCounts c{counters.subtasks,  counters.entries, counters.files, counters.bytes,
+                 counters.canonical, counters.native,  fingerprint};
+    CKPT_RETURN_IF_ERROR(write_part_files(job.out_dir, *options.shard, bytes, c));
+    CKPT_RETURN_IF_ERROR(temp->commit(options.force));
+  } else if (!options.dry_run) {
     CKPT_RETURN_IF_ERROR(write_file_atomic(job.out_dir + "/_metadata", bytes));
     // commit() syncs the whole output in one pass before its rename, instead of RocksDB's
     // thirty-odd syncs per instance (which made small instances cost tens of milliseconds each);
     // the heap and canonical streams, written unsynced, become durable there too.
     CKPT_RETURN_IF_ERROR(temp->commit(options.force));
+    // Published: the parts are spent (a part left behind is only space, and the next --finish
+    // would refuse to mix it with new ones).
+    for (const FoundPart& p : parts) {
+      std::error_code ec;
+      std::filesystem::remove_all(p.dir, ec);
+    }
   }
 
   ConvertSummary summary;
+  summary.output = options.dry_run ? std::string() : publish_at;
   summary.subtasks = counters.subtasks;
   summary.entries = counters.entries;
-  summary.files = options.dry_run ? 0 : counters.files + 1;
-  summary.bytes = options.dry_run ? 0 : counters.bytes + bytes.size();
+  // A part's `_metadata` is no file of the output.
+  summary.files = options.dry_run ? 0 : counters.files + (part ? 0 : 1);
+  summary.bytes = options.dry_run ? 0 : counters.bytes + (part ? 0 : bytes.size());
   summary.kind = out.version >= 4 ? snapshot_kind_name(kind) : snapshot_kind_name(out.kind());
   return summary;
 }

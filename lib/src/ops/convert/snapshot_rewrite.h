@@ -18,6 +18,7 @@
 
 #include "ckpt/convert.h"
 #include "ckpt/metadata.h"
+#include "ckpt/plan.h"
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
 #include "state/raw_keyed_reader.h"
@@ -59,7 +60,11 @@ struct RewriteHooks {
   // An operator-state stream (`bytes`, its handle `h`) before it is written: may cut states out.
   std::function<Status(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes)> operator_state;
   // After every subtask, before anything is published: an error here leaves nothing behind.
+  // Not called in parts (RewriteOptions::shard, finish): its checks need every subtask.
   std::function<Status()> finish;
+  // The id the operators hook gives input operator `id` (null: the same): which input subtasks
+  // a part checks before it writes its own.
+  std::function<OperatorId(const OperatorId& id)> output_id;
 };
 
 struct RewriteOptions {
@@ -76,6 +81,16 @@ struct RewriteOptions {
   // The input's bytes read (checked first, then rewritten: twice its state size) and the
   // entries written (ckpt/progress.h).
   Progress* progress = nullptr;
+  // Only the subtasks of this part of the written snapshot (plan_parts() over the operators the
+  // hook gives), into part_directory(output, shard) with its part files instead of a snapshot
+  // (ops/convert/rewrite_parts.h); the operators' coordinator state is left to `finish`.
+  std::optional<ShardSpec> shard;
+  // Rewrite nothing: assemble `output` from its parts, copy the coordinator state and write
+  // `_metadata`, then remove the parts. Same snapshot and hooks as the parts'.
+  bool finish = false;
+  // What else the parts must agree on (the edit's options): with the snapshot, the operators
+  // written and the target, it makes the fingerprint --finish checks every part against.
+  std::string fingerprint;
 };
 
 // Errors name the operator, subtask and file; nothing is left at `options.output` then.

@@ -237,7 +237,7 @@ Status check_filters(const EntryReader::Impl& entries, const DumpOptions& option
     for (const StateMetaInfo& info : states) names.insert(info.name);
   };
   for (const OperatorState* op : entries.operators) complete &= !may_hold_unnamed_states(*op);
-  for (const EntryTask& t : entries.tasks) {
+  for (const EntryTask& t : entries.selected) {
     if (!complete) break;
     Status keyed = proxies.keyed(t.subtask->managed_keyed, [&](const KeyedBackendMeta& m) { add(m.states); });
     complete &= keyed.ok();
@@ -342,7 +342,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   }
   channels.stop_and_join();
   if (failure) return std::move(*failure);
-  if (!summary.limit_reached) summary.unmatched_keys = entries.unmatched_keys();
+  if (!summary.limit_reached && !options.shard) summary.unmatched_keys = entries.unmatched_keys();
   return summary;
 }
 

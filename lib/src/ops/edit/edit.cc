@@ -275,6 +275,10 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     for (const auto& [name, n] : elements) counts.add(op.id, name, n);
     return Status::OK();
   };
+  hooks.output_id = [&](const OperatorId& id) {
+    auto renamed = plan.new_ids.find(id);
+    return renamed == plan.new_ids.end() ? id : renamed->second;
+  };
   hooks.finish = [&]() -> Status {
     if (expiry)
       for (const std::string& state : expiry->not_found())
@@ -296,6 +300,17 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   r.dry_run = options.dry_run;
   r.key_serializers_from = options.key_serializers_from;
   r.progress = options.progress;
+  r.shard = options.shard;
+  r.finish = options.finish;
+  if (options.shard || options.finish) {
+    // What changes the entries but not the operators written: the parts must agree on it.
+    std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),
+                                options.max_parallelism, options.parallelism);
+    for (const auto& [op, state] : options.drop_states) f += fmt::format("|drop {}/{}", op, state);
+    for (const std::string& key : options.delete_keys) f += "|key " + key;
+    for (const auto& [state, ttl] : options.expire) f += fmt::format("|expire {}={}", state, ttl);
+    r.fingerprint = std::move(f);
+  }
   CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(snapshot, r, hooks));
   EditSummary summary;
   summary.written = std::move(written);

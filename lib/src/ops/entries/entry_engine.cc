@@ -201,7 +201,14 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
       if (!st.finished && (!options.subtask || st.index == *options.subtask)) subtasks.push_back(&st);
     std::stable_sort(subtasks.begin(), subtasks.end(),
                      [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
-    for (const SubtaskState* st : subtasks) impl->tasks.push_back({op, st, operator_id_hex(op->id)});
+    for (const SubtaskState* st : subtasks) impl->selected.push_back({op, st, operator_id_hex(op->id)});
+  }
+  if (options.shard) {
+    const Plan plan = plan_parts(impl->metadata, options.shard->count);
+    for (const EntryTask& t : impl->selected)
+      if (plan.owns(options.shard->index, *t.op, t.subtask->index)) impl->tasks.push_back(t);
+  } else {
+    impl->tasks = impl->selected;
   }
   if (options.progress) {
     impl->streams.set_progress(options.progress);

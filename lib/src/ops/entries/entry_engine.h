@@ -53,6 +53,8 @@ struct __attribute__((visibility("hidden"))) EntryReader::Impl {
   StateFilter filter;                 // the selection's states and key groups
   bool operator_state_wanted = true;  // false with a key-group or key filter
   std::vector<EntryTask> tasks;       // in output order
+  // The selection's tasks in every part (EntrySelection::shard): what its filters are checked on.
+  std::vector<EntryTask> selected;
   std::vector<const OperatorState*> operators;  // the operator filter's selection, in file order
   // EntrySelection::key_serializers_from's key serializers, by operator id (32 hex digits).
   std::map<std::string, SerializerSnapshot> key_serializers;

@@ -67,11 +67,14 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   if (!selected.ok()) return std::move(selected).error().with_file(where.metadata_path);
   CKPT_RETURN_IF_ERROR(check_subtask_selection(*selected, options.subtask, options.key_groups, SubtaskNeed::kKeyed,
                                                where.metadata_path));
+  std::optional<Plan> plan;
+  if (options.shard) plan = plan_parts(m, options.shard->count);
   for (const OperatorState* selected_op : *selected) {
     const OperatorState& op = *selected_op;
     std::vector<const SubtaskState*> subtasks;
     for (const SubtaskState& st : op.subtasks)
-      if (!st.finished && !st.managed_keyed.is_null() && (!options.subtask || st.index == *options.subtask))
+      if (!st.finished && !st.managed_keyed.is_null() && (!options.subtask || st.index == *options.subtask) &&
+          (!plan || plan->owns(options.shard->index, op, st.index)))
         subtasks.push_back(&st);
     std::stable_sort(subtasks.begin(), subtasks.end(),
                      [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
@@ -101,6 +104,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
       jobs.push_back(std::move(job));
     }
   }
+  if (jobs.empty() && options.shard && report.skipped.empty()) return report;  // an empty part
   if (jobs.empty()) {
     std::string why = report.skipped.empty() ? "no subtask with keyed state matches"
                                              : fmt::format("{} subtasks skipped: {}", report.skipped.size(),

@@ -159,9 +159,30 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
   }
 }
 
+namespace {
+
+// `m` with only the subtasks of part `shard` (and, in part 0, the coordinator state and the
+// finished subtasks, which no part's subtasks hold): operators keep their places, so problems
+// name them as in the whole snapshot.
+Metadata part_of_snapshot(const Metadata& m, const ShardSpec& shard) {
+  const Plan plan = plan_parts(m, shard.count);
+  Metadata part = m;
+  for (size_t i = 0; i < m.operators.size(); ++i) {
+    OperatorState& op = part.operators[i];
+    op.subtasks.clear();
+    for (const SubtaskState& st : m.operators[i].subtasks)
+      if (st.finished ? shard.index == 0 : plan.owns(shard.index, m.operators[i], st.index)) op.subtasks.push_back(st);
+    if (shard.index != 0) op.coordinator = StreamHandle{};
+  }
+  return part;
+}
+
+}  // namespace
+
 Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOptions& options) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata m, read_metadata_file(where.metadata_path));
+  if (options.shard) m = part_of_snapshot(m, *options.shard);
   VerifyReport report;
   report.metadata_path = where.metadata_path;
   report.deep = options.deep;

@@ -227,6 +227,7 @@ void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   dump.remap = options.remap;
   dump.structure_checks = false;  // verify_snapshot ran them
   dump.progress = options.progress;
+  dump.shard = options.shard;  // `m` is that part already; the dump reads `_metadata` again
   CountingSink sink(known, std::move(bad_subtasks), report);
   Result<DumpSummary> summary = dump_snapshot(where.metadata_path, dump, sink);
   if (!summary.ok()) {

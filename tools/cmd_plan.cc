@@ -1,0 +1,93 @@
+// ckpt plan: a snapshot's subtasks cut into N parts for a job runner (man/ckpt-plan.1.md).
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckpt/metadata.h"
+#include "ckpt/plan.h"
+#include "ckpt/resolve.h"
+#include "command.h"
+#include "json_output.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct PlanArgs {
+  std::string snapshot;
+  int shards = 0;
+  bool json = false;
+};
+
+void write_plan_json(Io& io, const SnapshotLocation& where, const Plan& plan) {
+  nlohmann::ordered_json doc = json_document("plan");
+  doc["snapshot"] = where.metadata_path;
+  doc["part_count"] = plan.parts.size();
+  doc["subtask_count"] = plan.units.size();
+  doc["bytes"] = plan.bytes;
+  doc["largest_subtask_bytes"] = plan.largest_unit;
+  doc["parts"] = nlohmann::ordered_json::array();
+  for (const PlanPart& p : plan.parts) {
+    nlohmann::ordered_json part;
+    part["index"] = p.index;
+    part["shard"] = fmt::format("{}/{}", p.index, plan.parts.size());
+    part["bytes"] = p.bytes;
+    part["subtask_count"] = p.count;
+    part["subtasks"] = nlohmann::ordered_json::array();
+    for (size_t i = p.first; i < p.first + p.count; ++i) {
+      const PlanUnit& u = plan.units[i];
+      nlohmann::ordered_json s;
+      s["operator"] = operator_id_hex(u.op->id);
+      s["uid"] = u.op->uid.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(u.op->uid);
+      s["subtask"] = u.subtask;
+      s["bytes"] = u.bytes;
+      part["subtasks"].push_back(std::move(s));
+    }
+    doc["parts"].push_back(std::move(part));
+  }
+  print_json(io, doc);
+}
+
+void write_plan_text(Io& io, const Plan& plan) {
+  io.out << fmt::format("{} subtasks, {} bytes, in {} parts (largest subtask {} bytes)\n", plan.units.size(),
+                        plan.bytes, plan.parts.size(), plan.largest_unit);
+  io.out << fmt::format("{:<10} {:>8} {:>14}  {:<40} {}\n", "SHARD", "SUBTASKS", "BYTES", "FIRST", "LAST");
+  auto name = [&](size_t i) {
+    const PlanUnit& u = plan.units[i];
+    return fmt::format("{}/{}", operator_id_hex(u.op->id), u.subtask);
+  };
+  for (const PlanPart& p : plan.parts) {
+    const std::string shard = fmt::format("{}/{}", p.index, plan.parts.size());
+    if (p.count == 0) {
+      io.out << fmt::format("{:<10} {:>8} {:>14}  {:<40} {}\n", shard, 0, 0, "-", "-");
+      continue;
+    }
+    io.out << fmt::format("{:<10} {:>8} {:>14}  {:<40} {}\n", shard, p.count, p.bytes, name(p.first),
+                          name(p.first + p.count - 1));
+  }
+}
+}  // namespace
+
+Runner setup_plan(CLI::App& sub) {
+  auto a = std::make_shared<PlanArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_option("--shards", a->shards, "Cut the subtasks into N parts balanced by bytes")
+      ->required()
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000));
+  sub.add_flag("--json", a->json, "Print the parts and their subtasks as JSON");
+  return [a](Io& io) {
+    Result<SnapshotLocation> where = locate_snapshot(a->snapshot);
+    if (!where.ok()) return report_error(io, where.error());
+    Result<Metadata> metadata = read_metadata_file(where->metadata_path);
+    if (!metadata.ok()) return report_error(io, metadata.error());
+    const Plan plan = plan_parts(*metadata, a->shards);
+    if (a->json)
+      write_plan_json(io, *where, plan);
+    else
+      write_plan_text(io, plan);
+    return kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
