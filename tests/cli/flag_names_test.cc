@@ -76,8 +76,9 @@ TEST_CASE("every concept has one flag spelling across the subcommands", "[cli]")
   REQUIRE(flags.size() > 50);
   // Spellings that differ by dashes or a plural "s" name one concept, except these pairs of
   // two concepts: --uid NAME (one uid) and --uids FILE (a file of them); --key JSON (one key
-  // to look up) and --keys (compare entries).
-  const std::set<std::string> two_concepts = {"uid", "key"};
+  // to look up) and --keys (compare entries); --shard K/N (run one part) and plan's --shards N
+  // (how many parts), both spelled so by issue 15.
+  const std::set<std::string> two_concepts = {"uid", "key", "shard"};
   std::map<std::string, std::set<std::string>> spellings;
   for (const Flag& f : flags)
     for (const std::string& l : f.longs)

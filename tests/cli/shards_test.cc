@@ -116,7 +116,7 @@ struct Generated {
 
 }  // namespace
 
-TEST_CASE("ckpt plan: every subtask in exactly one part, parts balanced by bytes", "[cli]") {
+TEST_CASE("ckpt plan: every subtask in exactly one part and the parts balanced by bytes", "[cli]") {
   Generated g;
   const nlohmann::json inspect = nlohmann::json::parse(run_cli_ok({"inspect", "--json", g.rocks}).out);
   std::set<std::pair<std::string, int>> subtasks;
@@ -164,7 +164,7 @@ TEST_CASE("dump --shard: the parts concatenated in order are the whole dump", "[
   CHECK(dump_in_parts(g.rocks, 5, {"--state", "value-state"}) == whole);
 }
 
-TEST_CASE("--shard refuses a malformed K/N with exit 2", "[cli]") {
+TEST_CASE("a malformed --shard K/N is refused with exit 2", "[cli]") {
   Generated g;
   for (const char* bad : {"4/4", "1", "-1/4", "1/0", "x/4"}) {
     INFO(bad);
@@ -182,7 +182,7 @@ TEST_CASE("--shard refuses a malformed K/N with exit 2", "[cli]") {
         2);
 }
 
-TEST_CASE("convert in parts and --finish writes what convert in one go writes, byte for byte", "[cli]") {
+TEST_CASE("convert in parts and --finish writes what convert in one go writes byte for byte", "[cli]") {
   Generated g;
   for (const std::string& input : {g.rocks, g.heap, g.canonical})
     for (const char* to : {"heap", "canonical", "rocksdb"})
@@ -192,7 +192,7 @@ TEST_CASE("convert in parts and --finish writes what convert in one go writes, b
       }
 }
 
-TEST_CASE("edit in parts and --finish writes what edit in one go writes, byte for byte", "[cli]") {
+TEST_CASE("edit in parts and --finish writes what edit in one go writes byte for byte", "[cli]") {
   Generated g;
   const nlohmann::json inspect = nlohmann::json::parse(run_cli_ok({"inspect", "--json", g.heap}).out);
   const std::string first = inspect["operators"][0]["id"], second = inspect["operators"][1]["id"];
@@ -310,7 +310,7 @@ TEST_CASE("restore --shard: the parts' instances are those of one restore", "[cl
   }
 }
 
-TEST_CASE("Flink's snapshots: dump in parts is the dump, convert in parts is convert", "[cli][corpus]") {
+TEST_CASE("Flink's snapshots: dump in parts is the dump and convert in parts is convert", "[cli][corpus]") {
   CKPT_REQUIRE_SHARED();
   ckpt::test::ScratchDir scratch(ckpt::test::memory_temp_dir());
   std::vector<std::string> snapshots = ckpt::test::corpus_snapshots();
