@@ -7,7 +7,10 @@ namespace ckpt::cli {
 
 void add_remap_option(CLI::App& sub, std::vector<std::string>* specs) {
   sub.add_option("--remap", *specs, "Look for files under URI prefix PREFIX in local directory DIR (repeatable)")
-      ->type_name("PREFIX=DIR");
+      ->type_name("PREFIX=DIR")
+      // One value per --remap: a vector option would otherwise take the SNAPSHOT after it too
+      // ("ckpt restore --remap P=D SNAP" failed with "SNAPSHOT is required").
+      ->allow_extra_args(false);
 }
 
 std::optional<std::vector<PrefixRule>> prefix_rules_or_report(Io& io, const std::vector<std::string>& specs,
