@@ -4,8 +4,10 @@
 #     subtasks: about 6 files each, 1664 gives ~10,000 files) from the disk copy and through
 #     s3://: seconds, and the requests the server answered (counted in its log);
 #  2. download throughput of a large snapshot (BIG_KEYS keys of 1,000-byte values: 2,000,000 is
-#     ~2 GB): `ckpt inspect s3://...` (which fetches every object before reading) beside
-#     `aws s3 cp --recursive` of the same prefix to the same disk.
+#     ~2 GB): `ckpt restore s3://... --output DIR` (which downloads every object: the restored
+#     instances hold the SSTs) beside `aws s3 cp --recursive` of the same prefix to the same
+#     disk, and `ckpt inspect s3://...`, which reads each file's meta data by ranges.
+# What ckpt's runs cost the store is the staging's own count (CKPT_S3_STATS, ckpt(1)).
 # Usage: bench/s3_bench.sh [BUILD_DIR] [FILES_PARALLELISM] [BIG_KEYS] [WORK_DIR]  (0 skips a part)
 # Needs moto_server and the AWS CLI (`aws`: Debian's awscli package, or pip's); neither is a
 # test dependency. WORK_DIR (default a temporary directory under TMPDIR) holds the snapshots
@@ -41,8 +43,8 @@ echo "many files: $files files, $bytes bytes (parallelism $par)"
 for cmd in "inspect" "verify" "verify --deep"; do
   disk=$(t "$ckpt" $cmd "$work/snap")
   before=$(requests)
-  store=$(t "$ckpt" $cmd s3://bench/snap)
-  echo "  $cmd: disk ${disk}s, s3 ${store}s, $(( $(requests) - before )) requests"
+  store=$(CKPT_S3_STATS="$work/stats" t "$ckpt" $cmd s3://bench/snap)
+  echo "  $cmd: disk ${disk}s, s3 ${store}s, $(( $(requests) - before )) requests; $(tail -1 "$work/stats")"
 done
 rm -rf "$work/snap"
 fi
@@ -62,8 +64,14 @@ aws_s=$(t aws s3 cp --recursive --quiet s3://bench/big "$work/aws-copy")
 rm -rf "$work/aws-copy"
 sync
 before=$(requests)
-ckpt_s=$(t "$ckpt" inspect s3://bench/big)
+ckpt_s=$(CKPT_S3_STATS="$work/stats" t "$ckpt" restore s3://bench/big --output "$work/restored")
 ckpt_requests=$(( $(requests) - before ))
+ckpt_stats=$(tail -1 "$work/stats")
+rm -rf "$work/restored"
+before=$(requests)
+inspect_s=$(CKPT_S3_STATS="$work/stats" t "$ckpt" inspect s3://bench/big)
+inspect_requests=$(( $(requests) - before ))
 mbps() { echo "scale=1; $big_bytes / $1 / 1000000" | bc; }
 echo "  aws s3 cp --recursive: ${aws_s}s ($(mbps "$aws_s") MB/s)"
-echo "  ckpt inspect s3://: ${ckpt_s}s ($(mbps "$ckpt_s") MB/s incl. inspect, ${disk}s on the disk copy), $ckpt_requests requests"
+echo "  ckpt restore s3://: ${ckpt_s}s ($(mbps "$ckpt_s") MB/s incl. restoring), $ckpt_requests requests; $ckpt_stats"
+echo "  ckpt inspect s3://: ${inspect_s}s (${disk}s on the disk copy), $inspect_requests requests; $(tail -1 "$work/stats")"

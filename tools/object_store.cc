@@ -1,30 +1,21 @@
 #include "object_store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
+#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
-#include "ckpt/metadata.h"
+#include "ckpt/advise.h"
 #include "ckpt/object_store.h"
-#include "ckpt/walk.h"
-
-namespace fs = std::filesystem;
+#include "ckpt/staging.h"
 
 namespace ckpt::cli {
 
 namespace {
 
 const std::set<std::string>& valued_options() {
-  static const std::set<std::string> s = {"--endpoint", "--region", "--profile", "--connections"};
+  static const std::set<std::string> s = {"--endpoint", "--region", "--profile", "--connections", "--cache-size"};
   return s;
 }
 const std::set<std::string>& flag_options() {
@@ -35,6 +26,7 @@ const std::set<std::string>& flag_options() {
 struct Parsed {
   ObjectStoreOptions options;
   int connections = 8;
+  uint64_t cache_bytes = uint64_t{4} << 30;
   std::vector<std::string> rest;
   std::string error;
 };
@@ -79,7 +71,14 @@ Parsed strip_options(const std::vector<std::string>& args) {
       p.options.region = value;
     else if (name == "--profile")
       p.options.profile = value;
-    else {
+    else if (name == "--cache-size") {
+      Result<int64_t> bytes = parse_memory_size(value);
+      if (!bytes.ok() || bytes.value() < 1) {
+        p.error = "--cache-size: '" + value + "' is not a size such as 512m or 4g";
+        return p;
+      }
+      p.cache_bytes = static_cast<uint64_t>(bytes.value());
+    } else {
       char* end = nullptr;
       long n = std::strtol(value.c_str(), &end, 10);
       if (*end != '\0' || n < 1 || n > 256) {
@@ -91,277 +90,6 @@ Parsed strip_options(const std::vector<std::string>& args) {
   }
   return p;
 }
-
-// The key of an s3:// URI without its scheme and bucket: "bucket/key" for local mirroring.
-std::string bucket_and_key(const std::string& uri) { return uri.substr(uri.find("://") + 3); }
-
-std::string trim_slashes(std::string s) {
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  return s;
-}
-
-void replace_all(std::string* text, const std::string& from, const std::string& to) {
-  if (from.empty()) return;
-  for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, at + to.size()))
-    text->replace(at, from.size(), to);
-}
-
-// fn(i) for i < n on `jobs` threads; the first error wins.
-Status parallel(size_t n, int jobs, const std::function<Status(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  Status first;
-  auto body = [&] {
-    for (size_t i; (i = next++) < n;) {
-      Status s = fn(i);
-      if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (first.ok()) first = std::move(s);
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < std::min<int>(jobs, static_cast<int>(n)); ++t) threads.emplace_back(body);
-  body();
-  for (auto& t : threads) t.join();
-  return first;
-}
-
-// Existence and size from the listing: a sparse file of that size, no bytes fetched.
-Status sparse_copy(const std::string& path, uint64_t size) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    if (fd >= 0) ::close(fd);
-    return Error(ErrorCode::kIOError, "cannot create the staging copy").with_file(path);
-  }
-  ::close(fd);
-  return {};
-}
-
-class Staging {
- public:
-  explicit Staging(std::shared_ptr<ObjectStore> store, int connections)
-      : store_(std::move(store)), connections_(connections) {
-    std::string tmpl = fs::temp_directory_path().string() + "/ckpt-s3-XXXXXX";
-    if (::mkdtemp(tmpl.data())) root_ = tmpl;
-  }
-  ~Staging() {
-    std::error_code ec;
-    if (!root_.empty()) fs::remove_all(root_, ec);
-  }
-  bool ok() const { return !root_.empty(); }
-
-  // The snapshot or directory at `uri` copied under the staging root; its local path.
-  Result<std::string> input(const std::string& given, bool read_data) {
-    const std::string spelled = trim_slashes(given);
-    // Listings name objects s3://; s3a:// and s3p:// are the same objects.
-    std::string uri = "s3://" + bucket_and_key(spelled);
-    std::string dir_uri = uri;
-    const bool metadata_file = uri.size() > 10 && uri.compare(uri.size() - 10, 10, "/_metadata") == 0;
-    if (metadata_file) dir_uri = uri.substr(0, uri.size() - 10);
-    auto objects = store_->list(dir_uri + "/");
-    if (!objects) return std::move(objects).error();
-    if (objects.value().empty())
-      return Error(ErrorCode::kNotFound, "no objects under this prefix").with_file(dir_uri + "/");
-    const std::string local_dir = root_ + "/in/" + bucket_and_key(dir_uri);
-    std::vector<Download> downloads;
-    for (const StoredObject& o : objects.value()) {
-      std::string rel = o.uri.substr(dir_uri.size() + 1);
-      if (rel.empty() || rel.back() == '/') continue;  // a "directory" marker
-      std::string path = local_dir + "/" + rel;
-      std::error_code ec;
-      fs::create_directories(fs::path(path).parent_path(), ec);
-      const bool metadata = fs::path(rel).filename() == "_metadata";
-      if (metadata) staged_metadata_.push_back(path);
-      if (metadata || read_data) {
-        downloads.push_back({o.uri, path, o.size});
-      } else {
-        if (Status st = sparse_copy(path, o.size); !st.ok()) return st.error();
-      }
-      times_.emplace_back(path, o.last_modified);
-    }
-    Status s = fetch(downloads);
-    if (!s.ok()) return s.error();
-    staged_prefixes_.push_back(dir_uri + "/");
-    if (Status r = stage_references(read_data); !r.ok()) return r.error();
-    // The objects' LastModified as the files' times: gc's age margin reads them.
-    for (const auto& [path, t] : times_) {
-      timespec ts[2] = {{t, 0}, {t, 0}};
-      ::utimensat(AT_FDCWD, path.c_str(), ts, 0);
-    }
-    names_.emplace_back(local_dir, metadata_file ? spelled.substr(0, spelled.size() - 10) : spelled);
-    return metadata_file ? local_dir + "/_metadata" : local_dir;
-  }
-
-  // `--remap` rules mapping each bucket that staged references are in to its mirror.
-  std::vector<std::string> remap_specs() const {
-    std::vector<std::string> out;
-    for (const auto& [scheme, bucket] : remapped_)
-      if (mirrored_buckets_.count(bucket)) out.push_back(scheme + "://" + bucket + "=" + root_ + "/in/" + bucket);
-    return out;
-  }
-
-  // A local directory to write `uri`'s output into, published by upload_outputs().
-  Result<std::string> output(const std::string& given) {
-    std::string uri = trim_slashes(given);
-    // The local rule (OUTPUTS in ckpt(1)) compares local paths; staged copies are never the
-    // store's objects, so the URIs are compared here: never into or over an input.
-    const std::string canonical = "s3://" + bucket_and_key(uri);
-    for (const std::string& in : staged_prefixes_)
-      if ((canonical + "/").rfind(in, 0) == 0 || in.rfind(canonical + "/", 0) == 0)
-        return Error(ErrorCode::kInvalidArgument,
-                     "the output is an input, holds one or lies inside one: " + in.substr(0, in.size() - 1))
-            .with_file(uri);
-    auto existing = store_->list(uri);
-    if (!existing) return std::move(existing).error();
-    for (const StoredObject& o : existing.value())
-      if (o.uri == canonical || o.uri.rfind(canonical + "/", 0) == 0)
-        return Error(ErrorCode::kInvalidArgument, "output exists (an object or objects under this prefix)")
-            .with_file(uri);
-    std::string local = root_ + "/out/" + bucket_and_key(uri);
-    std::error_code ec;
-    fs::create_directories(fs::path(local).parent_path(), ec);
-    outputs_.emplace_back(local, uri);
-    names_.emplace_back(local, uri);
-    return local;
-  }
-
-  // Every output's files uploaded, each `_metadata` last so that no reader sees a snapshot
-  // before its files; on failure what was uploaded is deleted again.
-  Status upload_outputs() {
-    for (const auto& [local, uri] : outputs_) {
-      std::error_code ec;
-      if (!fs::exists(local, ec)) continue;
-      std::vector<std::pair<std::string, std::string>> data, metadata;
-      if (fs::is_regular_file(local, ec)) {
-        metadata.emplace_back(local, uri);
-      } else {
-        for (const auto& e : fs::recursive_directory_iterator(local)) {
-          if (!e.is_regular_file()) continue;
-          std::string rel = fs::relative(e.path(), local).generic_string();
-          (e.path().filename() == "_metadata" ? metadata : data).emplace_back(e.path().string(), uri + "/" + rel);
-        }
-      }
-      std::vector<std::string> uploaded;
-      std::mutex mu;
-      auto put = [&](const std::vector<std::pair<std::string, std::string>>& files) {
-        return parallel(files.size(), connections_, [&](size_t i) {
-          Status s = store_->upload(files[i].first, files[i].second);
-          std::lock_guard<std::mutex> lock(mu);
-          if (s.ok()) uploaded.push_back(files[i].second);
-          return s;
-        });
-      };
-      Status s = put(data);
-      if (s.ok()) s = put(metadata);
-      if (!s.ok()) {
-        (void)store_->remove(uploaded, {});
-        return s;
-      }
-    }
-    return {};
-  }
-
-  // Staging paths in `text` named as the URIs they stand for.
-  void rename_paths(std::string* text) const {
-    auto sorted = names_;
-    std::sort(sorted.begin(), sorted.end(),
-              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    for (const auto& [local, uri] : sorted) replace_all(text, local, uri);
-  }
-
- private:
-  std::shared_ptr<ObjectStore> store_;
-  int connections_;
-  std::string root_;
-  std::vector<std::pair<std::string, std::string>> names_;    // local path, URI
-  std::vector<std::pair<std::string, std::string>> outputs_;  // local path, URI
-  std::vector<std::pair<std::string, int64_t>> times_;
-  std::vector<std::string> staged_metadata_;  // local `_metadata` copies not yet read for references
-  std::vector<std::string> staged_prefixes_;  // s3://bucket/prefix/ staged whole
-  std::set<std::string> mirrored_buckets_;
-  std::set<std::pair<std::string, std::string>> remapped_;  // scheme and bucket as references spell them
-
-  bool staged(const std::string& uri) const {
-    return std::any_of(staged_prefixes_.begin(), staged_prefixes_.end(),
-                       [&](const std::string& p) { return uri.rfind(p, 0) == 0; });
-  }
-
-  // Files a staged `_metadata` names by an s3:// URI outside the staged prefixes (a chain's
-  // shared/ beside chk-N, a relocated savepoint's files elsewhere): one LIST per distinct
-  // directory, then each referenced object staged at its mirror path root/in/bucket/key, which
-  // remap_specs() points the command at.
-  Status stage_references(bool read_data) {
-    std::set<std::string> wanted;
-    for (const std::string& path : staged_metadata_) {
-      auto m = read_metadata_file(path);
-      if (!m) continue;  // the command itself reports an unreadable _metadata
-      for_each_stream(m.value(), [&](const StreamHandle& h, const StreamSite&) {
-        if (h.type != handle_type::kFile && h.type != handle_type::kSegmentFile) return;
-        if (!is_object_store_uri(h.path)) return;
-        std::string uri = canonical_object_uri(h.path);
-        if (!staged(uri) && uri.find("/../") == std::string::npos && uri.find("/./") == std::string::npos) {
-          wanted.insert(uri);
-          const std::string bucket = bucket_and_key(uri).substr(0, bucket_and_key(uri).find('/'));
-          remapped_.emplace(h.path.substr(0, h.path.find("://")), bucket);
-        }
-      });
-    }
-    staged_metadata_.clear();
-    std::set<std::string> dirs;
-    for (const std::string& uri : wanted) dirs.insert(uri.substr(0, uri.rfind('/') + 1));
-    std::vector<std::string> dir_list(dirs.begin(), dirs.end());
-    std::vector<std::vector<StoredObject>> listed(dir_list.size());
-    Status s = parallel(dir_list.size(), connections_, [&](size_t i) -> Status {
-      auto l = store_->list(dir_list[i]);
-      if (!l) return std::move(l).error();
-      listed[i] = std::move(l).value();
-      return {};
-    });
-    if (!s.ok()) return s;
-    std::vector<Download> downloads;
-    for (const auto& objects : listed) {
-      for (const StoredObject& o : objects) {
-        if (!wanted.count(o.uri)) continue;  // only what is referenced, not the whole shared/
-        const std::string path = root_ + "/in/" + bucket_and_key(o.uri);
-        mirrored_buckets_.insert(bucket_and_key(o.uri).substr(0, bucket_and_key(o.uri).find('/')));
-        std::error_code ec;
-        fs::create_directories(fs::path(path).parent_path(), ec);
-        if (read_data) {
-          downloads.push_back({o.uri, path, o.size});
-        } else {
-          if (Status st = sparse_copy(path, o.size); !st.ok()) return st;
-        }
-        times_.emplace_back(path, o.last_modified);
-      }
-    }
-    for (const std::string& d : dir_list) staged_prefixes_.push_back(d);
-    if (!mirrored_buckets_.empty())
-      for (const std::string& b : mirrored_buckets_) names_.emplace_back(root_ + "/in/" + b, "s3://" + b);
-    return fetch(downloads);
-  }
-
-  struct Download {
-    std::string uri, path;
-    uint64_t size = 0;
-  };
-  // Large objects one after the other, each as parallel ranged GETs; then the others, several
-  // at once: --connections requests in flight either way.
-  Status fetch(const std::vector<Download>& all) {
-    std::vector<const Download*> small;
-    for (const Download& d : all) {
-      if (d.size < ObjectStore::kPartedDownload) {
-        small.push_back(&d);
-        continue;
-      }
-      Status s = store_->download(d.uri, d.path, d.size, connections_);
-      if (!s.ok()) return s;
-    }
-    return parallel(small.size(), connections_,
-                    [&](size_t i) { return store_->download(small[i]->uri, small[i]->path); });
-  }
-};
 
 // Whether args[i] is a URI prefix that only names files (`--remap s3://bucket/flink=DIR`,
 // `--map s3://old=s3://new`): those are rewritten by the command itself and never fetched.
@@ -420,11 +148,6 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   if (!any_uri) return local(p.rest, io);
   auto store = ObjectStore::open(p.options);
   if (!store) return report_error(io, store.error());
-  Staging staging(store.value(), p.connections);
-  if (!staging.ok()) {
-    print_error(io, "cannot create a staging directory in " + fs::temp_directory_path().string());
-    return kExitError;
-  }
   const std::string sub = p.rest.empty() ? "" : p.rest[0];
   const bool deep = std::find(p.rest.begin(), p.rest.end(), "--deep") != p.rest.end();
   // gc works in the store itself (ckpt/gc.h, "Object stores"): it lists, reads the _metadata
@@ -434,9 +157,17 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
     io.connections = p.connections;
     return local(p.rest, io);
   }
-  // A quick verify and gc check existence, sizes and ages only: the listing answers them.
-  // (inspect reads each state file's meta data: it fetches them.)
-  const bool read_data = !((sub == "verify" && !deep) || sub == "gc");
+  // Commands that read every byte fetch whole objects (fewer requests than ranges); the others
+  // read ranges of what they read: inspect a file's meta data, a quick verify nothing at all.
+  const bool fast = std::find(p.rest.begin(), p.rest.end(), "--fast") != p.rest.end();
+  const bool finish = std::find(p.rest.begin(), p.rest.end(), "--finish") != p.rest.end();
+  ObjectStoreStaging::Options so;
+  so.connections = p.connections;
+  so.cache_bytes = p.cache_bytes;
+  so.whole_files = !(sub == "inspect" || sub == "plan" || sub == "gc" || (sub == "verify" && !deep) || fast);
+  auto created = ObjectStoreStaging::create(store.value(), so);
+  if (!created) return report_error(io, created.error());
+  ObjectStoreStaging& staging = *created.value();
   // Inputs first, so that an output is checked against every input whatever the order.
   std::vector<std::string> rewritten = p.rest;
   for (int outputs = 0; outputs < 2; ++outputs) {
@@ -451,8 +182,13 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
       if (!is_object_store_uri(a) || mapping_value(p.rest, i)) continue;
       const bool is_output = output_value || !prefix.empty();
       if (is_output != (outputs == 1)) continue;
-      auto staged = is_output ? staging.output(a) : staging.input(a, read_data);
+      auto staged = is_output ? staging.output(a) : staging.input(a);
       if (!staged) return report_error(io, staged.error());
+      if (is_output && finish) {
+        // The parts that --shard runs uploaded, fetched beside the output for --finish.
+        Status parts = staging.stage_output_parts(a);
+        if (!parts.ok()) return report_error(io, parts.error());
+      }
       rewritten[i] = prefix + staged.value();
     }
   }
@@ -469,6 +205,20 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   std::ostringstream out, err;
   Io inner{out, err, io.out_is_terminal, io.err_is_terminal};
   int status = local(rewritten, inner);
+  if (const char* stats = std::getenv("CKPT_S3_STATS")) {
+    // Bench and tests: what the run cost the store, as one JSON line in the named file.
+    const ObjectStoreStaging::Stats st = staging.stats();
+    if (FILE* f = std::fopen(stats, "a")) {
+      std::fprintf(f,
+                   "{\"requests\": %llu, \"ranged_reads\": %llu, \"ranged_bytes\": %llu, \"downloads\": %llu, "
+                   "\"downloaded_bytes\": %llu, \"evictions\": %llu, \"peak_cached_bytes\": %llu}\n",
+                   (unsigned long long)st.requests, (unsigned long long)st.ranged_reads,
+                   (unsigned long long)st.ranged_bytes, (unsigned long long)st.downloads,
+                   (unsigned long long)st.downloaded_bytes, (unsigned long long)st.evictions,
+                   (unsigned long long)st.peak_cached_bytes);
+      std::fclose(f);
+    }
+  }
   std::string o = out.str(), e = err.str();
   staging.rename_paths(&o);
   staging.rename_paths(&e);

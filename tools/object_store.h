@@ -1,13 +1,11 @@
 // tools/object_store.h - s3:// (s3a://, s3p://) URIs wherever a command takes a snapshot path.
 //
-// The command runs on a local staging copy: one LIST per prefix gives every object and its
-// size; `_metadata` files are fetched whole (ranged GETs, resumed on drops), the other objects
-// in parallel (--connections) when the command reads them, or stand as sparse files of their
-// listed size and LastModified when it only checks existence, sizes and ages (verify without
-// --deep, gc). What the command prints names the URIs, not the staging copy, which is deleted
-// when it ends. Files a `_metadata` names by an s3:// URI outside the named prefix (a chain's
-// shared/) are staged by those URIs and found through --remap. gc does not stage: it works in
-// the store (ckpt/gc.h, "Object stores").
+// The command runs on the library's staging tree (ckpt/object_store.h, ObjectStoreStaging):
+// one LIST per prefix, `_metadata` fetched, every other object a placeholder whose bytes come
+// when the command reads them, into a cache bounded by --cache-size. This file only finds the
+// URIs and the object-store options on the command line, rewrites them to the staging paths
+// and prints what the command printed with the URIs named again. gc does not stage: it works
+// in the store (ckpt/gc.h, "Object stores").
 #pragma once
 
 #include <functional>

@@ -121,3 +121,34 @@ TEST_CASE("an s3 output whose _metadata upload fails leaves nothing at the outpu
   CHECK(test::keys_under(*m, "ckpt-up", "heap").empty());
   CHECK(test::keys_under(*m, "ckpt-up", "snap/").size() == test::tree_files(dir / "snap").size());
 }
+
+TEST_CASE("s3 convert in parts writes each part to the bucket and finish assembles one run's output", "[cli][s3][shards]") {
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  REQUIRE(m->create_bucket("ckpt-parts"));
+  test::ScratchDir dir;
+  test::run_cli_ok({"generate", "--backend", "rocksdb", "--keys", "300", "--states", "value,list,map", "--parallelism",
+                    "3", "--output", dir / "snap"});
+  REQUIRE(m->upload_tree(dir / "snap", "ckpt-parts", "in/snap"));
+  const std::string uri = "s3://ckpt-parts/in/snap";
+  const std::string out = "s3://ckpt-parts/out/heap";
+  test::run_cli_ok({"convert", dir / "snap", "--to", "heap", "--output", dir / "one"});
+  for (int k = 0; k < 3; ++k) {
+    test::CliResult part =
+        test::run_cli({"convert", uri, "--to", "heap", "--shard", std::to_string(k) + "/3", "--output", out});
+    INFO(part.err);
+    REQUIRE(part.status == 0);
+    CHECK_FALSE(test::keys_under(*m, "ckpt-parts", "out/heap.part-" + std::to_string(k) + "-of-3/").empty());
+  }
+  CHECK(test::keys_under(*m, "ckpt-parts", "out/heap/").empty());  // no snapshot before --finish
+  // A part run again is refused: its part is in the bucket.
+  test::CliResult again = test::run_cli({"convert", uri, "--to", "heap", "--shard", "1/3", "--output", out});
+  CHECK(again.status == 2);
+  CHECK(again.err.find(out + ".part-1-of-3") != std::string::npos);
+  test::CliResult finished = test::run_cli({"convert", uri, "--to", "heap", "--finish", "--output", out});
+  INFO(finished.err);
+  REQUIRE(finished.status == 0);
+  CHECK(test::bucket_files(*m, "ckpt-parts", "out/heap") == test::tree_files(dir / "one"));
+  CHECK(test::keys_under(*m, "ckpt-parts", "out/heap.part-").empty());
+  CHECK(test::run_cli_ok({"dump", out}).out == test::run_cli_ok({"dump", dir / "one"}).out);
+}

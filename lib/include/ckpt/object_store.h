@@ -44,11 +44,13 @@ class CKPT_API ObjectStore {
   Result<std::vector<std::string>> list_prefixes(const std::string& prefix_uri);
   // The whole object's bytes (small objects: `_metadata`).
   Result<std::string> read(const std::string& uri);
+  // Bytes [offset, offset + length) of the object (fewer at its end), one ranged GET.
+  Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length);
   // The object into `local_path` (resumed on dropped connections; removed on failure).
   Status download(const std::string& uri, const std::string& local_path);
   // The same for an object of `size` bytes (as listed): above kPartedDownload bytes, as ranged
   // GETs of 16 MiB on up to `jobs` connections at once, as the AWS CLI fetches large objects.
-  static constexpr uint64_t kPartedDownload = uint64_t{64} << 20;
+  static constexpr uint64_t kPartedDownload = uint64_t{32} << 20;
   Status download(const std::string& uri, const std::string& local_path, uint64_t size, int jobs);
   // A local file as an object (multipart when large; nothing left behind on failure).
   Status upload(const std::string& local_path, const std::string& uri);

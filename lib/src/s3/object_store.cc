@@ -62,6 +62,13 @@ Result<std::string> ObjectStore::read(const std::string& uri) {
   return impl_->client->get(u.value());
 }
 
+Result<std::string> ObjectStore::read_range(const std::string& uri, uint64_t offset, uint64_t length) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  if (length == 0) return std::string();
+  return impl_->client->get(u.value(), offset, length);
+}
+
 Status ObjectStore::download(const std::string& uri, const std::string& local_path) {
   auto u = s3::parse_object_uri(uri);
   if (!u) return std::move(u).error();

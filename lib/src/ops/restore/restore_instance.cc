@@ -90,14 +90,18 @@ Status place_file(const NamedStream& f, const std::string& dir, bool link, const
   ++out.files;
   out.bytes += stream.size();
   bool whole_file = !stream.path().empty() && stream.base() == 0;
-  if (whole_file && link && is_sst_name(f.name) && ::link(stream.path().c_str(), dst.c_str()) == 0) {
+  std::string path = stream.path();
+  if (whole_file) {
+    CKPT_ASSIGN_OR_RETURN(path, stream.local_file());
+  }
+  if (whole_file && link && is_sst_name(f.name) && ::link(path.c_str(), dst.c_str()) == 0) {
     ++out.linked_files;
     if (Progress* p = streams.progress()) p->add_bytes(stream.size());
     return Status::OK();
   }
   if (whole_file) {
     // Copied by the kernel, past StateStream::read's count.
-    CKPT_RETURN_IF_ERROR(copy_file_contents(stream.path(), dst));
+    CKPT_RETURN_IF_ERROR(copy_file_contents(path, dst));
     if (Progress* p = streams.progress()) p->add_bytes(stream.size());
     return Status::OK();
   }

@@ -77,11 +77,14 @@ rocksdb::ReadOptions scan_options() {
 // a segment of a merged file) written out in bounded chunks.
 Status write_out(const StateStream& stream, const std::string& dst) {
   if (!stream.path().empty() && stream.base() == 0) {
-    if (::link(stream.path().c_str(), dst.c_str()) == 0) return Status::OK();
+    CKPT_ASSIGN_OR_RETURN(std::string path, stream.local_file());
+    if (::link(path.c_str(), dst.c_str()) == 0) return Status::OK();
+    // A fetched object's name may become a placeholder again once its stream is gone (the
+    // cache's eviction): only a link or a copy keeps its bytes.
     std::error_code ec;
-    const fs::path target = fs::absolute(stream.path(), ec);
-    if (!ec && ::symlink(target.c_str(), dst.c_str()) == 0) return Status::OK();
-    return copy_file_contents(stream.path(), dst);
+    const fs::path target = fs::absolute(path, ec);
+    if (!stream.is_remote() && !ec && ::symlink(target.c_str(), dst.c_str()) == 0) return Status::OK();
+    return copy_file_contents(path, dst);
   }
   std::ofstream out(dst, std::ios::binary | std::ios::trunc);
   std::string chunk;

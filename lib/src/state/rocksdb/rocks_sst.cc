@@ -66,7 +66,9 @@ static Status open_reader(const StateStream& stream, rocksdb::Options& options,
     if (!s.ok()) return rocks_error(stream, "cannot stage the sst in memory", s);
     options.env = mem_env.get();
   } else {
-    // RocksDB opens the file again by name, blocking on whatever stands there now.
+    // RocksDB opens the file again by name, blocking on whatever stands there now; a file
+    // standing for an object is fetched first, and stays while the stream lives.
+    CKPT_ASSIGN_OR_RETURN(path, stream.local_file());
     CKPT_RETURN_IF_ERROR(check_regular_input(path));
   }
   reader = std::make_unique<rocksdb::SstFileReader>(options);

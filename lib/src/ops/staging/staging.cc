@@ -1,0 +1,347 @@
+// ckpt/staging.h: a local tree of placeholders whose bytes come on
+// demand (support/remote_files.h), `_metadata` files fetched, outputs uploaded.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include "ckpt/metadata.h"
+#include "ckpt/staging.h"
+#include "ckpt/walk.h"
+#include "support/remote_files.h"
+#include "support/worker_threads.h"
+
+namespace ckpt {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The key of an s3:// URI without its scheme: "bucket/key", for the mirror paths.
+std::string bucket_and_key(const std::string& uri) { return uri.substr(uri.find("://") + 3); }
+std::string bucket_of(const std::string& uri) {
+  const std::string bk = bucket_and_key(uri);
+  return bk.substr(0, bk.find('/'));
+}
+
+std::string trim_slashes(std::string s) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+void replace_all(std::string* text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, at + to.size()))
+    text->replace(at, from.size(), to);
+}
+
+// A sparse file of the object's listed size, with its LastModified (gc's age margin reads it).
+Status placeholder(const std::string& path, uint64_t size, int64_t last_modified) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    if (fd >= 0) ::close(fd);
+    return Error(ErrorCode::kIOError, "cannot create the staging placeholder").with_file(path);
+  }
+  ::close(fd);
+  timespec ts[2] = {{last_modified, 0}, {last_modified, 0}};
+  ::utimensat(AT_FDCWD, path.c_str(), ts, 0);
+  return {};
+}
+
+class StoreSource : public RemoteSource {
+ public:
+  StoreSource(std::shared_ptr<ObjectStore> store, int connections) : store_(std::move(store)), jobs_(connections) {}
+  Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) override {
+    return store_->read_range(uri, offset, length);
+  }
+  Status download(const std::string& uri, const std::string& local_path, uint64_t size) override {
+    return store_->download(uri, local_path, size, jobs_);
+  }
+
+ private:
+  std::shared_ptr<ObjectStore> store_;
+  int jobs_;
+};
+
+}  // namespace
+
+struct ObjectStoreStaging::Impl {
+  std::shared_ptr<ObjectStore> store;
+  Options options;
+  std::string root;
+  std::shared_ptr<RemoteFiles> files;
+  std::vector<std::pair<std::string, std::string>> names;    // local path, URI
+  std::vector<std::pair<std::string, std::string>> outputs;  // local path, URI
+  std::vector<std::string> staged_parts;  // objects of finished parts, deleted after the upload
+  std::vector<std::string> staged_metadata;  // local `_metadata` copies not yet read for references
+  std::vector<std::string> staged_prefixes;  // s3://bucket/prefix/ staged whole
+  std::set<std::string> mirrored_buckets;
+  std::set<std::pair<std::string, std::string>> remapped;  // scheme and bucket as references spell them
+
+  bool staged(const std::string& uri) const {
+    return std::any_of(staged_prefixes.begin(), staged_prefixes.end(),
+                       [&](const std::string& p) { return uri.rfind(p, 0) == 0; });
+  }
+
+  // The object at `path`: `_metadata` fetched now, anything else a placeholder fetched on read.
+  Status stage(const StoredObject& o, const std::string& path, std::vector<std::pair<std::string, std::string>>* fetch) {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    if (fs::path(path).filename() == "_metadata") {
+      staged_metadata.push_back(path);
+      fetch->emplace_back(o.uri, path);
+    } else {
+      files->add(path, o.uri, o.size);
+    }
+    return placeholder(path, o.size, o.last_modified);
+  }
+
+  // The `_metadata` objects, keeping their placeholders' times.
+  Status fetch_all(const std::vector<std::pair<std::string, std::string>>& fetch) {
+    return run_parallel(fetch.size(), options.connections, [&](size_t i) -> Status {
+      struct stat st;
+      const bool timed = ::stat(fetch[i].second.c_str(), &st) == 0;
+      CKPT_RETURN_IF_ERROR(store->download(fetch[i].first, fetch[i].second));
+      if (timed) {
+        timespec ts[2] = {st.st_mtim, st.st_mtim};
+        ::utimensat(AT_FDCWD, fetch[i].second.c_str(), ts, 0);
+      }
+      return {};
+    });
+  }
+
+  // Files a staged `_metadata` names by an s3:// URI outside the staged prefixes: one LIST per
+  // distinct directory, then each referenced object staged at its mirror path root/in/bucket/key.
+  Status stage_references() {
+    std::set<std::string> wanted;
+    for (const std::string& path : staged_metadata) {
+      auto m = read_metadata_file(path);
+      if (!m) continue;  // the command itself reports an unreadable _metadata
+      for_each_stream(m.value(), [&](const StreamHandle& h, const StreamSite&) {
+        if (h.type != handle_type::kFile && h.type != handle_type::kSegmentFile) return;
+        if (!is_object_store_uri(h.path)) return;
+        std::string uri = canonical_object_uri(h.path);
+        if (!staged(uri) && uri.find("/../") == std::string::npos && uri.find("/./") == std::string::npos) {
+          wanted.insert(uri);
+          remapped.emplace(h.path.substr(0, h.path.find("://")), bucket_of(uri));
+        }
+      });
+    }
+    staged_metadata.clear();
+    std::set<std::string> dirs;
+    for (const std::string& uri : wanted) dirs.insert(uri.substr(0, uri.rfind('/') + 1));
+    std::vector<std::string> dir_list(dirs.begin(), dirs.end());
+    std::vector<std::vector<StoredObject>> listed(dir_list.size());
+    CKPT_RETURN_IF_ERROR(run_parallel(dir_list.size(), options.connections, [&](size_t i) -> Status {
+      auto l = store->list(dir_list[i]);
+      if (!l) return std::move(l).error();
+      listed[i] = std::move(l).value();
+      return {};
+    }));
+    std::vector<std::pair<std::string, std::string>> fetch;
+    for (const auto& objects : listed)
+      for (const StoredObject& o : objects) {
+        if (!wanted.count(o.uri)) continue;  // only what is referenced, not the whole shared/
+        mirrored_buckets.insert(bucket_of(o.uri));
+        CKPT_RETURN_IF_ERROR(stage(o, root + "/in/" + bucket_and_key(o.uri), &fetch));
+      }
+    for (const std::string& d : dir_list) staged_prefixes.push_back(d);
+    for (const std::string& b : mirrored_buckets) names.emplace_back(root + "/in/" + b, "s3://" + b);
+    return fetch_all(fetch);
+  }
+};
+
+ObjectStoreStaging::ObjectStoreStaging(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ObjectStoreStaging::~ObjectStoreStaging() {
+  if (RemoteFiles::installed() == impl_->files) RemoteFiles::install(nullptr);
+  impl_->files.reset();
+  std::error_code ec;
+  if (!impl_->root.empty()) fs::remove_all(impl_->root, ec);
+}
+
+Result<std::unique_ptr<ObjectStoreStaging>> ObjectStoreStaging::create(std::shared_ptr<ObjectStore> store,
+                                                                       const Options& options) {
+  if (RemoteFiles::installed())
+    return Error(ErrorCode::kInvalidArgument, "another object-store staging is in use in this process");
+  auto impl = std::make_unique<Impl>();
+  std::error_code ec;
+  std::string tmpl = fs::temp_directory_path(ec).string() + "/ckpt-s3-XXXXXX";
+  if (ec || !::mkdtemp(tmpl.data()))
+    return Error(ErrorCode::kIOError, "cannot create a staging directory").with_file(tmpl);
+  impl->root = tmpl;
+  impl->options = options;
+  impl->files = std::make_shared<RemoteFiles>(std::make_shared<StoreSource>(store, options.connections),
+                                              options.cache_bytes);
+  impl->files->set_prefer_whole(options.whole_files);
+  impl->store = std::move(store);
+  RemoteFiles::install(impl->files);
+  return std::unique_ptr<ObjectStoreStaging>(new ObjectStoreStaging(std::move(impl)));
+}
+
+Result<std::string> ObjectStoreStaging::input(const std::string& given) {
+  Impl& m = *impl_;
+  const std::string spelled = trim_slashes(given);
+  // Listings name objects s3://; s3a:// and s3p:// are the same objects.
+  const std::string uri = "s3://" + bucket_and_key(spelled);
+  std::string dir_uri = uri;
+  const bool metadata_file = uri.size() > 10 && uri.compare(uri.size() - 10, 10, "/_metadata") == 0;
+  if (metadata_file) dir_uri = uri.substr(0, uri.size() - 10);
+  auto objects = m.store->list(dir_uri + "/");
+  if (!objects) return std::move(objects).error();
+  if (objects.value().empty())
+    return Error(ErrorCode::kNotFound, "no objects under this prefix").with_file(dir_uri + "/");
+  const std::string local_dir = m.root + "/in/" + bucket_and_key(dir_uri);
+  std::vector<std::pair<std::string, std::string>> fetch;
+  for (const StoredObject& o : objects.value()) {
+    std::string rel = o.uri.substr(dir_uri.size() + 1);
+    if (rel.empty() || rel.back() == '/') continue;  // a "directory" marker
+    CKPT_RETURN_IF_ERROR(m.stage(o, local_dir + "/" + rel, &fetch));
+  }
+  CKPT_RETURN_IF_ERROR(m.fetch_all(fetch));
+  m.staged_prefixes.push_back(dir_uri + "/");
+  CKPT_RETURN_IF_ERROR(m.stage_references());
+  m.names.emplace_back(local_dir, metadata_file ? spelled.substr(0, spelled.size() - 10) : spelled);
+  return metadata_file ? local_dir + "/_metadata" : local_dir;
+}
+
+std::vector<std::string> ObjectStoreStaging::remap_specs() const {
+  std::vector<std::string> out;
+  for (const auto& [scheme, bucket] : impl_->remapped)
+    if (impl_->mirrored_buckets.count(bucket))
+      out.push_back(scheme + "://" + bucket + "=" + impl_->root + "/in/" + bucket);
+  return out;
+}
+
+Result<std::string> ObjectStoreStaging::output(const std::string& given) {
+  Impl& m = *impl_;
+  std::string uri = trim_slashes(given);
+  // The local rule (OUTPUTS in ckpt(1)) compares local paths; staged copies are never the
+  // store's objects, so the URIs are compared here: never into or over an input.
+  const std::string canonical = "s3://" + bucket_and_key(uri);
+  for (const std::string& in : m.staged_prefixes)
+    if ((canonical + "/").rfind(in, 0) == 0 || in.rfind(canonical + "/", 0) == 0)
+      return Error(ErrorCode::kInvalidArgument,
+                   "the output is an input, holds one or lies inside one: " + in.substr(0, in.size() - 1))
+          .with_file(uri);
+  auto existing = m.store->list(uri);
+  if (!existing) return std::move(existing).error();
+  for (const StoredObject& o : existing.value())
+    if (o.uri == canonical || o.uri.rfind(canonical + "/", 0) == 0)
+      return Error(ErrorCode::kInvalidArgument, "output exists (an object or objects under this prefix)")
+          .with_file(uri);
+  std::string local = m.root + "/out/" + bucket_and_key(uri);
+  std::error_code ec;
+  fs::create_directories(fs::path(local).parent_path(), ec);
+  m.outputs.emplace_back(local, uri);
+  m.names.emplace_back(local, uri);
+  return local;
+}
+
+namespace {
+// "<uri>.part-" for a trimmed output URI.
+std::string part_prefix(const std::string& uri) { return uri + ".part-"; }
+}  // namespace
+
+Status ObjectStoreStaging::stage_output_parts(const std::string& given) {
+  Impl& m = *impl_;
+  const std::string uri = trim_slashes(given);
+  std::string local;
+  for (const auto& [l, u] : m.outputs)
+    if (u == uri) local = l;
+  if (local.empty()) return Error(ErrorCode::kInvalidArgument, "not an output of this staging").with_file(uri);
+  auto objects = m.store->list(part_prefix("s3://" + bucket_and_key(uri)));
+  if (!objects) return std::move(objects).error();
+  const std::string listed_prefix = part_prefix("s3://" + bucket_and_key(uri));
+  std::vector<std::pair<std::string, std::string>> fetch;
+  for (const StoredObject& o : objects.value()) {
+    const std::string rel = o.uri.substr(listed_prefix.size());  // "K-of-N/file"
+    if (rel.find('/') == std::string::npos || rel.back() == '/') continue;
+    const std::string path = part_prefix(local) + rel;
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    fetch.emplace_back(o.uri, path);
+    m.staged_parts.push_back(o.uri);
+  }
+  return run_parallel(fetch.size(), m.options.connections,
+                      [&](size_t i) { return m.store->download(fetch[i].first, fetch[i].second); });
+}
+
+Status ObjectStoreStaging::upload_outputs() {
+  Impl& m = *impl_;
+  std::vector<std::pair<std::string, std::string>> outputs = m.outputs;
+  // Parts written beside an output by a --shard run: each its own output in the store.
+  for (const auto& [local, uri] : m.outputs) {
+    std::error_code ec;
+    const fs::path parent = fs::path(local).parent_path();
+    const std::string stem = fs::path(local).filename().string() + ".part-";
+    for (const auto& e : fs::directory_iterator(parent, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(stem, 0) != 0 || name.find(".ckpt-tmp-") != std::string::npos || !e.is_directory()) continue;
+      const std::string part_uri = part_prefix(uri) + name.substr(stem.size());
+      auto existing = m.store->list(part_uri + "/");
+      if (!existing) return std::move(existing).error();
+      if (!existing.value().empty())
+        return Error(ErrorCode::kInvalidArgument, "output exists (an object or objects under this prefix)")
+            .with_file(part_uri);
+      outputs.emplace_back(e.path().string(), part_uri);
+    }
+  }
+  for (const auto& [local, uri] : outputs) {
+    std::error_code ec;
+    if (!fs::exists(local, ec)) continue;
+    std::vector<std::pair<std::string, std::string>> data, metadata;
+    if (fs::is_regular_file(local, ec)) {
+      metadata.emplace_back(local, uri);
+    } else {
+      for (const auto& e : fs::recursive_directory_iterator(local)) {
+        if (!e.is_regular_file()) continue;
+        std::string rel = fs::relative(e.path(), local).generic_string();
+        (e.path().filename() == "_metadata" ? metadata : data).emplace_back(e.path().string(), uri + "/" + rel);
+      }
+    }
+    std::vector<std::string> uploaded;
+    std::mutex mu;
+    auto put = [&](const std::vector<std::pair<std::string, std::string>>& files) {
+      return run_parallel(files.size(), m.options.connections, [&](size_t i) {
+        Status s = m.store->upload(files[i].first, files[i].second);
+        std::lock_guard<std::mutex> lock(mu);
+        if (s.ok()) uploaded.push_back(files[i].second);
+        return s;
+      });
+    };
+    Status s = put(data);
+    if (s.ok()) s = put(metadata);
+    if (!s.ok()) {
+      (void)m.store->remove(uploaded, {});
+      return s;
+    }
+  }
+  // The parts a finished output was assembled from, as the disk's --finish removes them.
+  if (!m.staged_parts.empty()) CKPT_RETURN_IF_ERROR(m.store->remove(m.staged_parts, {}));
+  return {};
+}
+
+void ObjectStoreStaging::rename_paths(std::string* text) const {
+  auto sorted = impl_->names;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [local, uri] : sorted) replace_all(text, local, uri);
+}
+
+ObjectStoreStaging::Stats ObjectStoreStaging::stats() const {
+  Stats s;
+  s.requests = impl_->store->requests();
+  RemoteFileStats f = impl_->files->stats();
+  s.ranged_reads = f.ranged_reads;
+  s.ranged_bytes = f.ranged_bytes;
+  s.downloads = f.downloads;
+  s.downloaded_bytes = f.downloaded_bytes;
+  s.evictions = f.evictions;
+  s.peak_cached_bytes = f.peak_cached_bytes;
+  return s;
+}
+
+}  // namespace ckpt

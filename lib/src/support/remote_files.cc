@@ -1,0 +1,211 @@
+// Downloads on demand into a bounded cache of whole files; ranged reads for streams.
+#include "support/remote_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace ckpt {
+namespace fs = std::filesystem;
+
+struct RemoteFiles::Entry {
+  std::string path, uri;
+  uint64_t size = 0;
+  enum class Where { kStore, kFetching, kHere } where = Where::kStore;
+  int pins = 0;
+  uint64_t last_use = 0;
+};
+
+struct RemoteFiles::State {
+  mutable std::mutex mu;
+  std::condition_variable changed;
+  std::unordered_map<std::string, std::unique_ptr<Entry>> entries;  // by lexically normal path
+  uint64_t cached = 0;
+  uint64_t clock = 0;
+  uint64_t fetch_serial = 0;
+  RemoteFileStats stats;
+};
+
+namespace {
+
+std::mutex g_installed_mu;
+std::shared_ptr<RemoteFiles> g_installed;
+std::atomic<bool> g_any_installed{false};
+
+std::string normal(const std::string& path) { return fs::path(path).lexically_normal().string(); }
+
+// A sparse file of `size` bytes at `path`, by a rename over whatever stands there.
+Status make_placeholder(const std::string& path, uint64_t size, uint64_t serial) {
+  const std::string tmp = fmt::format("{}.ckpt-evict-{}", path, serial);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error(ErrorCode::kIOError, fmt::format("cannot create: {}", std::strerror(errno))).with_file(tmp);
+  const bool sized = ::ftruncate(fd, static_cast<off_t>(size)) == 0;
+  ::close(fd);
+  if (!sized || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Error(ErrorCode::kIOError, fmt::format("cannot evict: {}", std::strerror(err))).with_file(path);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+RemoteFiles::RemoteFiles(std::shared_ptr<RemoteSource> source, uint64_t cache_bytes)
+    : source_(std::move(source)), cache_bytes_(cache_bytes), state_(std::make_unique<State>()) {}
+
+RemoteFiles::~RemoteFiles() = default;
+
+void RemoteFiles::add(const std::string& path, const std::string& uri, uint64_t size) {
+  auto e = std::make_unique<Entry>();
+  e->path = path;
+  e->uri = uri;
+  e->size = size;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->entries[normal(path)] = std::move(e);
+}
+
+void RemoteFiles::install(std::shared_ptr<RemoteFiles> files) {
+  std::lock_guard<std::mutex> lock(g_installed_mu);
+  g_any_installed = files != nullptr;
+  g_installed = std::move(files);
+}
+
+std::shared_ptr<RemoteFiles> RemoteFiles::installed() {
+  if (!g_any_installed.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lock(g_installed_mu);
+  return g_installed;
+}
+
+bool RemoteFiles::holds(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->entries.count(normal(path)) != 0;
+}
+
+RemoteFiles::Pin& RemoteFiles::Pin::operator=(Pin&& o) noexcept {
+  if (this != &o) {
+    if (owner_) owner_->unpin(static_cast<Entry*>(entry_));
+    owner_ = o.owner_;
+    entry_ = o.entry_;
+    o.owner_ = nullptr;
+  }
+  return *this;
+}
+
+RemoteFiles::Pin::~Pin() {
+  if (owner_) owner_->unpin(static_cast<Entry*>(entry_));
+}
+
+Result<RemoteFiles::Pin> RemoteFiles::fetch(const std::string& path) {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  auto it = state_->entries.find(normal(path));
+  if (it == state_->entries.end()) return Pin();
+  Entry* e = it->second.get();
+  state_->changed.wait(lock, [&] { return e->where != Entry::Where::kFetching; });
+  if (e->where == Entry::Where::kHere) {
+    ++e->pins;
+    e->last_use = ++state_->clock;
+    return Pin(this, e);
+  }
+  e->where = Entry::Where::kFetching;
+  const std::string tmp = fmt::format("{}.ckpt-fetch-{}", e->path, ++state_->fetch_serial);
+  lock.unlock();
+  Status got = source_->download(e->uri, tmp, e->size);
+  if (got.ok() && ::rename(tmp.c_str(), e->path.c_str()) != 0)
+    got = Error(ErrorCode::kIOError, fmt::format("cannot place the download: {}", std::strerror(errno)))
+              .with_file(e->path);
+  if (!got.ok()) ::unlink(tmp.c_str());
+  lock.lock();
+  if (!got.ok()) {
+    e->where = Entry::Where::kStore;
+    state_->changed.notify_all();
+    return got.error();
+  }
+  e->where = Entry::Where::kHere;
+  e->pins = 1;
+  e->last_use = ++state_->clock;
+  state_->cached += e->size;
+  ++state_->stats.downloads;
+  state_->stats.downloaded_bytes += e->size;
+  state_->stats.peak_cached_bytes = std::max(state_->stats.peak_cached_bytes, state_->cached);
+  state_->changed.notify_all();
+  Pin pin(this, e);
+  // Room for the next download: the least recently used files nobody reads go.
+  while (state_->cached > cache_bytes_) {
+    Entry* oldest = nullptr;
+    for (auto& [key, other] : state_->entries)
+      if (other->where == Entry::Where::kHere && other->pins == 0 && (!oldest || other->last_use < oldest->last_use))
+        oldest = other.get();
+    if (!oldest) break;  // all pinned: over the bound until a reader lets go
+    if (!make_placeholder(oldest->path, oldest->size, ++state_->fetch_serial).ok()) break;
+    oldest->where = Entry::Where::kStore;
+    state_->cached -= oldest->size;
+    ++state_->stats.evictions;
+  }
+  return pin;
+}
+
+void RemoteFiles::unpin(Entry* e) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  --e->pins;
+}
+
+Result<std::string> RemoteFiles::read_range(const std::string& path, uint64_t offset, uint64_t length) {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  auto it = state_->entries.find(normal(path));
+  if (it == state_->entries.end())
+    return Error(ErrorCode::kInvalidArgument, "not a file of the staging tree").with_file(path);
+  Entry* e = it->second.get();
+  if (e->where == Entry::Where::kHere) {
+    // Pinned for the read: the rename of an eviction cannot swap the bytes mid-read.
+    ++e->pins;
+    e->last_use = ++state_->clock;
+    Pin pin(this, e);
+    lock.unlock();
+    int fd = ::open(e->path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error(ErrorCode::kIOError, fmt::format("cannot open: {}", std::strerror(errno))).with_file(path);
+    std::string out(length, '\0');
+    uint64_t done = 0;
+    while (done < length) {
+      ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<uint64_t>(n);
+    }
+    ::close(fd);
+    out.resize(done);
+    return out;
+  }
+  const std::string uri = e->uri;
+  lock.unlock();
+  Result<std::string> got = source_->read_range(uri, offset, length);
+  if (got.ok()) {
+    std::lock_guard<std::mutex> relock(state_->mu);
+    ++state_->stats.ranged_reads;
+    state_->stats.ranged_bytes += got.value().size();
+  }
+  return got;
+}
+
+RemoteFileStats RemoteFiles::stats() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->stats;
+}
+
+Result<RemoteFiles::Pin> fetch_if_remote(const std::string& path) {
+  std::shared_ptr<RemoteFiles> files = RemoteFiles::installed();
+  if (!files) return RemoteFiles::Pin();
+  return files->fetch(path);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,198 @@
+// support/remote_files.h: placeholders whose bytes come from a store when read, a cache of
+// downloaded files bounded by evicting the least recently used unpinned ones, ranged reads,
+// and the readers that consult it (open_regular_input, copy_file_contents, StateStream).
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "ckpt/io.h"
+#include "support/remote_files.h"
+#include "testlib/test_support.h"
+
+using namespace ckpt;
+
+namespace {
+
+// A store in memory that counts what it was asked.
+class FakeSource : public RemoteSource {
+ public:
+  std::map<std::string, std::string> objects;
+  std::atomic<int> downloads{0}, ranges{0};
+  std::atomic<int> fail_next{0};
+  std::atomic<int> delay_ms{0};
+
+  Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) override {
+    ++ranges;
+    const std::string& o = objects.at(uri);
+    return o.substr(offset, length);
+  }
+  Status download(const std::string& uri, const std::string& local_path, uint64_t size) override {
+    if (fail_next > 0) {
+      --fail_next;
+      return Error(ErrorCode::kIOError, "HTTP 500 InternalError").with_file(uri);
+    }
+    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
+    ++downloads;
+    REQUIRE(objects.at(uri).size() == size);
+    test::write_file(local_path, objects.at(uri));
+    return Status::OK();
+  }
+};
+
+std::string object_bytes(int i, size_t size) {
+  std::string s(size, '\0');
+  for (size_t j = 0; j < size; ++j) s[j] = static_cast<char>('a' + (i * 7 + j) % 26);
+  return s;
+}
+
+// Placeholders for `n` objects of `size` bytes under `dir`, registered with `files`.
+std::vector<std::string> stage(const test::ScratchDir& dir, FakeSource& src, RemoteFiles& files, int n, size_t size) {
+  std::vector<std::string> paths;
+  for (int i = 0; i < n; ++i) {
+    const std::string uri = "s3://b/job/f" + std::to_string(i);
+    src.objects[uri] = object_bytes(i, size);
+    const std::string path = dir / ("f" + std::to_string(i));
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
+    ::close(fd);
+    files.add(path, uri, size);
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+uint64_t allocated_bytes(const std::string& path) {
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return static_cast<uint64_t>(st.st_blocks) * 512;
+}
+
+}  // namespace
+
+TEST_CASE("remote files are downloaded when opened and evicted beyond the cache bound", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  auto files = std::make_shared<RemoteFiles>(src, 10000);
+  const auto paths = stage(dir, *src, *files, 12, 4096);
+  RemoteFiles::install(files);
+  struct Uninstall {
+    ~Uninstall() { RemoteFiles::install(nullptr); }
+  } uninstall;
+
+  // Each file read through the library's input layer has the object's bytes.
+  for (int i = 0; i < 12; ++i) {
+    Result<std::string> bytes = read_whole_file(paths[i]);
+    REQUIRE(bytes);
+    CHECK(bytes.value() == object_bytes(i, 4096));
+  }
+  RemoteFileStats st = files->stats();
+  CHECK(st.downloads == 12);
+  CHECK(st.downloaded_bytes == 12 * 4096);
+  // Two files fit (8192 <= 10000); the third download evicts the oldest, and so on.
+  CHECK(st.evictions == 10);
+  CHECK(st.peak_cached_bytes <= 10000 + 4096);
+  // An evicted file is a placeholder again: its listed size, no blocks.
+  struct stat first;
+  REQUIRE(::stat(paths[0].c_str(), &first) == 0);
+  CHECK(first.st_size == 4096);
+  CHECK(allocated_bytes(paths[0]) == 0);
+  CHECK(allocated_bytes(paths[11]) >= 4096);
+  // Read again, it is downloaded again.
+  CHECK(read_whole_file(paths[0]).value() == object_bytes(0, 4096));
+  CHECK(files->stats().downloads == 13);
+  // The most recently used file was kept: no download.
+  CHECK(read_whole_file(paths[0]).value() == object_bytes(0, 4096));
+  CHECK(files->stats().downloads == 13);
+
+  // copy_file_contents fetches too.
+  REQUIRE(copy_file_contents(paths[5], dir / "copy").ok());
+  CHECK(test::read_file(dir / "copy") == object_bytes(5, 4096));
+}
+
+TEST_CASE("pinned remote files are never evicted and the bound is exceeded only by them", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  RemoteFiles files(src, 5000);
+  const auto paths = stage(dir, *src, files, 6, 2000);
+  std::vector<RemoteFiles::Pin> pins;
+  for (int i = 0; i < 4; ++i) {
+    Result<RemoteFiles::Pin> p = files.fetch(paths[i]);
+    REQUIRE(p);
+    pins.push_back(std::move(p).value());
+  }
+  CHECK(files.stats().evictions == 0);
+  CHECK(files.stats().peak_cached_bytes == 8000);
+  for (int i = 0; i < 4; ++i) CHECK(test::read_file(paths[i]) == object_bytes(i, 2000));
+  pins.clear();
+  // The next download makes room: the oldest unpinned files go until the bound holds.
+  REQUIRE(files.fetch(paths[4]));
+  CHECK(files.stats().evictions == 3);
+  CHECK(allocated_bytes(paths[0]) == 0);
+  CHECK(test::read_file(paths[3]) == object_bytes(3, 2000));
+  CHECK(test::read_file(paths[4]) == object_bytes(4, 2000));
+}
+
+TEST_CASE("a remote file read by many threads at once is downloaded once", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  RemoteFiles files(src, 1 << 20);
+  const auto paths = stage(dir, *src, files, 1, 100000);
+  src->delay_ms = 50;
+  std::vector<std::thread> threads;
+  std::atomic<int> right{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      Result<RemoteFiles::Pin> p = files.fetch(paths[0]);
+      if (p && test::read_file(paths[0]) == object_bytes(0, 100000)) ++right;
+    });
+  for (auto& t : threads) t.join();
+  CHECK(right == 8);
+  CHECK(src->downloads == 1);
+}
+
+TEST_CASE("a failed remote download names the object and is tried again by the next reader", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  RemoteFiles files(src, 1 << 20);
+  const auto paths = stage(dir, *src, files, 1, 300);
+  src->fail_next = 1;
+  Result<RemoteFiles::Pin> failed = files.fetch(paths[0]);
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().file == "s3://b/job/f0");
+  CHECK(failed.error().message.find("HTTP 500") != std::string::npos);
+  // Nothing half-written stands at the path or beside it.
+  CHECK(allocated_bytes(paths[0]) == 0);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+  CHECK(names == std::vector<std::string>{"f0"});
+  REQUIRE(files.fetch(paths[0]));
+  CHECK(test::read_file(paths[0]) == object_bytes(0, 300));
+}
+
+TEST_CASE("ranged reads of a remote file come from the store until it is downloaded", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  RemoteFiles files(src, 1 << 20);
+  const auto paths = stage(dir, *src, files, 2, 50000);
+  Result<std::string> head = files.read_range(paths[0], 100, 64);
+  REQUIRE(head);
+  CHECK(head.value() == object_bytes(0, 50000).substr(100, 64));
+  CHECK(src->ranges == 1);
+  CHECK(src->downloads == 0);
+  CHECK(files.stats().ranged_bytes == 64);
+  REQUIRE(files.fetch(paths[0]));
+  CHECK(files.read_range(paths[0], 49990, 10).value() == object_bytes(0, 50000).substr(49990, 10));
+  CHECK(src->ranges == 1);  // from the downloaded file
+  // A path that stands for nothing is the caller's mistake, named.
+  CHECK_FALSE(files.holds(dir / "other"));
+  CHECK(files.holds(dir / "./f1"));
+}
