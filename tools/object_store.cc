@@ -211,11 +211,12 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
     if (FILE* f = std::fopen(stats, "a")) {
       std::fprintf(f,
                    "{\"requests\": %llu, \"ranged_reads\": %llu, \"ranged_bytes\": %llu, \"downloads\": %llu, "
-                   "\"downloaded_bytes\": %llu, \"evictions\": %llu, \"peak_cached_bytes\": %llu}\n",
+                   "\"downloaded_bytes\": %llu, \"evictions\": %llu, \"peak_cached_bytes\": %llu, "
+                   "\"prefetched\": %llu}\n",
                    (unsigned long long)st.requests, (unsigned long long)st.ranged_reads,
                    (unsigned long long)st.ranged_bytes, (unsigned long long)st.downloads,
                    (unsigned long long)st.downloaded_bytes, (unsigned long long)st.evictions,
-                   (unsigned long long)st.peak_cached_bytes);
+                   (unsigned long long)st.peak_cached_bytes, (unsigned long long)st.prefetched);
       std::fclose(f);
     }
   }

@@ -110,6 +110,7 @@ TEST_CASE("s3 dump restore and verify deep through a small cache evict and equal
     INFO(st.dump() << " of " << t.bytes << " bytes in " << t.files << " files, largest " << t.largest);
     CHECK(st["downloads"].get<int>() >= t.files);
     CHECK(st["evictions"].get<int>() > 0);
+    CHECK(st["prefetched"].get<int>() > 0);  // downloaded ahead of the reads
     // Beyond the bound only by the files being read at the moment: two subtasks at once.
     CHECK(st["peak_cached_bytes"].get<uint64_t>() <= cache + 2 * 2 * t.largest);
     CHECK(st["peak_cached_bytes"].get<uint64_t>() < t.bytes);

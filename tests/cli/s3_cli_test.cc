@@ -26,7 +26,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 }  // namespace
 
-TEST_CASE("s3 inspect verify and dump of corpus snapshots in a bucket equal the disk output", "[cli][s3][corpus]") {
+TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshots in a bucket equal the disk output", "[cli][s3][corpus]") {
   CKPT_REQUIRE_SHARED();
   auto m = test::unchecked_moto();
   StoreEnvironment env(m->endpoint(), m->credentials());
@@ -39,7 +39,8 @@ TEST_CASE("s3 inspect verify and dump of corpus snapshots in a bucket equal the 
     const std::string uri = "s3://ckpt-corpus/" + prefix + "/" + name;
     REQUIRE(m->upload_tree(snapshot, "ckpt-corpus", prefix + "/" + name));
     for (const std::vector<std::string>& command :
-         {std::vector<std::string>{"inspect"}, {"verify"}, {"verify", "--deep"}, {"dump"}}) {
+         {std::vector<std::string>{"inspect"}, {"verify"}, {"verify", "--deep"}, {"dump"}, {"plan", "--shards", "3"},
+          {"report", "--json"}, {"advise", "--json"}}) {
       std::vector<std::string> disk_args = command, store_args = command;
       disk_args.push_back(snapshot);
       store_args.push_back(uri);
@@ -52,7 +53,22 @@ TEST_CASE("s3 inspect verify and dump of corpus snapshots in a bucket equal the 
       ++compared;
     }
   }
-  CHECK(compared == 4 * static_cast<int>(test::corpus_snapshots().size()));
+  CHECK(compared == 7 * static_cast<int>(test::corpus_snapshots().size()));
+  // diff of two snapshots in the bucket: each with the one before it.
+  const auto& all = test::corpus_snapshots();
+  for (size_t i = 1; i < all.size(); ++i) {
+    const std::string a = fs::path(all[i - 1]).filename().string(), b = fs::path(all[i]).filename().string();
+    const std::string ua = "s3://ckpt-corpus/" + prefix + "/" + a, ub = "s3://ckpt-corpus/" + prefix + "/" + b;
+    test::CliResult disk = test::run_cli({"diff", all[i - 1], all[i]});
+    test::CliResult store = test::run_cli({"diff", ua, ub});
+    INFO("diff " << ua << " " << ub << "\n" << store.err);
+    CHECK(store.status == disk.status);
+    // The longer path first: one may be the other's prefix (chk-1, chk-10).
+    const bool a_first = all[i - 1].size() >= all[i].size();
+    const std::string expected = a_first ? replaced(replaced(disk.out, all[i - 1], ua), all[i], ub)
+                                         : replaced(replaced(disk.out, all[i], ub), all[i - 1], ua);
+    CHECK(store.out == expected);
+  }
   // A snapshot named by its _metadata object, and s3a:// spelled for the same bucket.
   const std::string first = test::corpus_snapshots().front();
   const std::string first_uri = "s3a://ckpt-corpus/" + prefix + "/" + fs::path(first).filename().string();

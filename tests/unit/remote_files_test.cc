@@ -25,7 +25,7 @@ namespace {
 class FakeSource : public RemoteSource {
  public:
   std::map<std::string, std::string> objects;
-  std::atomic<int> downloads{0}, ranges{0};
+  std::atomic<int> downloads{0}, ranges{0}, ahead_downloads{0};
   std::atomic<int> fail_next{0};
   std::atomic<int> delay_ms{0};
 
@@ -34,7 +34,8 @@ class FakeSource : public RemoteSource {
     const std::string& o = objects.at(uri);
     return o.substr(offset, length);
   }
-  Status download(const std::string& uri, const std::string& local_path, uint64_t size) override {
+  Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) override {
+    if (ahead) ++ahead_downloads;
     if (fail_next > 0) {
       --fail_next;
       return Error(ErrorCode::kIOError, "HTTP 500 InternalError").with_file(uri);
@@ -195,4 +196,31 @@ TEST_CASE("ranged reads of a remote file come from the store until it is downloa
   // A path that stands for nothing is the caller's mistake, named.
   CHECK_FALSE(files.holds(dir / "other"));
   CHECK(files.holds(dir / "./f1"));
+}
+
+TEST_CASE("remote files downloaded ahead stay within half the cache and are read without a second download", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  auto files = std::make_shared<RemoteFiles>(src, 6000);
+  const auto paths = stage(dir, *src, *files, 20, 1000);
+  files->prefetch(paths, 4);
+  // Ahead by half the cache at most: three files, then the threads wait for a reader.
+  for (int i = 0; i < 500 && files->stats().prefetched < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(files->stats().prefetched == 3);
+  CHECK(src->ahead_downloads == 3);
+  RemoteFiles::install(files);
+  struct Uninstall {
+    ~Uninstall() { RemoteFiles::install(nullptr); }
+  } uninstall;
+  for (int i = 0; i < 20; ++i) {
+    Result<std::string> bytes = read_whole_file(paths[i]);
+    REQUIRE(bytes);
+    CHECK(bytes.value() == object_bytes(i, 1000));
+  }
+  const RemoteFileStats st = files->stats();
+  CHECK(st.downloads == 20);  // each once: what was downloaded ahead was read from the cache
+  CHECK(st.prefetched >= 3);
+  CHECK(st.peak_cached_bytes <= 6000 + 1000);
+  CHECK(st.evictions >= 14);
 }

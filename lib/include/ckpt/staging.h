@@ -28,7 +28,9 @@ class CKPT_API ObjectStoreStaging {
     int connections = 8;                      // requests at once
     uint64_t cache_bytes = uint64_t{4} << 30; // downloaded files kept at most (see above)
     // Whether readers fetch whole objects rather than ranges: for commands that read every
-    // byte (dump, restore, convert), where whole objects take fewer requests.
+    // byte (dump, restore, convert), where whole objects take fewer requests. The files a
+    // snapshot references are then downloaded ahead, `connections` at once, in the order of
+    // its `_metadata`, while those not yet read take at most half the cache.
     bool whole_files = false;
   };
   struct Stats {
@@ -36,6 +38,7 @@ class CKPT_API ObjectStoreStaging {
     uint64_t ranged_reads = 0, ranged_bytes = 0;
     uint64_t downloads = 0, downloaded_bytes = 0;
     uint64_t evictions = 0, peak_cached_bytes = 0;
+    uint64_t prefetched = 0;  // of the downloads, those made ahead of the command's reads
   };
   static Result<std::unique_ptr<ObjectStoreStaging>> create(std::shared_ptr<ObjectStore> store, const Options& options);
   ~ObjectStoreStaging();

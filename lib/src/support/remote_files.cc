@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@ struct RemoteFiles::Entry {
   enum class Where { kStore, kFetching, kHere } where = Where::kStore;
   int pins = 0;
   uint64_t last_use = 0;
+  bool read = false;  // here and asked for by a reader (not only downloaded ahead)
 };
 
 struct RemoteFiles::State {
@@ -34,6 +36,13 @@ struct RemoteFiles::State {
   uint64_t clock = 0;
   uint64_t fetch_serial = 0;
   RemoteFileStats stats;
+  // Downloads ahead (prefetch()).
+  uint64_t unread = 0;  // bytes downloaded ahead, here and not yet read
+  uint64_t ahead_in_flight = 0;  // bytes being downloaded ahead
+  std::vector<std::string> queue;
+  size_t next = 0;
+  bool stopping = false;
+  std::vector<std::thread> prefetchers;
 };
 
 namespace {
@@ -64,7 +73,57 @@ Status make_placeholder(const std::string& path, uint64_t size, uint64_t serial)
 RemoteFiles::RemoteFiles(std::shared_ptr<RemoteSource> source, uint64_t cache_bytes)
     : source_(std::move(source)), cache_bytes_(cache_bytes), state_(std::make_unique<State>()) {}
 
-RemoteFiles::~RemoteFiles() = default;
+RemoteFiles::~RemoteFiles() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->stopping = true;
+  }
+  state_->changed.notify_all();
+  for (std::thread& t : state_->prefetchers) t.join();
+}
+
+void RemoteFiles::prefetch(const std::vector<std::string>& paths, int threads) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->queue.insert(state_->queue.end(), paths.begin(), paths.end());
+  state_->changed.notify_all();
+  for (int t = static_cast<int>(state_->prefetchers.size()); t < threads; ++t) {
+    try {
+      state_->prefetchers.emplace_back([this] { prefetch_loop(); });
+    } catch (...) {
+      break;  // fewer threads ahead, or none: the readers fetch for themselves
+    }
+  }
+}
+
+void RemoteFiles::prefetch_loop() {
+  try {
+    std::unique_lock<std::mutex> lock(state_->mu);
+    for (;;) {
+      state_->changed.wait(lock, [&] { return state_->stopping || state_->next < state_->queue.size(); });
+      if (state_->stopping) return;
+      const std::string path = state_->queue[state_->next++];
+      auto it = state_->entries.find(normal(path));
+      if (it == state_->entries.end()) continue;
+      Entry* e = it->second.get();
+      // Ahead by at most half the cache, so that what is downloaded ahead is still here when read.
+      state_->changed.wait(lock, [&] {
+        const uint64_t ahead = state_->unread + state_->ahead_in_flight;
+        return state_->stopping || e->where != Entry::Where::kStore || ahead == 0 ||
+               ahead + e->size <= cache_bytes_ / 2;
+      });
+      if (state_->stopping) return;
+      if (e->where != Entry::Where::kStore) continue;
+      state_->ahead_in_flight += e->size;
+      lock.unlock();
+      (void)fetch_for(path, false);  // a failure is the reader's to report, when it tries again
+      lock.lock();
+      state_->ahead_in_flight -= e->size;
+      state_->changed.notify_all();
+    }
+  } catch (...) {
+    // A thread ahead that fails (no memory) leaves the reading to the readers.
+  }
+}
 
 void RemoteFiles::add(const std::string& path, const std::string& uri, uint64_t size) {
   auto e = std::make_unique<Entry>();
@@ -106,7 +165,9 @@ RemoteFiles::Pin::~Pin() {
   if (owner_) owner_->unpin(static_cast<Entry*>(entry_));
 }
 
-Result<RemoteFiles::Pin> RemoteFiles::fetch(const std::string& path) {
+Result<RemoteFiles::Pin> RemoteFiles::fetch(const std::string& path) { return fetch_for(path, true); }
+
+Result<RemoteFiles::Pin> RemoteFiles::fetch_for(const std::string& path, bool reader) {
   std::unique_lock<std::mutex> lock(state_->mu);
   auto it = state_->entries.find(normal(path));
   if (it == state_->entries.end()) return Pin();
@@ -115,12 +176,17 @@ Result<RemoteFiles::Pin> RemoteFiles::fetch(const std::string& path) {
   if (e->where == Entry::Where::kHere) {
     ++e->pins;
     e->last_use = ++state_->clock;
+    if (reader && !e->read) {
+      e->read = true;
+      state_->unread -= e->size;
+      state_->changed.notify_all();  // room ahead
+    }
     return Pin(this, e);
   }
   e->where = Entry::Where::kFetching;
   const std::string tmp = fmt::format("{}.ckpt-fetch-{}", e->path, ++state_->fetch_serial);
   lock.unlock();
-  Status got = source_->download(e->uri, tmp, e->size);
+  Status got = source_->download(e->uri, tmp, e->size, !reader);
   if (got.ok() && ::rename(tmp.c_str(), e->path.c_str()) != 0)
     got = Error(ErrorCode::kIOError, fmt::format("cannot place the download: {}", std::strerror(errno)))
               .with_file(e->path);
@@ -134,6 +200,11 @@ Result<RemoteFiles::Pin> RemoteFiles::fetch(const std::string& path) {
   e->where = Entry::Where::kHere;
   e->pins = 1;
   e->last_use = ++state_->clock;
+  e->read = reader;
+  if (!reader) {
+    state_->unread += e->size;
+    ++state_->stats.prefetched;
+  }
   state_->cached += e->size;
   ++state_->stats.downloads;
   state_->stats.downloaded_bytes += e->size;
@@ -141,15 +212,20 @@ Result<RemoteFiles::Pin> RemoteFiles::fetch(const std::string& path) {
   state_->changed.notify_all();
   Pin pin(this, e);
   // Room for the next download: the least recently used files nobody reads go.
+  // Files already read go first; a file downloaded ahead only when nothing else can.
   while (state_->cached > cache_bytes_) {
     Entry* oldest = nullptr;
-    for (auto& [key, other] : state_->entries)
-      if (other->where == Entry::Where::kHere && other->pins == 0 && (!oldest || other->last_use < oldest->last_use))
+    for (auto& [key, other] : state_->entries) {
+      if (other->where != Entry::Where::kHere || other->pins != 0) continue;
+      if (!oldest || (other->read && !oldest->read) ||
+          (other->read == oldest->read && other->last_use < oldest->last_use))
         oldest = other.get();
+    }
     if (!oldest) break;  // all pinned: over the bound until a reader lets go
     if (!make_placeholder(oldest->path, oldest->size, ++state_->fetch_serial).ok()) break;
     oldest->where = Entry::Where::kStore;
     state_->cached -= oldest->size;
+    if (!oldest->read) state_->unread -= oldest->size;
     ++state_->stats.evictions;
   }
   return pin;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ckpt/error.h"
 
@@ -32,8 +33,9 @@ class RemoteSource {
   virtual ~RemoteSource() = default;
   // Bytes [offset, offset + length) of the object.
   virtual Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) = 0;
-  // The whole object (of `size` bytes, as listed) into `local_path`.
-  virtual Status download(const std::string& uri, const std::string& local_path, uint64_t size) = 0;
+  // The whole object (of `size` bytes, as listed) into `local_path`; `ahead` for a download
+  // ahead of the readers, one of several at once (fewer connections each).
+  virtual Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) = 0;
 };
 
 struct RemoteFileStats {
@@ -42,7 +44,8 @@ struct RemoteFileStats {
   uint64_t downloads = 0;  // whole objects fetched (again, after an eviction)
   uint64_t downloaded_bytes = 0;
   uint64_t evictions = 0;
-  uint64_t peak_cached_bytes = 0;  // the most bytes downloaded and not yet evicted at once
+  uint64_t peak_cached_bytes = 0;
+  uint64_t prefetched = 0;  // of the downloads, those made ahead of the readers  // the most bytes downloaded and not yet evicted at once
 };
 
 class RemoteFiles {
@@ -83,6 +86,13 @@ class RemoteFiles {
   // Bytes [offset, offset + length) of the object `path` stands for: from the downloaded file
   // if it is here, else by a ranged GET.
   Result<std::string> read_range(const std::string& path, uint64_t offset, uint64_t length);
+  // Downloads `paths` (files of this registry, in the order the command will read them) ahead
+  // of the readers on `threads` threads (started by the first call; later calls queue more),
+  // while the files downloaded ahead and not yet read take at most half the cache. A file a
+  // reader asks for while it is being downloaded ahead is waited for; one whose download ahead
+  // failed is tried again by the reader, who reports the error. The destructor stops them.
+  void prefetch(const std::vector<std::string>& paths, int threads);
+
   // Whether readers should fetch whole files rather than read ranges: set when the command
   // reads every byte anyway (a dump, a restore), where whole objects take fewer requests.
   void set_prefer_whole(bool whole) { prefer_whole_ = whole; }
@@ -95,6 +105,8 @@ class RemoteFiles {
 
  private:
   void unpin(Entry* e);
+  Result<Pin> fetch_for(const std::string& path, bool reader);
+  void prefetch_loop();
   std::shared_ptr<RemoteSource> source_;
   uint64_t cache_bytes_;
   bool prefer_whole_ = false;

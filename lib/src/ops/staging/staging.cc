@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -57,8 +58,9 @@ class StoreSource : public RemoteSource {
   Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) override {
     return store_->read_range(uri, offset, length);
   }
-  Status download(const std::string& uri, const std::string& local_path, uint64_t size) override {
-    return store_->download(uri, local_path, size, jobs_);
+  Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) override {
+    // Downloads ahead run `jobs_` at once: two connections each keep the total near it.
+    return store_->download(uri, local_path, size, ahead ? std::min(jobs_, 2) : jobs_);
   }
 
  private:
@@ -80,6 +82,8 @@ struct ObjectStoreStaging::Impl {
   std::vector<std::string> staged_prefixes;  // s3://bucket/prefix/ staged whole
   std::set<std::string> mirrored_buckets;
   std::set<std::pair<std::string, std::string>> remapped;  // scheme and bucket as references spell them
+  std::map<std::string, std::string> path_of;  // s3:// URI of a staged placeholder, its path
+  std::set<std::string> queued;  // placeholders handed to the downloads ahead
 
   bool staged(const std::string& uri) const {
     return std::any_of(staged_prefixes.begin(), staged_prefixes.end(),
@@ -95,11 +99,30 @@ struct ObjectStoreStaging::Impl {
       fetch->emplace_back(o.uri, path);
     } else {
       files->add(path, o.uri, o.size);
+      path_of[o.uri] = path;
     }
     return placeholder(path, o.size, o.last_modified);
   }
 
   // The `_metadata` objects, keeping their placeholders' times.
+  // The placeholders `metadata_path` (of the snapshot at `dir_uri`) references, in the order of
+  // its handles: the order in which a command reading every byte asks for them, roughly.
+  std::vector<std::string> read_order(const std::string& metadata_path, const std::string& dir_uri) {
+    std::vector<std::string> order;
+    auto m = read_metadata_file(metadata_path);
+    if (!m) return order;
+    for_each_stream(m.value(), [&](const StreamHandle& h, const StreamSite&) {
+      std::string uri;
+      if (h.type == handle_type::kRelativeFile)
+        uri = dir_uri + "/" + h.path;
+      else if ((h.type == handle_type::kFile || h.type == handle_type::kSegmentFile) && is_object_store_uri(h.path))
+        uri = canonical_object_uri(h.path);
+      auto it = path_of.find(uri);
+      if (it != path_of.end() && queued.insert(it->second).second) order.push_back(it->second);
+    });
+    return order;
+  }
+
   Status fetch_all(const std::vector<std::pair<std::string, std::string>>& fetch) {
     return run_parallel(fetch.size(), options.connections, [&](size_t i) -> Status {
       struct stat st;
@@ -205,6 +228,11 @@ Result<std::string> ObjectStoreStaging::input(const std::string& given) {
   m.staged_prefixes.push_back(dir_uri + "/");
   CKPT_RETURN_IF_ERROR(m.stage_references());
   m.names.emplace_back(local_dir, metadata_file ? spelled.substr(0, spelled.size() - 10) : spelled);
+  // A command that reads every byte gets them downloaded ahead, as many at once as
+  // --connections, in the order it reads them.
+  std::error_code ec;
+  if (m.options.whole_files && fs::is_regular_file(local_dir + "/_metadata", ec))
+    m.files->prefetch(m.read_order(local_dir + "/_metadata", dir_uri), m.options.connections);
   return metadata_file ? local_dir + "/_metadata" : local_dir;
 }
 
@@ -341,6 +369,7 @@ ObjectStoreStaging::Stats ObjectStoreStaging::stats() const {
   s.downloaded_bytes = f.downloaded_bytes;
   s.evictions = f.evictions;
   s.peak_cached_bytes = f.peak_cached_bytes;
+  s.prefetched = f.prefetched;
   return s;
 }
 
