@@ -70,7 +70,7 @@ TEST_CASE("s3 inspect reads state files by ranges and downloads none of them who
     INFO(st.dump() << " of " << t.bytes << " bytes in " << t.files << " files");
     CHECK(st["downloads"] == 0);
     // The meta data of each file, in blocks of 64 KiB at first: far from the state's bytes.
-    CHECK(st["ranged_bytes"].get<uint64_t>() <= uint64_t{t.files} * (256u << 10));
+    CHECK(st["ranged_bytes"].get<uint64_t>() <= static_cast<uint64_t>(t.files) * (256u << 10));
     CHECK(st["ranged_bytes"].get<uint64_t>() * 8 < t.bytes);
     // A quick verify needs the listing only.
     test::CliResult verified = test::run_cli({"verify", uri});
