@@ -267,6 +267,13 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   // A part checks its own subtasks once it knows them (after the hooks); the last step reads
   // only coordinator state.
   if (options.finish) checks.wanted = [](const OperatorState&, const SubtaskState&) { return false; };
+  auto set_sst_checks = [&] {
+    if (!options.entries_read) return;
+    checks.whole_sst_checks = [&, wanted = checks.wanted](const OperatorState& op, const SubtaskState& st) {
+      return (!wanted || wanted(op, st)) && !options.entries_read(op);
+    };
+  };
+  set_sst_checks();
   if (!part) CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
 
   Job job;
@@ -317,6 +324,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
         for (const SubtaskState& st : op.subtasks)
           if (!st.finished && checks.wanted(op, st))
             options.progress->bytes_total.fetch_add(subtask_state_bytes(st), std::memory_order_relaxed);
+    set_sst_checks();
     CKPT_RETURN_IF_ERROR(check_input(metadata, where, options.remap, checks));
   }
   Counters counters;

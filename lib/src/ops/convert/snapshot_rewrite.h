@@ -91,6 +91,9 @@ struct RewriteOptions {
   // What else the parts must agree on (the edit's options): with the snapshot, the operators
   // written and the target, it makes the fingerprint --finish checks every part against.
   std::string fingerprint;
+  // The operators whose keyed state the hooks read entry by entry through RocksDB (edit
+  // --max-parallelism): their SSTs are checked by that read, not whole first (InputChecks).
+  std::function<bool(const OperatorState&)> entries_read;
 };
 
 // Errors name the operator, subtask and file; nothing is left at `options.output` then.

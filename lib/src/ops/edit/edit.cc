@@ -302,6 +302,9 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   r.progress = options.progress;
   r.shard = options.shard;
   r.finish = options.finish;
+  // Regrouped, every keyed operator's SSTs are read entry by entry (Regrouper), each block
+  // checked as RocksDB reads it; a dropped one's never reach the output.
+  if (options.max_parallelism != 0) r.entries_read = [](const OperatorState&) { return true; };
   if (options.shard || options.finish) {
     // What changes the entries but not the operators written: the parts must agree on it.
     std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),

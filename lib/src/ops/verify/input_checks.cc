@@ -191,7 +191,7 @@ Status check_input(const Metadata& m, const SnapshotLocation& where, const std::
   options.progress = checks.progress;
   VerifyReport deep;
   std::unordered_set<std::string> known;
-  check_ssts(m, where, options, checks.wanted, {}, deep, known);
+  check_ssts(m, where, options, checks.whole_sst_checks ? checks.whole_sst_checks : checks.wanted, {}, deep, known);
   if (!deep.problems.empty()) return error_of(deep.problems.front(), m, where.metadata_path);
   return Status::OK();
 }

@@ -29,6 +29,12 @@ struct InputChecks {
   bool keyed_streams = false;
   int jobs = 1;
   Progress* progress = nullptr;  // the bytes the checks read (they read the input once whole)
+  // The subtasks whose SSTs are checked whole (every block's checksum); empty: those `wanted`
+  // admits. A command that then reads every entry of a subtask's SSTs through RocksDB, which
+  // checks each block it reads (data blocks as scanned, index, filter and properties when the
+  // table opens), leaves it out rather than read its SSTs twice; a block it never reads (keys of
+  // other key groups) is not carried into its output either.
+  SubtaskFilter whole_sst_checks;
 };
 
 Status check_input(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,
