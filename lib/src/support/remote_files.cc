@@ -26,6 +26,7 @@ struct RemoteFiles::Entry {
   int pins = 0;
   uint64_t last_use = 0;
   bool read = false;  // here and asked for by a reader (not only downloaded ahead)
+  bool ever_read = false;  // asked for by a reader once: never downloaded ahead again
 };
 
 struct RemoteFiles::State {
@@ -105,6 +106,7 @@ void RemoteFiles::prefetch_loop() {
       auto it = state_->entries.find(normal(path));
       if (it == state_->entries.end()) continue;
       Entry* e = it->second.get();
+      if (e->ever_read) continue;  // the readers got there first
       // Ahead by at most half the cache, so that what is downloaded ahead is still here when read.
       state_->changed.wait(lock, [&] {
         const uint64_t ahead = state_->unread + state_->ahead_in_flight;
@@ -112,7 +114,7 @@ void RemoteFiles::prefetch_loop() {
                ahead + e->size <= cache_bytes_ / 2;
       });
       if (state_->stopping) return;
-      if (e->where != Entry::Where::kStore) continue;
+      if (e->where != Entry::Where::kStore || e->ever_read) continue;
       state_->ahead_in_flight += e->size;
       lock.unlock();
       (void)fetch_for(path, false);  // a failure is the reader's to report, when it tries again
@@ -176,6 +178,7 @@ Result<RemoteFiles::Pin> RemoteFiles::fetch_for(const std::string& path, bool re
   if (e->where == Entry::Where::kHere) {
     ++e->pins;
     e->last_use = ++state_->clock;
+    if (reader) e->ever_read = true;
     if (reader && !e->read) {
       e->read = true;
       state_->unread -= e->size;
@@ -183,6 +186,7 @@ Result<RemoteFiles::Pin> RemoteFiles::fetch_for(const std::string& path, bool re
     }
     return Pin(this, e);
   }
+  if (!reader && e->ever_read) return Pin();  // read and evicted meanwhile: not again ahead
   e->where = Entry::Where::kFetching;
   const std::string tmp = fmt::format("{}.ckpt-fetch-{}", e->path, ++state_->fetch_serial);
   lock.unlock();
@@ -201,6 +205,7 @@ Result<RemoteFiles::Pin> RemoteFiles::fetch_for(const std::string& path, bool re
   e->pins = 1;
   e->last_use = ++state_->clock;
   e->read = reader;
+  e->ever_read |= reader;
   if (!reader) {
     state_->unread += e->size;
     ++state_->stats.prefetched;
