@@ -122,3 +122,12 @@ TEST_CASE("s3 dump restore and verify deep through a small cache evict and equal
   CHECK(test::tree_files(dir / "restored-store") == test::tree_files(dir / "restored-disk"));
   CHECK(last_stats(dir / "stats")["evictions"].get<int>() > 0);
 }
+
+TEST_CASE("s3 --cache-size takes a size and refuses anything else with exit 2", "[cli][s3]") {
+  for (const std::string bad : {"lots", "0", "-5m", ""}) {
+    test::CliResult r = test::run_cli({"inspect", "s3://no-bucket/job", "--cache-size", bad});
+    INFO(bad << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--cache-size: '" + bad + "' is not a size") != std::string::npos);
+  }
+}
