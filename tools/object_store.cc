@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "ckpt/advise.h"
 #include "ckpt/object_store.h"
 #include "ckpt/staging.h"
@@ -208,15 +210,13 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   if (const char* stats = std::getenv("CKPT_S3_STATS")) {
     // Bench and tests: what the run cost the store, as one JSON line in the named file.
     const ObjectStoreStaging::Stats st = staging.stats();
+    const nlohmann::ordered_json line = {
+        {"requests", st.requests},         {"ranged_reads", st.ranged_reads},
+        {"ranged_bytes", st.ranged_bytes}, {"downloads", st.downloads},
+        {"downloaded_bytes", st.downloaded_bytes}, {"evictions", st.evictions},
+        {"peak_cached_bytes", st.peak_cached_bytes}, {"prefetched", st.prefetched}};
     if (FILE* f = std::fopen(stats, "a")) {
-      std::fprintf(f,
-                   "{\"requests\": %llu, \"ranged_reads\": %llu, \"ranged_bytes\": %llu, \"downloads\": %llu, "
-                   "\"downloaded_bytes\": %llu, \"evictions\": %llu, \"peak_cached_bytes\": %llu, "
-                   "\"prefetched\": %llu}\n",
-                   (unsigned long long)st.requests, (unsigned long long)st.ranged_reads,
-                   (unsigned long long)st.ranged_bytes, (unsigned long long)st.downloads,
-                   (unsigned long long)st.downloaded_bytes, (unsigned long long)st.evictions,
-                   (unsigned long long)st.peak_cached_bytes, (unsigned long long)st.prefetched);
+      std::fputs((line.dump() + "\n").c_str(), f);
       std::fclose(f);
     }
   }

@@ -16,12 +16,6 @@ using namespace ckpt;
 
 namespace {
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
 // The stats line of the last run that wrote `file`.
 nlohmann::json last_stats(const std::string& file) {
   std::string text = test::read_file(file);
@@ -65,7 +59,7 @@ TEST_CASE("s3 inspect reads state files by ranges and downloads none of them who
     test::CliResult store = test::run_cli({"inspect", uri});
     INFO(backend << "\n" << store.err);
     CHECK(store.status == disk.status);
-    CHECK(store.out == replaced(disk.out, snap, uri));
+    CHECK(store.out == test::replaced(disk.out, snap, uri));
     const nlohmann::json st = last_stats(dir / "stats");
     INFO(st.dump() << " of " << t.bytes << " bytes in " << t.files << " files");
     CHECK(st["downloads"] == 0);
@@ -105,7 +99,7 @@ TEST_CASE("s3 dump restore and verify deep through a small cache evict and equal
     test::CliResult store = test::run_cli(store_args);
     INFO(command[0] << "\n" << store.err);
     REQUIRE(store.status == disk.status);
-    CHECK(store.out == replaced(disk.out, snap, uri));
+    CHECK(store.out == test::replaced(disk.out, snap, uri));
     const nlohmann::json st = last_stats(dir / "stats");
     INFO(st.dump() << " of " << t.bytes << " bytes in " << t.files << " files, largest " << t.largest);
     CHECK(st["downloads"].get<int>() >= t.files);
@@ -121,6 +115,8 @@ TEST_CASE("s3 dump restore and verify deep through a small cache evict and equal
   REQUIRE(restored.status == 0);
   CHECK(test::tree_files(dir / "restored-store") == test::tree_files(dir / "restored-disk"));
   CHECK(last_stats(dir / "stats")["evictions"].get<int>() > 0);
+  // Evictions happen in the staging tree only: the bucket's snapshot is as uploaded.
+  CHECK(test::bucket_files(*m, "ckpt-cache", "snap") == test::tree_files(snap));
 }
 
 TEST_CASE("s3 --cache-size takes a size and refuses anything else with exit 2", "[cli][s3]") {

@@ -16,16 +16,6 @@ namespace fs = std::filesystem;
 using namespace ckpt;
 using test::StoreEnvironment;
 
-namespace {
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-}  // namespace
-
 TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshots in a bucket equal the disk output", "[cli][s3][corpus]") {
   CKPT_REQUIRE_SHARED();
   auto m = test::unchecked_moto();
@@ -48,8 +38,8 @@ TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshot
       test::CliResult store = test::run_cli(store_args);
       INFO(command[0] << " " << uri << "\n" << store.err);
       CHECK(store.status == disk.status);
-      CHECK(store.out == replaced(disk.out, snapshot, uri));
-      CHECK(store.err == replaced(disk.err, snapshot, uri));
+      CHECK(store.out == test::replaced(disk.out, snapshot, uri));
+      CHECK(store.err == test::replaced(disk.err, snapshot, uri));
       ++compared;
     }
   }
@@ -65,8 +55,8 @@ TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshot
     CHECK(store.status == disk.status);
     // The longer path first: one may be the other's prefix (chk-1, chk-10).
     const bool a_first = all[i - 1].size() >= all[i].size();
-    const std::string expected = a_first ? replaced(replaced(disk.out, all[i - 1], ua), all[i], ub)
-                                         : replaced(replaced(disk.out, all[i], ub), all[i - 1], ua);
+    const std::string expected = a_first ? test::replaced(test::replaced(disk.out, all[i - 1], ua), all[i], ub)
+                                         : test::replaced(test::replaced(disk.out, all[i], ub), all[i - 1], ua);
     CHECK(store.out == expected);
   }
   // A snapshot named by its _metadata object, and s3a:// spelled for the same bucket.
@@ -74,7 +64,7 @@ TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshot
   const std::string first_uri = "s3a://ckpt-corpus/" + prefix + "/" + fs::path(first).filename().string();
   test::CliResult by_file = test::run_cli({"inspect", first_uri + "/_metadata"});
   CHECK(by_file.status == test::run_cli({"inspect", first + "/_metadata"}).status);
-  CHECK(by_file.out == replaced(test::run_cli({"inspect", first + "/_metadata"}).out, first, first_uri));
+  CHECK(by_file.out == test::replaced(test::run_cli({"inspect", first + "/_metadata"}).out, first, first_uri));
   test::CliResult missing = test::run_cli({"inspect", "s3://ckpt-corpus/no/such/snapshot"});
   CHECK(missing.status == 2);
   CHECK(missing.err.find("s3://ckpt-corpus/no/such/snapshot/") != std::string::npos);
@@ -114,7 +104,7 @@ TEST_CASE("s3 convert and generate write their output to a bucket with _metadata
   test::CliResult scan = test::run_cli({"gc", "s3://ckpt-out/job"});
   INFO(scan.err);
   CHECK(scan.status == 0);
-  CHECK(scan.out == replaced(test::run_cli_ok({"gc", dir / "job"}).out, dir / "job", "s3://ckpt-out/job"));
+  CHECK(scan.out == test::replaced(test::run_cli_ok({"gc", dir / "job"}).out, dir / "job", "s3://ckpt-out/job"));
   // Every file is referenced (chk-1 is retained): --apply deletes nothing (s3_gc_test.cc deletes).
   const size_t objects = m->client()->list(s3::ObjectUri{"ckpt-out", "job/"}).value().objects.size();
   test::CliResult apply = test::run_cli({"gc", "s3://ckpt-out/job", "--apply", "--older-than", "0s"});

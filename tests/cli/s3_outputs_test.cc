@@ -150,5 +150,7 @@ TEST_CASE("s3 convert in parts writes each part to the bucket and finish assembl
   REQUIRE(finished.status == 0);
   CHECK(test::bucket_files(*m, "ckpt-parts", "out/heap") == test::tree_files(dir / "one"));
   CHECK(test::keys_under(*m, "ckpt-parts", "out/heap.part-").empty());
+  // Deleting the parts touched nothing else: the input is as uploaded.
+  CHECK(test::bucket_files(*m, "ckpt-parts", "in/snap") == test::tree_files(dir / "snap"));
   CHECK(test::run_cli_ok({"dump", out}).out == test::run_cli_ok({"dump", dir / "one"}).out);
 }

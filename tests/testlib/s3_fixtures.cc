@@ -81,4 +81,10 @@ std::vector<std::pair<std::string, std::string>> bucket_files(const MotoServer& 
   return out;
 }
 
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 }  // namespace ckpt::test

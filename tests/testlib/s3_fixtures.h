@@ -36,6 +36,9 @@ std::set<std::string> keys_under(const MotoServer& m, const std::string& bucket,
 void upload_chain(const MotoServer& m, const ScratchDir& dir, int checkpoints, const std::string& bucket,
                   const std::string& job_key, const std::string& shared_job_key);
 
+// `text` with every `from` replaced by `to` (a disk run's output with its paths named as URIs).
+std::string replaced(std::string text, const std::string& from, const std::string& to);
+
 // Every regular file under `dir`, by its path relative to `dir`, with its bytes.
 std::vector<std::pair<std::string, std::string>> tree_files(const std::string& dir);
 // Every object under s3://bucket/prefix/, by its key relative to the prefix, with its bytes.

@@ -179,7 +179,11 @@ Status StateStream::read_remote(uint64_t at, uint64_t len, std::string* out) con
   f.next_block = sequential ? std::min(f.next_block * 2, Fd::kLastBlock) : Fd::kFirstBlock;
   const uint64_t want = std::min(std::max(len, f.next_block), f.file_size - at);
   Result<std::string> got = f.remote->read_range(path_, at, want);
-  if (!got.ok()) return stamp(Status(std::move(got).error()));
+  if (!got.ok()) {
+    Error e = std::move(got).error();
+    if (!e.offset) e.offset = at;  // where in the file the read was going
+    return stamp(Status(std::move(e)));
+  }
   if (got.value().size() < len) {
     Error e(ErrorCode::kCorruption, "state file shrank while being read", at + got.value().size());
     e.file = file_;
