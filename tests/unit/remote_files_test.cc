@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "ckpt/io.h"
+#include "state/stream_opener.h"
 #include "support/remote_files.h"
 #include "testlib/test_support.h"
 
@@ -188,6 +189,42 @@ TEST_CASE("a failed remote download names the object and is tried again by the n
   CHECK(names == std::vector<std::string>{"f0"});
   REQUIRE(files.fetch(paths[0]));
   CHECK(test::read_file(paths[0]) == object_bytes(0, 300));
+}
+
+// A command that reads whole files (dump, verify --deep) opens a stream, whose descriptor keeps
+// the bytes; RocksDB then opens the name again. Evicted in between, the name is a placeholder:
+// local_file() must fetch it again rather than hand RocksDB a file of zeros.
+TEST_CASE("a whole-file stream's local_file has the object's bytes after its name was evicted", "[unit][s3]") {
+  test::ScratchDir dir;
+  auto src = std::make_shared<FakeSource>();
+  auto files = std::make_shared<RemoteFiles>(src, 5000);
+  files->set_prefer_whole(true);
+  const auto paths = stage(dir, *src, *files, 3, 4096);
+  RemoteFiles::install(files);
+  struct Uninstall {
+    ~Uninstall() { RemoteFiles::install(nullptr); }
+  } uninstall;
+  StreamHandle h;
+  h.type = handle_type::kFile;
+  h.path = "file://" + paths[0];
+  const PathResolver resolve = [&](uint8_t, const std::string&) -> std::optional<std::string> { return paths[0]; };
+  const StreamOpener streams(resolve, dir / "_metadata");
+  Result<StateStream> stream = streams.open(h);
+  REQUIRE(stream);
+  CHECK(stream->is_remote());
+  // Two more downloads: the first file, unpinned once open, is evicted from under its name.
+  REQUIRE(read_whole_file(paths[1]));
+  REQUIRE(read_whole_file(paths[2]));
+  REQUIRE(allocated_bytes(paths[0]) == 0);
+  std::string bytes;
+  REQUIRE(stream->read_all(&bytes).ok());
+  CHECK(bytes == object_bytes(0, 4096));  // through the descriptor
+  Result<std::string> local = stream->local_file();
+  REQUIRE(local);
+  CHECK(test::read_file(local.value()) == object_bytes(0, 4096));
+  // Pinned while the stream lives: further downloads do not evict it again.
+  REQUIRE(read_whole_file(paths[1]));
+  CHECK(test::read_file(local.value()) == object_bytes(0, 4096));
 }
 
 TEST_CASE("ranged reads of a remote file come from the store until it is downloaded", "[unit][s3]") {

@@ -29,7 +29,10 @@ struct StateStream::Fd {
   // a scan few large ones; memory stays one block per open stream.
   static constexpr uint64_t kFirstBlock = 64 << 10;
   static constexpr uint64_t kLastBlock = 8 << 20;
-  std::shared_ptr<RemoteFiles> remote;
+  std::shared_ptr<RemoteFiles> remote;  // set when the bytes are read by ranges
+  // The registry the path stands in, in either mode: `fd` may hold a download whose name the
+  // cache has since evicted, so whoever opens the name again goes through local_file().
+  std::shared_ptr<RemoteFiles> store;
   uint64_t file_size = 0;
   std::mutex mu;
   RemoteFiles::Pin pin;  // local_file()'s download, held while the stream lives
@@ -99,9 +102,11 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
     struct stat st;
     if (::stat(s.path_.c_str(), &st) != 0) return file_error(s.path_, "cannot stat", errno);
     file_size = static_cast<uint64_t>(st.st_size);
+    fd->store = remote;
     fd->remote = std::move(remote);
     fd->file_size = file_size;
   } else {
+    if (remote && remote->holds(s.path_)) fd->store = std::move(remote);
     CKPT_ASSIGN_OR_RETURN(InputFile in, open_regular_input(s.path_));
     fd->fd = in.fd;
     file_size = in.size;
@@ -155,13 +160,13 @@ Result<std::string_view> StateStream::view(uint64_t offset, uint64_t len, std::s
   return std::string_view(*buffer);
 }
 
-bool StateStream::is_remote() const { return fd_ && fd_->remote; }
+bool StateStream::is_remote() const { return fd_ && fd_->store; }
 
 Result<std::string> StateStream::local_file() const {
   if (!is_remote()) return path_;
   std::lock_guard<std::mutex> lock(fd_->mu);
   if (!fd_->pinned) {
-    CKPT_ASSIGN_OR_RETURN(fd_->pin, fd_->remote->fetch(path_));
+    CKPT_ASSIGN_OR_RETURN(fd_->pin, fd_->store->fetch(path_));
     fd_->pinned = true;
   }
   return path_;

@@ -43,7 +43,8 @@ class StateStream {
   const std::string& path() const { return path_; }
   // path() with its bytes present and kept while this stream (or a copy) lives.
   Result<std::string> local_file() const;
-  // Whether the bytes are read from an object store by ranges (path() a placeholder).
+  // Whether path() stands for an object in a store: its name may hold a placeholder (before
+  // local_file(), or again after the cache evicted it), never to be linked to or opened as is.
   bool is_remote() const;
   bool is_inline() const { return inline_ != nullptr; }
   // A short description of the handle for error context, e.g. "file 'ab12-…'".
