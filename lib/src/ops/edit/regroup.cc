@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <queue>
@@ -52,29 +53,71 @@ Status append(SpillFile& f, int32_t key_group, uint32_t state, std::string_view 
   return f.append(head, value);
 }
 
-Status append(SpillFile& f, const Record& r, std::string& head) {
-  return append(f, r.key_group, r.state, r.pair.key, r.pair.value, head);
-}
-
-// The next record of `f`, or false at its end.
-Result<bool> next(SpillFile& f, uint64_t& read, Record* r) {
+// The next record's head of `f` (its key and value lengths), or false at its end.
+Result<bool> next_head(SpillFile& f, uint64_t& read, int32_t* key_group, uint32_t* state, uint32_t* key,
+                       uint32_t* value) {
   if (read >= f.written()) return false;
   char head[16];
   CKPT_RETURN_IF_ERROR(f.read(sizeof head, head));
   ByteReader h(std::string_view(head, sizeof head));
-  r->key_group = h.i32();
-  r->state = h.u32();
-  const uint32_t key = h.u32(), value = h.u32();
+  *key_group = h.i32();
+  *state = h.u32();
+  *key = h.u32();
+  *value = h.u32();
   // The lengths are ours, but a short file must not make an allocation of any size.
-  if (read + sizeof head + key + value > f.written())
+  if (read + sizeof head + *key + *value > f.written())
     return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
+  read += sizeof head + *key + *value;
+  return true;
+}
+
+// The next record of `f` into `r` (its strings reused), or false at its end.
+Result<bool> next(SpillFile& f, uint64_t& read, Record* r) {
+  uint32_t key = 0, value = 0;
+  CKPT_ASSIGN_OR_RETURN(bool more, next_head(f, read, &r->key_group, &r->state, &key, &value));
+  if (!more) return false;
   r->pair.key.resize(key);
   r->pair.value.resize(value);
   CKPT_RETURN_IF_ERROR(f.read(key, r->pair.key.data()));
   CKPT_RETURN_IF_ERROR(f.read(value, r->pair.value.data()));
-  read += sizeof head + key + value;
   return true;
 }
+
+// Bytes appended without the zero fill of std::string::resize; they are read over at once.
+class Arena {
+ public:
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  void clear() { size_ = 0; }
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    std::unique_ptr<char[]> bigger(new char[n]);
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    cap_ = n;
+  }
+  // `n` more bytes, uninitialized, at the end.
+  char* extend(size_t n) {
+    if (n > cap_ - size_) reserve(std::max(cap_ * 2, size_ + n));
+    char* at = data_.get() + size_;
+    size_ += n;
+    return at;
+  }
+  std::string_view view(uint64_t at, size_t n) const { return std::string_view(data_.get() + at, n); }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0, cap_ = 0;
+};
+
+// A record read back into memory: its key and value bytes in the bucket's arena, so that
+// sorting moves 24 bytes and reading a pair back costs no allocation.
+struct Slot {
+  int32_t key_group = 0;
+  uint32_t state = 0;
+  uint64_t at = 0;  // key, then value, in the arena
+  uint32_t key = 0, value = 0;
+};
 
 // One run: a spill file and where its reading is.
 struct Run {
@@ -157,9 +200,22 @@ struct Regrouper::Impl {
     }
     const int old_prefix = key_group_prefix_bytes(op.max_parallelism);
     const int new_prefix = key_group_prefix_bytes(max_parallelism);
-    std::string new_key, head;  // per pair, reused
+    // One input key group's pairs placed first, then appended under one lock: the threads
+    // reading other input subtasks meanwhile hash their own keys.
+    struct Placed {
+      int32_t key_group;
+      uint32_t state;
+      int32_t subtask;
+      size_t key_at;  // the rewritten key, in `keys`
+      size_t key_size;
+      const std::string* value;
+    };
+    std::vector<Placed> placed;
+    std::string keys, head;  // reused
     return read_raw_keyed(
         h, source, streams, op.max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+          placed.clear();
+          keys.clear();
           for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
             for (const RocksPair& p : by_state[i]) {
               CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codecs[i]->key_of_rocks_entry(p.key, p.value));
@@ -170,15 +226,19 @@ struct Regrouper::Impl {
                              fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
                                          "groups cannot be recomputed",
                                          codecs[i]->name(), key_decoder->serializer_class()));
-              new_key.clear();
-              append_key_group_prefix(new_key, *kg, new_prefix);
-              new_key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
-              const int32_t to = subtask_of(*kg);
-              std::lock_guard<std::mutex> lock(mu);
-              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket_of(to, *kg)], *kg, ids[i], new_key, p.value, head));
-              any[to] = true;
-              ++*pairs;  // atomic
+              const size_t at = keys.size();
+              append_key_group_prefix(keys, *kg, new_prefix);
+              keys.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
+              placed.push_back({*kg, ids[i], subtask_of(*kg), at, keys.size() - at, &p.value});
             }
+          if (placed.empty()) return Status::OK();
+          std::lock_guard<std::mutex> lock(mu);
+          for (const Placed& x : placed) {
+            CKPT_RETURN_IF_ERROR(append(*spills[x.subtask][bucket_of(x.subtask, x.key_group)], x.key_group, x.state,
+                                        std::string_view(keys).substr(x.key_at, x.key_size), *x.value, head));
+            any[x.subtask] = true;
+          }
+          *pairs += placed.size();  // atomic
           return Status::OK();
         });
   }
@@ -190,41 +250,60 @@ struct Regrouper::Impl {
   }
 
   // One bucket's pairs by key group: sorted in memory, or (a bucket larger than a run, when the
-  // state is skewed) in sorted runs spilled again and merged.
+  // state is skewed) in sorted runs spilled again and merged. Pairs reach `fn` from per-state
+  // pools, so that their strings' memory is reused from key group to key group.
   Status produce(SpillFile& all, const KeyGroupPairsFn& fn) {
     uint64_t read = 0;
     std::vector<Run> runs;
-    std::vector<Record> buffer;
-    size_t bytes = 0;
+    std::vector<Slot> slots;
+    Arena arena;
+    std::vector<std::vector<RocksPair>> by_state(meta.states.size());
+    std::vector<RocksPairPool> pools(meta.states.size());
+    arena.reserve(static_cast<size_t>(std::min<uint64_t>(all.written(), run_bytes + kSpillBuffer)));
+    auto sort_slots = [&] {
+      std::sort(slots.begin(), slots.end(), [&](const Slot& x, const Slot& y) {
+        if (x.key_group != y.key_group) return x.key_group < y.key_group;
+        if (x.state != y.state) return x.state < y.state;
+        return arena.view(x.at, x.key) < arena.view(y.at, y.key);
+      });
+    };
     bool more = true;
     while (more) {
-      Record r;
-      CKPT_ASSIGN_OR_RETURN(more, next(all, read, &r));
+      Slot r;
+      CKPT_ASSIGN_OR_RETURN(more, next_head(all, read, &r.key_group, &r.state, &r.key, &r.value));
       if (more) {
-        bytes += r.pair.key.size() + r.pair.value.size() + sizeof(Record);
-        buffer.push_back(std::move(r));
+        if (r.state >= by_state.size())
+          return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
+        r.at = arena.size();
+        CKPT_RETURN_IF_ERROR(all.read(r.key + r.value, arena.extend(r.key + r.value)));
+        slots.push_back(r);
       }
       if (!more && runs.empty()) break;  // everything fits one run: merged from memory below
-      if ((!more || bytes >= run_bytes) && !buffer.empty()) {
-        std::sort(buffer.begin(), buffer.end());
+      if ((!more || arena.size() + slots.size() * sizeof(Slot) >= run_bytes) && !slots.empty()) {
+        sort_slots();
         Run run;
         CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create(kSpillBuffer));
         std::string head;
-        for (const Record& x : buffer) CKPT_RETURN_IF_ERROR(append(*run.file, x, head));
+        for (const Slot& x : slots)
+          CKPT_RETURN_IF_ERROR(append(*run.file, x.key_group, x.state, arena.view(x.at, x.key),
+                                      arena.view(x.at + x.key, x.value), head));
         runs.push_back(std::move(run));
-        buffer.clear();
-        bytes = 0;
+        slots.clear();
+        arena.clear();
       }
     }
-    std::vector<std::vector<RocksPair>> by_state(meta.states.size());
     if (runs.empty()) {
-      std::sort(buffer.begin(), buffer.end());
-      for (size_t i = 0; i < buffer.size();) {
-        const int32_t kg = buffer[i].key_group;
-        for (; i < buffer.size() && buffer[i].key_group == kg; ++i)
-          by_state[buffer[i].state].push_back(std::move(buffer[i].pair));
+      sort_slots();
+      for (size_t i = 0; i < slots.size();) {
+        const int32_t kg = slots[i].key_group;
+        for (; i < slots.size() && slots[i].key_group == kg; ++i) {
+          const Slot& x = slots[i];
+          RocksPair& p = pools[x.state].add(by_state[x.state]);
+          p.key.assign(arena.view(x.at, x.key));
+          p.value.assign(arena.view(x.at + x.key, x.value));
+        }
         CKPT_RETURN_IF_ERROR(fn(kg, by_state));
-        for (auto& v : by_state) v.clear();
+        RocksPairPool::recycle(by_state, pools);
       }
       return Status::OK();
     }
@@ -239,7 +318,7 @@ struct Regrouper::Impl {
     auto flush = [&]() -> Status {
       if (current < 0) return Status::OK();
       Status s = fn(current, by_state);
-      for (auto& v : by_state) v.clear();
+      RocksPairPool::recycle(by_state, pools);
       return s;
     };
     while (!heads.empty()) {
@@ -249,7 +328,8 @@ struct Regrouper::Impl {
         CKPT_RETURN_IF_ERROR(flush());
         current = runs[i].head.key_group;
       }
-      by_state[runs[i].head.state].push_back(std::move(runs[i].head.pair));
+      // The head's pair handed over, a pooled one (with its capacity) taking its place.
+      std::swap(pools[runs[i].head.state].add(by_state[runs[i].head.state]), runs[i].head.pair);
       CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
       if (has) heads.push(i);
     }
