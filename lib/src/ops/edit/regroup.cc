@@ -143,7 +143,9 @@ struct Regrouper::Impl {
   // Per output subtask, per bucket: a bucket is a slice of the subtask's key groups (ascending),
   // sized to hold about a run, so that most are sorted in memory and read back once.
   std::vector<std::vector<std::unique_ptr<SpillFile>>> spills;
-  std::vector<bool> any;  // output subtask received pairs or had state
+  std::vector<std::vector<std::unique_ptr<std::mutex>>> spill_mu;  // one per spill file: threads
+                                                                   // reading other inputs seldom wait
+  std::vector<bool> any;  // output subtask had state (every one, when any input subtask had)
 
   size_t bucket_of(int32_t subtask, int32_t key_group) const {
     const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, subtask);
@@ -151,7 +153,6 @@ struct Regrouper::Impl {
     return static_cast<size_t>(static_cast<int64_t>(key_group - range.first) * static_cast<int64_t>(buckets) /
                                range.count);
   }
-  std::mutex mu;
 
   uint32_t state_index(const StateMetaInfo& s) {
     for (size_t i = 0; i < meta.states.size(); ++i)
@@ -200,22 +201,10 @@ struct Regrouper::Impl {
     }
     const int old_prefix = key_group_prefix_bytes(op.max_parallelism);
     const int new_prefix = key_group_prefix_bytes(max_parallelism);
-    // One input key group's pairs placed first, then appended under one lock: the threads
-    // reading other input subtasks meanwhile hash their own keys.
-    struct Placed {
-      int32_t key_group;
-      uint32_t state;
-      int32_t subtask;
-      size_t key_at;  // the rewritten key, in `keys`
-      size_t key_size;
-      const std::string* value;
-    };
-    std::vector<Placed> placed;
-    std::string keys, head;  // reused
+    std::string new_key, head;  // per pair, reused
     return read_raw_keyed(
         h, source, streams, op.max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
-          placed.clear();
-          keys.clear();
+          uint64_t spilled = 0;
           for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
             for (const RocksPair& p : by_state[i]) {
               CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codecs[i]->key_of_rocks_entry(p.key, p.value));
@@ -226,19 +215,16 @@ struct Regrouper::Impl {
                              fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
                                          "groups cannot be recomputed",
                                          codecs[i]->name(), key_decoder->serializer_class()));
-              const size_t at = keys.size();
-              append_key_group_prefix(keys, *kg, new_prefix);
-              keys.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
-              placed.push_back({*kg, ids[i], subtask_of(*kg), at, keys.size() - at, &p.value});
+              new_key.clear();
+              append_key_group_prefix(new_key, *kg, new_prefix);
+              new_key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
+              const int32_t to = subtask_of(*kg);
+              const size_t bucket = bucket_of(to, *kg);
+              std::lock_guard<std::mutex> lock(*spill_mu[to][bucket]);
+              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket], *kg, ids[i], new_key, p.value, head));
+              ++spilled;
             }
-          if (placed.empty()) return Status::OK();
-          std::lock_guard<std::mutex> lock(mu);
-          for (const Placed& x : placed) {
-            CKPT_RETURN_IF_ERROR(append(*spills[x.subtask][bucket_of(x.subtask, x.key_group)], x.key_group, x.state,
-                                        std::string_view(keys).substr(x.key_at, x.key_size), *x.value, head));
-            any[x.subtask] = true;
-          }
-          *pairs += placed.size();  // atomic
+          *pairs += spilled;  // atomic, once per key group
           return Status::OK();
         });
   }
@@ -363,12 +349,14 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   const uint64_t wanted = std::max<uint64_t>(1, (per_subtask + run_bytes - 1) / run_bytes);
   const uint64_t cap = std::max<uint64_t>(1, 512 / static_cast<uint64_t>(parallelism));
   impl->spills.resize(static_cast<size_t>(parallelism));
+  impl->spill_mu.resize(static_cast<size_t>(parallelism));
   for (int32_t i = 0; i < parallelism; ++i) {
     const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, i);
     const uint64_t buckets = std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, range.count))});
     for (uint64_t b = 0; b < buckets; ++b) {
       CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create(kSpillBuffer));
       impl->spills[i].push_back(std::move(f));
+      impl->spill_mu[i].push_back(std::make_unique<std::mutex>());
     }
   }
   impl->any.assign(static_cast<size_t>(parallelism), false);
