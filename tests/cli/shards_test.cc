@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,76 @@ TEST_CASE("edit in parts and --finish writes what edit in one go writes byte for
       check_parts_equal_one_go(edit, g.dir.path(), n);
     }
   }
+}
+
+TEST_CASE("edit in parts: --finish refuses a --drop-state or --expire state no part has and writes nothing", "[cli]") {
+  Generated g;
+  const nlohmann::json inspect = nlohmann::json::parse(run_cli_ok({"inspect", "--json", g.heap}).out);
+  const std::string second = inspect["operators"][1]["id"];
+  const std::string out = g.dir / "out";
+  struct Case {
+    std::vector<std::string> operation;
+    std::string error;
+  };
+  for (const Case& c : {Case{{"--drop-state", second + "/no-such-state"},
+                             "--drop-state: operator " + second + " has no state 'no-such-state'"},
+                        Case{{"--expire", "no-such-state=1000", "--now", "0"},
+                             "--expire: no operator has a keyed state 'no-such-state'"}}) {
+    INFO(c.error);
+    std::vector<std::string> edit = {"edit", g.heap, "--output", out};
+    edit.insert(edit.end(), c.operation.begin(), c.operation.end());
+    // In one go: refused at the end of the run.
+    CliResult one = run_cli(edit);
+    CHECK(one.status == 2);
+    CHECK(one.err.find(c.error) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+    // Each part sees only its subtasks and cannot tell; --finish sees what every part found.
+    for (int k = 0; k < 3; ++k) {
+      std::vector<std::string> args = edit;
+      args.insert(args.end(), {"--shard", shard(k, 3)});
+      run_cli_ok(args);
+      const nlohmann::json manifest =
+          nlohmann::json::parse(ckpt::test::read_file(out + ".part-" + std::to_string(k) + "-of-3/_part.json"));
+      CHECK(manifest["found"] == nlohmann::json::array());
+    }
+    std::vector<std::string> finish = edit;
+    finish.push_back("--finish");
+    CliResult finished = run_cli(finish);
+    CHECK(finished.status == 2);
+    CHECK(finished.err.find(c.error) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+    for (int k = 0; k < 3; ++k) {
+      CHECK(fs::is_directory(out + ".part-" + std::to_string(k) + "-of-3"));
+      fs::remove_all(out + ".part-" + std::to_string(k) + "-of-3");
+    }
+  }
+  // A state some parts have and others not: found by the union. Operator `second`'s four
+  // subtasks lie in some of the 13 parts only (12 subtasks in all).
+  std::vector<std::string> edit = {"edit", g.heap, "--output", out, "--drop-state", second + "/map-state"};
+  int without = 0;
+  for (int k = 0; k < 13; ++k) {
+    std::vector<std::string> args = edit;
+    args.insert(args.end(), {"--shard", shard(k, 13)});
+    run_cli_ok(args);
+    const nlohmann::json manifest =
+        nlohmann::json::parse(ckpt::test::read_file(out + ".part-" + std::to_string(k) + "-of-13/_part.json"));
+    if (manifest["found"].empty()) ++without;
+    else CHECK(manifest["found"] == nlohmann::json::array({"drop-state " + second + "/map-state"}));
+  }
+  CHECK(without >= 9);
+  edit.push_back("--finish");
+  run_cli_ok(edit);
+  CHECK(run_cli({"verify", "--deep", out}).status == 0);
+  const std::string prefix = "{\"operator\":\"" + second + "\",";
+  int kept = 0, dropped = 0;
+  std::istringstream lines(run_cli_ok({"dump", out}).out);
+  for (std::string line; std::getline(lines, line);) {
+    const bool map_state = line.find("\"state\":\"map-state\"") != std::string::npos;
+    if (line.rfind(prefix, 0) == 0) dropped += map_state;
+    else kept += map_state;
+  }
+  CHECK(dropped == 0);
+  CHECK(kept > 0);  // the other operators' map states stay
 }
 
 TEST_CASE("convert --finish refuses missing and damaged parts and writes nothing", "[cli]") {

@@ -59,6 +59,14 @@ Result<FoundPart> read_part(const std::string& dir, const ShardSpec& shard) {
   if (!j.contains("fingerprint") || !j["fingerprint"].is_string())
     return damaged(dir, fmt::format("{} lacks fingerprint", kPartManifestName));
   c.fingerprint = j["fingerprint"].get<std::string>();
+  // Absent from parts written before it existed: nothing found there is what they knew.
+  if (j.contains("found")) {
+    if (!j["found"].is_array()) return damaged(dir, fmt::format("{}: found is not a list", kPartManifestName));
+    for (const auto& f : j["found"]) {
+      if (!f.is_string()) return damaged(dir, fmt::format("{}: found holds a non-string", kPartManifestName));
+      c.found.push_back(f.get<std::string>());
+    }
+  }
   Result<Metadata> metadata = read_metadata_file(dir + "/" + kPartMetadataName);
   if (!metadata.ok()) return std::move(metadata).error();
   part.metadata = std::move(*metadata);
@@ -93,6 +101,7 @@ Status write_part_files(const std::string& dir, const ShardSpec& shard, const st
   j["canonical_count"] = c.canonical;
   j["native_count"] = c.native;
   j["fingerprint"] = c.fingerprint;
+  j["found"] = c.found;
   return write_file_atomic(dir + "/" + kPartManifestName, j.dump(2) + "\n");
 }
 

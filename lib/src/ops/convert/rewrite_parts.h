@@ -32,6 +32,9 @@ struct PartCounts {
   // What the part was cut from and by (part_fingerprint()): the last step takes only parts of
   // its own command line and snapshot.
   std::string fingerprint;
+  // What the command's operations found in the part's subtasks (RewriteHooks::found), for the
+  // last step's checks over every subtask.
+  std::vector<std::string> found;
 };
 
 // 16 hex digits (FNV-1a, 64 bits) of `text`: the same on every machine.

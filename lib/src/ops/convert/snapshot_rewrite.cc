@@ -347,6 +347,11 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   }));
 
   if (hooks.finish && !part && !options.finish) CKPT_RETURN_IF_ERROR(hooks.finish());
+  if (options.finish && hooks.finish_parts) {
+    std::set<std::string> found;
+    for (const FoundPart& p : parts) found.insert(p.counts.found.begin(), p.counts.found.end());
+    CKPT_RETURN_IF_ERROR(hooks.finish_parts(found));
+  }
   for (const FoundPart& p : parts) {
     CKPT_RETURN_IF_ERROR(take_part_subtasks(p, *plan, out));
     CKPT_RETURN_IF_ERROR(link_part_files(p.dir, job.out_dir));
@@ -372,7 +377,8 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(out));
   if (part) {
     PartCounts c{counters.subtasks,  counters.entries, counters.files, counters.bytes,
-                 counters.canonical, counters.native,  fingerprint};
+                 counters.canonical, counters.native,  fingerprint, {}};
+    if (hooks.found) c.found = hooks.found();
     CKPT_RETURN_IF_ERROR(write_part_files(job.out_dir, *options.shard, bytes, c));
     CKPT_RETURN_IF_ERROR(temp->commit(options.force));
   } else if (!options.dry_run) {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ struct RewriteHooks {
   // After every subtask, before anything is published: an error here leaves nothing behind.
   // Not called in parts (RewriteOptions::shard, finish): its checks need every subtask.
   std::function<Status()> finish;
+  // In parts: what this part's subtasks showed of what the operations name (opaque strings),
+  // kept in the part; `finish_parts` then gets the union over every part at --finish, where
+  // it makes `finish`'s checks (an error writes nothing).
+  std::function<std::vector<std::string>()> found;
+  std::function<Status(const std::set<std::string>& found)> finish_parts;
   // The id the operators hook gives input operator `id` (null: the same): which input subtasks
   // a part checks before it writes its own.
   std::function<OperatorId(const OperatorId& id)> output_id;

@@ -279,16 +279,47 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     auto renamed = plan.new_ids.find(id);
     return renamed == plan.new_ids.end() ? id : renamed->second;
   };
-  hooks.finish = [&]() -> Status {
-    if (expiry)
-      for (const std::string& state : expiry->not_found())
-        return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: no operator has a keyed state '{}'", state));
+  // What the operations name and the subtasks have: checked over every subtask at the end of
+  // one run; in parts, each part records what it found and --finish checks the union.
+  auto drop_state_found = [](const OperatorId& op, const std::string& state) {
+    return fmt::format("drop-state {}/{}", operator_id_hex(op), state);
+  };
+  auto expire_found = [](const std::string& state) { return "expire " + state; };
+  auto check = [&](const std::function<bool(const OperatorId&, const std::string&)>& dropped_found,
+                   const std::vector<std::string>& expire_missing) -> Status {
+    for (const std::string& state : expire_missing)
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--expire: no operator has a keyed state '{}'", state));
     for (const auto& [op, states] : plan.drop_states)
       for (const std::string& state : states)
-        if (!counts.get(op, state).first)
+        if (!dropped_found(op, state))
           return Error(ErrorCode::kInvalidArgument,
                        fmt::format("--drop-state: operator {} has no state '{}'", operator_id_hex(op), state));
     return Status::OK();
+  };
+  hooks.finish = [&]() -> Status {
+    return check([&](const OperatorId& op, const std::string& state) { return counts.get(op, state).first; },
+                 expiry ? expiry->not_found() : std::vector<std::string>());
+  };
+  hooks.found = [&]() {
+    std::vector<std::string> found;
+    for (const auto& [op, states] : plan.drop_states)
+      for (const std::string& state : states)
+        if (counts.get(op, state).first) found.push_back(drop_state_found(op, state));
+    if (expiry) {
+      const std::vector<std::string> missing = expiry->not_found();
+      for (const auto& [state, ttl] : options.expire)
+        if (std::find(missing.begin(), missing.end(), state) == missing.end()) found.push_back(expire_found(state));
+    }
+    return found;
+  };
+  hooks.finish_parts = [&](const std::set<std::string>& found) -> Status {
+    std::vector<std::string> expire_missing;
+    if (expiry)
+      for (const std::string& state : expiry->not_found())
+        if (!found.count(expire_found(state))) expire_missing.push_back(state);
+    return check([&](const OperatorId& op,
+                     const std::string& state) { return found.count(drop_state_found(op, state)) > 0; },
+                 expire_missing);
   };
 
   RewriteOptions r;
