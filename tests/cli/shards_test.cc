@@ -208,6 +208,14 @@ TEST_CASE("edit in parts and --finish writes what edit in one go writes byte for
   }
 }
 
+// Part k of n of `edit` (writing `out`) run; what its `_part.json` says it found.
+static nlohmann::json edit_part_found(std::vector<std::string> edit, const std::string& out, int k, int n) {
+  edit.insert(edit.end(), {"--shard", shard(k, n)});
+  run_cli_ok(edit);
+  return nlohmann::json::parse(ckpt::test::read_file(out + ".part-" + std::to_string(k) + "-of-" + std::to_string(n) +
+                                                     "/_part.json"))["found"];
+}
+
 TEST_CASE("edit in parts: --finish refuses a --drop-state or --expire state no part has and writes nothing", "[cli]") {
   Generated g;
   const nlohmann::json inspect = nlohmann::json::parse(run_cli_ok({"inspect", "--json", g.heap}).out);
@@ -230,14 +238,7 @@ TEST_CASE("edit in parts: --finish refuses a --drop-state or --expire state no p
     CHECK(one.err.find(c.error) != std::string::npos);
     CHECK_FALSE(fs::exists(out));
     // Each part sees only its subtasks and cannot tell; --finish sees what every part found.
-    for (int k = 0; k < 3; ++k) {
-      std::vector<std::string> args = edit;
-      args.insert(args.end(), {"--shard", shard(k, 3)});
-      run_cli_ok(args);
-      const nlohmann::json manifest =
-          nlohmann::json::parse(ckpt::test::read_file(out + ".part-" + std::to_string(k) + "-of-3/_part.json"));
-      CHECK(manifest["found"] == nlohmann::json::array());
-    }
+    for (int k = 0; k < 3; ++k) CHECK(edit_part_found(edit, out, k, 3) == nlohmann::json::array());
     std::vector<std::string> finish = edit;
     finish.push_back("--finish");
     CliResult finished = run_cli(finish);
@@ -254,13 +255,9 @@ TEST_CASE("edit in parts: --finish refuses a --drop-state or --expire state no p
   std::vector<std::string> edit = {"edit", g.heap, "--output", out, "--drop-state", second + "/map-state"};
   int without = 0;
   for (int k = 0; k < 13; ++k) {
-    std::vector<std::string> args = edit;
-    args.insert(args.end(), {"--shard", shard(k, 13)});
-    run_cli_ok(args);
-    const nlohmann::json manifest =
-        nlohmann::json::parse(ckpt::test::read_file(out + ".part-" + std::to_string(k) + "-of-13/_part.json"));
-    if (manifest["found"].empty()) ++without;
-    else CHECK(manifest["found"] == nlohmann::json::array({"drop-state " + second + "/map-state"}));
+    const nlohmann::json found = edit_part_found(edit, out, k, 13);
+    if (found.empty()) ++without;
+    else CHECK(found == nlohmann::json::array({"drop-state " + second + "/map-state"}));
   }
   CHECK(without >= 9);
   edit.push_back("--finish");
