@@ -142,9 +142,12 @@ struct Regrouper::Impl {
   ConvertTarget layout = ConvertTarget::kHeap;
   // Per output subtask, per bucket: a bucket is a slice of the subtask's key groups (ascending),
   // sized to hold about a run, so that most are sorted in memory and read back once.
-  std::vector<std::vector<std::unique_ptr<SpillFile>>> spills;
-  std::vector<std::vector<std::unique_ptr<std::mutex>>> spill_mu;  // one per spill file: threads
-                                                                   // reading other inputs seldom wait
+  // Each with its own lock: threads reading other input subtasks seldom wait for one another.
+  struct Bucket {
+    std::unique_ptr<SpillFile> file;
+    std::mutex mu;
+  };
+  std::vector<std::vector<std::unique_ptr<Bucket>>> spills;
   std::vector<bool> any;  // output subtask had state (every one, when any input subtask had)
 
   size_t bucket_of(int32_t subtask, int32_t key_group) const {
@@ -219,9 +222,9 @@ struct Regrouper::Impl {
               append_key_group_prefix(new_key, *kg, new_prefix);
               new_key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
               const int32_t to = subtask_of(*kg);
-              const size_t bucket = bucket_of(to, *kg);
-              std::lock_guard<std::mutex> lock(*spill_mu[to][bucket]);
-              CKPT_RETURN_IF_ERROR(append(*spills[to][bucket], *kg, ids[i], new_key, p.value, head));
+              Bucket& b = *spills[to][bucket_of(to, *kg)];
+              std::lock_guard<std::mutex> lock(b.mu);
+              CKPT_RETURN_IF_ERROR(append(*b.file, *kg, ids[i], new_key, p.value, head));
               ++spilled;
             }
           *pairs += spilled;  // atomic, once per key group
@@ -231,7 +234,7 @@ struct Regrouper::Impl {
 
   // Output subtask `index`'s pairs, key group by key group ascending: its buckets in order.
   Status produce(int32_t index, const KeyGroupPairsFn& fn) {
-    for (const std::unique_ptr<SpillFile>& bucket : spills[index]) CKPT_RETURN_IF_ERROR(produce(*bucket, fn));
+    for (const std::unique_ptr<Bucket>& bucket : spills[index]) CKPT_RETURN_IF_ERROR(produce(*bucket->file, fn));
     return Status::OK();
   }
 
@@ -349,14 +352,13 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   const uint64_t wanted = std::max<uint64_t>(1, (per_subtask + run_bytes - 1) / run_bytes);
   const uint64_t cap = std::max<uint64_t>(1, 512 / static_cast<uint64_t>(parallelism));
   impl->spills.resize(static_cast<size_t>(parallelism));
-  impl->spill_mu.resize(static_cast<size_t>(parallelism));
   for (int32_t i = 0; i < parallelism; ++i) {
     const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, i);
     const uint64_t buckets = std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, range.count))});
     for (uint64_t b = 0; b < buckets; ++b) {
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> f, SpillFile::create(kSpillBuffer));
-      impl->spills[i].push_back(std::move(f));
-      impl->spill_mu[i].push_back(std::make_unique<std::mutex>());
+      auto bucket = std::make_unique<Impl::Bucket>();
+      CKPT_ASSIGN_OR_RETURN(bucket->file, SpillFile::create(kSpillBuffer));
+      impl->spills[i].push_back(std::move(bucket));
     }
   }
   impl->any.assign(static_cast<size_t>(parallelism), false);
