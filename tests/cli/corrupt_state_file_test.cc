@@ -98,13 +98,13 @@ std::string sample_copy(const test::ScratchDir& scratch) {
   return dst;
 }
 
-void write_metadata(const std::string& snapshot, const Metadata& m) {
+void overwrite_metadata(const std::string& snapshot, const Metadata& m) {
   Result<std::string> bytes = encode_metadata(m);
   REQUIRE(bytes.ok());
   test::write_file(snapshot + "/_metadata", *bytes);
 }
 
-Metadata metadata_of(const std::string& snapshot) {
+Metadata read_snapshot_metadata(const std::string& snapshot) {
   Result<Metadata> m = read_metadata_file(snapshot + "/_metadata");
   REQUIRE(m.ok());
   return std::move(m).value();
@@ -112,7 +112,7 @@ Metadata metadata_of(const std::string& snapshot) {
 
 // The local file of the first non-null managed keyed handle's delegate whose type is `type`.
 std::string keyed_delegate(const std::string& snapshot, uint8_t type) {
-  for (const OperatorState& op : metadata_of(snapshot).operators)
+  for (const OperatorState& op : read_snapshot_metadata(snapshot).operators)
     for (const SubtaskState& st : op.subtasks)
       if (st.managed_keyed.type == type && st.managed_keyed.delegate.is_file()) {
         std::string p = st.managed_keyed.delegate.path;
@@ -123,7 +123,8 @@ std::string keyed_delegate(const std::string& snapshot, uint8_t type) {
   return {};
 }
 
-std::string generated(const test::ScratchDir& scratch, const std::string& backend, const std::string& extra = "") {
+std::string generated_backend(const test::ScratchDir& scratch, const std::string& backend,
+                              const std::string& extra = "") {
   std::string out = scratch / backend;
   std::vector<std::string> args = {"generate", "--output", out, "--backend", backend, "--keys", "200",
                                    "--states", "value,list,map"};
@@ -156,7 +157,7 @@ TEST_CASE("a damaged operator state file is named with its offset - not _metadat
   test::ScratchDir scratch;
   std::string sp = sample_copy(scratch);
   std::string file;
-  for (const OperatorState& op : metadata_of(sp).operators)
+  for (const OperatorState& op : read_snapshot_metadata(sp).operators)
     for (const SubtaskState& st : op.subtasks)
       for (const OperatorHandle& h : st.managed_operator)
         if (h.delegate.is_file()) file = sp + "/" + h.delegate.path;
@@ -169,14 +170,14 @@ TEST_CASE("a damaged full heap key-groups file is named with its offset - not _m
   // keyed handles with their type byte changed (the stream is the same).
   test::ScratchDir scratch;
   std::string sp = sample_copy(scratch);
-  Metadata m = metadata_of(sp);
+  Metadata m = read_snapshot_metadata(sp);
   for (OperatorState& op : m.operators)
     for (SubtaskState& st : op.subtasks)
       if (st.managed_keyed.type == handle_type::kKeyGroupsWithId) {
         st.managed_keyed.type = handle_type::kKeyGroups;
         st.managed_keyed.handle_id.clear();
       }
-  write_metadata(sp, m);
+  overwrite_metadata(sp, m);
   check_damage_named(sp, keyed_delegate(sp, handle_type::kKeyGroups));
 }
 
@@ -185,7 +186,7 @@ TEST_CASE("damaged inline state bytes are named as _metadata and their inline st
   // the operator and subtask, and the inline stream whose first byte its offset counts from.
   test::ScratchDir scratch;
   std::string sp = sample_copy(scratch);
-  Metadata m = metadata_of(sp);
+  Metadata m = read_snapshot_metadata(sp);
   std::string inlined;
   size_t size = 0;
   for (OperatorState& op : m.operators)
@@ -201,7 +202,7 @@ TEST_CASE("damaged inline state bytes are named as _metadata and their inline st
       d.path.clear();
     }
   REQUIRE_FALSE(inlined.empty());
-  write_metadata(sp, m);
+  overwrite_metadata(sp, m);
   test::CliResult dump = test::run_cli({"dump", sp});
   INFO(dump.err);
   CHECK(dump.status == 2);
@@ -214,15 +215,15 @@ TEST_CASE("damaged inline state bytes are named as _metadata and their inline st
 
 TEST_CASE("a damaged canonical savepoint file is named with its offset - not _metadata", "[corrupt][cli]") {
   test::ScratchDir scratch;
-  std::string sp = generated(scratch, "canonical");
+  std::string sp = generated_backend(scratch, "canonical");
   check_damage_named(sp, keyed_delegate(sp, handle_type::kSavepointKeyGroups));
 }
 
 TEST_CASE("a damaged sst of a native rocksdb savepoint is named with its offset - not _metadata", "[corrupt][cli]") {
   test::ScratchDir scratch;
-  std::string sp = generated(scratch, "rocksdb");
+  std::string sp = generated_backend(scratch, "rocksdb");
   std::string sst;
-  for (const OperatorState& op : metadata_of(sp).operators)
+  for (const OperatorState& op : read_snapshot_metadata(sp).operators)
     for (const SubtaskState& st : op.subtasks)
       for (const auto* files : {&st.managed_keyed.shared_files, &st.managed_keyed.private_files})
         for (const NamedStream& f : *files)
@@ -236,7 +237,7 @@ TEST_CASE("a damaged meta data stream of an incremental rocksdb checkpoint is na
           "[corrupt][cli]") {
   // The chain's handles are absolute file: URIs (type 2), each meta data stream its own file.
   test::ScratchDir scratch;
-  std::string root = generated(scratch, "rocksdb", "2");
+  std::string root = generated_backend(scratch, "rocksdb", "2");
   std::string chk = root + "/chk-2";
   check_damage_named(chk, keyed_delegate(chk, handle_type::kIncremental));
 }
@@ -248,7 +249,7 @@ TEST_CASE("a damaged change log file is named with its offset - not _metadata", 
   const std::string src = test::corpus_dir() + "/new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
   const std::string sp = scratch / "moved";
   fs::copy(src, sp, fs::copy_options::recursive);
-  Metadata m = metadata_of(sp);
+  Metadata m = read_snapshot_metadata(sp);
   bool moved = false;
   for (OperatorState& op : m.operators)
     for (SubtaskState& st : op.subtasks)
@@ -258,7 +259,7 @@ TEST_CASE("a damaged change log file is named with its offset - not _metadata", 
           moved = true;
         }
   REQUIRE(moved);
-  write_metadata(sp, m);
+  overwrite_metadata(sp, m);
   REQUIRE(test::run_cli({"dump", sp}).status == 0);
   check_damage_named(sp, sp + "/dstl-log");
 }

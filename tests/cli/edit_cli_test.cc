@@ -17,7 +17,7 @@ using ckpt::test::run_cli_ok;
 
 namespace {
 
-std::string generated(const ckpt::test::ScratchDir& s) {
+std::string generated_heap(const ckpt::test::ScratchDir& s) {
   run_cli_ok({"generate", "--output", s / "in", "--backend", "heap", "--operators", "2", "--keys", "50", "--states",
               "value,map"});
   return s / "in";
@@ -34,7 +34,7 @@ std::string first_operator(const std::string& snapshot) {
 TEST_CASE("edit prints one line per operation and the output's totals", "[cli]") {
   // A dropped state with its entry count, a new id from a uid, then the written savepoint.
   ckpt::test::ScratchDir s;
-  const std::string in = generated(s);
+  const std::string in = generated_heap(s);
   const std::string op = first_operator(in);
   auto r =
       run_cli_ok({"edit", in, "--output", s / "out", "--drop-state", op + "/value-state", "--set-uid", op + "=orders"});
@@ -48,7 +48,7 @@ TEST_CASE("edit prints one line per operation and the output's totals", "[cli]")
 TEST_CASE("edit --dry-run prints what would change and writes nothing", "[cli]") {
   // Each line says "would change", the totals say nothing was written, and no directory appears.
   ckpt::test::ScratchDir s;
-  const std::string in = generated(s);
+  const std::string in = generated_heap(s);
   const std::string op = first_operator(in);
   auto r = run_cli_ok({"edit", in, "--dry-run", "--drop-operator", op});
   CHECK(r.out.find(fmt::format("would change: operator {}: dropped (2 subtasks)\n", op)) != std::string::npos);
@@ -60,7 +60,7 @@ TEST_CASE("edit --dry-run prints what would change and writes nothing", "[cli]")
 TEST_CASE("edit --delete-keys prints erased entries per state and warns of keys that matched nothing", "[cli]") {
   // One present key, one absent; the absent one is named on standard error.
   ckpt::test::ScratchDir s;
-  const std::string in = generated(s);
+  const std::string in = generated_heap(s);
   ckpt::test::write_file(s / "keys", "\"user-0000000003\"\n\n\"nobody\"\r\n");
   auto r = run_cli_ok({"edit", in, "--output", s / "out", "--delete-keys", s / "keys"});
   CHECK(r.out.find("state 'value-state': 1 entries of the keys erased") != std::string::npos);
@@ -72,7 +72,7 @@ TEST_CASE("edit --json gives each change with its operator ids and counts and th
   // entries each operation touched, the keys erased and the keys that matched nothing; on a
   // failure the error object, with nothing written.
   ckpt::test::ScratchDir s;
-  const std::string in = generated(s);
+  const std::string in = generated_heap(s);
   const std::string op = first_operator(in);
   ckpt::test::write_file(s / "keys", "\"user-0000000003\"\n\"nobody\"\n");
   auto r = run_cli_ok({"edit", "--json", in, "--output", s / "out", "--drop-state", op + "/value-state", "--set-uid",
@@ -118,7 +118,7 @@ TEST_CASE("edit --json gives each change with its operator ids and counts and th
 TEST_CASE("edit refuses malformed operation specs and a missing output with exit 2", "[cli]") {
   // Nothing is read before a spec is refused, and nothing is written.
   ckpt::test::ScratchDir s;
-  const std::string in = generated(s);
+  const std::string in = generated_heap(s);
   struct Case {
     std::vector<std::string> args;
     const char* says;

@@ -11,68 +11,63 @@
 #include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
+using ckpt::test::contains;
 using ckpt::test::run_cli;
-
-namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string sample() { return ckpt::test::source_dir() + "/testdata/sample-savepoint"; }
-
-}  // namespace
+using ckpt::test::sample_savepoint_dir;
 
 TEST_CASE("dump refuses a state subtask or key-group filter that selects nothing and names what exists", "[cli]") {
-  auto state = run_cli({"dump", sample(), "--state", "nope"});
+  auto state = run_cli({"dump", sample_savepoint_dir(), "--state", "nope"});
   CHECK(state.status == 2);
   CHECK(state.out.empty());
-  CHECK(has(state.err, "no state 'nope'"));
-  CHECK(has(state.err, "'count'"));
-  CHECK(has(state.err, "'source-offsets'"));
+  CHECK(contains(state.err, "no state 'nope'"));
+  CHECK(contains(state.err, "'count'"));
+  CHECK(contains(state.err, "'source-offsets'"));
 
-  auto subtask = run_cli({"dump", sample(), "--subtask", "9"});
+  auto subtask = run_cli({"dump", sample_savepoint_dir(), "--subtask", "9"});
   CHECK(subtask.status == 2);
   CHECK(subtask.out.empty());
-  CHECK(has(subtask.err, "no subtask 9"));
-  CHECK(has(subtask.err, "has subtasks 0-1"));
+  CHECK(contains(subtask.err, "no subtask 9"));
+  CHECK(contains(subtask.err, "has subtasks 0-1"));
 
-  auto groups = run_cli({"dump", sample(), "--key-groups", "500-600"});
+  auto groups = run_cli({"dump", sample_savepoint_dir(), "--key-groups", "500-600"});
   CHECK(groups.status == 2);
   CHECK(groups.out.empty());
-  CHECK(has(groups.err, "no subtask holds key groups 500-600"));
-  CHECK(has(groups.err, "holds key groups 0-127"));
+  CHECK(contains(groups.err, "no subtask holds key groups 500-600"));
+  CHECK(contains(groups.err, "holds key groups 0-127"));
 
   // Subtask 1 holds key groups 64-127 only.
-  auto clash = run_cli({"dump", sample(), "--subtask", "1", "--key-group", "3"});
+  auto clash = run_cli({"dump", sample_savepoint_dir(), "--subtask", "1", "--key-group", "3"});
   CHECK(clash.status == 2);
-  CHECK(has(clash.err, "subtask 1 holds key groups 64-127"));
+  CHECK(contains(clash.err, "subtask 1 holds key groups 64-127"));
 
   // What exists still dumps, an existing state with its entries.
-  auto count = run_cli({"dump", sample(), "--state", "count", "--subtask", "1", "--key-groups", "64-127"});
+  auto count =
+      run_cli({"dump", sample_savepoint_dir(), "--state", "count", "--subtask", "1", "--key-groups", "64-127"});
   CHECK(count.status == 0);
-  CHECK(has(count.out, "\"state\":\"count\""));
+  CHECK(contains(count.out, "\"state\":\"count\""));
 }
 
 TEST_CASE("restore refuses a subtask or key-group filter that selects nothing and names what exists", "[cli]") {
   ckpt::test::ScratchDir s;
-  auto subtask = run_cli({"restore", sample(), "--output", s / "a", "--subtask", "9"});
+  auto subtask = run_cli({"restore", sample_savepoint_dir(), "--output", s / "a", "--subtask", "9"});
   CHECK(subtask.status == 2);
-  CHECK(has(subtask.err, "no subtask 9 with keyed state"));
-  CHECK(has(subtask.err, "has subtasks 0-1"));
+  CHECK(contains(subtask.err, "no subtask 9 with keyed state"));
+  CHECK(contains(subtask.err, "has subtasks 0-1"));
   CHECK_FALSE(fs::exists(s / "a"));
 
-  auto groups = run_cli({"restore", sample(), "--output", s / "b", "--key-groups", "200-300"});
+  auto groups = run_cli({"restore", sample_savepoint_dir(), "--output", s / "b", "--key-groups", "200-300"});
   CHECK(groups.status == 2);
-  CHECK(has(groups.err, "no subtask with keyed state holds key groups 200-300"));
-  CHECK(has(groups.err, "holds key groups 0-127"));
+  CHECK(contains(groups.err, "no subtask with keyed state holds key groups 200-300"));
+  CHECK(contains(groups.err, "holds key groups 0-127"));
   CHECK_FALSE(fs::exists(s / "b"));
 }
 
 TEST_CASE("diff --keys refuses a state neither snapshot has and names the states", "[cli]") {
-  auto nope = run_cli({"diff", sample(), sample(), "--keys", "--state", "nope"});
+  auto nope = run_cli({"diff", sample_savepoint_dir(), sample_savepoint_dir(), "--keys", "--state", "nope"});
   CHECK(nope.status == 2);
-  CHECK(has(nope.err, "no state 'nope'"));
-  CHECK(has(nope.err, "'count'"));
-  auto count = run_cli({"diff", sample(), sample(), "--keys", "--state", "count"});
+  CHECK(contains(nope.err, "no state 'nope'"));
+  CHECK(contains(nope.err, "'count'"));
+  auto count = run_cli({"diff", sample_savepoint_dir(), sample_savepoint_dir(), "--keys", "--state", "count"});
   CHECK(count.status == 0);
 }
 
@@ -89,13 +84,13 @@ TEST_CASE("dump on every Flink snapshot refuses a subtask key group or state tha
     auto subtask = run_cli({"dump", dir, "--subtask", "40000"});
     CHECK(subtask.status == 2);
     CHECK(subtask.out.empty());
-    CHECK(has(subtask.err, "no subtask 40000"));
-    CHECK(has(subtask.err, "has subtasks 0"));
+    CHECK(contains(subtask.err, "no subtask 40000"));
+    CHECK(contains(subtask.err, "has subtasks 0"));
     // Beyond Flink's largest max parallelism (32768): no range holds it.
     auto groups = run_cli({"dump", dir, "--key-group", "40000"});
     CHECK(groups.status == 2);
     CHECK(groups.out.empty());
-    CHECK(has(groups.err, "no subtask holds key groups 40000-40000"));
+    CHECK(contains(groups.err, "no subtask holds key groups 40000-40000"));
     bool unnamed = false;
     for (const ckpt::OperatorState& op : metadata->operators) unnamed |= ckpt::may_hold_unnamed_states(op);
     auto state = run_cli({"dump", dir, "--state", "no-such-state"});
@@ -106,7 +101,7 @@ TEST_CASE("dump on every Flink snapshot refuses a subtask key group or state tha
     } else {
       CHECK(state.status == 2);
       CHECK(state.out.empty());
-      CHECK(has(state.err, "no state 'no-such-state'"));
+      CHECK(contains(state.err, "no state 'no-such-state'"));
       ++state_checked;
     }
   }

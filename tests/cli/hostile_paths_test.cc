@@ -22,14 +22,12 @@
 namespace fs = std::filesystem;
 using namespace ckpt;
 using test::CliResult;
+using test::contains;
 using test::run_cli;
 using test::run_cli_process;
+using test::sample_savepoint_dir;
 
 namespace {
-
-const std::string kSample = test::source_dir() + "/testdata/sample-savepoint";
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A copy of the snapshot `src` at `dst` whose first managed keyed relative handle is rewritten
 // to climb out of `dst` to a byte copy of its file at `outside`/secret, so that the snapshot
@@ -57,12 +55,13 @@ std::string escaping_copy(const std::string& src, const std::string& dst, const 
 }
 
 // Refused before anything is read or written: exit 2, the path, `_metadata` and the handle named.
-void check_refused(const CliResult& r, const std::string& stored, const std::string& snapshot) {
+void check_escape_refused(const CliResult& r, const std::string& stored, const std::string& snapshot) {
   INFO(r.out + r.err);
   CHECK(r.status == 2);
-  CHECK(has(r.err, "relative handle path '" + stored + "' leaves the snapshot directory: it has a '..' component"));
-  CHECK(has(r.err, "'" + snapshot + "/_metadata'"));
-  CHECK(has(r.err, ": operator "));
+  CHECK(
+      contains(r.err, "relative handle path '" + stored + "' leaves the snapshot directory: it has a '..' component"));
+  CHECK(contains(r.err, "'" + snapshot + "/_metadata'"));
+  CHECK(contains(r.err, ": operator "));
 }
 
 std::string relative_file_of_subtask0(const std::string& dir) {
@@ -83,36 +82,37 @@ TEST_CASE("a relative handle that leaves the snapshot directory is refused by ev
   // wrong: the copy has the size the handle declares.
   test::ScratchDir scratch;
   const std::string snap = scratch / "job/snap";
-  const std::string stored = escaping_copy(kSample, snap, scratch / "outside");
+  const std::string stored = escaping_copy(sample_savepoint_dir(), snap, scratch / "outside");
   REQUIRE(fs::exists(snap + "/" + stored));  // the path does lead to a readable file
 
-  check_refused(run_cli({"inspect", snap}), stored, snap);
-  check_refused(run_cli({"inspect", "--json", snap}), stored, snap);
-  check_refused(run_cli({"inspect", "--count", snap}), stored, snap);
-  check_refused(run_cli({"dump", snap, "--format", "ndjson"}), stored, snap);
-  check_refused(run_cli({"dump", snap, "--format", "ndjson", "--keep-going"}), stored, snap);
-  check_refused(run_cli({"convert", snap, "--to", "rocksdb", "--output", scratch / "converted"}), stored, snap);
+  check_escape_refused(run_cli({"inspect", snap}), stored, snap);
+  check_escape_refused(run_cli({"inspect", "--json", snap}), stored, snap);
+  check_escape_refused(run_cli({"inspect", "--count", snap}), stored, snap);
+  check_escape_refused(run_cli({"dump", snap, "--format", "ndjson"}), stored, snap);
+  check_escape_refused(run_cli({"dump", snap, "--format", "ndjson", "--keep-going"}), stored, snap);
+  check_escape_refused(run_cli({"convert", snap, "--to", "rocksdb", "--output", scratch / "converted"}), stored, snap);
   CHECK_FALSE(fs::exists(scratch / "converted"));
-  check_refused(run_cli({"convert", kSample, "--to", "rocksdb", "--output", scratch / "keys-from",
-                         "--key-serializers-from", snap}),
-                stored, snap);
+  check_escape_refused(run_cli({"convert", sample_savepoint_dir(), "--to", "rocksdb", "--output", scratch / "keys-from",
+                                "--key-serializers-from", snap}),
+                       stored, snap);
   CHECK_FALSE(fs::exists(scratch / "keys-from"));
-  check_refused(run_cli({"restore", snap, "--output", scratch / "restored"}), stored, snap);
+  check_escape_refused(run_cli({"restore", snap, "--output", scratch / "restored"}), stored, snap);
   CHECK_FALSE(fs::exists(scratch / "restored"));
-  check_refused(run_cli({"compact", snap, "--output", scratch / "compacted"}), stored, snap);
+  check_escape_refused(run_cli({"compact", snap, "--output", scratch / "compacted"}), stored, snap);
   CHECK_FALSE(fs::exists(scratch / "compacted"));
-  check_refused(run_cli({"diff", snap, kSample}), stored, snap);
-  check_refused(run_cli({"diff", kSample, snap}), stored, snap);
-  check_refused(run_cli({"diff", "--keys", kSample, snap}), stored, snap);
+  check_escape_refused(run_cli({"diff", snap, sample_savepoint_dir()}), stored, snap);
+  check_escape_refused(run_cli({"diff", sample_savepoint_dir(), snap}), stored, snap);
+  check_escape_refused(run_cli({"diff", "--keys", sample_savepoint_dir(), snap}), stored, snap);
 
   for (bool deep : {false, true}) {
     CliResult v = run_cli(deep ? std::vector<std::string>{"verify", "--deep", snap} : std::vector<std::string>{"verify", snap});
     INFO(v.out + v.err);
     CHECK(v.status == 1);
-    CHECK(has(v.out, "operator 20ba6b65f97481d5570070de90e4e791, subtask 0, managed-keyed, file '" + stored +
-                         "': path-outside-snapshot: relative handle path '" + stored + "' leaves the snapshot directory"));
-    CHECK_FALSE(has(v.out, "size-mismatch"));
-    CHECK(has(v.out, ": 1 problem ("));
+    CHECK(contains(v.out, "operator 20ba6b65f97481d5570070de90e4e791, subtask 0, managed-keyed, file '" + stored +
+                              "': path-outside-snapshot: relative handle path '" + stored +
+                              "' leaves the snapshot directory"));
+    CHECK_FALSE(contains(v.out, "size-mismatch"));
+    CHECK(contains(v.out, ": 1 problem ("));
   }
   CliResult j = run_cli({"verify", "--json", snap});
   REQUIRE(j.status == 1);
@@ -131,9 +131,9 @@ TEST_CASE("compact refuses a native savepoint whose relative handle leaves its d
   REQUIRE(generate_snapshot(g).ok());
   const std::string snap = scratch / "job/snap";
   const std::string stored = escaping_copy(g.output, snap, scratch / "outside");
-  check_refused(run_cli({"compact", snap, "--output", scratch / "compacted"}), stored, snap);
+  check_escape_refused(run_cli({"compact", snap, "--output", scratch / "compacted"}), stored, snap);
   CHECK_FALSE(fs::exists(scratch / "compacted"));
-  check_refused(run_cli({"restore", snap, "--output", scratch / "restored"}), stored, snap);
+  check_escape_refused(run_cli({"restore", snap, "--output", scratch / "restored"}), stored, snap);
   CHECK_FALSE(fs::exists(scratch / "restored"));
 }
 
@@ -152,7 +152,7 @@ TEST_CASE("a FIFO named as _metadata is refused promptly by every reading comman
         {"convert", named, "--to", "heap", "--output", scratch / "converted"},
         {"restore", named, "--output", scratch / "restored"},
         {"compact", named, "--output", scratch / "compacted"},
-        {"diff", named, kSample},
+        {"diff", named, sample_savepoint_dir()},
         {"relocate", named, "--output", scratch / "relocated"},
     };
     for (const auto& args : commands) {
@@ -184,7 +184,7 @@ TEST_CASE("a FIFO standing for a state file is refused promptly and named", "[cl
   // checks the type before it opens anything that could block.
   test::ScratchDir scratch;
   const std::string snap = scratch / "snap";
-  fs::copy(kSample, snap, fs::copy_options::recursive);
+  fs::copy(sample_savepoint_dir(), snap, fs::copy_options::recursive);
   const std::string state = relative_file_of_subtask0(snap);
   fs::remove(state);
   REQUIRE(::mkfifo(state.c_str(), 0644) == 0);
@@ -200,8 +200,8 @@ TEST_CASE("a FIFO standing for a state file is refused promptly and named", "[cl
     CliResult r = run_cli_process(args);
     INFO(r.err);
     CHECK(r.status == 2);
-    CHECK(has(r.err, "'" + state + "': "));
-    CHECK(has(r.err, what));
+    CHECK(contains(r.err, "'" + state + "': "));
+    CHECK(contains(r.err, what));
   }
   CHECK_FALSE(fs::exists(scratch / "converted"));
   CHECK_FALSE(fs::exists(scratch / "restored"));
@@ -211,12 +211,12 @@ TEST_CASE("a FIFO standing for a state file is refused promptly and named", "[cl
   CliResult i = run_cli_process({"inspect", snap});
   INFO(i.out + i.err);
   CHECK(i.status == 1);
-  CHECK(has(i.out, "REFUSED (not a regular file: a FIFO) " + fs::path(state).filename().string()));
+  CHECK(contains(i.out, "REFUSED (not a regular file: a FIFO) " + fs::path(state).filename().string()));
   CliResult v = run_cli_process({"verify", "--deep", snap});
   INFO(v.out + v.err);
   CHECK(v.status == 1);
-  CHECK(has(v.out, "not-regular-file: " + named));
-  CHECK(has(v.out, ": 1 problem ("));
+  CHECK(contains(v.out, "not-regular-file: " + named));
+  CHECK(contains(v.out, ": 1 problem ("));
 }
 
 TEST_CASE("an absolute handle outside the job directory is marked by inspect and warned about by verify", "[cli][safety]") {
@@ -241,19 +241,22 @@ TEST_CASE("an absolute handle outside the job directory is marked by inspect and
     outside += marked ? 1 : 0;
   }
   CHECK(outside == 1);
-  CHECK(has(r.err, "1 file is read from outside the job directory " + (scratch / "job")));
+  CHECK(contains(r.err, "1 file is read from outside the job directory " + (scratch / "job")));
 
   CliResult text = run_cli({"inspect", snap});
   CHECK(text.status == 0);
-  CHECK(has(text.out, "files outside the job directory " + (scratch / "job") + " and every --remap target:\n  file:" +
-                          elsewhere + "/sst-1 (operator 00112233445566778899aabbccddeeff, subtask 1, managed-keyed) at " +
-                          elsewhere + "/sst-1\n"));
+  CHECK(contains(text.out, "files outside the job directory " + (scratch / "job") +
+                               " and every --remap target:\n  file:" + elsewhere +
+                               "/sst-1 (operator 00112233445566778899aabbccddeeff, subtask 1, managed-keyed) at " +
+                               elsewhere + "/sst-1\n"));
 
   CliResult v = run_cli({"verify", snap});
   INFO(v.out + v.err);
   CHECK(v.status == 0);
-  CHECK(has(v.out, "warning: operator 00112233445566778899aabbccddeeff, subtask 1, managed-keyed shared 000007.sst, file 'file:" +
-                       elsewhere + "/sst-1': outside-job-directory: read from " + elsewhere + "/sst-1"));
+  CHECK(contains(
+      v.out,
+      "warning: operator 00112233445566778899aabbccddeeff, subtask 1, managed-keyed shared 000007.sst, file 'file:" +
+          elsewhere + "/sst-1': outside-job-directory: read from " + elsewhere + "/sst-1"));
   CliResult vj = run_cli({"verify", "--json", snap});
   nlohmann::json vdoc = nlohmann::json::parse(vj.out);
   REQUIRE(vdoc["warnings"].size() == 1);
@@ -267,5 +270,5 @@ TEST_CASE("an absolute handle outside the job directory is marked by inspect and
   CHECK(nlohmann::json::parse(remapped.out)["outside_file_count"] == 0);
   CliResult vr = run_cli({"verify", snap, "--remap", rule});
   CHECK(vr.status == 0);
-  CHECK_FALSE(has(vr.out, "warning:"));
+  CHECK_FALSE(contains(vr.out, "warning:"));
 }

@@ -35,8 +35,6 @@ std::string libdir(const std::string& prefix) {
   return {};
 }
 
-const std::string kSample = test::source_dir() + "/testdata/sample-savepoint";
-
 }  // namespace
 
 TEST_CASE("install puts the program - library - headers and packaging files under the prefix", "[cli][install]") {
@@ -54,7 +52,8 @@ TEST_CASE("install puts the program - library - headers and packaging files unde
   // Only the public headers: nothing of lib/src.
   for (const auto& e : fs::recursive_directory_iterator(p + "/include")) CHECK(e.path().string().find("/src/") == std::string::npos);
   // The installed program finds the installed library (its RPATH is relative to itself).
-  test::CliResult v = test::run_shell("env -u LD_LIBRARY_PATH " + q(p + "/bin/ckpt") + " inspect " + q(kSample));
+  test::CliResult v =
+      test::run_shell("env -u LD_LIBRARY_PATH " + q(p + "/bin/ckpt") + " inspect " + q(test::sample_savepoint_dir()));
   INFO(v.err);
   REQUIRE(v.status == 0);
   CHECK(v.out.find("checkpoint id     7") != std::string::npos);
@@ -92,10 +91,10 @@ TEST_CASE("pkg-config and find_package(ckpt) build a program against the install
   test::ScratchDir scratch;
   const std::string source = test::source_dir() + "/tests/install/consumer";
   // With pkg-config and the compiler alone.
-  test::CliResult cc = test::run_shell("export PKG_CONFIG_PATH=" + q(lib + "/pkgconfig") + "; c++ -std=c++20 " + q(source + "/main.cc") +
-                                       " -o " + q(scratch / "by_pkg_config") + " $(pkg-config --cflags --libs ckpt)" +
-                                       " && LD_LIBRARY_PATH=" + q(lib) + " " + q(scratch / "by_pkg_config") + " " +
-                                       q(kSample + "/_metadata"));
+  test::CliResult cc = test::run_shell(
+      "export PKG_CONFIG_PATH=" + q(lib + "/pkgconfig") + "; c++ -std=c++20 " + q(source + "/main.cc") + " -o " +
+      q(scratch / "by_pkg_config") + " $(pkg-config --cflags --libs ckpt)" + " && LD_LIBRARY_PATH=" + q(lib) + " " +
+      q(scratch / "by_pkg_config") + " " + q(test::sample_savepoint_dir() + "/_metadata"));
   INFO(cc.out << cc.err);
   REQUIRE(cc.status == 0);
   CHECK(cc.out == "ckpt 0.1.0: checkpoint 7, 2 operators\n");
@@ -108,7 +107,7 @@ TEST_CASE("pkg-config and find_package(ckpt) build a program against the install
   test::CliResult built = test::run_program({"cmake", "--build", build});
   INFO(built.out << built.err);
   REQUIRE(built.status == 0);
-  test::CliResult run = test::run_program({build + "/consumer", kSample + "/_metadata"});
+  test::CliResult run = test::run_program({build + "/consumer", test::sample_savepoint_dir() + "/_metadata"});
   INFO(run.err);
   REQUIRE(run.status == 0);
   CHECK(run.out == "ckpt 0.1.0: checkpoint 7, 2 operators\n");

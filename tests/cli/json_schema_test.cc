@@ -19,6 +19,7 @@
 namespace fs = std::filesystem;
 using ckpt::test::CliResult;
 using ckpt::test::run_cli;
+using ckpt::test::sample_savepoint_dir;
 using nlohmann::ordered_json;
 
 namespace {
@@ -65,8 +66,6 @@ class Outputs {
   size_t n_ = 0;
 };
 
-std::string sample() { return ckpt::test::source_dir() + "/testdata/sample-savepoint"; }
-
 ordered_json parsed(const CliResult& r) { return ordered_json::parse(r.out); }
 
 }  // namespace
@@ -80,7 +79,7 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
   o.document("generate", run_cli({"generate", "--json", "--output", heap, "--backend", "heap", "--keys", "200"}));
   o.document("generate", run_cli({"generate", "--json", "--output", other, "--keys", "200", "--seed", "2"}));
   o.document("generate", run_cli({"generate", "--json", "--output", chain, "--chain", "3", "--keys", "200"}));
-  for (const std::string& snapshot : {sample(), rocks, heap, chain + "/chk-3"}) {
+  for (const std::string& snapshot : {sample_savepoint_dir(), rocks, heap, chain + "/chk-3"}) {
     INFO(snapshot);
     o.document("inspect", run_cli({"inspect", "--json", snapshot}));
     o.document("inspect", run_cli({"inspect", "--json", "-v", "--count", "--uid", "no-such-uid", snapshot}));
@@ -88,39 +87,41 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
     o.document("verify", run_cli({"verify", "--json", "--deep", "--uid", "no-such-uid", snapshot}));
     o.lines("dump", run_cli({"dump", snapshot}));
   }
-  o.document("diff", run_cli({"diff", "--json", sample(), sample()}));
+  o.document("diff", run_cli({"diff", "--json", sample_savepoint_dir(), sample_savepoint_dir()}));
   o.document("diff", run_cli({"diff", "--json", "--keys", "--uid", "x", rocks, other}), {1});
   o.document("diff", run_cli({"diff", "--json", chain + "/chk-1", chain + "/chk-3"}), {1});
   o.lines("diff-line", run_cli({"diff", "--keys", "--format", "ndjson", rocks, other}), {1});
   o.document("gc", run_cli({"gc", "--json", chain, "--older-than", "0s"}));
-  for (const std::string& path : {chain, sample(), heap}) {
+  for (const std::string& path : {chain, sample_savepoint_dir(), heap}) {
     o.document("report", run_cli({"report", "--json", "-q", path}));
     o.document("report", run_cli({"report", "--json", "-q", "--fast", path}));
     o.document("advise", run_cli({"advise", "--json", "-q", "--tm-memory", "1m", path}));
   }
-  o.document("restore", run_cli({"restore", "--json", sample(), "--output", s / "restored"}));
+  o.document("restore", run_cli({"restore", "--json", sample_savepoint_dir(), "--output", s / "restored"}));
   o.document("restore", run_cli({"restore", "--json", rocks, "--output", s / "restored-rocks", "--subtask", "1"}));
-  o.document("convert", run_cli({"convert", "--json", sample(), "--to", "rocksdb", "--output", s / "converted"}));
+  o.document("convert",
+             run_cli({"convert", "--json", sample_savepoint_dir(), "--to", "rocksdb", "--output", s / "converted"}));
   o.document("convert", run_cli({"convert", "--json", rocks, "--to", "canonical", "--output", s / "canonical"}));
   o.document("compact", run_cli({"compact", "--json", chain + "/chk-3", "--output", s / "compacted"}));
   const std::string keys = s / "keys.txt";
   ckpt::test::write_file(keys, "4\n999999\n");
-  o.document("edit", run_cli({"edit", "--json", sample(), "--output", s / "edited", "--set-uid", "bc76=src",
-                              "--drop-state", "20ba/count"}));
-  o.document("edit", run_cli({"edit", "--json", sample(), "--dry-run", "--delete-keys", keys, "--max-parallelism", "256"}));
+  o.document("edit", run_cli({"edit", "--json", sample_savepoint_dir(), "--output", s / "edited", "--set-uid",
+                              "bc76=src", "--drop-state", "20ba/count"}));
+  o.document("edit", run_cli({"edit", "--json", sample_savepoint_dir(), "--dry-run", "--delete-keys", keys,
+                              "--max-parallelism", "256"}));
   o.document("edit", run_cli({"edit", "--json", rocks, "--output", s / "edited-rocks", "--to", "heap", "--set-id",
                               parsed(run_cli({"inspect", "--json", rocks}))["operators"][0]["id"].get<std::string>() +
                                   "=0123456789abcdef0123456789abcdef"}));
   o.document("relocate", run_cli({"relocate", "--json", chain + "/chk-3", "--output", s / "relocated", "--relative"}));
   o.document("plan", run_cli({"plan", "--json", rocks, "--shards", "3"}));
-  o.document("plan", run_cli({"plan", "--json", sample(), "--shards", "7"}));
+  o.document("plan", run_cli({"plan", "--json", sample_savepoint_dir(), "--shards", "7"}));
   o.document("convert",
              run_cli({"convert", "--json", rocks, "--to", "heap", "--output", s / "parted", "--shard", "0/2"}));
   // Failures under --json: the error object (every subcommand's, tests/cli/json_error_test.cc).
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"inspect", "--json", s / "absent"},
-        {"verify", "--json", "--remap", "bad", sample()},
-        {"restore", "--json", sample(), "--output", s / "none", "--subtask", "9"}}) {
+        {"verify", "--json", "--remap", "bad", sample_savepoint_dir()},
+        {"restore", "--json", sample_savepoint_dir(), "--output", s / "none", "--subtask", "9"}}) {
     CliResult r = run_cli(args);
     CHECK(r.status == 2);
     o.add("error", r.out, "json");
@@ -131,9 +132,9 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
 TEST_CASE("the schemas reject documents with a renamed - missing - unknown or mistyped member", "[cli]") {
   ckpt::test::ScratchDir s;
   Outputs o;
-  ordered_json inspect = parsed(run_cli({"inspect", "--json", sample()}));
-  ordered_json verify = parsed(run_cli({"verify", "--json", sample()}));
-  ordered_json restore = parsed(run_cli({"restore", "--json", sample(), "--output", s / "r"}));
+  ordered_json inspect = parsed(run_cli({"inspect", "--json", sample_savepoint_dir()}));
+  ordered_json verify = parsed(run_cli({"verify", "--json", sample_savepoint_dir()}));
+  ordered_json restore = parsed(run_cli({"restore", "--json", sample_savepoint_dir(), "--output", s / "r"}));
   ordered_json error = parsed(run_cli({"inspect", "--json", s / "absent"}));
   REQUIRE(inspect["schema"] == "ckpt.inspect/1");
   REQUIRE(error["schema"] == "ckpt.error/1");

@@ -16,8 +16,6 @@ using ckpt::test::run_cli;
 
 namespace {
 
-const char* kChangelog = "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
-const char* kRocks = "new-stateful-udf-migration-itcase-flink1.17-rocksdb-checkpoint";
 // A flat-map operator of the job: keyed value state in change logs only, no timers.
 const char* kFlatMap = "d5c8b168c6cbfe8c507a10f88b325243";
 
@@ -39,8 +37,8 @@ size_t count(const std::string& text, const std::string& part) {
 
 TEST_CASE("dump and diff take --key-serializers-from for change logs that name no key serializer", "[cli][corpus]") {
   CKPT_REQUIRE_SHARED();
-  const std::string clog = ckpt::test::corpus_dir() + "/" + kChangelog;
-  const std::string rocks = ckpt::test::corpus_dir() + "/" + kRocks;
+  const std::string clog = ckpt::test::corpus_dir() + "/" + ckpt::test::kUdfMigrationChangelog;
+  const std::string rocks = ckpt::test::corpus_dir() + "/" + ckpt::test::kUdfMigrationRocks;
   auto plain = run_cli({"dump", clog, "--operator", kFlatMap});
   REQUIRE(plain.status == 0);
   CHECK(count(plain.out, "changelog without key serializer snapshot") == 4);

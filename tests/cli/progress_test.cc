@@ -13,9 +13,7 @@ using namespace ckpt;
 
 namespace {
 
-std::string sample() { return test::source_dir() + "/testdata/sample-savepoint"; }
-
-size_t lines_of(const std::string& text) {
+size_t line_count(const std::string& text) {
   size_t n = 0;
   for (char c : text) n += c == '\n';
   return n;
@@ -34,31 +32,31 @@ TEST_CASE("the progress line says bytes done of the total with entries and rate 
 }
 
 TEST_CASE("dump --progress prints a summary on stderr and leaves stdout as it was", "[cli]") {
-  auto plain = test::run_cli_ok({"dump", sample()});
+  auto plain = test::run_cli_ok({"dump", test::sample_savepoint_dir()});
   CHECK(plain.err.empty());  // stderr is no terminal here: no progress unless asked
-  auto shown = test::run_cli_ok({"dump", sample(), "--progress"});
+  auto shown = test::run_cli_ok({"dump", test::sample_savepoint_dir(), "--progress"});
   CHECK(shown.out == plain.out);
-  const size_t entries = lines_of(plain.out);
+  const size_t entries = line_count(plain.out);
   REQUIRE(entries > 0);
   // The last line: the whole state read, every entry counted.
   CHECK(shown.err.find("ckpt dump: ") != std::string::npos);
   CHECK(shown.err.find("(100%), " + std::to_string(entries) + " entries") != std::string::npos);
   CHECK(shown.err.find(", done in ") != std::string::npos);
-  auto quiet = test::run_cli_ok({"dump", sample(), "--progress", "--quiet"});
+  auto quiet = test::run_cli_ok({"dump", test::sample_savepoint_dir(), "--progress", "--quiet"});
   CHECK(quiet.out == plain.out);
   CHECK(quiet.err.empty());
 }
 
 TEST_CASE("inspect --count and verify --deep count what they read", "[cli]") {
-  auto count = test::run_cli_ok({"inspect", sample(), "--count", "--progress"});
+  auto count = test::run_cli_ok({"inspect", test::sample_savepoint_dir(), "--count", "--progress"});
   CHECK(count.err.find("ckpt inspect: ") != std::string::npos);
   CHECK(count.err.find("(100%)") != std::string::npos);
   CHECK(count.err.find(" entries") != std::string::npos);
-  auto deep = test::run_cli_ok({"verify", sample(), "--deep", "--progress"});
+  auto deep = test::run_cli_ok({"verify", test::sample_savepoint_dir(), "--deep", "--progress"});
   CHECK(deep.err.find("ckpt verify: ") != std::string::npos);
   CHECK(deep.err.find("(100%)") != std::string::npos);
   // Without the reading work there is nothing to show.
-  auto quick = test::run_cli_ok({"verify", sample(), "--progress"});
+  auto quick = test::run_cli_ok({"verify", test::sample_savepoint_dir(), "--progress"});
   CHECK(quick.err.empty());
 }
 
@@ -67,10 +65,11 @@ TEST_CASE("on a terminal the progress line is redrawn in place and cleared at th
   // default; verify prints its report on the same terminal after the line is cleared.
   CKPT_REQUIRE_PROGRAM("/usr/bin/script");
   const std::string ckpt = test::build_dir() + "/tools/ckpt";
-  auto r = test::run_program({"script", "-qec", ckpt + " verify --deep " + sample(), "/dev/null"});
+  auto r = test::run_program({"script", "-qec", ckpt + " verify --deep " + test::sample_savepoint_dir(), "/dev/null"});
   REQUIRE(r.status == 0);
   CHECK(r.out.find("\r\x1b[K") != std::string::npos);
-  auto q = test::run_program({"script", "-qec", ckpt + " verify --deep --quiet " + sample(), "/dev/null"});
+  auto q = test::run_program(
+      {"script", "-qec", ckpt + " verify --deep --quiet " + test::sample_savepoint_dir(), "/dev/null"});
   REQUIRE(q.status == 0);
   CHECK(q.out.find("\x1b[K") == std::string::npos);
 }

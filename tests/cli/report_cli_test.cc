@@ -20,7 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-json report_of(const std::vector<std::string>& args) {
+json report_json(const std::vector<std::string>& args) {
   std::vector<std::string> a = {"report", "--json", "-q"};
   a.insert(a.end(), args.begin(), args.end());
   return json::parse(run_cli_ok(a).out);
@@ -48,7 +48,7 @@ TEST_CASE("report names exactly the key groups generate planted hot", "[cli]") {
     const std::string out = s / backend;
     run_cli_ok({"generate", "-q", "--output", out, "--backend", backend, "--keys", "6000", "--parallelism", "3",
                 "--states", "value,map", "--hot-key-groups", "5,77,100", "--hot-factor", "12"});
-    json r = report_of({out});
+    json r = report_json({out});
     REQUIRE(r["operators"].size() == 1);
     const json& op = r["operators"][0];
     CHECK(hot_of(op) == std::vector<int>{5, 77, 100});
@@ -69,8 +69,8 @@ TEST_CASE("report names exactly the key groups generate planted hot", "[cli]") {
   // Without planted skew no key group is hot; --fast estimates and never names one.
   const std::string even = s / "even";
   run_cli_ok({"generate", "-q", "--output", even, "--keys", "6000", "--parallelism", "3"});
-  CHECK(hot_of(report_of({even})["operators"][0]).empty());
-  json fast = report_of({s / "rocksdb", "--fast"});
+  CHECK(hot_of(report_json({even})["operators"][0]).empty());
+  json fast = report_json({s / "rocksdb", "--fast"});
   CHECK(fast["skew_method"] == "estimated");
   CHECK(fast["entry_count"].is_null());
   CHECK(hot_of(fast["operators"][0]).empty());
@@ -95,7 +95,7 @@ TEST_CASE("report --fast names hot key groups only where offsets or SST key rang
   generate(s / "large", {});
   for (const char* name : {"heap", "small"}) {
     INFO(name);
-    json r = report_of({"--fast", s / name});
+    json r = report_json({"--fast", s / name});
     CHECK(r["skew_method"] == "estimated");
     const json& op = r["operators"][0];
     CHECK(hot_of(op) == std::vector<int>{5, 77, 100});
@@ -111,10 +111,10 @@ TEST_CASE("report --fast names hot key groups only where offsets or SST key rang
       CHECK(sum <= sub["state_size"].get<uint64_t>() + 128);
     }
   }
-  json large = report_of({"--fast", s / "large"});
+  json large = report_json({"--fast", s / "large"});
   CHECK(hot_of(large["operators"][0]).empty());
   // Counting still names them in every layout.
-  CHECK(hot_of(report_of({s / "large"})["operators"][0]) == std::vector<int>{5, 77, 100});
+  CHECK(hot_of(report_json({s / "large"})["operators"][0]) == std::vector<int>{5, 77, 100});
 }
 
 TEST_CASE("report's numbers equal inspect's and diff's on a generated chain and the sample savepoint", "[cli]") {
@@ -123,7 +123,7 @@ TEST_CASE("report's numbers equal inspect's and diff's on a generated chain and 
   run_cli_ok({"generate", "-q", "--output", chain, "--chain", "4", "--keys", "3000", "--states", "value,list,map"});
   for (const std::string& path : {chain, chain + "/chk-4", ckpt::test::source_dir() + "/testdata/sample-savepoint"}) {
     INFO(path);
-    json r = report_of({path});
+    json r = report_json({path});
     const std::string newest = path == chain ? chain + "/chk-4" : path;
     json in = json::parse(run_cli_ok({"inspect", "--json", "--count", newest}).out);
     CHECK(r["state_size"] == in["state_size"]);
@@ -150,7 +150,7 @@ TEST_CASE("report's numbers equal inspect's and diff's on a generated chain and 
       }
     }
   }
-  json r = report_of({chain});
+  json r = report_json({chain});
   CHECK(r["job_directory"] == true);
   REQUIRE(r["history"].size() == 4);
   CHECK(r["history"][0]["added_file_count"] == r["history"][0]["file_count"]);

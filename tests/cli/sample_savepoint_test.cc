@@ -13,26 +13,25 @@
 #include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
-
-static std::string sample_dir() { return ckpt::test::source_dir() + "/testdata/sample-savepoint"; }
+using ckpt::test::sample_savepoint_dir;
 
 TEST_CASE("regenerating the sample savepoint gives the committed bytes", "[cli]") {
   // The files in testdata/ are exactly what the generator writes today, no more, no less.
   ckpt::test::ScratchDir scratch;
   REQUIRE(ckpt::test::write_sample_savepoint(scratch.path()).ok());
   std::set<std::string> committed, fresh;
-  for (const auto& e : fs::directory_iterator(sample_dir())) committed.insert(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(sample_savepoint_dir())) committed.insert(e.path().filename().string());
   for (const auto& e : fs::directory_iterator(scratch.path())) fresh.insert(e.path().filename().string());
   CHECK(committed == fresh);
   for (const auto& name : fresh) {
     INFO(name);
-    CHECK(ckpt::test::read_file(sample_dir() + "/" + name) == ckpt::test::read_file(scratch / name));
+    CHECK(ckpt::test::read_file(sample_savepoint_dir() + "/" + name) == ckpt::test::read_file(scratch / name));
   }
 }
 
 TEST_CASE("the sample savepoint is a native savepoint with a keyed operator and a source", "[cli]") {
   // Read back through the CLI and the decoder: kinds, ranges, and the heap key-group layout.
-  auto r = ckpt::test::run_cli({"inspect", "--json", sample_dir()});
+  auto r = ckpt::test::run_cli({"inspect", "--json", sample_savepoint_dir()});
   REQUIRE(r.status == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["metadata_version"] == 4);
@@ -47,11 +46,11 @@ TEST_CASE("the sample savepoint is a native savepoint with a keyed operator and 
 
   // Every key group offset points at that key group's number, as the heap layout has it, and
   // the entries add up to the sample's keys.
-  auto m = ckpt::decode_metadata(ckpt::test::read_file(sample_dir() + "/_metadata"));
+  auto m = ckpt::decode_metadata(ckpt::test::read_file(sample_savepoint_dir() + "/_metadata"));
   REQUIRE(m.ok());
   size_t entries = 0;
   for (const auto& st : m->operators[1].subtasks) {
-    std::string bytes = ckpt::test::read_file(sample_dir() + "/" + st.managed_keyed.delegate.path);
+    std::string bytes = ckpt::test::read_file(sample_savepoint_dir() + "/" + st.managed_keyed.delegate.path);
     for (int32_t i = 0; i < st.managed_keyed.range.count; ++i) {
       ckpt::ByteReader in(bytes);
       in.seek(static_cast<size_t>(st.managed_keyed.offsets[i]));

@@ -14,10 +14,13 @@
 #include "ckpt/metadata.h"
 #include "ckpt/verify.h"
 #include "testlib/dump_lines.h"
+#include "testlib/path_sets.h"
 #include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;
+using test::minus;
+using test::orphan_paths;
 
 namespace {
 
@@ -64,13 +67,6 @@ std::set<std::string> paths_of(const std::vector<DiffFile>& files) {
   return out;
 }
 
-std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
-  std::set<std::string> out;
-  for (const std::string& x : a)
-    if (!b.count(x)) out.insert(x);
-  return out;
-}
-
 // The path from the job directory on ("shared/x"), as gc reports it; empty for private files.
 std::string job_relative(const std::string& path) {
   for (const char* d : {"/shared/", "/taskowned/"}) {
@@ -78,12 +74,6 @@ std::string job_relative(const std::string& path) {
     if (at != std::string::npos) return path.substr(at + 1);
   }
   return "";
-}
-
-std::set<std::string> orphan_paths(const GcReport& r) {
-  std::set<std::string> out;
-  for (const GcFile& f : r.orphans) out.insert(f.path);
-  return out;
 }
 
 // chk-1..chk-4 of a small RocksDB job, half of whose SST buckets each checkpoint rewrites.

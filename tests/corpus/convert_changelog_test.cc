@@ -19,9 +19,6 @@ using namespace ckpt;
 
 namespace {
 
-const char* kChangelog = "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
-const char* kRocks = "new-stateful-udf-migration-itcase-flink1.17-rocksdb-checkpoint";
-
 struct Snapshot {
   Metadata metadata;
   StreamOpener streams;
@@ -40,13 +37,13 @@ Snapshot open_snapshot(const std::string& name) {
 
 // state name -> (key group, key bytes, value bytes) of one subtask's keyed handle, read for
 // conversion. Processing-time timers hold the wall clock of the run: only their count is kept.
-using Pairs = std::map<std::string, std::multiset<std::string>>;
+using StatePairs = std::map<std::string, std::multiset<std::string>>;
 
-Pairs raw_pairs(const Snapshot& s, const OperatorState& op, const KeyedHandle& h) {
+StatePairs raw_pairs(const Snapshot& s, const OperatorState& op, const KeyedHandle& h) {
   auto source = open_raw_keyed(h, s.streams, op.max_parallelism);
   INFO((source.ok() ? std::string() : source.error().to_string()));
   REQUIRE(source.ok());
-  Pairs out;
+  StatePairs out;
   for (const StateMetaInfo& info : source->meta.states) out[info.name];
   Status st = read_raw_keyed(h, *source, s.streams, op.max_parallelism,
                              [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
@@ -73,7 +70,7 @@ TEST_CASE("a changelog checkpoint's replayed pairs equal Flink's rocksdb checkpo
   // snapshots): every subtask's value state and event timers, byte for byte, equal what
   // Flink's RocksDB backend wrote in the same job; processing timers agree in number.
   CKPT_REQUIRE_SHARED();
-  Snapshot clog = open_snapshot(kChangelog), rocks = open_snapshot(kRocks);
+  Snapshot clog = open_snapshot(test::kUdfMigrationChangelog), rocks = open_snapshot(test::kUdfMigrationRocks);
   int compared = 0;
   for (const OperatorState& op : clog.metadata.operators) {
     auto other = std::find_if(rocks.metadata.operators.begin(), rocks.metadata.operators.end(),
@@ -93,7 +90,7 @@ TEST_CASE("a changelog checkpoint's replayed pairs equal Flink's rocksdb checkpo
                                  [&](const SubtaskState& x) { return x.index == st.index; });
       REQUIRE(theirs != other->subtasks.end());
       INFO("operator " << operator_id_hex(op.id) << " subtask " << st.index);
-      Pairs a = raw_pairs(clog, op, h), b = raw_pairs(rocks, *other, theirs->managed_keyed);
+      StatePairs a = raw_pairs(clog, op, h), b = raw_pairs(rocks, *other, theirs->managed_keyed);
       CHECK(a == b);
       CHECK(a.at("state-name").size() >= 1);
       CHECK(ours->meta.key_serializer.serializer_class.find("TupleSerializer") != std::string::npos);

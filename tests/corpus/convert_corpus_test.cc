@@ -17,9 +17,11 @@
 #include "ckpt/resolve.h"
 #include "state/raw_keyed_reader.h"
 #include "state/rocksdb/rocks_instance_writer.h"
+#include "testlib/snapshot_metadata.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
+using test::metadata_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -35,7 +37,7 @@ const std::map<std::string, std::string> kKeySerializersFrom = {
      "new-stateful-udf-migration-itcase-flink1.17-hashmap-savepoint"},
 };
 
-struct Lines : DumpSink {
+struct ComparableLines : DumpSink {
   std::multiset<std::string> lines;
   bool skip_processing_timers = false;
   void entry(const DumpEntry& e) override {
@@ -47,8 +49,8 @@ struct Lines : DumpSink {
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::multiset<std::string> dump_lines(const std::string& snapshot, bool skip_processing = false) {
-  Lines sink;
+std::multiset<std::string> comparable_dump_lines(const std::string& snapshot, bool skip_processing = false) {
+  ComparableLines sink;
   sink.skip_processing_timers = skip_processing;
   DumpOptions o;
   o.jobs = 2;
@@ -69,13 +71,6 @@ Result<ConvertSummary> convert(const std::string& in, ConvertTarget to, const st
   auto keys = kKeySerializersFrom.find(fs::path(in).filename().string());
   if (keys != kKeySerializersFrom.end()) o.key_serializers_from = corpus(keys->second);
   return convert_snapshot(in, o);
-}
-
-Metadata metadata_of(const std::string& dir) {
-  auto m = read_metadata_file(dir);
-  INFO(dir);
-  REQUIRE(m.ok());
-  return std::move(m).value();
 }
 
 // state name -> (backend type, options, serializer classes): what a backend's proxy says about
@@ -153,7 +148,7 @@ void against_flink(const std::string& from, ConvertTarget to, const std::string&
   }
   INFO(from << " -> " << convert_target_name(to) << " vs " << expected);
   REQUIRE(r.ok());
-  CHECK(dump_lines(tmp / "out", true) == dump_lines(corpus(expected), true));
+  CHECK(comparable_dump_lines(tmp / "out", true) == comparable_dump_lines(corpus(expected), true));
   same_kinds_and_meta(tmp / "out", corpus(expected), compare_types);
 }
 
@@ -228,19 +223,19 @@ void round_trips(const std::string& job, int from, int to, ConvertTarget first, 
     std::string name = fs::path(dir).filename().string();
     if (!name.starts_with(job + "-flink") || kUnconvertible.count(name)) continue;
     if (minor_version(name) < from || minor_version(name) > to) continue;
-    auto original = dump_lines(dir);
+    auto original = comparable_dump_lines(dir);
     test::ScratchDir tmp;
     INFO(name << " via " << convert_target_name(first) << " to " << convert_target_name(second));
     REQUIRE(convert(dir, first, tmp / "a").ok());
     if (kKeySerializersFrom.count(name)) {
       // Keys the source dumps as hex are decoded once converted (the test below compares its
       // conversion with Flink's): the trip must keep the converted state.
-      auto converted = dump_lines(tmp / "a");
+      auto converted = comparable_dump_lines(tmp / "a");
       CHECK(converted.size() == original.size());
       original = converted;
     }
     REQUIRE(convert(tmp / "a", second, tmp / "b").ok());
-    CHECK(dump_lines(tmp / "b") == original);
+    CHECK(comparable_dump_lines(tmp / "b") == original);
     ++checked;
   }
   CHECK(checked >= at_least);
@@ -337,7 +332,7 @@ TEST_CASE("a changelog checkpoint converts to each backend as the state its chan
   CKPT_REQUIRE_SHARED();
   const std::string name = "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
   REQUIRE(exists(name));
-  auto source = dump_lines(corpus(name));
+  auto source = comparable_dump_lines(corpus(name));
   std::multiset<std::string> decoded;
   size_t hex_keys = 0;
   for (const std::string& l : source) {
@@ -351,7 +346,7 @@ TEST_CASE("a changelog checkpoint converts to each backend as the state its chan
     const std::string out = tmp / convert_target_name(to);
     INFO(convert_target_name(to));
     REQUIRE(convert(corpus(name), to, out).ok());
-    auto lines = dump_lines(out);
+    auto lines = comparable_dump_lines(out);
     CHECK(lines.size() == source.size());
     CHECK(std::includes(lines.begin(), lines.end(), decoded.begin(), decoded.end()));
     if (first.empty()) first = lines;

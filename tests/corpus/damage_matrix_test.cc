@@ -36,18 +36,18 @@ const char* damage_name(Damage d) {
   return "";
 }
 
-void flip(std::string& bytes, size_t at) { bytes[at] = static_cast<char>(bytes[at] ^ 0x5a); }
+void flip_byte(std::string& bytes, size_t at) { bytes[at] = static_cast<char>(bytes[at] ^ 0x5a); }
 
 // `bytes` damaged; false if the damage does not apply (an empty file).
-bool damage(std::string& bytes, Damage d) {
+bool apply_damage(std::string& bytes, Damage d) {
   const size_t n = bytes.size();
   if (n == 0) return false;
   switch (d) {
     case Damage::kHalf: bytes.resize(n / 2); break;
     case Damage::kLastByte: bytes.resize(n - 1); break;
-    case Damage::kFlipFirst: flip(bytes, 0); break;
-    case Damage::kFlipMiddle: flip(bytes, n / 2); break;
-    case Damage::kFlipLast: flip(bytes, n - 1); break;
+    case Damage::kFlipFirst: flip_byte(bytes, 0); break;
+    case Damage::kFlipMiddle: flip_byte(bytes, n / 2); break;
+    case Damage::kFlipLast: flip_byte(bytes, n - 1); break;
     case Damage::kZeroRegion: {
       size_t from = n / 4, len = std::max<size_t>(1, std::min<size_t>(64, n / 4));
       bool changed = false;
@@ -206,7 +206,7 @@ void run_matrix(const test::ScratchDir& scratch, const std::string& dir, const s
     const std::string good = test::read_file(file.path);
     for (Damage d : file.sst ? sst : all) {
       std::string bad = good;
-      if (!damage(bad, d)) continue;
+      if (!apply_damage(bad, d)) continue;
       test::write_file(file.path, bad);
       INFO("file " << file.path << ", " << damage_name(d));
       mx.run_all(dir);
@@ -217,7 +217,7 @@ void run_matrix(const test::ScratchDir& scratch, const std::string& dir, const s
   CHECK(mx.rejected > 0);
 }
 
-std::string generated(const std::string& output, GenerateBackend backend, int32_t chain = 0) {
+std::string generated_at(const std::string& output, GenerateBackend backend, int32_t chain = 0) {
   GenerateOptions o;
   o.output = output;
   o.backend = backend;
@@ -234,8 +234,8 @@ std::string generated(const std::string& output, GenerateBackend backend, int32_
 // Generated twice: a chain's handles are absolute, so a copy would share the damaged files.
 void generated_matrix(GenerateBackend backend, int32_t chain) {
   test::ScratchDir scratch(test::memory_temp_dir());
-  std::string dir = generated(scratch / "damaged", backend, chain);
-  run_matrix(scratch, dir, generated(scratch / "original", backend, chain), 0);
+  std::string dir = generated_at(scratch / "damaged", backend, chain);
+  run_matrix(scratch, dir, generated_at(scratch / "original", backend, chain), 0);
 }
 
 // Flink's snapshots: the first file of each kind (the checkpoints hold dozens alike).

@@ -17,10 +17,12 @@
 #include "state/backend_meta.h"
 #include "state/stream_opener.h"
 #include "types/value_decoder.h"
+#include "testlib/dump_values.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;
+using test::is_opaque;
 namespace fs = std::filesystem;
 
 namespace {
@@ -38,8 +40,6 @@ struct Collect : DumpSink {
 };
 
 std::string name_of(const std::string& dir) { return fs::path(dir).filename().string(); }
-
-bool is_opaque(const json& v) { return v.is_object() && v.contains("hex") && v.contains("why"); }
 
 // The entry without its value: what identifies it.
 std::string identity(json e) {

@@ -20,7 +20,7 @@ using namespace ckpt;
 
 namespace {
 
-struct Lines : DumpSink {
+struct KeyDumpLines : DumpSink {
   std::vector<std::string> lines;
   std::vector<std::string> problems;
   bool wants_ndjson() const override { return true; }
@@ -36,7 +36,7 @@ struct Lines : DumpSink {
   void problem(const Error& e) override { problems.push_back(e.to_string()); }
 };
 
-Result<DumpSummary> dump(const std::string& dir, const std::vector<std::string>& keys, Lines& out) {
+Result<DumpSummary> dump_keys(const std::string& dir, const std::vector<std::string>& keys, KeyDumpLines& out) {
   DumpOptions options;
   options.keys = keys;
   options.jobs = 2;
@@ -64,8 +64,8 @@ std::vector<std::string> sample_keys(const std::vector<std::string>& lines) {
 
 // Checks one snapshot; false if it has no keyed entry to look up.
 bool check_lookups(const std::string& dir) {
-  Lines all;
-  auto whole = dump(dir, {}, all);
+  KeyDumpLines all;
+  auto whole = dump_keys(dir, {}, all);
   if (!whole.ok()) return false;  // dump's own tests cover what does not dump
   std::vector<std::string> keys = sample_keys(all.lines);
   if (keys.empty()) return false;
@@ -74,8 +74,8 @@ bool check_lookups(const std::string& dir) {
     std::vector<std::string> expected;
     for (const std::string& line : all.lines)
       if (key_of(line) == key) expected.push_back(line);
-    Lines one;
-    auto found = dump(dir, {key}, one);
+    KeyDumpLines one;
+    auto found = dump_keys(dir, {key}, one);
     REQUIRE(found.ok());
     CHECK(found->unmatched_keys.empty());
     CHECK(one.lines == expected);
@@ -84,10 +84,10 @@ bool check_lookups(const std::string& dir) {
   std::vector<std::string> expected;
   for (const std::string& line : all.lines)
     if (std::find(keys.begin(), keys.end(), key_of(line)) != keys.end()) expected.push_back(line);
-  Lines many;
+  KeyDumpLines many;
   std::vector<std::string> asked = keys;
   asked.push_back("\"ckpt-no-such-key\"");
-  auto found = dump(dir, asked, many);
+  auto found = dump_keys(dir, asked, many);
   REQUIRE(found.ok());
   CHECK(many.lines == expected);
   CHECK(found->unmatched_keys == std::vector<std::string>{"\"ckpt-no-such-key\""});
@@ -125,8 +125,8 @@ TEST_CASE("dump --key reads only the key group Flink assigns the key", "[ops]") 
   g.max_parallelism = 16;
   REQUIRE(generate_snapshot(g).ok());
 
-  Lines all;
-  REQUIRE(dump(g.output, {}, all).ok());
+  KeyDumpLines all;
+  REQUIRE(dump_keys(g.output, {}, all).ok());
   std::string elsewhere, inside;  // a key outside key group 5, one inside
   for (const std::string& line : all.lines) {
     nlohmann::json j = nlohmann::json::parse(line);
@@ -135,8 +135,8 @@ TEST_CASE("dump --key reads only the key group Flink assigns the key", "[ops]") 
   }
   REQUIRE(!inside.empty());
   REQUIRE(!elsewhere.empty());
-  Lines before;
-  REQUIRE(dump(g.output, {elsewhere}, before).ok());
+  KeyDumpLines before;
+  REQUIRE(dump_keys(g.output, {elsewhere}, before).ok());
   REQUIRE(!before.lines.empty());
 
   auto m = read_metadata_file(g.output + "/_metadata");
@@ -153,11 +153,11 @@ TEST_CASE("dump --key reads only the key group Flink assigns the key", "[ops]") 
   std::fill(bytes.begin() + from, bytes.begin() + to, '\xff');
   test::write_file(file, bytes);
 
-  Lines broken;
-  CHECK(!dump(g.output, {}, broken).ok());
-  CHECK(!dump(g.output, {inside}, broken).ok());
-  Lines after;
-  auto found = dump(g.output, {elsewhere}, after);
+  KeyDumpLines broken;
+  CHECK(!dump_keys(g.output, {}, broken).ok());
+  CHECK(!dump_keys(g.output, {inside}, broken).ok());
+  KeyDumpLines after;
+  auto found = dump_keys(g.output, {elsewhere}, after);
   REQUIRE(found.ok());
   CHECK(after.lines == before.lines);
 }

@@ -17,19 +17,14 @@
 #include "ckpt/metadata.h"
 #include "ckpt/names.h"
 #include "testlib/edit_checks.h"
+#include "testlib/snapshot_metadata.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
+using test::metadata_of;
 namespace fs = std::filesystem;
 
 namespace {
-
-Metadata metadata_of(const std::string& dir) {
-  auto m = read_metadata_file(dir);
-  INFO(dir);
-  REQUIRE(m.ok());
-  return std::move(m).value();
-}
 
 std::vector<std::string> snapshots_of(const std::string& job) {
   std::vector<std::string> out;
@@ -284,7 +279,7 @@ TEST_CASE("edit --max-parallelism refuses flink-sql keys whose hashCode ckpt can
 namespace {
 
 // f(entry) for every entry of `sp`'s dump.
-void for_each_entry(const std::string& sp, const std::function<void(const DumpEntry&)>& f) {
+void for_each_dumped_entry(const std::string& sp, const std::function<void(const DumpEntry&)>& f) {
   struct All : DumpSink {
     const std::function<void(const DumpEntry&)>* f;
     void entry(const DumpEntry& e) override { (*f)(e); }
@@ -342,7 +337,7 @@ TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL clea
       return nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>();
     };
     int64_t newest = 0;
-    for_each_entry(sp, [&](const DumpEntry& e) {
+    for_each_dumped_entry(sp, [&](const DumpEntry& e) {
       if (auto ts = last_access(e)) newest = std::max(newest, *ts);
     });
     REQUIRE(newest > 0);
@@ -386,7 +381,7 @@ TEST_CASE("edit --plan expires each flink-sql state by the TTL its node's compil
       return std::make_pair(nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>(), ttl->second);
     };
     int64_t first_due = INT64_MAX, last_due = 0;  // min and max of last access + ttl
-    for_each_entry(sp, [&](const DumpEntry& e) {
+    for_each_dumped_entry(sp, [&](const DumpEntry& e) {
       if (auto a = last_access(e)) {
         first_due = std::min(first_due, a->first + a->second);
         last_due = std::max(last_due, a->first + a->second);

@@ -30,7 +30,7 @@ namespace {
 
 const char* kLdb = "/usr/bin/ldb";
 
-struct Lines : DumpSink {
+struct KeyedLines : DumpSink {
   std::vector<std::string> keyed;
   std::vector<std::string> problems;
   void entry(const DumpEntry& e) override {
@@ -59,7 +59,7 @@ std::vector<std::string> native_snapshots() {
 
 // Keyed entries of `snapshot` as ckpt dump prints them, subtasks ascending.
 std::vector<std::string> dump_keyed(const std::string& snapshot, const DumpOptions& options = {}) {
-  Lines lines;
+  KeyedLines lines;
   Result<DumpSummary> r = dump_snapshot(snapshot, options, lines);
   INFO(snapshot);
   REQUIRE(r.ok());
@@ -140,7 +140,7 @@ std::pair<int, std::string> ldb_list(const std::string& db) {
 }
 
 // Keyed state names per (operator, subtask) in the independent decoding of the snapshot.
-std::map<std::pair<std::string, int32_t>, std::set<std::string>> expected_states(const std::string& snapshot) {
+std::map<std::pair<std::string, int32_t>, std::set<std::string>> expected_keyed_states(const std::string& snapshot) {
   std::map<std::pair<std::string, int32_t>, std::set<std::string>> out;
   std::ifstream in(test::expected_dir() + "/" + fs::path(snapshot).filename().string() + ".ndjson");
   for (std::string line; std::getline(in, line);) {
@@ -171,7 +171,7 @@ TEST_CASE("every native RocksDB snapshot restores to instances that ldb opens an
     REQUIRE(r.ok());
     REQUIRE_FALSE(r->instances.empty());
     CHECK(r->skipped.empty());
-    auto expected = expected_states(snapshot);
+    auto expected = expected_keyed_states(snapshot);
     for (const RestoredInstance& i : r->instances) {
       INFO(i.directory);
       CHECK(fs::exists(i.directory + "/CURRENT"));

@@ -14,10 +14,12 @@
 #include "ckpt/diff.h"
 #include "ckpt/verify.h"
 #include "testlib/dump_lines.h"
+#include "testlib/dump_values.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
 using nlohmann::json;
+using test::is_opaque;
 namespace fs = std::filesystem;
 
 namespace {
@@ -26,7 +28,7 @@ namespace {
 // the reason ckpt gives. These jobs keep no user class or Kryo value in state: none.
 const std::map<std::string, std::string> kUserCodeValues = {};
 
-std::vector<json> dump(const std::string& dir) {
+std::vector<json> dump_json(const std::string& dir) {
   std::vector<json> out;
   for (const std::string& line : test::dump_lines(dir)) out.push_back(json::parse(line));
   return out;
@@ -37,8 +39,6 @@ std::vector<json> dump(const std::string& dir) {
 std::string test_name(const std::string& dir) {
   return fs::path(dir).parent_path().lexically_relative(test::sql_corpus_dir()).generic_string();
 }
-
-bool is_opaque(const json& v) { return v.is_object() && v.contains("hex") && v.contains("why"); }
 
 void collect_opaque(const json& v, std::vector<std::string>& whys) {
   if (is_opaque(v)) {
@@ -59,7 +59,7 @@ json without_binary_row(json v) {
   return v;
 }
 
-std::string identity(json e) {
+std::string identity_without_binary_row(json e) {
   e.erase("value");
   e.erase("mode");
   if (e.value("kind", "") == "timer") e["kind"] = "keyed";
@@ -110,7 +110,7 @@ size_t count_named(const json& v) {
 
 std::multiset<std::string> lines_of(const std::string& dir) {
   std::multiset<std::string> out;
-  for (const json& e : dump(dir)) out.insert(e.dump());
+  for (const json& e : dump_json(dir)) out.insert(e.dump());
   return out;
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("every flink-sql savepoint dumps with every value decoded", "[ops][cor
   size_t entries = 0, opaque = 0;
   for (const std::string& dir : dirs) {
     INFO(dir);
-    for (const json& e : dump(dir)) {
+    for (const json& e : dump_json(dir)) {
       ++entries;
       std::vector<std::string> whys;
       for (const char* part : {"key", "namespace", "user_key", "value"})
@@ -154,15 +154,15 @@ TEST_CASE("flink-sql dumps agree with the independent decoding in flink-sql-expe
   for (const std::string& dir : test::sql_corpus_snapshots()) {
     INFO(dir);
     std::map<std::string, std::vector<json>> mine, expected;
-    for (json& e : dump(dir)) {
-      std::string id = identity(e);
+    for (json& e : dump_json(dir)) {
+      std::string id = identity_without_binary_row(e);
       mine[id].push_back(std::move(e["value"]));
     }
     std::ifstream in(test::sql_expected_dir() + "/" + test_name(dir) + "/savepoint.ndjson");
     REQUIRE(in);
     for (std::string line; std::getline(in, line);) {
       json e = json::parse(line);
-      std::string id = identity(e);
+      std::string id = identity_without_binary_row(e);
       expected[id].push_back(without_binary_row(std::move(e["value"])));
     }
     REQUIRE(mine.size() == expected.size());

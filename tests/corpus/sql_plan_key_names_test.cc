@@ -18,17 +18,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class Lines : public DumpSink {
+class JsonLines : public DumpSink {
  public:
   void entry(const DumpEntry& e) override { lines.push_back(json::parse(to_ndjson(e))); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
   std::vector<json> lines;
 };
 
-std::vector<json> dump(const std::string& savepoint, const std::string& plan) {
+std::vector<json> dump_named_by_plan(const std::string& savepoint, const std::string& plan) {
   DumpOptions options;
   if (!plan.empty()) REQUIRE(options.names.add_plan_file(plan).ok());
-  Lines sink;
+  JsonLines sink;
   auto r = dump_snapshot(savepoint, options, sink);
   INFO((r.ok() ? std::string() : r.error().to_string()));
   REQUIRE(r.ok());
@@ -45,8 +45,8 @@ std::string plan_of(const std::string& test) {
 // key holds the positional key's values under the expected names, in the key's column order.
 void check_named(const std::string& test, const std::string& uid, const std::vector<std::string>& columns) {
   const std::string dir = test::sql_corpus_dir() + "/" + test;
-  std::vector<json> named = dump(dir + "/savepoint", plan_of(dir));
-  std::vector<json> plain = dump(dir + "/savepoint", "");
+  std::vector<json> named = dump_named_by_plan(dir + "/savepoint", plan_of(dir));
+  std::vector<json> plain = dump_named_by_plan(dir + "/savepoint", "");
   REQUIRE(named.size() == plain.size());
   size_t checked = 0;
   for (size_t i = 0; i < named.size(); ++i) {
@@ -99,7 +99,7 @@ TEST_CASE("every key row the plan names in the flink-sql corpus is named - and m
     INFO(dir);
     OperatorNames names;
     REQUIRE(names.add_plan_file(plan_of(test.string())).ok());
-    for (const json& line : dump(dir, plan_of(test.string()))) {
+    for (const json& line : dump_named_by_plan(dir, plan_of(test.string()))) {
       if (line["kind"] != "keyed" || !line.contains("uid")) continue;
       const OperatorName* name = names.find(operator_id_of_uid(line["uid"].get<std::string>()));
       REQUIRE(name);

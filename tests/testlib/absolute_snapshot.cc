@@ -3,17 +3,10 @@
 
 #include <filesystem>
 
+#include "testlib/stream_handles.h"
 #include "testlib/test_support.h"
 
 namespace ckpt::test {
-
-static StreamHandle file_handle(const std::string& uri, int64_t size) {
-  StreamHandle h;
-  h.type = handle_type::kFile;
-  h.path = uri;
-  h.size = size;
-  return h;
-}
 
 Metadata absolute_metadata(const std::string& snap_dir, const std::string& shared_prefix) {
   Metadata m;

@@ -10,14 +10,9 @@
 
 #include "ckpt/metadata.h"
 #include "support/byte_writer.h"
+#include "testlib/snapshot_classes.h"
 
 namespace ckpt::test {
-
-inline constexpr const char* kLongSnapshot = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
-inline constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
-inline constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
-inline constexpr const char* kVoidSnapshot =
-    "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 
 // A List / Map serializer snapshot of Long elements, as Flink writes it.
 void composite_of_longs(ByteWriter& w, const char* cls, int nested);

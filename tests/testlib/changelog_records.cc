@@ -20,7 +20,7 @@ KeyedHandle in_memory_log(std::vector<Change> changes) {
   return h;
 }
 
-SerializerSnapshot long_snapshot() {
+SerializerSnapshot long_key_serializer() {
   ByteWriter w;
   w.i32(2);
   write_simple_snapshot(w, kLongSnapshot);
@@ -44,7 +44,7 @@ std::unique_ptr<ChangelogState> raw_replayer(const std::vector<KeyedHandle>& log
   auto m = read_changelog_meta(logs, files);
   REQUIRE(m.ok());
   *meta = std::move(*m);
-  meta->key_serializer = long_snapshot();
+  meta->key_serializer = long_key_serializer();
   auto state = ChangelogState::make_raw(*meta, 128);
   REQUIRE(state.ok());
   return std::move(*state);

@@ -21,7 +21,7 @@ namespace ckpt::test {
 
 KeyedHandle in_memory_log(std::vector<Change> changes);
 // The proxy-framed snapshot of LongSerializer: the key serializer of these records.
-SerializerSnapshot long_snapshot();
+SerializerSnapshot long_key_serializer();
 
 // The decoded replay's entries as "state key [user key] = value", in emit order.
 std::vector<std::string> emitted(ChangelogState& state);

@@ -11,14 +11,14 @@ namespace ckpt::test {
 
 namespace {
 
-struct Collect : DumpSink {
+struct EachEntrySink : DumpSink {
   std::function<void(const DumpEntry&)> each;
   void entry(const DumpEntry& e) override { each(e); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
 void for_each_entry(const std::string& snapshot, const std::function<void(const DumpEntry&)>& each) {
-  Collect sink;
+  EachEntrySink sink;
   sink.each = each;
   DumpOptions o;
   o.jobs = 2;

@@ -6,21 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "testlib/stream_handles.h"
 #include "testlib/test_support.h"
 
 namespace ckpt::test {
-
-namespace {
-
-StreamHandle file_handle(const std::string& uri, int64_t size) {
-  StreamHandle h;
-  h.type = handle_type::kFile;
-  h.path = uri;
-  h.size = size;
-  return h;
-}
-
-}  // namespace
 
 FileChain write_file_chain(const std::string& root, const FileChainSpec& spec) {
   FileChain chain;

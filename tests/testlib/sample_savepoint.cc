@@ -9,6 +9,7 @@
 #include "format/java/java_serialization.h"
 #include "types/value_decoder.h"
 #include "support/byte_writer.h"
+#include "testlib/snapshot_classes.h"
 
 namespace ckpt::test {
 namespace {
@@ -16,13 +17,9 @@ namespace {
 constexpr int32_t kMaxParallelism = 128;
 constexpr int32_t kKeyedParallelism = 2;
 
-const char* const kLongSnapshot = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
-const char* const kVoidNamespaceSnapshot =
-    "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
-
 // A serializer snapshot of a configuration-less serializer, behind the serialization proxy
 // (formats/keyed-state.md §2.1, §2.2, §2.3): proxy version 2, class name, snapshot version 3, no body.
-void simple_snapshot(ByteWriter& w, const char* cls) {
+void proxied_simple_snapshot(ByteWriter& w, const char* cls) {
   w.i32(2);
   w.utf(cls);
   w.i32(3);
@@ -39,7 +36,7 @@ void meta_info(ByteWriter& w, const std::string& name, int32_t backend_type, con
   w.i32(static_cast<int32_t>(serializers.size()));
   for (const auto& [role, cls] : serializers) {
     w.utf(role);
-    simple_snapshot(w, cls);
+    proxied_simple_snapshot(w, cls);
   }
 }
 
@@ -62,10 +59,10 @@ std::string heap_keyed_stream(KeyGroupRange range, std::vector<int64_t>* offsets
   ByteWriter w;
   w.i32(6);         // keyed backend proxy version
   w.boolean(false);  // no snapshot compression
-  simple_snapshot(w, kLongSnapshot);  // key serializer
+  proxied_simple_snapshot(w, kLongSnapshot);  // key serializer
   w.i16(1);
   meta_info(w, "count", 0 /* KEY_VALUE */, "KEYED_STATE_TYPE", "VALUE",
-            {{"VALUE_SERIALIZER", kLongSnapshot}, {"NAMESPACE_SERIALIZER", kVoidNamespaceSnapshot}});
+            {{"VALUE_SERIALIZER", kLongSnapshot}, {"NAMESPACE_SERIALIZER", kVoidSnapshot}});
   for (int32_t kg = range.first; kg <= range.last(); ++kg) {
     offsets->push_back(static_cast<int64_t>(w.size()));
     w.i32(kg);
@@ -105,7 +102,7 @@ OperatorId id_of(const char* hex) {
   return id;
 }
 
-StreamHandle relative_file(const std::string& name, const std::string& bytes) {
+StreamHandle relative_file_holding(const std::string& name, const std::string& bytes) {
   StreamHandle h;
   h.type = handle_type::kRelativeFile;
   h.path = name;
@@ -141,7 +138,7 @@ Result<std::map<std::string, std::string>> build_sample_savepoint() {
     std::string bytes = operator_stream({0, 42, 4242}, &e.offsets);
     h.states.push_back(std::move(e));
     const std::string name = "0b6e3f4c-5a2d-4e1f-8c7b-9d0a1e2f3a4b";
-    h.delegate = relative_file(name, bytes);
+    h.delegate = relative_file_holding(name, bytes);
     files[name] = std::move(bytes);
     st.managed_operator.push_back(std::move(h));
     source.subtasks.push_back(std::move(st));
@@ -160,7 +157,7 @@ Result<std::map<std::string, std::string>> build_sample_savepoint() {
     k.type = handle_type::kKeyGroupsWithId;
     k.range = range_of(i);
     std::string bytes = heap_keyed_stream(k.range, &k.offsets);
-    k.delegate = relative_file(kKeyedFiles[i], bytes);
+    k.delegate = relative_file_holding(kKeyedFiles[i], bytes);
     k.handle_id = kHandleIds[i];
     files[kKeyedFiles[i]] = std::move(bytes);
     counter.subtasks.push_back(std::move(st));

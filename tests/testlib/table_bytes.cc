@@ -9,7 +9,7 @@ namespace ckpt::test {
 namespace {
 
 constexpr std::string_view kTable = "org.apache.flink.table.runtime.typeutils.";
-constexpr std::string_view kBase = "org.apache.flink.api.common.typeutils.base.";
+constexpr std::string_view kBasePackage = "org.apache.flink.api.common.typeutils.base.";
 
 void put_le(std::string& b, size_t at, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) b[at + static_cast<size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
@@ -67,9 +67,15 @@ std::string composite_snapshot(std::string_view cls, int32_t outer_version, std:
   return versioned(cls, 3, w.take() + nested_snapshots(nested));
 }
 
-std::string long_snapshot() { return simple_snapshot(std::string(kBase) + "LongSerializer$LongSerializerSnapshot"); }
-std::string int_snapshot() { return simple_snapshot(std::string(kBase) + "IntSerializer$IntSerializerSnapshot"); }
-std::string double_snapshot() { return simple_snapshot(std::string(kBase) + "DoubleSerializer$DoubleSerializerSnapshot"); }
+std::string long_snapshot() {
+  return simple_snapshot(std::string(kBasePackage) + "LongSerializer$LongSerializerSnapshot");
+}
+std::string int_snapshot() {
+  return simple_snapshot(std::string(kBasePackage) + "IntSerializer$IntSerializerSnapshot");
+}
+std::string double_snapshot() {
+  return simple_snapshot(std::string(kBasePackage) + "DoubleSerializer$DoubleSerializerSnapshot");
+}
 std::string string_data_snapshot() { return simple_snapshot(table("StringDataSerializer$StringDataSerializerSnapshot")); }
 std::string null_serializer_snapshot() {
   return simple_snapshot("org.apache.flink.table.dataview.NullSerializer$NullSerializerSnapshot");

@@ -20,6 +20,7 @@ std::string shared_dir() {
 std::string corpus_dir() { return shared_dir() + "/testdata/flink"; }
 std::string expected_dir() { return shared_dir() + "/testdata/flink-expected"; }
 std::string source_dir() { return CKPT_SOURCE_DIR; }
+std::string sample_savepoint_dir() { return source_dir() + "/testdata/sample-savepoint"; }
 
 bool shared_available() {
   std::error_code ec;
@@ -72,6 +73,8 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string memory_temp_dir() {
   std::error_code ec;

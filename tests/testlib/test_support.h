@@ -17,6 +17,10 @@ bool program_available(const std::string& path);
 // Every snapshot directory of ../shared/testdata/flink (sorted), each holding a _metadata.
 std::vector<std::string> corpus_snapshots();
 std::string corpus_dir();
+// One job's Flink 1.17 checkpoints of the changelog backend (over hashmap) and of RocksDB: the
+// same state written both ways, so each can be checked against the other.
+inline constexpr const char* kUdfMigrationChangelog = "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
+inline constexpr const char* kUdfMigrationRocks = "new-stateful-udf-migration-itcase-flink1.17-rocksdb-checkpoint";
 std::string expected_dir();   // ../shared/testdata/flink-expected
 // Every savepoint directory of ../shared/testdata/flink-sql (sorted): <family>/<test>/savepoint.
 std::vector<std::string> sql_corpus_snapshots();
@@ -26,8 +30,11 @@ std::string sql_expected_dir();  // ../shared/testdata/flink-sql-expected
 // ".../<test>/savepoint" or ".../<test>/<version>/savepoint"), or "".
 std::string sql_plan_of(const std::string& savepoint);
 std::string source_dir();     // the project checkout
+std::string sample_savepoint_dir();  // testdata/sample-savepoint in the checkout
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);
+// Messages and outputs are checked for what they name, not for their whole wording.
+bool contains(const std::string& text, const std::string& part);
 
 // /dev/shm where there is one (a test that writes thousands of small outputs spends its time
 // in their fsyncs on a disk), else the system temp dir.

@@ -16,26 +16,27 @@ using namespace ckpt;
 
 namespace {
 
-constexpr uint64_t kBase = 0x1000;  // where the snapshot lies in its (imagined) file
+constexpr uint64_t kSnapshotAt = 0x1000;  // where the snapshot lies in its (imagined) file
 
 // The schema string's absolute offset in test::avro_snapshot(schema): class name, version, the
 // type class as a Flink string (one varint byte for its length here).
 uint64_t schema_offset() {
-  return kBase + 2 + std::string(test::kAvroSnapshotClass).size() + 4 + 1 + std::string("com.example.Event").size();
+  return kSnapshotAt + 2 + std::string(test::kAvroSnapshotClass).size() + 4 + 1 +
+         std::string("com.example.Event").size();
 }
 
-// The Avro snapshot holding `schema` read at kBase, then make_decoder() of it.
-Result<std::unique_ptr<ValueDecoder>> decoder_of(const std::string& schema) {
+// The Avro snapshot holding `schema` read at kSnapshotAt, then make_decoder() of it.
+Result<std::unique_ptr<ValueDecoder>> avro_decoder_of(const std::string& schema) {
   std::string bytes = test::avro_snapshot(schema);
-  ByteReader r(bytes, kBase);
+  ByteReader r(bytes, kSnapshotAt);
   auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
   if (!s.ok()) return s.error();
   return make_decoder(*s);
 }
 
 // The error message, or "" if the decoder was made.
-std::string error_of(const std::string& schema) {
-  auto d = decoder_of(schema);
+std::string avro_error_of(const std::string& schema) {
+  auto d = avro_decoder_of(schema);
   return d.ok() ? std::string() : d.error().message;
 }
 
@@ -61,7 +62,7 @@ TEST_CASE("an avro schema whose namespace is an array is an error at the schema 
   const std::string expected =
       "avro schema of com.example.Event: 'namespace' of record Event must be a string, found array";
   std::string bytes = test::avro_snapshot(test::namespace_array_schema());
-  ByteReader r(bytes, kBase);
+  ByteReader r(bytes, kSnapshotAt);
   std::optional<Result<SerializerSnapshot>> s;
   REQUIRE_NOTHROW(s.emplace(read_serializer_snapshot(r, SnapshotFraming::kVersioned)));
   REQUIRE_FALSE(s->ok());
@@ -78,7 +79,7 @@ TEST_CASE("an avro schema whose namespace is an array is an error at the schema 
 
   // The offset the parser records is the schema string's, for every snapshot version.
   const std::string good_bytes = test::avro_snapshot(R"("long")");
-  ByteReader good_reader(good_bytes, kBase);
+  ByteReader good_reader(good_bytes, kSnapshotAt);
   auto good = read_serializer_snapshot(good_reader, SnapshotFraming::kVersioned);
   REQUIRE(good.ok());
   CHECK(good->avro_schema_offset == schema_offset());
@@ -86,30 +87,30 @@ TEST_CASE("an avro schema whose namespace is an array is an error at the schema 
 
 TEST_CASE("avro schema members of the wrong type are errors naming what was expected", "[state][unit][corrupt]") {
   // Proves every member the parser reads is type-checked first (each of these threw before).
-  CHECK(error_of(R"({"type":"record","name":7,"fields":[]})").find("'name' of a record must be a string, found number") !=
-        std::string::npos);
-  CHECK(error_of(R"({"type":"enum","name":"E","symbols":["A",1]})")
+  CHECK(avro_error_of(R"({"type":"record","name":7,"fields":[]})")
+            .find("'name' of a record must be a string, found number") != std::string::npos);
+  CHECK(avro_error_of(R"({"type":"enum","name":"E","symbols":["A",1]})")
             .find("a symbol of enum E must be a string, found number") != std::string::npos);
-  CHECK(error_of(R"({"type":"enum","name":"E","symbols":"A"})")
+  CHECK(avro_error_of(R"({"type":"enum","name":"E","symbols":"A"})")
             .find("'symbols' of enum E must be an array, found string") != std::string::npos);
-  CHECK(error_of(R"({"type":"record","name":"R","fields":{"a":1}})")
+  CHECK(avro_error_of(R"({"type":"record","name":"R","fields":{"a":1}})")
             .find("'fields' of record R must be an array, found object") != std::string::npos);
-  CHECK(error_of(R"({"type":"record","name":"R","fields":[{"name":["a"],"type":"int"}]})")
+  CHECK(avro_error_of(R"({"type":"record","name":"R","fields":[{"name":["a"],"type":"int"}]})")
             .find("'name' of a field of record R must be a string, found array") != std::string::npos);
-  CHECK(error_of(R"({"type":"record","name":"R","fields":[7]})").find("a field of record R without a type") !=
+  CHECK(avro_error_of(R"({"type":"record","name":"R","fields":[7]})").find("a field of record R without a type") !=
         std::string::npos);
-  CHECK(error_of(R"({"type":"fixed","name":"F","size":-3})")
+  CHECK(avro_error_of(R"({"type":"fixed","name":"F","size":-3})")
             .find("'size' of fixed F must be a non-negative integer, found -3") != std::string::npos);
-  CHECK(error_of(R"({"type":"fixed","name":"F","size":"16"})")
+  CHECK(avro_error_of(R"({"type":"fixed","name":"F","size":"16"})")
             .find("'size' of fixed F must be a non-negative integer, found string") != std::string::npos);
-  CHECK(error_of(R"({"type":"array"})").find("array without items") != std::string::npos);
-  CHECK(error_of("{\"type\":").find("not valid JSON") != std::string::npos);
-  CHECK(error_of("17").find("a type must be a string, an array or an object with a type, found number") !=
+  CHECK(avro_error_of(R"({"type":"array"})").find("array without items") != std::string::npos);
+  CHECK(avro_error_of("{\"type\":").find("not valid JSON") != std::string::npos);
+  CHECK(avro_error_of("17").find("a type must be a string, an array or an object with a type, found number") !=
         std::string::npos);
   // A null namespace is no namespace, as Avro's own parser reads it.
-  CHECK(error_of(R"({"type":"record","name":"R","namespace":null,"fields":[{"name":"a","type":"int"}]})").empty());
+  CHECK(avro_error_of(R"({"type":"record","name":"R","namespace":null,"fields":[{"name":"a","type":"int"}]})").empty());
   // A name the schema does not define is not corruption ckpt can prove: the values stay opaque.
-  auto undefined = decoder_of(R"({"type":"record","name":"R","fields":[{"name":"a","type":"Missing"}]})");
+  auto undefined = avro_decoder_of(R"({"type":"record","name":"R","fields":[{"name":"a","type":"Missing"}]})");
   REQUIRE(undefined.ok());
   CHECK_FALSE((*undefined)->decodable());
 }
@@ -122,7 +123,7 @@ TEST_CASE("an avro schema nested 10000 levels deep is refused before a tree is b
     for (size_t stack : {size_t{0}, size_t{256} << 10}) {
       std::optional<Result<std::unique_ptr<ValueDecoder>>> read, by_hand_made;
       test::run_on_thread(stack, [&] {
-        read.emplace(decoder_of(schema));
+        read.emplace(avro_decoder_of(schema));
         by_hand_made.emplace(make_decoder(by_hand(schema)));
       });
       for (auto* d : {&read, &by_hand_made}) {
@@ -132,17 +133,17 @@ TEST_CASE("an avro schema nested 10000 levels deep is refused before a tree is b
         CHECK((*d)->error().message.find("JSON nested deeper than 256 levels") != std::string::npos);
       }
     }
-    CHECK(error_of(schema).find("JSON nested deeper than 256 levels") != std::string::npos);
+    CHECK(avro_error_of(schema).find("JSON nested deeper than 256 levels") != std::string::npos);
   }
   // Nesting within the bound is an ordinary schema.
-  CHECK(error_of(test::nested_union_schema(200)).empty());
-  CHECK(error_of(test::nested_record_schema(80)).empty());
+  CHECK(avro_error_of(test::nested_union_schema(200)).empty());
+  CHECK(avro_error_of(test::nested_record_schema(80)).empty());
 }
 
 TEST_CASE("avro values nested deeper than 64 are refused at their offset on a small stack", "[state][unit][corrupt]") {
   // Proves the value decoder's own bound: a schema of 200 nested unions is valid, a value
   // choosing the first branch 200 times stops at the 65th.
-  auto d = decoder_of(test::nested_union_schema(200));
+  auto d = avro_decoder_of(test::nested_union_schema(200));
   REQUIRE(d.ok());
   ByteWriter value;
   for (int i = 0; i < 200; ++i) value.i32(0);
@@ -156,7 +157,7 @@ TEST_CASE("avro values nested deeper than 64 are refused at their offset on a sm
   CHECK(v->error().message == "avro values nested deeper than 64");
   CHECK(v->error().offset == 0x2000u + 65 * 4);
   // 60 levels decode to the innermost int.
-  auto shallow = decoder_of(test::nested_union_schema(60));
+  auto shallow = avro_decoder_of(test::nested_union_schema(60));
   REQUIRE(shallow.ok());
   ByteWriter ok;
   for (int i = 0; i < 60; ++i) ok.i32(0);

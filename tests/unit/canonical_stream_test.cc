@@ -10,7 +10,7 @@ using namespace ckpt;
 
 namespace {
 
-void pair(ByteWriter& w, std::string key, std::string_view value, bool last_of_state) {
+void write_pair(ByteWriter& w, std::string key, std::string_view value, bool last_of_state) {
   if (last_of_state) key[0] = static_cast<char>(key[0] | 0x80);
   w.i32(static_cast<int32_t>(key.size()));
   w.bytes(key);
@@ -23,10 +23,10 @@ void pair(ByteWriter& w, std::string key, std::string_view value, bool last_of_s
 TEST_CASE("canonical key group: pairs of two states - flag bit cleared - end mark", "[unit][state]") {
   ByteWriter w;
   w.u16(1);
-  pair(w, std::string("\x05k1", 3), "v1", false);
-  pair(w, std::string("\x05k2", 3), "v2", true);
+  write_pair(w, std::string("\x05k1", 3), "v1", false);
+  write_pair(w, std::string("\x05k2", 3), "v2", true);
   w.u16(0);
-  pair(w, std::string("\x05k3", 3), "", true);
+  write_pair(w, std::string("\x05k3", 3), "", true);
   w.u16(0xFFFF);
   ByteReader r(w.buffer(), 0x200);
   std::vector<std::tuple<int, std::string, std::string>> seen;
@@ -55,7 +55,7 @@ TEST_CASE("canonical key group: bad state ids - trailing bytes and truncation na
   {
     ByteWriter w;
     w.u16(0);
-    pair(w, "\x01k", "v", true);
+    write_pair(w, "\x01k", "v", true);
     w.u16(0xFFFF);
     w.u8(0);
     ByteReader r(w.buffer());

@@ -10,6 +10,7 @@
 #include "support/byte_writer.h"
 #include "testlib/cep_bytes.h"
 #include "testlib/decoder_checks.h"
+#include "testlib/snapshot_classes.h"
 #include "testlib/table_bytes.h"
 #include "testlib/test_support.h"
 #include "types/serializer_snapshot.h"
@@ -22,7 +23,7 @@ using nlohmann::json;
 namespace {
 
 // A value that must use exactly its bytes; the JSON-text path and skip must agree with read.
-json decode(const ValueDecoder& d, const std::string& bytes) {
+json decode_and_skip(const ValueDecoder& d, const std::string& bytes) {
   json v = decode_exactly(d, bytes);
   ByteReader s(bytes);
   d.skip(s);
@@ -39,33 +40,34 @@ TEST_CASE("CEP ids - dewey numbers - edges and locks decode to the documented JS
   // Proves DeweyNumberSerializer (i32 n + digits), EventIdSerializer (i32 + i64), NodeIdSerializer
   // (presence byte, EventId, StringValue page), SharedBufferEdgeSerializer and LockableTypeSerializer.
   auto dewey = decodable_decoder(cep::dewey_snapshot());
-  CHECK(decode(*dewey, cep::dewey({1, 0, 2})) == "1.0.2");
-  CHECK(decode(*dewey, cep::dewey({})) == "");
-  CHECK(decode(*dewey, cep::dewey({-7})) == "-7");
+  CHECK(decode_and_skip(*dewey, cep::dewey({1, 0, 2})) == "1.0.2");
+  CHECK(decode_and_skip(*dewey, cep::dewey({})) == "");
+  CHECK(decode_and_skip(*dewey, cep::dewey({-7})) == "-7");
 
   auto event = decodable_decoder(cep::event_id_snapshot());
   CHECK(event->fixed_length() == 12);
-  CHECK(decode(*event, cep::event_id({3, 1700000000000})) == json::parse(R"({"id":3,"timestamp":1700000000000})"));
+  CHECK(decode_and_skip(*event, cep::event_id({3, 1700000000000})) ==
+        json::parse(R"({"id":3,"timestamp":1700000000000})"));
 
   auto node = decodable_decoder(cep::node_id_snapshot());
-  CHECK(decode(*node, cep::node_id(kNode)) ==
+  CHECK(decode_and_skip(*node, cep::node_id(kNode)) ==
         json::parse(R"({"event_id":{"id":3,"timestamp":1700000000000},"page_name":"start"})"));
-  CHECK(decode(*node, cep::node_id(std::nullopt)).is_null());
+  CHECK(decode_and_skip(*node, cep::node_id(std::nullopt)).is_null());
   // Any byte but 0 means present (NodeIdSerializer.deserialize compares with 0 only).
   std::string seven = cep::node_id(kNode);
   seven[0] = 7;
-  CHECK(decode(*node, seven)["page_name"] == "start");
+  CHECK(decode_and_skip(*node, seven)["page_name"] == "start");
 
   auto edge = decodable_decoder(cep::edge_snapshot());
-  CHECK(decode(*edge, cep::edge(kNode, {1, 1})) ==
+  CHECK(decode_and_skip(*edge, cep::edge(kNode, {1, 1})) ==
         json::parse(R"({"target":{"event_id":{"id":3,"timestamp":1700000000000},"page_name":"start"},
                         "dewey_number":"1.1"})"));
-  CHECK(decode(*edge, cep::edge(std::nullopt, {1})) == json::parse(R"({"target":null,"dewey_number":"1"})"));
+  CHECK(decode_and_skip(*edge, cep::edge(std::nullopt, {1})) == json::parse(R"({"target":null,"dewey_number":"1"})"));
 
   auto locked = decodable_decoder(cep::lockable_snapshot(
       simple_snapshot("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot")));
   CHECK(locked->serializer_class() == "org.apache.flink.cep.nfa.sharedbuffer.Lockable$LockableTypeSerializer");
-  CHECK(decode(*locked, cep::lockable(2, "\x03hi")) == json::parse(R"({"ref_count":2,"element":"hi"})"));
+  CHECK(decode_and_skip(*locked, cep::lockable(2, "\x03hi")) == json::parse(R"({"ref_count":2,"element":"hi"})"));
 }
 
 TEST_CASE("shared buffer nodes decode in both serializer generations", "[unit][state]") {
@@ -73,18 +75,19 @@ TEST_CASE("shared buffer nodes decode in both serializer generations", "[unit][s
   // and the SharedBufferNode$SharedBufferNodeSerializer before it (a ListSerializer of edges).
   auto v2 = decodable_decoder(cep::node_snapshot_v2());
   CHECK(v2->serializer_class() == "org.apache.flink.cep.nfa.sharedbuffer.SharedBufferNodeSerializer");
-  CHECK(decode(*v2, cep::node_v2({{1, cep::edge(std::nullopt, {1})}, {0, cep::edge(kNode, {1, 0})}})) ==
+  CHECK(decode_and_skip(*v2, cep::node_v2({{1, cep::edge(std::nullopt, {1})}, {0, cep::edge(kNode, {1, 0})}})) ==
         json::parse(R"({"edges":[{"ref_count":1,"element":{"target":null,"dewey_number":"1"}},
                                  {"ref_count":0,"element":{"target":{"event_id":{"id":3,"timestamp":1700000000000},
                                                                       "page_name":"start"},"dewey_number":"1.0"}}]})"));
 
   auto v1 = decodable_decoder(cep::node_snapshot_v1());
   std::string list = std::string("\0\0\0\1", 4) + cep::edge(std::nullopt, {2});
-  CHECK(decode(*v1, list) == json::parse(R"({"edges":[{"target":null,"dewey_number":"2"}]})"));
+  CHECK(decode_and_skip(*v1, list) == json::parse(R"({"edges":[{"target":null,"dewey_number":"2"}]})"));
 
   // The whole value of a sharedBuffer-entries state: Lockable<SharedBufferNode>.
   auto entry = decodable_decoder(cep::lockable_snapshot(cep::node_snapshot_v2()));
-  CHECK(decode(*entry, cep::lockable(4, cep::node_v2({}))) == json::parse(R"({"ref_count":4,"element":{"edges":[]}})"));
+  CHECK(decode_and_skip(*entry, cep::lockable(4, cep::node_v2({}))) ==
+        json::parse(R"({"ref_count":4,"element":{"edges":[]}})"));
 }
 
 TEST_CASE("NFA states decode both match queues - with the previous timestamp where the snapshot says so",
@@ -98,7 +101,7 @@ TEST_CASE("NFA states decode both match queues - with the previous timestamp whe
   for (bool previous : {true, false}) {
     INFO("previous timestamp " << previous);
     auto d = decodable_decoder(cep::nfa_state_snapshot(2, previous));
-    json v = decode(*d, cep::nfa_state({running, start}, {}, previous));
+    json v = decode_and_skip(*d, cep::nfa_state({running, start}, {}, previous));
     REQUIRE(v["partial_matches"].size() == 2);
     CHECK(v["completed_matches"] == json::array());
     const json& m = v["partial_matches"][0];
@@ -117,7 +120,7 @@ TEST_CASE("NFA states decode both match queues - with the previous timestamp whe
   }
 
   auto v1 = decodable_decoder(cep::nfa_state_snapshot(1, false));
-  CHECK(decode(*v1, cep::nfa_state({}, {start}, false))["completed_matches"][0]["state_name"] == "start");
+  CHECK(decode_and_skip(*v1, cep::nfa_state({}, {start}, false))["completed_matches"][0]["state_name"] == "start");
   CHECK(parse_versioned(cep::nfa_state_snapshot(2, true)).nfa_previous_timestamp);
   CHECK_FALSE(parse_versioned(cep::nfa_state_snapshot(1, false)).nfa_previous_timestamp);
 }
@@ -198,7 +201,7 @@ TEST_CASE("the CEP values of Flink's serializer upgrade tests decode to what the
     auto d = make_decoder(*s);
     REQUIRE(d.ok());
     REQUIRE((*d)->decodable());
-    return decode(**d, read_file(dir + "/test-data"));
+    return decode_and_skip(**d, read_file(dir + "/test-data"));
   };
   CHECK(decode_dir("dewey-number-serializer-1.20") == "42");
   CHECK(decode_dir("event-id-serializer-1.20") == json::parse(R"({"id":42,"timestamp":42})"));
@@ -227,11 +230,6 @@ StateMetaInfo cep_state(const std::string& name, const std::string& type, const 
   return m;
 }
 
-const std::string kStringSnapshot =
-    simple_snapshot("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot");
-const std::string kLongSnapshot =
-    simple_snapshot("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
-
 std::string map_snapshot(const std::string& key, const std::string& value) {
   return composite_snapshot("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "", {key, value});
 }
@@ -256,7 +254,7 @@ TEST_CASE("a CepOperator's keyed states decode whole in the RocksDB and heap lay
   // nfaStateName (VALUE of NFAState), sharedBuffer-entries (MAP NodeId -> Lockable<SharedBufferNode>),
   // sharedBuffer-events (MAP EventId -> Lockable<event>), sharedBuffer-events-count (MAP Long -> Integer),
   // with RocksDB keys (key group, key, namespace, user key) and values (null flag + value for maps).
-  auto key = decodable_decoder(kStringSnapshot);
+  auto key = decodable_decoder(simple_snapshot(kStringSnapshot));
   const std::string user = "\x07user-7";  // StringValue of the key "user-7"
   auto rocks_key = [&](std::string_view user_key) {
     return std::string("\x2a", 1) + user + std::string("\0", 1) + std::string(user_key);
@@ -281,8 +279,9 @@ TEST_CASE("a CepOperator's keyed states decode whole in the RocksDB and heap lay
         json::parse(
             R"({"ref_count":1,"element":{"edges":[{"ref_count":1,"element":{"target":null,"dewey_number":"1"}}]}})"));
 
-  auto events_info = cep_state("sharedBuffer-events", "MAP",
-                               map_snapshot(cep::event_id_snapshot(), cep::lockable_snapshot(kStringSnapshot)));
+  auto events_info =
+      cep_state("sharedBuffer-events", "MAP",
+                map_snapshot(cep::event_id_snapshot(), cep::lockable_snapshot(simple_snapshot(kStringSnapshot))));
   auto events = rocks_entries(events_info, *key, rocks_key(cep::event_id({3, 1700000000000})),
                               std::string("\0", 1) + cep::lockable(2,
                                                                    "\x06"
@@ -319,11 +318,12 @@ TEST_CASE("a CepOperator's keyed states decode whole in the RocksDB and heap lay
   CHECK(seen[1].user_key == json::parse(R"({"id":4,"timestamp":1700000000000})"));
   CHECK(seen[1].value == json::parse(R"({"ref_count":2,"element":"id"})"));
 
-  auto count =
-      rocks_entries(cep_state("sharedBuffer-events-count", "MAP",
-                              map_snapshot(kLongSnapshot, simple_snapshot("org.apache.flink.api.common.typeutils."
-                                                                          "base.IntSerializer$IntSerializerSnapshot"))),
-                    *key, rocks_key(std::string("\0\0\x01\x8b\xcf\xe5\x68\x00", 8)), std::string("\0\0\0\0\x05", 5));
+  auto count = rocks_entries(
+      cep_state(
+          "sharedBuffer-events-count", "MAP",
+          map_snapshot(simple_snapshot(kLongSnapshot), simple_snapshot("org.apache.flink.api.common.typeutils."
+                                                                       "base.IntSerializer$IntSerializerSnapshot"))),
+      *key, rocks_key(std::string("\0\0\x01\x8b\xcf\xe5\x68\x00", 8)), std::string("\0\0\0\0\x05", 5));
   REQUIRE(count.size() == 1);
   CHECK(count[0].value == 5);
 }

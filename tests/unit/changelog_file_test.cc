@@ -45,7 +45,7 @@ KeyedHandle two_set_log(const ScratchDir& dir, const std::string& name, bool com
 // The decoded replay of `logs` on the materialized l[1] = [10], m[1][5] = 50.
 std::vector<std::string> decoded(const std::vector<KeyedHandle>& logs, const StreamOpener& files) {
   ChangelogState state;
-  state.set_key_serializer(long_snapshot());
+  state.set_key_serializer(long_key_serializer());
   EntrySink materialized = state.collector();
   StateEntry l;
   l.state = "l";
@@ -97,7 +97,7 @@ bool same_pairs(const std::vector<std::vector<RocksPair>>& a, const std::vector<
 // Replays `log` expecting an error; returns it.
 Error replay_error(const KeyedHandle& log, const StreamOpener& files) {
   ChangelogState state;
-  state.set_key_serializer(long_snapshot());
+  state.set_key_serializer(long_key_serializer());
   Status s = state.replay({log}, KeyGroupRange{0, 128}, files);
   REQUIRE_FALSE(s.ok());
   return s.error();
@@ -146,13 +146,13 @@ TEST_CASE("file change logs apply handle by handle then piece by piece - one cha
   std::vector<KeyedHandle> logs = {file_log({{"a", a.offsets[0], a.stream_size}, {"b", b.offsets[0], b.stream_size}}),
                                    file_log({{"a", a.offsets[1], a.stream_size}})};
   ChangelogState state;
-  state.set_key_serializer(long_snapshot());
+  state.set_key_serializer(long_key_serializer());
   REQUIRE(state.replay(logs, KeyGroupRange{0, 128}, files_in(dir)).ok());
   CHECK(emitted(state) == std::vector<std::string>{"v 1 = 3"});
 
   // Only the first piece: set 1 of file a is not read.
   ChangelogState first;
-  first.set_key_serializer(long_snapshot());
+  first.set_key_serializer(long_key_serializer());
   REQUIRE(first.replay({file_log({{"a", a.offsets[0], a.stream_size}})}, KeyGroupRange{0, 128}, files_in(dir)).ok());
   CHECK(emitted(first) == std::vector<std::string>{"v 1 = 1"});
 }

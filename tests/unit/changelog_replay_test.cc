@@ -32,7 +32,7 @@ TEST_CASE("change logs apply list / map / value operations on top of the materia
   // ADD_ELEMENT / ADD / CLEAR / SET on a list, ADD_OR_UPDATE / REMOVE on a map, SET / CLEAR on a
   // value, as Flink's appliers do; changes to key groups outside the handle's range are ignored.
   ChangelogState state;
-  state.set_key_serializer(long_snapshot());
+  state.set_key_serializer(long_key_serializer());
   EntrySink materialized = state.collector();
   REQUIRE(materialized(keyed("l", 1, json::array({10}))).ok());
   StateEntry m = keyed("m", 1, 50);
@@ -83,14 +83,14 @@ TEST_CASE("without a key serializer a change's key is the bytes that leave names
 TEST_CASE("a change before its state's metadata or with bytes left over is an error naming the change", "[unit][corrupt][state]") {
   // Errors carry the change's index, key group and log, and the offset inside the change.
   ChangelogState state;
-  state.set_key_serializer(long_snapshot());
+  state.set_key_serializer(long_key_serializer());
   auto early = state.replay({in_memory_log({data_change(0, 1, 3, 1, {1})})}, KeyGroupRange{0, 128});
   REQUIRE_FALSE(early.ok());
   CHECK(early.error().to_string().find("change to state id 3 before its metadata") != std::string::npos);
   CHECK(early.error().to_string().find("change 0 (key group 0) of change log 'log'") != std::string::npos);
 
   ChangelogState other;
-  other.set_key_serializer(long_snapshot());
+  other.set_key_serializer(long_key_serializer());
   auto value = [](ByteWriter& w) { write_simple_snapshot(w, kLongSnapshot); };
   auto extra = other.replay({in_memory_log({metadata_change(0, "v", "VALUE", value), data_change(0, 1, 0, 1, {1, 2})})}, KeyGroupRange{0, 128});
   REQUIRE_FALSE(extra.ok());

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Order aside: the layouts list entries in different orders.
-std::multiset<std::string> dump_lines(const std::string& snapshot) {
+std::multiset<std::string> sorted_dump_lines(const std::string& snapshot) {
   auto lines = test::dump_lines(snapshot);
   return {lines.begin(), lines.end()};
 }
@@ -36,7 +36,7 @@ GenerateOptions big_key_groups(const std::string& out, GenerateBackend backend) 
   return o;
 }
 
-void convert(const std::string& in, ConvertTarget to, const std::string& out) {
+void convert_checked(const std::string& in, ConvertTarget to, const std::string& out) {
   ConvertOptions o;
   o.to = to;
   o.output = out;
@@ -61,14 +61,14 @@ TEST_CASE("heap and rocksdb snapshots with key groups of a MiB convert with ever
     if (e.path().filename() != "_metadata") heap_bytes += e.file_size();
   REQUIRE(heap_bytes / 6 > (1u << 20));  // six key groups of a MiB and more
 
-  const auto expected = dump_lines(tmp / "rocks");
+  const auto expected = sorted_dump_lines(tmp / "rocks");
   REQUIRE(expected.size() > 1800);
-  convert(tmp / "heap", ConvertTarget::kRocksDb, tmp / "heap-rocks");
-  CHECK(dump_lines(tmp / "heap-rocks") == expected);
-  convert(tmp / "rocks", ConvertTarget::kHeap, tmp / "rocks-heap");
-  CHECK(dump_lines(tmp / "rocks-heap") == expected);
-  convert(tmp / "heap", ConvertTarget::kCanonical, tmp / "heap-canonical");
-  CHECK(dump_lines(tmp / "heap-canonical") == expected);
-  convert(tmp / "heap-canonical", ConvertTarget::kHeap, tmp / "canonical-heap");
-  CHECK(dump_lines(tmp / "canonical-heap") == expected);
+  convert_checked(tmp / "heap", ConvertTarget::kRocksDb, tmp / "heap-rocks");
+  CHECK(sorted_dump_lines(tmp / "heap-rocks") == expected);
+  convert_checked(tmp / "rocks", ConvertTarget::kHeap, tmp / "rocks-heap");
+  CHECK(sorted_dump_lines(tmp / "rocks-heap") == expected);
+  convert_checked(tmp / "heap", ConvertTarget::kCanonical, tmp / "heap-canonical");
+  CHECK(sorted_dump_lines(tmp / "heap-canonical") == expected);
+  convert_checked(tmp / "heap-canonical", ConvertTarget::kHeap, tmp / "canonical-heap");
+  CHECK(sorted_dump_lines(tmp / "canonical-heap") == expected);
 }

@@ -9,10 +9,12 @@
 #include "ckpt/diff.h"
 #include "testlib/cli_run.h"
 #include "testlib/file_chain.h"
+#include "testlib/path_sets.h"
 #include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;
+using test::minus;
 
 namespace {
 
@@ -25,13 +27,6 @@ std::set<std::string> uris(const std::vector<DiffFile>& files) {
 std::set<std::string> local(const std::string& root, const std::set<std::string>& rels) {
   std::set<std::string> out;
   for (const std::string& r : rels) out.insert(fs::path(root + "/" + r).lexically_normal().string());
-  return out;
-}
-
-std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
-  std::set<std::string> out;
-  for (const std::string& x : a)
-    if (!b.count(x)) out.insert(x);
   return out;
 }
 

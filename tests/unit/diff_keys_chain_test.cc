@@ -23,7 +23,7 @@ using namespace ckpt;
 namespace {
 
 // (change, operator, state, key group, key, user key), the way both sides are compared.
-using Named = std::tuple<std::string, std::string, std::string, int32_t, std::string, std::string>;
+using ComparedChange = std::tuple<std::string, std::string, std::string, int32_t, std::string, std::string>;
 
 GenerateOptions chain_options(const std::string& out, uint64_t seed) {
   GenerateOptions o;
@@ -43,8 +43,8 @@ GenerateOptions chain_options(const std::string& out, uint64_t seed) {
 
 std::string json_string(const std::string& json_text) { return nlohmann::json::parse(json_text).get<std::string>(); }
 
-struct Collect : KeyChangeSink {
-  std::multiset<Named> seen;
+struct ChangeCollector : KeyChangeSink {
+  std::multiset<ComparedChange> seen;
   void change(const KeyChange& c) override {
     const DumpEntry& e = c.after ? *c.after : *c.before;
     seen.insert({c.what, e.operator_id, e.state, e.key_group.value_or(-1), e.key ? json_string(*e.key) : "",
@@ -52,15 +52,15 @@ struct Collect : KeyChangeSink {
   }
 };
 
-std::multiset<Named> truth_of(const GeneratedChainDelta& d) {
-  std::multiset<Named> out;
+std::multiset<ComparedChange> truth_of(const GeneratedChainDelta& d) {
+  std::multiset<ComparedChange> out;
   for (const GeneratedChange& c : d.changes) out.insert({c.what, c.operator_id, c.state, c.key_group, c.key, c.user_key});
   return out;
 }
 
 // Per (operator, state): added, removed, changed.
 std::map<std::pair<std::string, std::string>, std::tuple<uint64_t, uint64_t, uint64_t>> counts_of(
-    const std::multiset<Named>& changes) {
+    const std::multiset<ComparedChange>& changes) {
   std::map<std::pair<std::string, std::string>, std::tuple<uint64_t, uint64_t, uint64_t>> out;
   for (const auto& [what, op, state, kg, key, user_key] : changes) {
     auto& [added, removed, changed] = out[{op, state}];
@@ -85,10 +85,10 @@ TEST_CASE("diff --keys of consecutive generated checkpoints reports exactly the 
       REQUIRE(delta.ok());
       DiffOptions options;
       options.keys = true;
-      Collect sink;
+      ChangeCollector sink;
       auto report = diff_snapshots(fmt::format("{}/chk-{}", root, k), fmt::format("{}/chk-{}", root, k + 1), options, &sink);
       REQUIRE(report.ok());
-      const std::multiset<Named> expected = truth_of(*delta);
+      const std::multiset<ComparedChange> expected = truth_of(*delta);
       CHECK(sink.seen == expected);
       std::map<std::pair<std::string, std::string>, std::tuple<uint64_t, uint64_t, uint64_t>> reported;
       for (const KeyDiffCounts& c : report->keys)
@@ -122,7 +122,7 @@ TEST_CASE("ckpt diff --keys --format ndjson lists exactly the entries a generate
   test::CliResult r = test::run_cli({"diff", "--keys", "--format", "ndjson", root + "/chk-2", root + "/chk-3"});
   INFO(r.err);
   REQUIRE(r.status == 1);
-  std::multiset<Named> seen;
+  std::multiset<ComparedChange> seen;
   std::istringstream lines(r.out);
   std::tuple<std::string, std::string, int32_t> previous;  // the documented order: operator, state, key group
   std::set<std::string> operators_done;
@@ -253,7 +253,7 @@ TEST_CASE("diff --keys stops with the error of a side it cannot read and names t
   std::filesystem::resize_file(victim, std::filesystem::file_size(victim) / 2);
   DiffOptions options;
   options.keys = true;
-  Collect sink;
+  ChangeCollector sink;
   auto r = diff_snapshots(root + "/chk-1", root + "/chk-2", options, &sink);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().to_string().find(std::filesystem::path(victim).filename().string()) != std::string::npos);

@@ -40,7 +40,7 @@ class TinyBuffers {
   test::ScopedEnv tmpdir_{"TMPDIR"};
 };
 
-std::string generate(const test::ScratchDir& dir, GenerateBackend backend, const char* name) {
+std::string generate_uneven_subtasks(const test::ScratchDir& dir, GenerateBackend backend, const char* name) {
   GenerateOptions o;
   o.output = dir / name;
   o.backend = backend;
@@ -83,7 +83,7 @@ TEST_CASE("dump with spilled subtasks prints the bytes of one worker - two and f
   ::setenv("TMPDIR", dir.path().c_str(), 1);
   for (auto [backend, name] : {std::pair{GenerateBackend::kRocksDb, "rocksdb"}, {GenerateBackend::kHeap, "heap"}}) {
     INFO(name);
-    std::string snapshot = generate(dir, backend, name);
+    std::string snapshot = generate_uneven_subtasks(dir, backend, name);
     const std::string one = dump_text(snapshot, 1);
     auto sizes = lines_per_subtask(one);
     REQUIRE(sizes.size() == 5);
@@ -108,7 +108,7 @@ TEST_CASE("a dump limit inside a spilled subtask prints exactly the first N line
   test::ScratchDir dir;
   TinyBuffers tiny;
   ::setenv("TMPDIR", dir.path().c_str(), 1);
-  std::string snapshot = generate(dir, GenerateBackend::kRocksDb, "rocksdb");
+  std::string snapshot = generate_uneven_subtasks(dir, GenerateBackend::kRocksDb, "rocksdb");
   const std::string all = dump_text(snapshot, 1);
   auto sizes = lines_per_subtask(all);
   const uint64_t first = sizes["0"];
@@ -128,7 +128,7 @@ TEST_CASE("without a usable TMPDIR the dump waits as before and prints the same 
   // printer, and the output is that of one worker.
   test::ScratchDir dir;
   TinyBuffers tiny;
-  std::string snapshot = generate(dir, GenerateBackend::kRocksDb, "rocksdb");
+  std::string snapshot = generate_uneven_subtasks(dir, GenerateBackend::kRocksDb, "rocksdb");
   const std::string one = dump_text(snapshot, 1);
   ::setenv("TMPDIR", (dir / "no-such-directory").c_str(), 1);
   for (int jobs : {2, 4}) {

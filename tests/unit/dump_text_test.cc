@@ -13,14 +13,14 @@ using namespace ckpt;
 
 namespace {
 
-struct EntryLines : DumpSink {
+struct StrictEntryLines : DumpSink {
   std::vector<std::string> lines;
   void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
 // Splits what ndjson() receives into lines; every call must end on a line's end.
-struct TextLines : DumpSink {
+struct TextLineSplitter : DumpSink {
   std::vector<std::string> lines;
   size_t calls = 0;
   void entry(const DumpEntry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
@@ -38,7 +38,7 @@ struct TextLines : DumpSink {
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::string generate(const test::ScratchDir& dir, GenerateBackend backend, const char* name) {
+std::string generate_several_chunks(const test::ScratchDir& dir, GenerateBackend backend, const char* name) {
   GenerateOptions o;
   o.output = dir / name;
   o.backend = backend;
@@ -61,14 +61,14 @@ TEST_CASE("the NDJSON text path prints to_ndjson of every entry in order - acros
   for (auto [backend, name] : {std::pair{GenerateBackend::kRocksDb, "rocksdb"}, {GenerateBackend::kHeap, "heap"},
                                {GenerateBackend::kCanonical, "canonical"}}) {
     INFO(name);
-    std::string snapshot = generate(dir, backend, name);
+    std::string snapshot = generate_several_chunks(dir, backend, name);
     for (int jobs : {1, 2}) {
       DumpOptions options;
       options.jobs = jobs;
-      EntryLines entries;
+      StrictEntryLines entries;
       auto a = dump_snapshot(snapshot, options, entries);
       REQUIRE(a.ok());
-      TextLines text;
+      TextLineSplitter text;
       auto b = dump_snapshot(snapshot, options, text);
       REQUIRE(b.ok());
       CHECK(entries.lines.size() > 9000);
@@ -85,8 +85,8 @@ TEST_CASE("a dump limit cuts the text path at the same entry as the entry path",
   // Limits below, at and above chunk boundaries and the total: the first N lines, N counted,
   // and limit_reached exactly when N entries were there to print.
   test::ScratchDir dir;
-  std::string snapshot = generate(dir, GenerateBackend::kRocksDb, "rocksdb");
-  EntryLines all;
+  std::string snapshot = generate_several_chunks(dir, GenerateBackend::kRocksDb, "rocksdb");
+  StrictEntryLines all;
   REQUIRE(dump_snapshot(snapshot, DumpOptions{}, all).ok());
   const uint64_t total = all.lines.size();
   for (uint64_t limit : {uint64_t{1}, uint64_t{255}, uint64_t{256}, uint64_t{257}, uint64_t{1000}, total - 1, total,
@@ -95,7 +95,7 @@ TEST_CASE("a dump limit cuts the text path at the same entry as the entry path",
     DumpOptions options;
     options.limit = limit;
     options.jobs = 2;
-    TextLines text;
+    TextLineSplitter text;
     auto r = dump_snapshot(snapshot, options, text);
     REQUIRE(r.ok());
     uint64_t expected = std::min(limit, total);
@@ -103,7 +103,7 @@ TEST_CASE("a dump limit cuts the text path at the same entry as the entry path",
     CHECK(r->limit_reached == (limit <= total));
     REQUIRE(text.lines.size() == expected);
     CHECK(std::equal(text.lines.begin(), text.lines.end(), all.lines.begin()));
-    EntryLines entries;
+    StrictEntryLines entries;
     REQUIRE(dump_snapshot(snapshot, options, entries).ok());
     CHECK(entries.lines == text.lines);
   }

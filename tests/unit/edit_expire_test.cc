@@ -8,20 +8,20 @@
 #include "ckpt/metadata.h"
 #include "ops/edit/edit_expire.h"
 #include "support/byte_writer.h"
+#include "testlib/snapshot_classes.h"
 
 using namespace ckpt;
+using test::kLongSnapshot;
 
 namespace {
 
-SerializerSnapshot simple(const char* cls) {
+SerializerSnapshot simple_form(const char* cls) {
   SerializerSnapshot s;
   s.snapshot_class = cls;
   s.form = SnapshotForm::kSimple;
   s.version = 3;
   return s;
 }
-
-const char* kLong = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 
 // TtlSerializer over a Long user value.
 SerializerSnapshot ttl_of_long() {
@@ -30,7 +30,7 @@ SerializerSnapshot ttl_of_long() {
   s.form = SnapshotForm::kComposite;
   s.version = 2;
   s.outer_version = 2;
-  s.nested = {simple(kLong), simple(kLong)};
+  s.nested = {simple_form(kLongSnapshot), simple_form(kLongSnapshot)};
   return s;
 }
 
@@ -39,7 +39,7 @@ StateMetaInfo state(const char* name, const char* type, SerializerSnapshot value
   s.name = name;
   s.backend_type = 0;
   s.options = {{"KEYED_STATE_TYPE", type}};
-  s.serializers = {{"NAMESPACE_SERIALIZER", simple("org.apache.flink.api.common.typeutils.base.VoidSerializer")},
+  s.serializers = {{"NAMESPACE_SERIALIZER", simple_form("org.apache.flink.api.common.typeutils.base.VoidSerializer")},
                    {"VALUE_SERIALIZER", std::move(value)}};
   return s;
 }
@@ -81,14 +81,14 @@ TEST_CASE("edit --expire drops TTL values and map entries and list elements at t
   // short) stays, in a value state, a map state (behind its null flag) and a list state
   // (elements joined by ','), whose live elements keep their bytes.
   KeyedBackendMeta meta;
-  meta.key_serializer = simple(kLong);
+  meta.key_serializer = simple_form(kLongSnapshot);
   meta.states.push_back(state("v", "VALUE", ttl_of_long()));
-  meta.states.push_back(state(
-      "m", "MAP",
-      container("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", {simple(kLong), ttl_of_long()})));
+  meta.states.push_back(state("m", "MAP",
+                              container("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot",
+                                        {simple_form(kLongSnapshot), ttl_of_long()})));
   meta.states.push_back(state(
       "l", "LIST", container("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", {ttl_of_long()})));
-  meta.states.push_back(state("plain", "VALUE", simple(kLong)));
+  meta.states.push_back(state("plain", "VALUE", simple_form(kLongSnapshot)));
   OperatorState op;
   op.max_parallelism = 128;
 
@@ -124,8 +124,8 @@ TEST_CASE("edit --expire drops TTL values and map entries and list elements at t
 TEST_CASE("edit --expire refuses a state without a time-to-live", "[ops]") {
   // A named state whose values carry no TtlValue is an error naming it, not a silent no-op.
   KeyedBackendMeta meta;
-  meta.key_serializer = simple(kLong);
-  meta.states.push_back(state("plain", "VALUE", simple(kLong)));
+  meta.key_serializer = simple_form(kLongSnapshot);
+  meta.states.push_back(state("plain", "VALUE", simple_form(kLongSnapshot)));
   OperatorState op;
   TtlExpiry expiry({{"plain", 500}}, 1500);
   auto edit = expiry.edit_for(op, meta);

@@ -29,7 +29,7 @@ struct Entries : DumpSink {
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::vector<DumpEntry> entries_of(const std::string& snapshot) {
+std::vector<DumpEntry> entries_in(const std::string& snapshot) {
   Entries sink;
   REQUIRE(dump_snapshot(snapshot, DumpOptions{}, sink).ok());
   return sink.all;
@@ -53,7 +53,7 @@ void check_assignment(const std::string& snapshot, int32_t max_parallelism, int3
     }
   }
   size_t checked = 0;
-  for (const DumpEntry& e : entries_of(snapshot)) {
+  for (const DumpEntry& e : entries_in(snapshot)) {
     REQUIRE(e.key);
     REQUIRE(e.key_group);
     const std::string key = e.key->substr(1, e.key->size() - 2);  // a JSON string
@@ -67,7 +67,7 @@ void check_assignment(const std::string& snapshot, int32_t max_parallelism, int3
 // The entries without where they are (key group, subtask).
 std::multiset<std::string> placeless(const std::string& snapshot) {
   std::multiset<std::string> out;
-  for (DumpEntry e : entries_of(snapshot)) {
+  for (DumpEntry e : entries_in(snapshot)) {
     e.key_group.reset();
     e.subtask = 0;
     out.insert(to_ndjson(e));

@@ -49,7 +49,7 @@ EditOptions to(const std::string& out) {
   return o;
 }
 
-const char* name_of(GenerateBackend b) {
+const char* backend_name(GenerateBackend b) {
   return b == GenerateBackend::kRocksDb ? "rocksdb" : b == GenerateBackend::kHeap ? "heap" : "canonical";
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("edit --drop-state removes one keyed state and its meta data in every 
   // The map state of the first operator is gone from every subtask's proxy and entries; the
   // other operator keeps its map state; the output is in the input's layout.
   for (GenerateBackend backend : kBackends) {
-    INFO(name_of(backend));
+    INFO(backend_name(backend));
     test::ScratchDir tmp;
     const std::string in = generated(tmp, backend);
     const std::string op = operator_ids(in).at(0);
@@ -89,7 +89,7 @@ TEST_CASE("edit --drop-state removes one keyed state and its meta data in every 
 TEST_CASE("edit --drop-operator leaves one operator out and keeps the other byte for byte in dumps", "[ops]") {
   // Every layout: the dropped operator is the only structural change and the only entries lost.
   for (GenerateBackend backend : kBackends) {
-    INFO(name_of(backend));
+    INFO(backend_name(backend));
     test::ScratchDir tmp;
     const std::string in = generated(tmp, backend);
     const std::string op = operator_ids(in).at(1);
@@ -203,7 +203,7 @@ TEST_CASE("edit --delete-keys erases exactly the listed keys over seeds and layo
   // absent key is the one reported unmatched.
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const GenerateBackend backend = kBackends[seed % 3];
-    INFO("seed " << seed << " " << name_of(backend));
+    INFO("seed " << seed << " " << backend_name(backend));
     test::ScratchDir tmp;
     GenerateOptions g;
     g.output = tmp / "in";

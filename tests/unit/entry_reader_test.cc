@@ -22,8 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = test::source_dir() + "/testdata/sample-savepoint";
-
 int64_t be64(const std::string& b) {
   REQUIRE(b.size() == 8);
   uint64_t v = 0;
@@ -58,14 +56,14 @@ std::string line_of(const Entry& e) {
   return to_ndjson(d);
 }
 
-struct Lines : DumpSink {
+struct OrderedLines : DumpSink {
   std::vector<std::string> lines;
   void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::vector<std::string> dump_lines(const std::string& snapshot) {
-  Lines sink;
+std::vector<std::string> ordered_dump_lines(const std::string& snapshot) {
+  OrderedLines sink;
   DumpOptions o;
   o.jobs = 2;
   REQUIRE(dump_snapshot(snapshot, o, sink).ok());
@@ -75,7 +73,7 @@ std::vector<std::string> dump_lines(const std::string& snapshot) {
 }  // namespace
 
 TEST_CASE("the entry iterator gives the sample savepoint's entries as typed values and bytes", "[ops][entries]") {
-  std::vector<Entry> entries = all_entries(kSample);
+  std::vector<Entry> entries = all_entries(test::sample_savepoint_dir());
   REQUIRE(entries.size() == 11);
   // Operator state first: the source's three Long offsets.
   for (size_t i = 0; i < 3; ++i) {
@@ -118,7 +116,7 @@ TEST_CASE("the entry iterator selects by state subtask and key group and leaves 
   o.state = "count";
   o.subtask = 1;
   o.raw_bytes = false;
-  std::vector<Entry> entries = all_entries(kSample, o);
+  std::vector<Entry> entries = all_entries(test::sample_savepoint_dir(), o);
   REQUIRE(entries.size() == 5);
   for (const Entry& e : entries) {
     CHECK(e.subtask == 1);
@@ -127,13 +125,13 @@ TEST_CASE("the entry iterator selects by state subtask and key group and leaves 
   }
   EntryReaderOptions groups;
   groups.key_groups = std::make_pair(113, 126);
-  entries = all_entries(kSample, groups);  // no operator state with a key-group filter
+  entries = all_entries(test::sample_savepoint_dir(), groups);  // no operator state with a key-group filter
   REQUIRE(entries.size() == 3);
   CHECK(entries[0].key->as_int() == 3);
   CHECK(entries[1].key->as_int() == 7);
   CHECK(entries[2].key->as_int() == 5);
   // An iterator stopped early leaves its workers behind cleanly.
-  auto reader = EntryReader::open(kSample);
+  auto reader = EntryReader::open(test::sample_savepoint_dir());
   REQUIRE(reader.ok());
   auto it = (*reader)->entries();
   REQUIRE(it->valid());
@@ -146,13 +144,13 @@ TEST_CASE("the entry reader reports a missing snapshot or operator and a damaged
   REQUIRE_FALSE(missing.ok());
   EntryReaderOptions o;
   o.operator_filter = "00000000000000000000000000000000";
-  auto none = EntryReader::open(kSample, o);
+  auto none = EntryReader::open(test::sample_savepoint_dir(), o);
   REQUIRE_FALSE(none.ok());
   CHECK(none.error().code == ErrorCode::kNotFound);
 
   // A truncated keyed state file: the iteration stops with an error naming it, or (with
   // on_problem) reports it and still gives the entries around the damage.
-  fs::copy(kSample, tmp / "sp", fs::copy_options::recursive);
+  fs::copy(test::sample_savepoint_dir(), tmp / "sp", fs::copy_options::recursive);
   const std::string damaged = tmp / "sp/6f1d2c3b-4a5e-4f60-9b7c-8d9e0f1a2b3c";
   fs::resize_file(damaged, fs::file_size(damaged) - 9);
   auto reader = EntryReader::open(tmp / "sp");
@@ -231,7 +229,7 @@ TEST_CASE("the entry iterator and the dump give the same entries of every corpus
   size_t snapshots = 0, entries = 0, with_bytes = 0;
   for (const std::string& dir : test::corpus_snapshots()) {
     INFO(dir);
-    std::vector<std::string> dumped = dump_lines(dir);
+    std::vector<std::string> dumped = ordered_dump_lines(dir);
     EntryReaderOptions o;
     o.jobs = 2;
     std::vector<std::string> iterated;

@@ -17,10 +17,12 @@
 #include "ckpt/resolve.h"
 #include "testlib/cli_run.h"
 #include "testlib/file_chain.h"
+#include "testlib/path_sets.h"
 #include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;
+using ckpt::test::orphan_paths;
 using ckpt::test::write_file;
 
 namespace {
@@ -36,12 +38,6 @@ void age_all(const std::string& root) {
     for (const auto& e : fs::recursive_directory_iterator(root + "/" + d))
       if (e.is_regular_file()) age(e.path().string(), std::chrono::hours(48));
   }
-}
-
-std::set<std::string> orphan_paths(const GcReport& r) {
-  std::set<std::string> out;
-  for (const GcFile& f : r.orphans) out.insert(f.path);
-  return out;
 }
 
 std::set<std::string> shared_and_taskowned(const std::set<std::string>& refs) {
@@ -249,7 +245,7 @@ std::vector<std::string> json_strings(const nlohmann::json& j) {
   return out;
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
+bool holds(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
@@ -409,7 +405,7 @@ TEST_CASE("gc keeps the files of ROOT that another root's checkpoints or savepoi
   CHECK(tree_contents(b) == b_before);
   REQUIRE(j["referenced_by"].size() == 2);
   CHECK(j["referenced_by"][0]["directory"] == b);
-  CHECK(contains(json_strings(j["referenced_by"][0]["snapshots"]), "chk-9"));
+  CHECK(holds(json_strings(j["referenced_by"][0]["snapshots"]), "chk-9"));
   CHECK(json_strings(j["referenced_by"][1]["snapshots"]) == std::vector<std::string>{"savepoint-7d3e1f-0123456789ab"});
 
   // A snapshot directory itself may be named: then only the savepoint's files are orphans.

@@ -24,14 +24,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Lines : DumpSink {
+struct LineSetSink : DumpSink {
   std::multiset<std::string> lines;
   void entry(const DumpEntry& e) override { lines.insert(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::multiset<std::string> dump_lines(const std::string& snapshot) {
-  Lines sink;
+std::multiset<std::string> dump_line_set(const std::string& snapshot) {
+  LineSetSink sink;
   auto r = dump_snapshot(snapshot, DumpOptions{}, sink);
   INFO(snapshot);
   REQUIRE(r.ok());
@@ -54,7 +54,7 @@ GenerateOptions small(const std::string& out, GenerateBackend backend) {
 }
 
 // Every regular file under `dir`, relative path -> bytes.
-std::map<std::string, std::string> tree(const std::string& dir) {
+std::map<std::string, std::string> file_tree(const std::string& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = test::read_file(e.path().string());
@@ -91,7 +91,7 @@ TEST_CASE("generate is deterministic for a seed and differs between seeds", "[un
     REQUIRE(generate_snapshot(a).ok());
     REQUIRE(generate_snapshot(c).ok());
     REQUIRE(generate_snapshot(d).ok());
-    auto ta = tree(tmp / "a"), tc = tree(tmp / "c");
+    auto ta = file_tree(tmp / "a"), tc = file_tree(tmp / "c");
     CHECK(ta.size() > 1);
     if (b == GenerateBackend::kRocksDb) {
       std::set<std::string> na, nc;
@@ -101,9 +101,9 @@ TEST_CASE("generate is deterministic for a seed and differs between seeds", "[un
     } else {
       CHECK(ta == tc);
     }
-    auto da = dump_lines(tmp / "a");
-    CHECK(da == dump_lines(tmp / "c"));
-    CHECK(da != dump_lines(tmp / "d"));
+    auto da = dump_line_set(tmp / "a");
+    CHECK(da == dump_line_set(tmp / "c"));
+    CHECK(da != dump_line_set(tmp / "d"));
     for (const char* n : {"a", "c", "d"}) fs::remove_all(tmp / n);
   }
 }
@@ -117,7 +117,7 @@ TEST_CASE("generated snapshots hold the same state in every layout with keys in 
   for (GenerateBackend b : {GenerateBackend::kRocksDb, GenerateBackend::kHeap, GenerateBackend::kCanonical}) {
     std::string out = tmp / fmt::format("out-{}", static_cast<int>(b));
     REQUIRE(generate_snapshot(small(out, b)).ok());
-    auto lines = dump_lines(out);
+    auto lines = dump_line_set(out);
     if (first.empty()) first = lines;
     CHECK(lines == first);
   }
@@ -177,7 +177,7 @@ TEST_CASE("a generated chain shares sst files between consecutive checkpoints an
     CHECK(!added.empty());
     CHECK(dropped.size() == added.size());  // one SST per state and bucket: replaced one for one
   }
-  auto d1 = dump_lines(tmp / "job/chk-1"), d2 = dump_lines(tmp / "job/chk-2");
+  auto d1 = dump_line_set(tmp / "job/chk-1"), d2 = dump_line_set(tmp / "job/chk-2");
   CHECK(d1 != d2);
   size_t common = 0;
   for (const auto& l : d1) common += d2.count(l);

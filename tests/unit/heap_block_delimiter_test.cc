@@ -17,7 +17,7 @@ using namespace ckpt;
 
 namespace {
 
-std::unique_ptr<ValueDecoder> decoder_for(const std::string& cls) {
+std::unique_ptr<ValueDecoder> decoder_of_class(const std::string& cls) {
   ByteWriter w;
   w.utf(cls);
   w.i32(3);
@@ -32,12 +32,12 @@ std::unique_ptr<ValueDecoder> decoder_for(const std::string& cls) {
 // The decoders a keyed state of Long keys in VoidNamespace needs, with opaque or String values.
 struct Decoders {
   std::unique_ptr<ValueDecoder> ns =
-      decoder_for("org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot");
+      decoder_of_class("org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot");
   std::unique_ptr<ValueDecoder> key =
-      decoder_for("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+      decoder_of_class("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
   std::unique_ptr<ValueDecoder> text =
-      decoder_for("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot");
-  std::unique_ptr<ValueDecoder> opaque = decoder_for("com.example.JobSerializer$JobSerializerSnapshot");
+      decoder_of_class("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot");
+  std::unique_ptr<ValueDecoder> opaque = decoder_of_class("com.example.JobSerializer$JobSerializerSnapshot");
 
   HeapEntryLayout keyed(const std::string& name, const ValueDecoder& value) const {
     return HeapEntryLayout{name, ns.get(), key.get(), &value, {}};

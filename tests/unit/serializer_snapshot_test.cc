@@ -5,13 +5,14 @@
 #include "types/serializer_snapshot.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "testlib/snapshot_classes.h"
 
 using namespace ckpt;
+using test::kLongSnapshot;
+using test::kStringSnapshot;
 
 namespace {
 
-const char* kLong = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
-const char* kString = "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
 const char* kTuple = "org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot";
 
 void simple(ByteWriter& w, const char* cls) {
@@ -38,7 +39,7 @@ TEST_CASE("a composite snapshot yields its outer data and nested snapshots in or
   // Proves the composite layout (formats/keyed-state.md §2.4) and that the tuple class is decoded from the outer data.
   ByteWriter w;
   w.i32(2);
-  tuple(w, {kLong, kString});
+  tuple(w, {kLongSnapshot, kStringSnapshot});
   ByteReader r(w.buffer(), 0x40);
   auto s = read_serializer_snapshot(r, SnapshotFraming::kProxy);
   REQUIRE(s.ok());
@@ -100,7 +101,7 @@ TEST_CASE("a snapshot proxy version other than 2 and a broken composite magic ar
   // Proves the two refusals carry the absolute offset of the offending field.
   ByteWriter w;
   w.i32(1);
-  simple(w, kLong);
+  simple(w, kLongSnapshot);
   ByteReader r(w.buffer(), 0x100);
   auto s = read_serializer_snapshot(r, SnapshotFraming::kProxy);
   REQUIRE_FALSE(s.ok());
@@ -108,7 +109,7 @@ TEST_CASE("a snapshot proxy version other than 2 and a broken composite magic ar
   CHECK(s.error().offset == 0x100u);
 
   ByteWriter t;
-  tuple(t, {kLong});
+  tuple(t, {kLongSnapshot});
   std::string bytes = t.buffer();
   size_t magic_at = 2 + std::string_view(kTuple).size() + 4;
   bytes[magic_at + 3] ^= 1;
@@ -132,7 +133,7 @@ TEST_CASE("nesting deeper than the limit is refused instead of recursing without
     w.i32(1);
     w.i32(1);
   }
-  simple(w, kLong);
+  simple(w, kLongSnapshot);
   ByteReader r(w.buffer());
   auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
   REQUIRE_FALSE(s.ok());
@@ -146,7 +147,7 @@ TEST_CASE("the keyed proxy reads version - compression - key serializer and stat
   w.i32(6);
   w.u8(2);  // Flink reads any non-zero byte as true
   w.i32(2);
-  simple(w, kLong);
+  simple(w, kLongSnapshot);
   w.i16(1);
   w.utf("_timer_state/event_timer");
   w.i32(3);  // PRIORITY_QUEUE
@@ -154,7 +155,7 @@ TEST_CASE("the keyed proxy reads version - compression - key serializer and stat
   w.i32(1);
   w.utf("VALUE_SERIALIZER");
   w.i32(2);
-  simple(w, kLong);
+  simple(w, kLongSnapshot);
   ByteReader r(w.buffer());
   auto m = read_keyed_backend_meta(r);
   REQUIRE(m.ok());

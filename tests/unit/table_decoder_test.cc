@@ -15,17 +15,12 @@ using nlohmann::json;
 
 namespace {
 
-SerializerSnapshot parse(const std::string& versioned) { return parse_versioned(versioned); }
-std::unique_ptr<ValueDecoder> decoder_for(const std::string& versioned) { return decodable_decoder(versioned); }
-json decode(const ValueDecoder& d, const std::string& bytes) { return decode_exactly(d, bytes); }
-
-Error decode_error(const ValueDecoder& d, const std::string& bytes, uint64_t base) {
+Error value_decode_error(const ValueDecoder& d, const std::string& bytes, uint64_t base) {
   ByteReader r(bytes, base);
   auto v = decode_framed(d, r, bytes.size());
   REQUIRE_FALSE(v.ok());
   return v.error();
 }
-
 
 }  // namespace
 
@@ -36,13 +31,13 @@ TEST_CASE("a SQL row of every logical type decodes from its BinaryRowData", "[st
   // attributes named, the supertype's first), arrays, a map, a multiset, RAW values decoded by
   // the serializer their RawValueData snapshot nests or, without one, the one their RawType
   // names, a distinct type and a catalog structured type (laid out in tests/testlib/table_bytes.cc).
-  auto snapshot = parse(every_type_row_snapshot());
+  auto snapshot = parse_versioned(every_type_row_snapshot());
   REQUIRE(snapshot.logical_types_decoded);
   CHECK(snapshot.logical_types[22].field_names == std::vector<std::string>{"x", "y", "z"});
   auto d = make_decoder(snapshot);
   REQUIRE(d.ok());
   std::string row = every_type_row();
-  CHECK(decode(**d, sized(row)) == json::parse(R"({"kind":"+I","fields":[
+  CHECK(decode_exactly(**d, sized(row)) == json::parse(R"({"kind":"+I","fields":[
       true, -5, -300, 123456, null, 1.5, -2.25,
       {"unscaled":12345,"scale":2}, {"unscaled":"100000000000000000001","scale":3},
       "abc", "héllo wörld", {"bytes":"0102"}, {"bytes":"00010203040506070809"},
@@ -62,7 +57,7 @@ TEST_CASE("a SQL row of every logical type decodes from its BinaryRowData", "[st
   // A nested value pointing past its row is corruption at the row, not a read past the buffer.
   std::string bad = row;
   bad[8 + 8 * 21 + 7] = 0x10;  // field 21's slot (after the 8-byte header): its offset now beyond the row
-  CHECK(decode_error(**d, sized(bad), 0x700).offset == 0x704u);
+  CHECK(value_decode_error(**d, sized(bad), 0x700).offset == 0x704u);
 }
 
 TEST_CASE("ArrayData and MapData snapshots hold their types Java-serialized", "[state][unit]") {
@@ -81,52 +76,55 @@ TEST_CASE("ArrayData and MapData snapshots hold their types Java-serialized", "[
   ByteWriter back;
   write_serializer_snapshot(back, *s, SnapshotFraming::kVersioned);
   CHECK(back.buffer() == array_snapshot);
-  auto array = decoder_for(array_snapshot);
+  auto array = decodable_decoder(array_snapshot);
   BinaryArray longs(3, 8);
   longs.slot(0, 1).null(1).slot(2, static_cast<uint64_t>(-7));
-  CHECK(decode(*array, sized(longs.bytes())) == json::parse("[1,null,-7]"));
+  CHECK(decode_exactly(*array, sized(longs.bytes())) == json::parse("[1,null,-7]"));
 
-  auto map = decoder_for(map_data_snapshot(from_hex(java_streams::kMapConfig)));
+  auto map = decodable_decoder(map_data_snapshot(from_hex(java_streams::kMapConfig)));
   BinaryArray keys(2, 8), values(2, 4);
   keys.binary(0, "a").binary(1, "a key over 7");
   values.slot(0, 10).null(1);
-  CHECK(decode(*map, sized(binary_map(keys.bytes(), values.bytes()))) == json::parse(R"([["a",10],["a key over 7",null]])"));
+  CHECK(decode_exactly(*map, sized(binary_map(keys.bytes(), values.bytes()))) ==
+        json::parse(R"([["a",10],["a key over 7",null]])"));
 
   // Keys and values of different counts are corruption at the map.
   BinaryArray one(1, 4);
   one.slot(0, 1);
-  CHECK(decode_error(*map, sized(binary_map(keys.bytes(), one.bytes())), 0x40).offset == 0x44u);
+  CHECK(value_decode_error(*map, sized(binary_map(keys.bytes(), one.bytes())), 0x40).offset == 0x44u);
 }
 
 TEST_CASE("ExternalSerializer values are its internal serializer's with structured attributes named", "[state][unit]") {
   // The snapshot nests the internal serializer and Java-serializes the DataType: a structured
   // type's internal RowDataSerializer knows only the attribute types, the DataType their names.
-  auto point = decoder_for(external_snapshot(from_hex(java_streams::kPointDataType),
-                                             row_data_snapshot(from_hex(java_streams::kTwoDoubles), 2,
-                                                               {double_snapshot(), double_snapshot()})));
+  auto point = decodable_decoder(external_snapshot(
+      from_hex(java_streams::kPointDataType),
+      row_data_snapshot(from_hex(java_streams::kTwoDoubles), 2, {double_snapshot(), double_snapshot()})));
   BinaryRow row(2);
   row.f64(0, 1.5).f64(1, -0.5);
-  CHECK(decode(*point, sized(row.bytes())) == json::parse(R"({"class":"com.example.Point","fields":{"x":1.5,"y":-0.5}})"));
+  CHECK(decode_exactly(*point, sized(row.bytes())) ==
+        json::parse(R"({"class":"com.example.Point","fields":{"x":1.5,"y":-0.5}})"));
   // A DataType that cannot be read only loses the names: the bytes are the internal Long's.
-  auto number = decoder_for(external_snapshot("\x01\x02", long_snapshot()));
-  CHECK(decode(*number, big_endian64(-3)) == json(-3));
+  auto number = decodable_decoder(external_snapshot("\x01\x02", long_snapshot()));
+  CHECK(decode_exactly(*number, big_endian64(-3)) == json(-3));
 }
 
 TEST_CASE("RawValueData values decode through the serializer they nest or stay hex with the reason", "[state][unit]") {
   // RawValueDataSerializer writes a size, then what the inner serializer wrote: NullSerializer
   // one byte (null), LongSerializer eight, JavaSerializer one object stream (here the Integer
   // 26, as a JVM wrote it), and an inner value shorter than its frame is corruption.
-  auto nulls = decoder_for(raw_value_snapshot(null_serializer_snapshot()));
-  CHECK(decode(*nulls, sized(std::string(1, '\0'))) == json(nullptr));
-  auto longs = decoder_for(raw_value_snapshot(long_snapshot()));
-  CHECK(decode(*longs, sized(big_endian64(42))) == json(42));
-  CHECK(decode_error(*longs, sized(big_endian64(42) + "x"), 0x10).offset == 0x1cu);
-  auto java = decoder_for(raw_value_snapshot(simple_snapshot("org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot")));
+  auto nulls = decodable_decoder(raw_value_snapshot(null_serializer_snapshot()));
+  CHECK(decode_exactly(*nulls, sized(std::string(1, '\0'))) == json(nullptr));
+  auto longs = decodable_decoder(raw_value_snapshot(long_snapshot()));
+  CHECK(decode_exactly(*longs, sized(big_endian64(42))) == json(42));
+  CHECK(value_decode_error(*longs, sized(big_endian64(42) + "x"), 0x10).offset == 0x1cu);
+  auto java = decodable_decoder(
+      raw_value_snapshot(simple_snapshot("org.apache.flink.runtime.state.JavaSerializer$JavaSerializerSnapshot")));
   const std::string integer_26 = from_hex(
       "aced0005737200116a6176612e6c616e672e496e746567657212e2a0a4f781873802000149000576616c7565787200106a617661"
       "2e6c616e672e4e756d62657286ac951d0b94e08b02000078700000001a");
-  CHECK(decode(*java, sized(integer_26)) == json(26));
-  CHECK(decode_error(*java, sized(integer_26 + "x"), 0x10).offset == 0x10u + 4 + integer_26.size());
+  CHECK(decode_exactly(*java, sized(integer_26)) == json(26));
+  CHECK(value_decode_error(*java, sized(integer_26 + "x"), 0x10).offset == 0x10u + 4 + integer_26.size());
 }
 
 TEST_CASE("DecimalData TimestampData StringData and NullSerializer values stand alone", "[state][unit]") {
@@ -140,34 +138,36 @@ TEST_CASE("DecimalData TimestampData StringData and NullSerializer values stand 
   REQUIRE(s.ok());
   CHECK_FALSE(s->resynced);
   CHECK(r.remaining() == 4);
-  CHECK(decode(*decoder_for(decimal), big_endian64(-12345)) == json::parse(R"({"unscaled":-12345,"scale":2})"));
+  CHECK(decode_exactly(*decodable_decoder(decimal), big_endian64(-12345)) ==
+        json::parse(R"({"unscaled":-12345,"scale":2})"));
   ByteWriter big;
   big.i32(static_cast<int32_t>(kBigUnscaled.size()));
   big.bytes(kBigUnscaled);
-  CHECK(decode(*decoder_for(decimal_snapshot(25, 3)), big.buffer()) ==
+  CHECK(decode_exactly(*decodable_decoder(decimal_snapshot(25, 3)), big.buffer()) ==
         json::parse(R"({"unscaled":"100000000000000000001","scale":3})"));
 
-  auto compact = decoder_for(timestamp_snapshot(3));
+  auto compact = decodable_decoder(timestamp_snapshot(3));
   CHECK(compact->fixed_length() == 8);
-  CHECK(decode(*compact, big_endian64(1700000000123)) == json::parse(R"({"millis":1700000000123,"nano_of_milli":0})"));
-  auto precise = decoder_for(timestamp_snapshot(9));
+  CHECK(decode_exactly(*compact, big_endian64(1700000000123)) ==
+        json::parse(R"({"millis":1700000000123,"nano_of_milli":0})"));
+  auto precise = decodable_decoder(timestamp_snapshot(9));
   CHECK(precise->fixed_length() == 12);
   ByteWriter ts;
   ts.i64(-2);
   ts.i32(999999);
-  CHECK(decode(*precise, ts.buffer()) == json::parse(R"({"millis":-2,"nano_of_milli":999999})"));
+  CHECK(decode_exactly(*precise, ts.buffer()) == json::parse(R"({"millis":-2,"nano_of_milli":999999})"));
 
-  CHECK(decode(*decoder_for(string_data_snapshot()), sized("h\xc3\xa9llo")) == json("héllo"));
-  CHECK(decode(*decoder_for(null_serializer_snapshot()), std::string(1, '\0')) == json(nullptr));
+  CHECK(decode_exactly(*decodable_decoder(string_data_snapshot()), sized("h\xc3\xa9llo")) == json("héllo"));
+  CHECK(decode_exactly(*decodable_decoder(null_serializer_snapshot()), std::string(1, '\0')) == json(nullptr));
 }
 
 TEST_CASE("SortedMap snapshots carry a comparator before their key and value serializers", "[state][unit]") {
   // SortedMapSerializerSnapshot Java-serializes its comparator, then nests key and value
   // snapshots; values are written as MapSerializer writes them (size, key, null flag, value).
   std::string snapshot = sorted_map_snapshot(from_hex(java_streams::kComparator), long_snapshot(), int_snapshot());
-  auto s = parse(snapshot);
+  auto s = parse_versioned(snapshot);
   CHECK(s.nested.size() == 2);
-  auto d = decoder_for(snapshot);
+  auto d = decodable_decoder(snapshot);
   ByteWriter v;
   v.i32(2);
   v.i64(1);
@@ -175,40 +175,41 @@ TEST_CASE("SortedMap snapshots carry a comparator before their key and value ser
   v.i32(5);
   v.i64(2);
   v.boolean(true);
-  CHECK(decode(*d, v.buffer()) == json::parse("[[1,5],[2,null]]"));
+  CHECK(decode_exactly(*d, v.buffer()) == json::parse("[[1,5],[2,null]]"));
 }
 
 TEST_CASE("a legacy config snapshot of a table serializer decodes from the serializer it Java-serializes", "[state][unit]") {
   // TypeSerializerConfigSnapshot (version 0x7A53C4F0) keeps the serializer itself: an
   // ArrayDataSerializer of INT gives its element type, the values are ArrayData.
-  auto s = parse(legacy_config_snapshot("org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$LegacyConfigSnapshot",
-                                        from_hex(java_streams::kLegacyArraySerializer)));
+  auto s = parse_versioned(
+      legacy_config_snapshot("org.apache.flink.table.runtime.typeutils.ArrayDataSerializer$LegacyConfigSnapshot",
+                             from_hex(java_streams::kLegacyArraySerializer)));
   CHECK(s.form == SnapshotForm::kLegacyConfig);
   auto d = make_decoder(s);
   REQUIRE(d.ok());
   REQUIRE((*d)->decodable());
   BinaryArray ints(2, 4);
   ints.slot(0, 3).slot(1, 4);
-  CHECK(decode(**d, sized(ints.bytes())) == json::parse("[3,4]"));
+  CHECK(decode_exactly(**d, sized(ints.bytes())) == json::parse("[3,4]"));
 }
 
 TEST_CASE("WindowKey values hold the window's slice end and the key", "[state][unit]") {
   // WindowKeySerializer writes the window as a long, then the key with its nested serializer.
-  auto d = decoder_for(composite_snapshot(
-      "org.apache.flink.table.runtime.typeutils.WindowKeySerializer$WindowKeySerializerSnapshot", 1, {},
-      {string_data_snapshot()}));
-  CHECK(decode(*d, big_endian64(1000) + sized("k")) == json::parse(R"({"window":1000,"key":"k"})"));
+  auto d = decodable_decoder(
+      composite_snapshot("org.apache.flink.table.runtime.typeutils.WindowKeySerializer$WindowKeySerializerSnapshot", 1,
+                         {}, {string_data_snapshot()}));
+  CHECK(decode_exactly(*d, big_endian64(1000) + sized("k")) == json::parse(R"({"window":1000,"key":"k"})"));
 }
 
 TEST_CASE("the table runtime's window serializers report length 0 as Flink's do", "[state][unit]") {
   // TimeWindow.Serializer and CountWindow.Serializer of flink-table-runtime return 0 from
   // getLength() while writing 16 and 8 bytes; the RocksDB key layout reads that value.
-  auto time = decoder_for(simple_snapshot(
+  auto time = decodable_decoder(simple_snapshot(
       "org.apache.flink.table.runtime.operators.window.TimeWindow$Serializer$TimeWindowSerializerSnapshot"));
   CHECK(time->fixed_length() == 0);
-  CHECK(decode(*time, big_endian64(1000) + big_endian64(2000)) == json::parse(R"({"start":1000,"end":2000})"));
-  auto count = decoder_for(simple_snapshot(
+  CHECK(decode_exactly(*time, big_endian64(1000) + big_endian64(2000)) == json::parse(R"({"start":1000,"end":2000})"));
+  auto count = decodable_decoder(simple_snapshot(
       "org.apache.flink.table.runtime.operators.window.CountWindow$Serializer$CountWindowSerializerSnapshot"));
   CHECK(count->fixed_length() == 0);
-  CHECK(decode(*count, big_endian64(7)) == json::parse(R"({"id":7})"));
+  CHECK(decode_exactly(*count, big_endian64(7)) == json::parse(R"({"id":7})"));
 }

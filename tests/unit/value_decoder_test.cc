@@ -22,7 +22,7 @@ std::unique_ptr<ValueDecoder> decoder_for(const std::string& versioned_snapshot)
   return std::move(d).value();
 }
 
-std::string simple(const std::string& cls) {
+std::string simple_versioned(const std::string& cls) {
   ByteWriter w;
   w.utf(cls);
   w.i32(3);
@@ -44,9 +44,10 @@ std::string composite(const std::string& cls, int32_t outer_version, const std::
   return w.take();
 }
 
-const std::string kLong = simple("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
-const std::string kString =
-    simple("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot");
+const std::string kLongVersioned =
+    simple_versioned("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot");
+const std::string kStringVersioned =
+    simple_versioned("org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot");
 
 json decode(const ValueDecoder& d, const std::string& bytes) {
   ByteReader r(bytes);
@@ -59,7 +60,7 @@ json decode(const ValueDecoder& d, const std::string& bytes) {
 
 TEST_CASE("strings decode null - empty - non-ASCII and lone surrogates the way StringValue wrote them", "[unit][state]") {
   // Proves the varint7 length + 1 and the UTF-16 code unit decoding.
-  auto d = decoder_for(kString);
+  auto d = decoder_for(kStringVersioned);
   CHECK(decode(*d, std::string("\x00", 1)).is_null());
   CHECK(decode(*d, "\x01") == "");
   CHECK(decode(*d, "\x03h\x69") == "hi");
@@ -71,7 +72,8 @@ TEST_CASE("strings decode null - empty - non-ASCII and lone surrogates the way S
 
 TEST_CASE("a truncated value fails at the offset where bytes ran out - and framing checks the length", "[unit][corrupt][state]") {
   // Proves decode errors carry absolute offsets and that a frame must be used exactly.
-  auto d = decoder_for(composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLong}));
+  auto d = decoder_for(
+      composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLongVersioned}));
   ByteWriter w;
   w.i32(2);
   w.i64(7);
@@ -95,7 +97,7 @@ TEST_CASE("a truncated value fails at the offset where bytes ran out - and frami
 TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSON", "[unit][state]") {
   // Proves the container encodings of formats/serializers.md §6 with hand-computed bytes.
   auto map = decoder_for(composite("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "",
-                                   {kString, kLong}));
+                                   {kStringVersioned, kLongVersioned}));
   ByteWriter m;
   m.i32(2);
   m.bytes("\x02" "a");
@@ -107,23 +109,24 @@ TEST_CASE("maps - nullables - TTL values and timers decode to the documented JSO
 
   ByteWriter pad;
   pad.i32(8);
-  auto nullable = decoder_for(composite(
-      "org.apache.flink.api.java.typeutils.runtime.NullableSerializer$NullableSerializerSnapshot", 2, pad.buffer(),
-      {kLong}));
+  auto nullable =
+      decoder_for(composite("org.apache.flink.api.java.typeutils.runtime.NullableSerializer$NullableSerializerSnapshot",
+                            2, pad.buffer(), {kLongVersioned}));
   CHECK(nullable->fixed_length() == 9);
   CHECK(decode(*nullable, std::string("\x00\0\0\0\0\0\0\0\x07", 9)) == 7);
   CHECK(decode(*nullable, std::string("\x01\0\0\0\0\0\0\0\0", 9)).is_null());
 
-  auto ttl = decoder_for(composite("org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot", 2,
-                                   "", {kLong, kString}));
+  auto ttl = decoder_for(composite("org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot", 2, "",
+                                   {kLongVersioned, kStringVersioned}));
   ByteWriter t;
   t.i64(1700000000000);
   t.bytes("\x03ok");
   CHECK(decode(*ttl, t.buffer()) == json::parse(R"({"ttl_ts":1700000000000,"value":"ok"})"));
 
-  auto timer = decoder_for(composite("org.apache.flink.streaming.api.operators.TimerSerializerSnapshot", 2, "",
-                                     {kLong, simple("org.apache.flink.runtime.state.VoidNamespaceSerializer$"
-                                                    "VoidNamespaceSerializerSnapshot")}));
+  auto timer =
+      decoder_for(composite("org.apache.flink.streaming.api.operators.TimerSerializerSnapshot", 2, "",
+                            {kLongVersioned, simple_versioned("org.apache.flink.runtime.state.VoidNamespaceSerializer$"
+                                                              "VoidNamespaceSerializerSnapshot")}));
   ByteWriter tm;
   tm.u64(uint64_t{5} ^ 0x8000000000000000ULL);
   tm.i64(42);
@@ -153,14 +156,15 @@ TEST_CASE("an opaque serializer is hex with a reason when framed and an error wh
 TEST_CASE("key groups recomputed from keys follow Flink's murmur hash of the Java hashCode", "[unit][state]") {
   // Proves hashCode and KeyGroupRangeAssignment against values Flink itself stored: in the
   // 1.20 corpus job (maxParallelism 4) Tuple1<Long> keys 0, 1, 2, 3 sit in key groups 2, 2, 3, 1.
-  auto key = decoder_for(composite("org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot", 2,
-                                   std::string("\x00\x26", 2) + "org.apache.flink.api.java.tuple.Tuple1", {kLong}));
+  auto key =
+      decoder_for(composite("org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot", 2,
+                            std::string("\x00\x26", 2) + "org.apache.flink.api.java.tuple.Tuple1", {kLongVersioned}));
   const int expected[] = {2, 2, 3, 1};
   for (int k = 0; k < 4; ++k) CHECK(compute_key_group(*key, json::array({k}), 4) == expected[k]);
   // Java: "hello".hashCode() == 99162322, Long.hashCode(-1) == 0, Boolean.TRUE.hashCode() == 1231.
   CHECK(java_string_hash("hello") == 99162322);
   CHECK(java_string_hash("\xf0\x9f\x98\x80") == 1772899);  // "\uD83D\uDE00".hashCode(), checked with a JVM
-  auto l = decoder_for(kLong);
+  auto l = decoder_for(kLongVersioned);
   CHECK(l->java_hash_code(json(-1)) == 0);
   CHECK(flink_murmur_hash(0) >= 0);
   CHECK(key_group_for_hash(0, 128) == flink_murmur_hash(0) % 128);
@@ -248,7 +252,7 @@ TEST_CASE("SQL RowData values decode every field from the logical types in the s
   snap.i32(1333245);
   snap.i32(1);
   snap.i32(5);
-  for (int i = 0; i < 5; ++i) snap.bytes(kLong);  // field serializers: not needed for the binary layout
+  for (int i = 0; i < 5; ++i) snap.bytes(kLongVersioned);  // field serializers: not needed for the binary layout
   ByteReader sr(snap.buffer());
   auto s = read_serializer_snapshot(sr, SnapshotFraming::kVersioned);
   REQUIRE(s.ok());
@@ -307,7 +311,8 @@ const std::string kList = "org.apache.flink.api.common.typeutils.base.ListSerial
 TEST_CASE("BigInteger hashCode folds the magnitude's 32-bit words and takes the sign", "[unit][state]") {
   // 2^32 has mag {1, 0}: 31 * 1 + 0; -(2^32 + 5): -(31 + 5); 2^64 (printed as a string) has
   // mag {1, 0, 0}: 31 * 31; small values are their own hash; zero is 0.
-  auto d = decoder_for(simple("org.apache.flink.api.common.typeutils.base.BigIntSerializer$BigIntSerializerSnapshot"));
+  auto d = decoder_for(
+      simple_versioned("org.apache.flink.api.common.typeutils.base.BigIntSerializer$BigIntSerializerSnapshot"));
   CHECK(d->java_hash_code(json(0)) == 0);
   CHECK(d->java_hash_code(json(7)) == 7);
   CHECK(d->java_hash_code(json(-1)) == -1);
@@ -323,7 +328,8 @@ TEST_CASE("BigInteger hashCode folds the magnitude's 32-bit words and takes the 
 
 TEST_CASE("BigDecimal hashCode is 31 times the unscaled value's hash plus the scale", "[unit][state]") {
   // 123.45 = 12345 x 10^-2: 31 * 12345 + 2; -1E+3 = -1 x 10^3: 31 * -1 - 3.
-  auto d = decoder_for(simple("org.apache.flink.api.common.typeutils.base.BigDecSerializer$BigDecSerializerSnapshot"));
+  auto d = decoder_for(
+      simple_versioned("org.apache.flink.api.common.typeutils.base.BigDecSerializer$BigDecSerializerSnapshot"));
   CHECK(d->java_hash_code(json{{"unscaled", 12345}, {"scale", 2}}) == 382697);
   CHECK(d->java_hash_code(json{{"unscaled", -1}, {"scale", -3}}) == -34);
   CHECK(d->java_hash_code(json{{"unscaled", "18446744073709551616"}, {"scale", 0}}) == 31 * 961);
@@ -334,16 +340,16 @@ TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit][s
   // Row.of(1L, "a"): up to Flink 1.10 Arrays.deepHashCode = 31 * (31 + 1) + 97 = 1089; from 1.13
   // 31 * kind + (31 * (31 + (31 + 1)) + (31 + 97)) = 31 * kind + 2081; 1.11/1.12 not recomputed.
   json row = json::parse(R"({"kind":"+I","fields":[1,"a"]})");
-  auto legacy = decoder_for(composite(kRow, 2, "", {kLong, kString}));
+  auto legacy = decoder_for(composite(kRow, 2, "", {kLongVersioned, kStringVersioned}));
   CHECK(legacy->java_hash_code(row) == 1089);
-  auto v3 = decoder_for(composite(kRow, 3, "", {kLong, kString}));
+  auto v3 = decoder_for(composite(kRow, 3, "", {kLongVersioned, kStringVersioned}));
   CHECK_FALSE(v3->java_hash_code(row).has_value());
-  auto current = decoder_for(composite(kRow, 4, std::string(1, '\1'), {kLong, kString}));
+  auto current = decoder_for(composite(kRow, 4, std::string(1, '\1'), {kLongVersioned, kStringVersioned}));
   CHECK(current->java_hash_code(row) == 2081);
   CHECK(current->java_hash_code(json::parse(R"({"kind":"-D","fields":[1,"a"]})")) == 31 * 3 + 2081);
   // A null field adds 0; a List field is folded deeply: [5] -> 31 * 1 + (31 + 5) = 67.
   CHECK(current->java_hash_code(json::parse(R"({"kind":"+I","fields":[null,"a"]})")) == 31 * (31 * 1 + 0) + 128);
-  auto with_list = decoder_for(composite(kRow, 4, std::string(1, '\1'), {composite(kList, 1, "", {kLong})}));
+  auto with_list = decoder_for(composite(kRow, 4, std::string(1, '\1'), {composite(kList, 1, "", {kLongVersioned})}));
   CHECK(with_list->java_hash_code(json::parse(R"({"kind":"+I","fields":[[5]]})")) == 31 * 1 + 67);
   // Tuple2(1L, "a") as a key, for comparison with Tuple's own rule: 31 * 1 + 97.
   auto tuple = decoder_for(composite("org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot", 1,
@@ -352,7 +358,7 @@ TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit][s
                                        w.utf("org.apache.flink.api.java.tuple.Tuple2");
                                        return w.take();
                                      }(),
-                                     {kLong, kString}));
+                                     {kLongVersioned, kStringVersioned}));
   CHECK(tuple->java_hash_code(json::parse(R"([1,"a"])")) == 128);
 }
 

@@ -38,6 +38,8 @@ inline constexpr uint8_t kChangelogBackend = 14;        // + checkpoint id
 inline constexpr uint8_t kSegmentFile = 15;             // file merging: byte range of a file
 inline constexpr uint8_t kEmptySegmentFile = 16;
 inline constexpr uint8_t kFileMergingOperator = 17;
+// A RocksDB native handle of either version: SST and meta files as RocksDB wrote them.
+inline constexpr bool is_incremental(uint8_t type) { return type == kIncrementalV1 || type == kIncremental; }
 }  // namespace handle_type
 
 // Human name of a type byte ("byte-stream", "file", "key-groups", ...); "unknown" otherwise.

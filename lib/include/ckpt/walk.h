@@ -68,7 +68,7 @@ template <class K, class F>
   requires SameOrConst<K, KeyedHandle>
 void visit_streams(K& h, F&& f) {
   if (h.is_null()) return;
-  bool incremental = h.type == handle_type::kIncrementalV1 || h.type == handle_type::kIncremental;
+  bool incremental = handle_type::is_incremental(h.type);
   visit_streams(h.delegate, incremental ? StreamRole::kMeta : StreamRole::kData, nullptr, f);
   for (auto& n : h.shared_files) visit_streams(n.handle, StreamRole::kSharedFile, &n.name, f);
   for (auto& n : h.private_files) visit_streams(n.handle, StreamRole::kPrivateFile, &n.name, f);

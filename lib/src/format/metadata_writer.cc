@@ -18,9 +18,9 @@ namespace {
 
 using namespace metadata_format;
 
-class Encoder {
+class MetadataEncoder {
  public:
-  explicit Encoder(const Metadata& m) : m_(m), version_(m.version) {}
+  explicit MetadataEncoder(const Metadata& m) : m_(m), version_(m.version) {}
 
   Result<std::string> run() {
     write_body();
@@ -73,9 +73,9 @@ class Encoder {
   }
 
   struct Nesting {
-    explicit Nesting(Encoder& e) : e_(e) { ++e_.depth_; }
+    explicit Nesting(MetadataEncoder& e) : e_(e) { ++e_.depth_; }
     ~Nesting() { --e_.depth_; }
-    Encoder& e_;
+    MetadataEncoder& e_;
   };
 
   void write_body() {
@@ -429,6 +429,6 @@ class Encoder {
 
 }  // namespace
 
-Result<std::string> encode_metadata(const Metadata& m) { return Encoder(m).run(); }
+Result<std::string> encode_metadata(const Metadata& m) { return MetadataEncoder(m).run(); }
 
 }  // namespace ckpt

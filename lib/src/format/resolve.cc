@@ -265,7 +265,7 @@ static std::string normal_absolute(const std::string& p) {
 }
 
 // `path` is `dir` or lies under it; both normal_absolute().
-static bool within(std::string_view path, std::string_view dir) {
+static bool path_within(std::string_view path, std::string_view dir) {
   if (!path.starts_with(dir)) return false;
   return path.size() == dir.size() || dir == "/" || path[dir.size()] == '/';
 }
@@ -283,9 +283,9 @@ FileResolver::~FileResolver() = default;
 // into a corpus elsewhere is not outside.
 bool FileResolver::outside_dir(std::string_view dir) const {
   std::string d = normal_absolute(std::string(dir));
-  if (within(d, job_dir_)) return false;
+  if (path_within(d, job_dir_)) return false;
   for (const std::string& t : remap_dirs_)
-    if (within(d, t)) return false;
+    if (path_within(d, t)) return false;
   return true;
 }
 

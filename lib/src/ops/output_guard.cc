@@ -22,7 +22,7 @@ std::string canonical_form(const std::string& path) {
 }
 
 // `inner` is `outer` or below it.
-bool within(const std::string& inner, const std::string& outer) {
+bool inside_dir(const std::string& inner, const std::string& outer) {
   if (outer == "/") return true;
   return inner.starts_with(outer) && (inner.size() == outer.size() || inner[outer.size()] == '/');
 }
@@ -61,8 +61,8 @@ Status check_apart(const std::string& output, const std::string& out, OutputKind
   // A file output that is a directory is refused as such (check_output): no file is written there.
   if (kind == OutputKind::kDirectory) {
     if (out == dir) return refuse(output, fmt::format("output is the snapshot directory '{}'", where.directory));
-    if (within(dir, out)) return refuse(output, fmt::format("output contains the snapshot directory '{}'", where.directory));
-    if (within(out, dir))
+    if (inside_dir(dir, out)) return refuse(output, fmt::format("output contains the snapshot directory '{}'", where.directory));
+    if (inside_dir(out, dir))
       return refuse(output, fmt::format("output lies inside the snapshot directory '{}'", where.directory));
   }
   if (out == canonical_form(where.metadata_path))
@@ -76,7 +76,7 @@ Status check_apart(const std::string& output, const std::string& out, OutputKind
   auto meets = [&](const std::string& path) -> Status {
     std::string file = canon.file(path);
     if (out == file) return refuse(output, fmt::format("output is '{}', a file the snapshot references", path));
-    if (kind == OutputKind::kDirectory && within(file, out))
+    if (kind == OutputKind::kDirectory && inside_dir(file, out))
       return refuse(output, fmt::format("output contains '{}', a file the snapshot references", path));
     return Status::OK();
   };

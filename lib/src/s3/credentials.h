@@ -21,6 +21,9 @@ using ProfileSection = std::map<std::string, std::string>;
 // "[default]"); empty if the file or section is absent. kCorruption for a malformed file.
 Result<ProfileSection> read_profile(const std::string& path, const std::string& profile, bool config_file);
 
+// The environment variable `name`, empty when unset.
+std::string env(const char* name);
+
 // The profile in use (AWS_PROFILE, else "default"), and its two files' paths.
 std::string profile_name(const std::string& explicit_profile);
 std::string credentials_file_path();

@@ -78,14 +78,14 @@ size_t on_read(char* buffer, size_t size, size_t n, void* user) {
 }
 
 // One handle per thread: its connection cache keeps the endpoint's connection open.
-struct Handle {
+struct CurlHandle {
   CURL* curl = nullptr;
-  Handle() {
+  CurlHandle() {
     static std::once_flag once;
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
     curl = curl_easy_init();
   }
-  ~Handle() {
+  ~CurlHandle() {
     if (curl) curl_easy_cleanup(curl);
   }
 };
@@ -93,7 +93,7 @@ struct Handle {
 }  // namespace
 
 Result<HttpResponse> http_send(const HttpRequest& request) {
-  thread_local Handle handle;
+  thread_local CurlHandle handle;
   CURL* curl = handle.curl;
   if (!curl) return Error(ErrorCode::kIOError, "cannot initialise libcurl").with_file(request.url);
   curl_easy_reset(curl);

@@ -28,9 +28,9 @@ std::vector<int> XmlDoc::children_named(int node, std::string_view name) const {
 
 namespace {
 
-class Parser {
+class XmlParser {
  public:
-  explicit Parser(std::string_view bytes) : in_(bytes), r_(bytes) {}
+  explicit XmlParser(std::string_view bytes) : in_(bytes), r_(bytes) {}
 
   Result<XmlDoc> run(const std::string& file) {
     parse();
@@ -272,6 +272,6 @@ class Parser {
 
 }  // namespace
 
-Result<XmlDoc> parse_xml(std::string_view bytes, const std::string& file) { return Parser(bytes).run(file); }
+Result<XmlDoc> parse_xml(std::string_view bytes, const std::string& file) { return XmlParser(bytes).run(file); }
 
 }  // namespace ckpt::s3

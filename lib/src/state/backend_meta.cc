@@ -13,7 +13,6 @@ constexpr int32_t kKeyedProxyVersion = 6;
 constexpr int32_t kMaxStates = 0x7fff;
 
 // A sticky-error guard so a group of reads is checked once.
-Error error_of(ByteReader& r) { return *r.error(); }
 
 Status write_utf(ByteWriter& w, std::string_view s, const char* what) {
   if (!w.utf(s)) return Error(ErrorCode::kInvalidArgument, fmt::format("{} longer than 65535 bytes", what));
@@ -57,7 +56,7 @@ Result<std::vector<StateMetaInfo>> read_meta_info_list(
     ByteReader& r, const char* what, const std::function<Result<StateMetaInfo>(ByteReader&)>& read_one) {
   uint64_t at = r.offset();
   int16_t n = r.i16();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (n < 0) return Error(ErrorCode::kCorruption, fmt::format("negative {} count {}", what, n), at);
   std::vector<StateMetaInfo> out;
   for (int i = 0; i < n; ++i) {
@@ -138,7 +137,7 @@ Status read_state_meta_head(ByteReader& r, StateMetaInfo& m, BackendStateType la
   m.name = r.utf();
   uint64_t type_at = r.offset();
   m.backend_type = r.i32();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (m.backend_type < 0 || m.backend_type > static_cast<int32_t>(last_type))
     return Error(ErrorCode::kCorruption, fmt::format("unknown backend state type {} of state '{}'", m.backend_type, m.name),
                  type_at);
@@ -148,7 +147,7 @@ Status read_state_meta_head(ByteReader& r, StateMetaInfo& m, BackendStateType la
     std::string v = r.utf();
     m.options.emplace_back(std::move(k), std::move(v));
   }
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   return Status::OK();
 }
 
@@ -156,10 +155,10 @@ Result<StateMetaInfo> read_state_meta_info(ByteReader& r, const SnapshotReadOpti
   StateMetaInfo m;
   CKPT_RETURN_IF_ERROR(read_state_meta_head(r, m, BackendStateType::kKeyValueV2));
   int32_t s = r.count(8, "state serializer");
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   for (int32_t i = 0; i < s; ++i) {
     std::string role = r.utf();
-    if (!r.ok()) return error_of(r);
+    if (!r.ok()) return *r.error();
     auto snap = read_serializer_snapshot(r, SnapshotFraming::kProxy, options);
     if (!snap.ok())
       return std::move(snap).error().with_context(fmt::format("state '{}' {}", m.name, role));
@@ -205,11 +204,11 @@ Result<KeyedBackendMeta> read_keyed_backend_meta(ByteReader& r, const SnapshotRe
   KeyedBackendMeta m;
   uint64_t at = r.offset();
   m.version = r.i32();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (m.version != kKeyedProxyVersion) return read_legacy_keyed_backend_meta(r, m.version, at);
   m.compression_byte = r.u8();
   m.compression = m.compression_byte != 0;
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   auto key = read_serializer_snapshot(r, SnapshotFraming::kProxy, options);
   if (!key.ok()) return std::move(key).error().with_context("key serializer");
   m.key_serializer = std::move(key).value();
@@ -236,7 +235,7 @@ Result<OperatorBackendMeta> read_operator_backend_meta(ByteReader& r, const Snap
   OperatorBackendMeta m;
   uint64_t at = r.offset();
   m.version = r.i32();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   // Versions before 5 (Flink <= 1.6) used other meta info layouts.
   if (m.version < 5 || m.version > 6) return read_legacy_operator_backend_meta(r, m.version, at);
   if (m.version >= 6) {

@@ -28,8 +28,6 @@ int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes) {
 
 namespace {
 
-constexpr uint8_t kListDelimiter = ',';
-
 Result<std::unique_ptr<ValueDecoder>> nested_decoder(const SerializerSnapshot& s, size_t i, const char* what,
                                                      const std::string& state) {
   if (s.nested.size() <= i)
@@ -37,10 +35,6 @@ Result<std::unique_ptr<ValueDecoder>> nested_decoder(const SerializerSnapshot& s
                  fmt::format("state '{}': {} snapshot {} has no nested {} serializer", state,
                              s.display_name(), s.snapshot_class, what));
   return make_decoder(s.nested[i]);
-}
-
-bool is_timer_serializer(const SerializerSnapshot& s) {
-  return s.snapshot_class.find("TimerSerializer") != std::string::npos;
 }
 
 // RocksDBKeySerializationUtils: after a variable-length key or namespace, its byte length as
@@ -62,6 +56,10 @@ void skip_variable_length(ByteReader& r, uint64_t length) {
 Status reader_error(ByteReader& r) { return r.take_error(); }
 
 }  // namespace
+
+bool is_timer_serializer(const SerializerSnapshot& s) {
+  return s.snapshot_class.find("TimerSerializer") != std::string::npos;
+}
 
 Result<std::unique_ptr<KeyedStateCodec>> KeyedStateCodec::make(const StateMetaInfo& info,
                                                                const ValueDecoder& key_decoder,
@@ -345,7 +343,7 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
       if (!vr.ok()) return reader_error(vr);
       if (vr.at_end()) break;
       uint64_t at = vr.offset();
-      if (vr.u8() != kListDelimiter)
+      if (vr.u8() != static_cast<uint8_t>(kListDelimiter))
         return Error(ErrorCode::kCorruption, "expected the list delimiter ',' between list elements", at);
       if (vr.at_end()) return Error(ErrorCode::kCorruption, "list value ends with a delimiter", at);
     }

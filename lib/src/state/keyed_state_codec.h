@@ -25,6 +25,13 @@
 
 namespace ckpt {
 
+// What RocksDB's list merge operator (StringAppendTESTOperator, which Flink registers on every
+// column family) puts between a list state's serialized elements.
+constexpr char kListDelimiter = ',';
+
+// A key serializer of timers (TimerSerializer): what a priority-queue state holds as its key.
+bool is_timer_serializer(const SerializerSnapshot& s);
+
 // Bytes of the key-group prefix in RocksDB keys: 1 up to max parallelism 128, else 2 (formats/keyed-state.md §5).
 int key_group_prefix_bytes(int32_t max_parallelism);
 // The key group a RocksDB key's prefix names, or -1 if the key is shorter than the prefix.

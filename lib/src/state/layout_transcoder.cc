@@ -10,8 +10,6 @@ namespace ckpt {
 
 namespace {
 
-constexpr char kListDelimiter = ',';
-
 // RocksDBKeySerializationUtils.writeVariableIntBytes: little-endian base-256, at least one byte.
 void append_variable_length(std::string& out, uint64_t length) {
   do {

@@ -19,7 +19,6 @@ constexpr std::array<std::string_view, 7> kStateTypes = {"UNKNOWN", "VALUE",    
 // OperatorStateHandle.Mode, as a byte in the operator meta infos before version 5.
 constexpr std::array<std::string_view, 3> kModes = {"SPLIT_DISTRIBUTE", "UNION", "BROADCAST"};
 
-Error error_of(ByteReader& r) { return *r.error(); }
 
 // TypeSerializerSerializationProxy: i32 version 1, i32 length, the Java-serialized serializer.
 Result<SerializerSnapshot> read_serializer_proxy(ByteReader& r) {
@@ -31,7 +30,7 @@ Result<SerializerSnapshot> read_serializer_proxy(ByteReader& r) {
   int32_t len = r.count(1, "serialized serializer byte");
   uint64_t bytes_at = r.offset();
   std::string_view bytes = r.bytes(static_cast<size_t>(len));
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   return legacy_serializer_snapshot(bytes, bytes_at);
 }
 
@@ -41,7 +40,7 @@ Result<SerializerSnapshot> read_serializer_proxy(ByteReader& r) {
 Result<SerializerSnapshot> read_config(std::string_view frame, uint64_t at, SerializerSnapshot serializer) {
   ByteReader r(frame, at);
   int32_t proxy = r.i32();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (proxy == 2) {
     ByteReader whole(frame, at);
     CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, read_serializer_snapshot(whole, SnapshotFraming::kProxy));
@@ -56,7 +55,7 @@ Result<SerializerSnapshot> read_config(std::string_view frame, uint64_t at, Seri
                  fmt::format("unsupported config snapshot proxy version {} (expected 1 or 2)", proxy), at);
   serializer.snapshot_class = r.utf();
   serializer.legacy_config_version = r.i32();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   // The config's own payload is class specific; the block's offsets frame it.
   serializer.raw = std::string(frame);
   serializer.offset = at;
@@ -77,7 +76,7 @@ Result<std::vector<SerializerSnapshot>> read_resilient(ByteReader& r, size_t exp
   int32_t total = r.count(1, "serializer block byte");
   uint64_t block_at = r.offset();
   std::string_view block = r.bytes(static_cast<size_t>(total));
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (expected && offsets.size() != expected)
     return Error(ErrorCode::kCorruption, fmt::format("{} has {} serializers, expected {}", what, n, expected), at);
   std::vector<SerializerSnapshot> out;
@@ -111,7 +110,7 @@ Result<StateMetaInfo> read_keyed_v1_to_v4(ByteReader& r, int32_t version) {
   uint64_t type_at = r.offset();
   int32_t ordinal = r.i32();
   m.name = r.utf();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (ordinal < 0 || static_cast<size_t>(ordinal) >= kStateTypes.size())
     return Error(ErrorCode::kCorruption, fmt::format("unknown state descriptor type {} of state '{}'", ordinal, m.name),
                  type_at);
@@ -143,7 +142,7 @@ Result<StateMetaInfo> read_v5(ByteReader& r) {
   int32_t roles_n = r.count(2, "state serializer role");
   std::vector<std::string> roles;
   for (int32_t i = 0; i < roles_n && r.ok(); ++i) roles.push_back(r.utf());
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   auto s = read_resilient(r, roles.size(), "a state's serializers");
   if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
   for (size_t i = 0; i < roles.size(); ++i) m.serializers.emplace_back(std::move(roles[i]), std::move((*s)[i]));
@@ -158,7 +157,7 @@ Result<StateMetaInfo> read_operator_v1_to_v3(ByteReader& r, int32_t version) {
   m.name = r.utf();
   uint64_t mode_at = r.offset();
   uint8_t mode = r.u8();
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (mode >= kModes.size())
     return Error(ErrorCode::kCorruption, fmt::format("unknown distribution mode {} of state '{}'", mode, m.name),
                  mode_at);
@@ -217,7 +216,7 @@ Result<KeyedBackendMeta> read_legacy_keyed_backend_meta(ByteReader& r, int32_t v
     m.compression_byte = r.u8();
     m.compression = m.compression_byte != 0;
   }
-  if (!r.ok()) return error_of(r);
+  if (!r.ok()) return *r.error();
   if (version >= 3) {
     auto key = read_resilient(r, 1, "the key serializer");
     if (!key.ok()) return std::move(key).error().with_context("key serializer");

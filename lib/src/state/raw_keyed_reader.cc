@@ -18,7 +18,6 @@ namespace ckpt {
 
 namespace {
 
-bool is_incremental(uint8_t type) { return type == handle_type::kIncrementalV1 || type == handle_type::kIncremental; }
 bool is_changelog(uint8_t type) {
   return type == handle_type::kChangelogBackendV1 || type == handle_type::kChangelogBackend;
 }
@@ -150,7 +149,7 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
                    "(--key-serializers-from SNAPSHOT)");
     return source;
   }
-  if (is_incremental(handle.type)) {
+  if (handle_type::is_incremental(handle.type)) {
     source.layout = KeyedLayout::kNative;
     CKPT_ASSIGN_OR_RETURN(source.meta, read_meta_data_stream(handle.delegate, streams));
     CKPT_RETURN_IF_ERROR(check_keyed_states(source.meta, max_parallelism));

@@ -44,8 +44,8 @@ struct RemoteFileStats {
   uint64_t downloads = 0;  // whole objects fetched (again, after an eviction)
   uint64_t downloaded_bytes = 0;
   uint64_t evictions = 0;
-  uint64_t peak_cached_bytes = 0;
-  uint64_t prefetched = 0;  // of the downloads, those made ahead of the readers  // the most bytes downloaded and not yet evicted at once
+  uint64_t peak_cached_bytes = 0;  // the most bytes downloaded and not yet evicted at once
+  uint64_t prefetched = 0;         // of the downloads, those made ahead of the readers
 };
 
 class RemoteFiles {

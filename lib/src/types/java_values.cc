@@ -19,7 +19,7 @@ namespace {
 using java::ClassData;
 using java::Value;
 using Json = nlohmann::json;
-using Kind = Value::Kind;
+using JavaKind = Value::Kind;
 
 // What a writeObject / writeExternal method wrote, read the way ObjectInputStream lets the
 // matching readObject read it: primitives from block data, objects where the block data ends.
@@ -33,7 +33,7 @@ class DataCursor {
   bool at_end() const { return ok_ && item_ == items_.size(); }
 
   std::string_view bytes(size_t n) {
-    if (!ok_ || item_ >= items_.size() || items_[item_]->kind != Kind::kBlockData ||
+    if (!ok_ || item_ >= items_.size() || items_[item_]->kind != JavaKind::kBlockData ||
         items_[item_]->text.size() - pos_ < n) {
       ok_ = false;
       return {};
@@ -58,7 +58,7 @@ class DataCursor {
     return out;
   }
   const Value* object() {
-    if (!ok_ || item_ >= items_.size() || items_[item_]->kind == Kind::kBlockData) {
+    if (!ok_ || item_ >= items_.size() || items_[item_]->kind == JavaKind::kBlockData) {
       ok_ = false;
       return nullptr;
     }
@@ -131,7 +131,7 @@ std::optional<Json> objects(DataCursor& c, int64_t n, bool pairs) {
 std::optional<Json> big_integer(const Value& v) {
   const Value* signum = v.field("signum");
   const Value* magnitude = v.field("magnitude");
-  if (!signum || !magnitude || magnitude->kind != Kind::kArray || magnitude->type != 'B') return std::nullopt;
+  if (!signum || !magnitude || magnitude->kind != JavaKind::kArray || magnitude->type != 'B') return std::nullopt;
   // Two's complement of the signed value: a zero byte for the sign, negated when negative.
   std::string twos = std::string(1, '\0') + magnitude->text;
   if (signum->number < 0) {
@@ -275,14 +275,14 @@ std::optional<Json> jdk_value(const Value& v) {
   for (const char* box : kBoxes) {
     if (c != box) continue;
     const Value* value = v.field("value");
-    if (!value || value->kind != Kind::kPrimitive) return std::nullopt;
+    if (!value || value->kind != JavaKind::kPrimitive) return std::nullopt;
     return primitive_json(value->type, value->number);
   }
   if (c == "java.math.BigInteger") return big_integer(v);
   if (c == "java.math.BigDecimal") {
     const Value* unscaled = v.field("intVal");
     const Value* scale = v.field("scale");
-    if (!unscaled || unscaled->kind != Kind::kObject || unscaled->class_name != "java.math.BigInteger" || !scale)
+    if (!unscaled || unscaled->kind != JavaKind::kObject || unscaled->class_name != "java.math.BigInteger" || !scale)
       return std::nullopt;
     auto n = big_integer(*unscaled);
     if (!n) return std::nullopt;
@@ -356,7 +356,7 @@ std::optional<Json> jdk_value(const Value& v) {
   }
   if (c == "java.util.Arrays$ArrayList") {
     const Value* a = v.field("a");
-    if (!a || a->kind != Kind::kArray) return std::nullopt;
+    if (!a || a->kind != JavaKind::kArray) return std::nullopt;
     return array_json(*a);
   }
   if (c == "java.util.Collections$EmptyList" || c == "java.util.Collections$EmptySet" ||
@@ -389,7 +389,7 @@ std::optional<Json> jdk_value(const Value& v) {
 Json method_data(const ClassData& d, const char* method) {
   Json out = Json::array();
   for (const auto& item : d.annotations) {
-    if (item->kind == Kind::kBlockData) {
+    if (item->kind == JavaKind::kBlockData) {
       out.push_back({{"hex", decoders::to_hex(item->text)},
                      {"why", fmt::format("data of {}.{} is not interpreted", d.desc->name, method)}});
     } else {
@@ -425,14 +425,14 @@ Json object_json(const Value& v) {
 
 Json render(const Value& v) {
   switch (v.kind) {
-    case Kind::kNull: return nullptr;
-    case Kind::kString:
-    case Kind::kEnum: return v.text;
-    case Kind::kPrimitive: return primitive_json(v.type, v.number);
-    case Kind::kArray: return array_json(v);
-    case Kind::kClass: return {{"class", "java.lang.Class"}, {"name", v.class_name}};
-    case Kind::kBlockData: return {{"hex", decoders::to_hex(v.text)}, {"why", "block data outside an object"}};
-    case Kind::kObject: return object_json(v);
+    case JavaKind::kNull: return nullptr;
+    case JavaKind::kString:
+    case JavaKind::kEnum: return v.text;
+    case JavaKind::kPrimitive: return primitive_json(v.type, v.number);
+    case JavaKind::kArray: return array_json(v);
+    case JavaKind::kClass: return {{"class", "java.lang.Class"}, {"name", v.class_name}};
+    case JavaKind::kBlockData: return {{"hex", decoders::to_hex(v.text)}, {"why", "block data outside an object"}};
+    case JavaKind::kObject: return object_json(v);
   }
   return nullptr;
 }

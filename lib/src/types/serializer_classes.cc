@@ -62,9 +62,9 @@ constexpr std::array<std::string_view, 33> kCompositeClasses = {
     "org.apache.flink.table.runtime.typeutils.RawValueDataSerializer$RawValueDataSerializerSnapshot",
 };
 
-constexpr std::string_view kTable = "org.apache.flink.table.runtime.typeutils.";
+constexpr std::string_view kClassTable = "org.apache.flink.table.runtime.typeutils.";
 
-// Table snapshots whose body is a few i32 (precision, scale, arity), by class after kTable.
+// Table snapshots whose body is a few i32 (precision, scale, arity), by class after kClassTable.
 struct Parameters {
   std::string_view name;
   int count;
@@ -83,9 +83,9 @@ constexpr Parameters kJavaTypeClasses[] = {
 
 template <size_t N>
 int lookup_table_class(std::string_view c, const Parameters (&table)[N]) {
-  if (!c.starts_with(kTable)) return 0;
+  if (!c.starts_with(kClassTable)) return 0;
   for (const auto& p : table)
-    if (c.substr(kTable.size()) == p.name) return p.count;
+    if (c.substr(kClassTable.size()) == p.name) return p.count;
   return 0;
 }
 

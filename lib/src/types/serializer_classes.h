@@ -13,6 +13,9 @@ inline constexpr std::string_view kBase = "org.apache.flink.api.common.typeutils
 inline constexpr std::string_view kArray = "org.apache.flink.api.common.typeutils.base.array.";
 inline constexpr std::string_view kRuntime = "org.apache.flink.api.java.typeutils.runtime.";
 
+// The serializer of a state with TTL (TtlStateFactory.TtlSerializer): last access, then value.
+inline constexpr std::string_view kTtl = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
+
 // Layout families of snapshot bodies.
 enum class Layout {
   kSimple,      // SimpleTypeSerializerSnapshot: v3 empty, v<3 one utf

@@ -10,7 +10,7 @@
 namespace ckpt::decoders {
 namespace {
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxSchemaDepth = 64;
 
 class AvroDecoder final : public ValueDecoder {
  public:
@@ -24,8 +24,8 @@ class AvroDecoder final : public ValueDecoder {
   static uint64_t count(ByteReader& r) { return r.varint(10); }
 
   void value(ByteReader& r, size_t id, nlohmann::json& out, int depth) const {
-    if (depth > kMaxDepth) {
-      r.fail(fmt::format("avro values nested deeper than {}", kMaxDepth));
+    if (depth > kMaxSchemaDepth) {
+      r.fail(fmt::format("avro values nested deeper than {}", kMaxSchemaDepth));
       return;
     }
     const AvroNode& n = schema_.at(id);

@@ -69,7 +69,7 @@ Result<Plan> plan_of(const LogicalType& t, const SerializerSnapshot* snapshot, u
 }
 
 // A region of a binary value (a row, an array or a map) inside the value's bytes.
-struct Region {
+struct RowRegion {
   size_t start = 0;
   size_t size = 0;
 };
@@ -81,7 +81,7 @@ class BinaryReader {
   explicit BinaryReader(ByteReader& r) : r_(r) {}
 
   // ROW and STRUCTURED_TYPE values: a BinaryRowData of the plan's fields.
-  void row(Region g, const Plan& p, nlohmann::json& out) {
+  void row(RowRegion g, const Plan& p, nlohmann::json& out) {
     size_t arity = p.children.size();
     size_t null_bytes = ((arity + 63 + 8) / 64) * 8;
     if (!fits(g, 0, null_bytes + 8 * arity, "row")) return;
@@ -113,7 +113,7 @@ class BinaryReader {
     if (kind != 0) out["kind"] = kKinds[kind];
   }
 
-  void array(Region g, const Plan& elem, nlohmann::json& out) {
+  void array(RowRegion g, const Plan& elem, nlohmann::json& out) {
     if (!fits(g, 0, 4, "array")) return;
     uint64_t n = le(g.start, 4);
     size_t width = slot_width(elem);
@@ -131,12 +131,12 @@ class BinaryReader {
   }
 
   // MAP and MULTISET: a key array and a value array of equal length, printed as [k, v] pairs.
-  void map(Region g, const Plan& p, nlohmann::json& out) {
+  void map(RowRegion g, const Plan& p, nlohmann::json& out) {
     if (!fits(g, 0, 4, "map")) return;
     size_t key_bytes = static_cast<uint32_t>(le(g.start, 4));
     if (!fits(g, 4, key_bytes, "map keys")) return;
-    Region keys{g.start + 4, key_bytes};
-    Region values{g.start + 4 + key_bytes, g.size - 4 - key_bytes};
+    RowRegion keys{g.start + 4, key_bytes};
+    RowRegion values{g.start + 4 + key_bytes, g.size - 4 - key_bytes};
     nlohmann::json ks, vs;
     array(keys, p.children[0], ks);
     if (r_.ok()) array(values, p.children[1], vs);
@@ -162,7 +162,7 @@ class BinaryReader {
   }
 
   // One value whose fixed-size slot is at `slot`; variable parts are relative to `g.start`.
-  void field(Region g, size_t slot, const Plan& t, nlohmann::json& out) {
+  void field(RowRegion g, size_t slot, const Plan& t, nlohmann::json& out) {
     const std::string& k = t.root;
     if (!fits(g, slot - g.start, slot_width(t), "field")) return;
     if (k == "BOOLEAN") out = byte(slot) != 0;
@@ -217,7 +217,7 @@ class BinaryReader {
 
   // BinaryRawValueData: the inner serializer's bytes, always in the variable part
   // (BinarySegmentUtils#readRawValueData knows no inline form).
-  void raw(Region g, size_t slot, const ValueDecoder& inner, nlohmann::json& out) {
+  void raw(RowRegion g, size_t slot, const ValueDecoder& inner, nlohmann::json& out) {
     auto bytes = variable(g, slot);
     if (!bytes) return;
     uint64_t at = abs(static_cast<size_t>(bytes->data() - reinterpret_cast<const char*>(r_.data())));
@@ -231,7 +231,7 @@ class BinaryReader {
   }
 
   // Strings and byte strings: up to 7 bytes inline in the slot, else (offset << 32 | length).
-  std::optional<std::string_view> binary(Region g, size_t slot) {
+  std::optional<std::string_view> binary(RowRegion g, size_t slot) {
     uint64_t v = le(slot, 8);
     if (v & kInlineMark) {
       size_t len = static_cast<size_t>((v >> 56) & 0x7f);
@@ -244,21 +244,21 @@ class BinaryReader {
     return variable(g, slot);
   }
 
-  std::optional<std::string_view> variable(Region g, size_t slot) {
+  std::optional<std::string_view> variable(RowRegion g, size_t slot) {
     uint64_t v = le(slot, 8);
     size_t off = static_cast<size_t>(v >> 32), len = static_cast<size_t>(v & 0xffffffffu);
     if (!fits(g, off, len, "variable-length field")) return std::nullopt;
     return view(g.start + off, len);
   }
 
-  std::optional<Region> nested(Region g, size_t slot) {
+  std::optional<RowRegion> nested(RowRegion g, size_t slot) {
     uint64_t v = le(slot, 8);
     size_t off = static_cast<size_t>(v >> 32), len = static_cast<size_t>(v & 0xffffffffu);
     if (!fits(g, off, len, "nested value")) return std::nullopt;
-    return Region{g.start + off, len};
+    return RowRegion{g.start + off, len};
   }
 
-  bool fits(Region g, size_t off, size_t len, const char* what) {
+  bool fits(RowRegion g, size_t off, size_t len, const char* what) {
     if (!r_.ok()) return false;
     if (off > g.size || len > g.size - off) {
       r_.fail_at(abs(g.start), fmt::format("{} of {} bytes at +{} outside its {}-byte region", what, len, off, g.size));
@@ -298,7 +298,7 @@ class BinaryValueDecoder final : public ValueDecoder {
     }
     ByteReader sub(bytes, at);
     BinaryReader reader(sub);
-    Region whole{0, bytes.size()};
+    RowRegion whole{0, bytes.size()};
     if (plan_->root == "ARRAY") reader.array(whole, plan_->children[0], out);
     else if (plan_->root == "MAP" || plan_->root == "MULTISET") reader.map(whole, *plan_, out);
     else reader.row(whole, *plan_, out);

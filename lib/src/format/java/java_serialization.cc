@@ -34,7 +34,7 @@ using java::kTcString;
 
 // A valid trailer has about 30 nodes and nests 3 deep; these limits only stop hostile input.
 constexpr size_t kMaxObjects = 256;
-constexpr int kMaxDepth = 16;
+constexpr int kMaxJavaDepth = 16;
 
 constexpr const char* kPropertiesClass = "org.apache.flink.runtime.checkpoint.CheckpointProperties";
 constexpr const char* kCheckpointTypeClass = "org.apache.flink.runtime.checkpoint.CheckpointType";
@@ -288,7 +288,7 @@ class Encoder {
 
 Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, uint64_t base_offset) {
   ByteReader r(raw, base_offset);
-  CKPT_ASSIGN_OR_RETURN(java::ValuePtr top, java::read_object_stream(r, {kMaxDepth, kMaxObjects}));
+  CKPT_ASSIGN_OR_RETURN(java::ValuePtr top, java::read_object_stream(r, {kMaxJavaDepth, kMaxObjects}));
   const Schema& s = schema();
   const ClassSpec* top_spec = nullptr;
   if (top->kind == JValue::Kind::kObject) {

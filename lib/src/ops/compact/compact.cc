@@ -26,10 +26,6 @@ namespace ckpt {
 
 namespace {
 
-bool is_native(const KeyedHandle& h) {
-  return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
-}
-
 StreamHandle relative_handle(const std::string& name, int64_t size) {
   StreamHandle h;
   h.type = handle_type::kRelativeFile;
@@ -141,7 +137,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
     OperatorState& op = out.operators[oi];
     for (size_t si = 0; si < op.subtasks.size(); ++si) {
       KeyedHandle& h = op.subtasks[si].managed_keyed;
-      if (!is_native(h)) continue;
+      if (!handle_type::is_incremental(h.type)) continue;
       Instance in;
       in.op = oi;
       in.subtask = si;

@@ -46,7 +46,7 @@ rocksdb::CompressionType compression_type(CompactCompression c) {
   return rocksdb::kNoCompression;
 }
 
-Error rocks_error(const rocksdb::Status& s, const std::string& what) {
+Error compact_rocks_error(const rocksdb::Status& s, const std::string& what) {
   return Error(ErrorCode::kIOError, what + ": rocksdb: " + s.ToString());
 }
 
@@ -78,7 +78,7 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   db_options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
   std::vector<std::string> families;
   rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, db_dir.string(), &families);
-  if (!s.ok()) return rocks_error(s, "cannot list the column families");
+  if (!s.ok()) return compact_rocks_error(s, "cannot list the column families");
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.merge_operator = std::make_shared<FlinkListMerge>();
   cf_options.compression = compression_type(job.compression);
@@ -88,7 +88,7 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   s = rocksdb::DB::Open(db_options, db_dir.string(), descriptors, &handles, &raw);
-  if (!s.ok()) return rocks_error(s, "cannot open the restored instance");
+  if (!s.ok()) return compact_rocks_error(s, "cannot open the restored instance");
   std::unique_ptr<rocksdb::DB> db(raw);
   auto close = [&] {
     for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
@@ -100,7 +100,7 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
     s = db->CompactRange(cro, handles[i], nullptr, nullptr);
     if (!s.ok()) {
       close();
-      return rocks_error(s, "cannot compact column family '" + families[i] + "'");
+      return compact_rocks_error(s, "cannot compact column family '" + families[i] + "'");
     }
   }
   rocksdb::Checkpoint* cp_raw = nullptr;
@@ -108,9 +108,9 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   std::unique_ptr<rocksdb::Checkpoint> cp(cp_raw);
   if (s.ok()) s = cp->CreateCheckpoint(job.out_dir);
   close();
-  if (!s.ok()) return rocks_error(s, "cannot checkpoint the compacted instance");
+  if (!s.ok()) return compact_rocks_error(s, "cannot checkpoint the compacted instance");
   s = db->Close();
-  if (!s.ok()) return rocks_error(s, "cannot close the compacted instance");
+  if (!s.ok()) return compact_rocks_error(s, "cannot close the compacted instance");
 
   std::vector<std::string> out;
   CKPT_ASSIGN_OR_RETURN(std::vector<fs::directory_entry> entries, list_directory(job.out_dir));

@@ -4,19 +4,19 @@
 #include <fmt/format.h>
 
 #include "support/byte_reader.h"
+#include "types/serializer_classes.h"
 #include "types/value_decoder.h"
 
 namespace ckpt {
 
 namespace {
 
-constexpr std::string_view kTtlSnapshot = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
 constexpr std::string_view kTtlAwareSnapshot = "org.apache.flink.runtime.state.ttl.TtlAwareSerializerSnapshot";
 
 // `s` if it is a TtlSerializer's snapshot (under Flink 2's TtlAware wrapper too), else nullptr.
 const SerializerSnapshot* ttl_snapshot(const SerializerSnapshot* s) {
   while (s && s->snapshot_class == kTtlAwareSnapshot && !s->nested.empty()) s = &s->nested[0];
-  return s && s->snapshot_class == kTtlSnapshot ? s : nullptr;
+  return s && s->snapshot_class == snapshot_class::kTtl ? s : nullptr;
 }
 
 // Where a state's TtlValues are in its RocksDB values.

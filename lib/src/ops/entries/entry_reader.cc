@@ -149,8 +149,8 @@ Entry to_entry(StateEntry&& e, const EntryTask& t) {
 constexpr size_t kChunkEntries = 256;  // entries handed over at once
 constexpr size_t kChunksAhead = 4;     // chunks in memory per running subtask
 
-using Item = std::variant<std::vector<Entry>, Error>;
-using Channels = OrderedChannels<Item>;
+using ChunkOrError = std::variant<std::vector<Entry>, Error>;
+using Channels = OrderedChannels<ChunkOrError>;
 
 // A worker's side: entries converted on the worker thread, handed over in chunks.
 class ChunkOutput : public TaskOutput {
@@ -160,12 +160,12 @@ class ChunkOutput : public TaskOutput {
     chunk_.push_back(to_entry(std::move(e), task_));
     return chunk_.size() < kChunkEntries || flush();
   }
-  bool problem(Error&& e) override { return flush() && push_(Item(std::move(e))); }
+  bool problem(Error&& e) override { return flush() && push_(ChunkOrError(std::move(e))); }
   bool flush() {
     if (chunk_.empty()) return true;
     std::vector<Entry> full = std::move(chunk_);
     chunk_.clear();
-    return push_(Item(std::move(full)));
+    return push_(ChunkOrError(std::move(full)));
   }
 
  private:
@@ -204,7 +204,7 @@ class ChannelIterator : public EntryIterator {
       chunk_.clear();
       index_ = 0;
       if (!status_.ok() || task_ >= impl_.tasks.size()) return;
-      Item item;
+      ChunkOrError item;
       if (!channels_.pop(task_, &item)) {
         if (std::exception_ptr thrown = channels_.thrown(task_)) {
           const EntryTask& t = impl_.tasks[task_];

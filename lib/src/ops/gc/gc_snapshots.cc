@@ -14,19 +14,19 @@ namespace fs = std::filesystem;
 
 namespace ckpt::gc_detail {
 
-namespace {
+const char* const kRefusal = "refusing to collect garbage: a snapshot that cannot be read may need any file";
 
-constexpr const char* kRefusal = "refusing to collect garbage: a snapshot that cannot be read may need any file";
-
-std::optional<int64_t> checkpoint_id(const std::string& name) {
+std::optional<int64_t> checkpoint_id(std::string_view name) {
   if (!name.starts_with("chk-") || name.size() == 4) return std::nullopt;
   int64_t v = 0;
-  for (size_t i = 4; i < name.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(name[i])) || v > INT64_MAX / 10 - 9) return std::nullopt;
-    v = v * 10 + (name[i] - '0');
+  for (char c : name.substr(4)) {
+    if (c < '0' || c > '9' || v > INT64_MAX / 10 - 9) return std::nullopt;
+    v = v * 10 + (c - '0');
   }
   return v;
 }
+
+namespace {
 
 bool is_savepoint_name(const std::string& name) {
   return name.starts_with("savepoint-") && name.size() > 10;

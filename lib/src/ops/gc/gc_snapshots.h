@@ -6,7 +6,10 @@
 // checkpoint in progress or abandoned) is skipped.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -24,6 +27,13 @@ struct SnapshotDir {
 // directories (by name), each with a `_metadata`; with `self`, first `dir` itself when it holds
 // a `_metadata`. Errors name the entry that is not a readable snapshot.
 Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self);
+
+// Why gc stops at an unreadable snapshot, the context of every such error.
+extern const char* const kRefusal;
+
+// The id of a checkpoint directory's name ("chk-42" -> 42); nullopt for any other name,
+// including one whose digits overflow an i64.
+std::optional<int64_t> checkpoint_id(std::string_view name);
 
 // A `--referenced-by` DIR that holds no snapshot: a mistyped one would protect nothing.
 Error no_snapshot_in(const std::string& dir);

@@ -23,7 +23,6 @@ namespace ckpt::gc_detail {
 
 namespace {
 
-constexpr const char* kRefusal = "refusing to collect garbage: a snapshot that cannot be read may need any file";
 constexpr size_t kDeleteBatch = 1000;  // DeleteObjects takes at most 1000 keys
 
 std::string trim_slashes(std::string s) {
@@ -62,17 +61,7 @@ bool alphanumeric(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
 }
 
-std::optional<int64_t> checkpoint_id(std::string_view name) {
-  if (!name.starts_with("chk-") || name.size() == 4 || name.size() > 22) return std::nullopt;
-  int64_t v = 0;
-  for (char c : name.substr(4)) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
-struct Candidate {
+struct StoreCandidate {
   StoredObject object;
   std::string rel;      // "shared/..." relative to its data root
   std::string display;  // GcFile::path
@@ -118,7 +107,7 @@ class StoreScan {
       const std::string& data_root = roots[i / 2];
       for (StoredObject& o : listed[i]) {
         if (o.uri.back() == '/') continue;  // a "directory" marker
-        Candidate c;
+        StoreCandidate c;
         c.rel = o.uri.substr(data_root.size() + 1);
         c.display = data_root == meta_root_ ? c.rel : o.uri;
         ++r.files_scanned;
@@ -320,7 +309,7 @@ class StoreScan {
   const GcOptions& options_;
   ObjectStore& store_;
   std::vector<std::string> data_roots_;
-  std::unordered_map<std::string, Candidate> candidates_;  // by URI
+  std::unordered_map<std::string, StoreCandidate> candidates_;  // by URI
   std::unordered_map<std::string, std::vector<std::string>> by_rel_;
   std::unordered_map<std::string, std::string> orphan_uris_;  // GcFile::path -> URI
   std::set<std::string> read_;

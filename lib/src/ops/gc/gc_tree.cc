@@ -14,15 +14,15 @@ namespace ckpt::gc_detail {
 namespace {
 
 // Deeper nesting than Flink ever writes; the bound keeps one fd per level within limits.
-constexpr int kMaxDepth = 128;
+constexpr int kMaxTreeDepth = 128;
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
-Error io_error(const std::string& what, const std::string& path, int err) {
+Error tree_io_error(const std::string& what, const std::string& path, int err) {
   return Error(ErrorCode::kIOError, what + " '" + path + "': " + std::strerror(err));
 }
 
-std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+std::string child_path(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
 // A symlink (or something swapped for one) where a directory was expected: openat with
 // O_NOFOLLOW says ELOOP for a symlink, ENOTDIR for a symlink to a non-directory on some kernels.
@@ -31,12 +31,12 @@ bool refused_as_link(int err) { return err == ELOOP || err == ENOTDIR; }
 // Names in a directory, read through a duplicate of `dir_fd` (fdopendir takes the fd over).
 Result<std::vector<std::string>> entries(int dir_fd, const std::string& path) {
   int dup = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-  if (dup < 0) return io_error("cannot list", path, errno);
+  if (dup < 0) return tree_io_error("cannot list", path, errno);
   DIR* d = ::fdopendir(dup);
   if (d == nullptr) {
     int err = errno;
     ::close(dup);
-    return io_error("cannot list", path, err);
+    return tree_io_error("cannot list", path, err);
   }
   std::vector<std::string> names;
   errno = 0;
@@ -46,7 +46,7 @@ Result<std::vector<std::string>> entries(int dir_fd, const std::string& path) {
   }
   int err = errno;
   ::closedir(d);
-  if (err != 0) return io_error("cannot list", path, err);
+  if (err != 0) return tree_io_error("cannot list", path, err);
   return names;
 }
 
@@ -72,7 +72,7 @@ Fd::~Fd() {
 
 Result<RootTree> RootTree::open(const std::string& root) {
   Fd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return io_error("cannot open directory", root, errno);
+  if (!fd.valid()) return tree_io_error("cannot open directory", root, errno);
   return RootTree(root, std::move(fd));
 }
 
@@ -86,7 +86,7 @@ Status RootTree::list(const std::string& top, std::vector<TreeFile>& files, std:
       if (S_ISLNK(st.st_mode)) symlinks.push_back(top);
       return Status::OK();  // a symlink, or a file where a directory belongs: nothing to list
     }
-    return io_error("cannot open directory", root_ + "/" + top, err);
+    return tree_io_error("cannot open directory", root_ + "/" + top, err);
   }
   return list_dir(dir.get(), top, 0, files, symlinks);
 }
@@ -94,17 +94,17 @@ Status RootTree::list(const std::string& top, std::vector<TreeFile>& files, std:
 Status RootTree::list_dir(int dir_fd, const std::string& rel, int depth, std::vector<TreeFile>& files,
                           std::vector<std::string>& symlinks) const {
   std::string path = root_ + "/" + rel;
-  if (depth > kMaxDepth)
-    return Error(ErrorCode::kNotSupported, "directories nested deeper than " + std::to_string(kMaxDepth) + " levels")
+  if (depth > kMaxTreeDepth)
+    return Error(ErrorCode::kNotSupported, "directories nested deeper than " + std::to_string(kMaxTreeDepth) + " levels")
         .with_file(path);
   Result<std::vector<std::string>> names = entries(dir_fd, path);
   if (!names.ok()) return std::move(names).error();
   for (const std::string& name : *names) {
-    std::string child = join(rel, name);
+    std::string child = child_path(rel, name);
     struct stat st;
     if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) continue;  // deleted since readdir
-      return io_error("cannot stat", root_ + "/" + child, errno);
+      return tree_io_error("cannot stat", root_ + "/" + child, errno);
     }
     if (S_ISLNK(st.st_mode)) {
       symlinks.push_back(child);
@@ -120,7 +120,7 @@ Status RootTree::list_dir(int dir_fd, const std::string& rel, int depth, std::ve
           symlinks.push_back(child);
           continue;
         }
-        return io_error("cannot open directory", root_ + "/" + child, err);
+        return tree_io_error("cannot open directory", root_ + "/" + child, err);
       }
       CKPT_RETURN_IF_ERROR(list_dir(sub.get(), child, depth + 1, files, symlinks));
     }
@@ -131,7 +131,7 @@ Status RootTree::list_dir(int dir_fd, const std::string& rel, int depth, std::ve
 
 Result<Fd> RootTree::open_dir(const std::string& dir_rel) const {
   Fd dir(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
-  if (!dir.valid()) return io_error("cannot open directory", root_, errno);
+  if (!dir.valid()) return tree_io_error("cannot open directory", root_, errno);
   std::string walked;
   size_t start = 0;
   while (start < dir_rel.size()) {
@@ -139,14 +139,14 @@ Result<Fd> RootTree::open_dir(const std::string& dir_rel) const {
     if (slash == std::string::npos) slash = dir_rel.size();
     std::string part = dir_rel.substr(start, slash - start);
     start = slash + 1;
-    walked = join(walked, part);
+    walked = child_path(walked, part);
     if (part.empty() || part == "." || part == "..")
       return Error(ErrorCode::kInvalidArgument, "'" + dir_rel + "' is not a path below the root");
     Fd next(::openat(dir.get(), part.c_str(), kDirFlags));
     if (!next.valid()) {
       if (refused_as_link(errno))
         return Error(ErrorCode::kIOError, "'" + walked + "' is no longer a directory (a symlink?): not deleted");
-      return io_error("cannot open directory", root_ + "/" + walked, errno);
+      return tree_io_error("cannot open directory", root_ + "/" + walked, errno);
     }
     dir = std::move(next);
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "state/keyed_state_codec.h"
+#include "types/serializer_classes.h"
 #include "types/snapshot_bytes.h"
 #include "types/value_decoder.h"
 #include "support/byte_writer.h"
@@ -22,7 +23,6 @@ constexpr const char* kVoidNamespaceSnapshot =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
 constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
-constexpr const char* kTtlSnapshot = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
 constexpr const char* kLongSnapshot =
     "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 
@@ -49,7 +49,7 @@ Result<StateMetaInfo> keyed_state(const std::string& name, char kind, bool ttl) 
   info.options.emplace_back(meta_key::kKeyedStateType, kind == 'v' ? "VALUE" : kind == 'l' ? "LIST" : "MAP");
   auto element = [ttl](ByteWriter& w) {
     if (ttl)
-      write_composite_snapshot(w, kTtlSnapshot, {kLongSnapshot, kBytesSnapshot});
+      write_composite_snapshot(w, snapshot_class::kTtl.data(), {kLongSnapshot, kBytesSnapshot});
     else
       write_simple_snapshot(w, kBytesSnapshot);
   };

@@ -14,7 +14,6 @@
 namespace ckpt {
 namespace {
 
-bool is_incremental(uint8_t t) { return t == handle_type::kIncrementalV1 || t == handle_type::kIncremental; }
 bool is_changelog_backend(uint8_t t) {
   return t == handle_type::kChangelogBackendV1 || t == handle_type::kChangelogBackend;
 }
@@ -27,7 +26,7 @@ bool is_key_groups(uint8_t t) {
 int64_t keyed_state_size(const KeyedHandle& h) {
   int64_t n = 0;
   if (is_key_groups(h.type)) return h.delegate.state_size();
-  if (is_incremental(h.type)) {
+  if (handle_type::is_incremental(h.type)) {
     n = h.delegate.state_size();
     for (const auto& f : h.shared_files) n += f.handle.state_size();
     for (const auto& f : h.private_files) n += f.handle.state_size();
@@ -49,7 +48,7 @@ int64_t keyed_state_size(const KeyedHandle& h) {
 
 // Flink's getCheckpointedSize: what this checkpoint uploaded; full size where not stored.
 int64_t keyed_checkpointed_size(const KeyedHandle& h) {
-  bool stored = is_incremental(h.type) || is_changelog_backend(h.type) ||
+  bool stored = handle_type::is_incremental(h.type) || is_changelog_backend(h.type) ||
                 h.type == handle_type::kChangelogFileV1 || h.type == handle_type::kChangelogFile;
   if (stored && h.checkpointed_size >= 0) return h.checkpointed_size;
   return keyed_state_size(h);
@@ -80,7 +79,7 @@ int64_t keyed_inline_bytes(const KeyedHandle& h) {
 const char* keyed_kind(uint8_t t) {
   if (t == handle_type::kSavepointKeyGroups) return "keyed-canonical";
   if (is_key_groups(t)) return "keyed-full";
-  if (is_incremental(t)) return "keyed-rocksdb-incremental";
+  if (handle_type::is_incremental(t)) return "keyed-rocksdb-incremental";
   return "keyed-changelog";
 }
 

@@ -34,14 +34,14 @@ void add_state(OperatorSummary& op, const StateMetaInfo& info, const SerializerS
   s.value_type = value ? serializer_signature(*value) : std::string();
 }
 
-void problem(OperatorSummary& op, const Error& e) {
+void note_states_problem(OperatorSummary& op, const Error& e) {
   if (op.states_error.empty()) op.states_error = e.to_string();
 }
 
 // Counts `ckpt dump` lines per operator and state.
-class CountingSink : public DumpSink {
+class StateCountSink : public DumpSink {
  public:
-  explicit CountingSink(InspectReport& r) : r_(r) {
+  explicit StateCountSink(InspectReport& r) : r_(r) {
     for (size_t i = 0; i < r.operators.size(); ++i) by_id_.emplace(r.operators[i].id, i);
   }
   void entry(const DumpEntry& e) override {
@@ -99,7 +99,7 @@ void OperatorStatesReader::read(const OperatorState& op, OperatorSummary& s) {
       if (h.is_null()) continue;
       auto meta = reader_->operator_state(h);
       if (!meta.ok()) {
-        problem(s, meta.error());
+        note_states_problem(s, meta.error());
         continue;
       }
       for (const StateMetaInfo& info : meta->list_states) add_state(s, info, nullptr);
@@ -108,7 +108,7 @@ void OperatorStatesReader::read(const OperatorState& op, OperatorSummary& s) {
     Status status = reader_->keyed(st.managed_keyed, [&](const KeyedBackendMeta& meta) {
       for (const StateMetaInfo& info : meta.states) add_state(s, info, &meta.key_serializer);
     });
-    if (!status.ok()) problem(s, status.error());
+    if (!status.ok()) note_states_problem(s, status.error());
   }
 }
 
@@ -120,7 +120,7 @@ void finish_inspect_states(const SnapshotLocation& where, const InspectOptions& 
   d.keep_going = true;
   d.remap = options.remap;
   d.progress = options.progress;
-  CountingSink sink(r);
+  StateCountSink sink(r);
   Result<DumpSummary> done = dump_snapshot(where.metadata_path, d, sink);
   if (!done.ok()) {
     for (auto& op : r.operators)

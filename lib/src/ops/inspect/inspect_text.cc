@@ -129,7 +129,7 @@ void put(LineBuffer& b, const auto& format, A&&... args) {
   fmt::format_to(std::back_inserter(b.text()), format, std::forward<A>(args)...);
 }
 
-void write_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& h) {
+void print_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& h) {
   put(out, FMT_COMPILE("    {} {}"), handle_slot_name(h.slot), h.kind);
   if (h.key_groups) {
     if (h.key_groups->empty()) out.text() += " key-groups []";
@@ -206,11 +206,11 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
           op.fully_finished ? " (finished)" : "");
       if (op.coordinator) {
         lines.text() += "  coordinator\n";
-        write_handle(lines, r, *op.coordinator);
+        print_handle(lines, r, *op.coordinator);
       }
       for (const auto& st : op.subtasks) {
         put(lines, FMT_COMPILE("  subtask {}{}\n"), st.index, st.finished ? " (finished)" : "");
-        for (const auto& h : st.handles) write_handle(lines, r, h);
+        for (const auto& h : st.handles) print_handle(lines, r, h);
       }
     }
   }

@@ -44,7 +44,7 @@ void write_ttl(JsonWriter& w, const ReportState& s, bool counted) {
   w.end_object();
 }
 
-void write_operator(JsonWriter& w, const ReportOperator& op, bool counted) {
+void write_report_operator(JsonWriter& w, const ReportOperator& op, bool counted) {
   w.begin_object();
   w.member("id", op.id);
   w.key("uid");
@@ -169,7 +169,7 @@ std::string report_json(const Report& r, const std::string& advice_json) {
   w.member("ttl_now_given", r.ttl_now_given);
   w.key("operators");
   w.begin_array();
-  for (const ReportOperator& op : r.operators) write_operator(w, op, r.counted);
+  for (const ReportOperator& op : r.operators) write_report_operator(w, op, r.counted);
   w.end_array();
   w.key("history");
   w.begin_array();

@@ -26,14 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_native(const KeyedHandle& h) {
-  return h.type == handle_type::kIncremental || h.type == handle_type::kIncrementalV1;
-}
-
 // Native handles are placed; heap and canonical key-groups handles are rebuilt, and so are
 // changelog backend handles (their materialized part with the change logs replayed).
 bool restorable(const KeyedHandle& h) {
-  return is_native(h) || h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
+  return handle_type::is_incremental(h.type) || h.type == handle_type::kKeyGroups || h.type == handle_type::kKeyGroupsWithId ||
          h.type == handle_type::kSavepointKeyGroups || h.type == handle_type::kChangelogBackend ||
          h.type == handle_type::kChangelogBackendV1;
 }
@@ -98,7 +94,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
         int32_t last = std::min(options.key_groups->second, h.range.last());
         if (first > last) continue;  // this subtask holds none of the wanted key groups
         job.keep = {first, last - first + 1};
-        job.clip = is_native(h) && job.keep != h.range;
+        job.clip = handle_type::is_incremental(h.type) && job.keep != h.range;
       }
       job.directory = fmt::format("{}/subtask-{}", id, st->index);  // relative until the temp dir exists
       jobs.push_back(std::move(job));

@@ -23,8 +23,10 @@
 #include "state/rocksdb/rocks_instance_reader.h"
 #include "state/rocksdb/incremental_reader.h"
 #include "state/rocksdb/rocks_options_file.h"
+#include "state/rocksdb/rocks_sst.h"
 #include "state/stream_opener.h"
 #include "support/byte_reader.h"
+#include "support/io_internal.h"
 
 namespace ckpt {
 namespace {
@@ -33,20 +35,10 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kCopyChunk = uint64_t{8} << 20;
 
-Error rocks_error(const std::string& dir, const char* what, const rocksdb::Status& s) {
+Error restore_rocks_error(const std::string& dir, const char* what, const rocksdb::Status& s) {
   Error e(s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption, fmt::format("{}: {}", what, s.ToString()));
   e.file = dir;
   return e;
-}
-
-Error io_error(const std::string& path, const std::string& what, int err) {
-  Error e(ErrorCode::kIOError, fmt::format("{}: {}", what, std::strerror(err)));
-  e.file = path;
-  return e;
-}
-
-bool is_sst_name(const std::string& name) {
-  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
 }
 
 // A RocksDB file name is a plain name: never a path that could leave the instance directory.
@@ -56,7 +48,7 @@ bool safe_local_name(const std::string& name) {
 }
 
 // Streams [0, size) of `stream` into a new file at `dst`, in bounded chunks.
-Status copy_stream(const StateStream& stream, const std::string& dst) {
+Status copy_stream_to_file(const StateStream& stream, const std::string& dst) {
   int fd = ::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // less the umask
   if (fd < 0) return io_error(dst, "cannot create file", errno);
   std::string chunk;
@@ -105,7 +97,7 @@ Status place_file(const NamedStream& f, const std::string& dir, bool link, const
     if (Progress* p = streams.progress()) p->add_bytes(stream.size());
     return Status::OK();
   }
-  return copy_stream(stream, dst);
+  return copy_stream_to_file(stream, dst);
 }
 
 // The key-group prefix of `kg`, big-endian, as Flink writes it in front of every key.
@@ -138,7 +130,7 @@ Status clip(const std::string& dir, KeyGroupRange keep, int32_t max_parallelism)
     rocksdb::CompactRangeOptions cro;
     cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
     if (s.ok()) s = d.db->CompactRange(cro, d.handles[i], nullptr, nullptr);
-    if (!s.ok()) return rocks_error(dir, "rocksdb cannot clip the instance to its key groups", s);
+    if (!s.ok()) return restore_rocks_error(dir, "rocksdb cannot clip the instance to its key groups", s);
   }
   Status closed = d.close();
   if (!closed.ok()) return std::move(closed).error().with_file(dir);
@@ -188,7 +180,7 @@ Status check(const std::string& dir, const InstanceJob& job, const std::vector<s
     } else {
       rocksdb::TablePropertiesCollection tables;
       rocksdb::Status s = d.db->GetPropertiesOfAllTables(d.handles[i], &tables);
-      if (!s.ok()) return rocks_error(dir, "rocksdb cannot read the table properties", s);
+      if (!s.ok()) return restore_rocks_error(dir, "rocksdb cannot read the table properties", s);
       for (const auto& [file, p] : tables) out.entries += p->num_entries - p->num_deletions;
       // Keys sort by key group: the first and the last bound them all.
       for (bool last : {false, true}) {
@@ -197,7 +189,7 @@ Status check(const std::string& dir, const InstanceJob& job, const std::vector<s
         if (it->Valid() && !in_range(it->key())) return unclipped(dir, name, it->key(), bytes, job.keep);
       }
     }
-    if (!it->status().ok()) return rocks_error(dir, "rocksdb cannot read the instance", it->status());
+    if (!it->status().ok()) return restore_rocks_error(dir, "rocksdb cannot read the instance", it->status());
   }
   for (const std::string& s : states)
     if (std::find(d.names.begin(), d.names.end(), s) != d.names.end()) out.column_families.push_back(s);

@@ -23,12 +23,12 @@ namespace {
 
 // The key of an s3:// URI without its scheme: "bucket/key", for the mirror paths.
 std::string bucket_and_key(const std::string& uri) { return uri.substr(uri.find("://") + 3); }
-std::string bucket_of(const std::string& uri) {
+std::string staging_bucket_of(const std::string& uri) {
   const std::string bk = bucket_and_key(uri);
   return bk.substr(0, bk.find('/'));
 }
 
-std::string trim_slashes(std::string s) {
+std::string trim_trailing_slashes(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s;
 }
@@ -149,7 +149,7 @@ struct ObjectStoreStaging::Impl {
         std::string uri = canonical_object_uri(h.path);
         if (!staged(uri) && uri.find("/../") == std::string::npos && uri.find("/./") == std::string::npos) {
           wanted.insert(uri);
-          remapped.emplace(h.path.substr(0, h.path.find("://")), bucket_of(uri));
+          remapped.emplace(h.path.substr(0, h.path.find("://")), staging_bucket_of(uri));
         }
       });
     }
@@ -168,7 +168,7 @@ struct ObjectStoreStaging::Impl {
     for (const auto& objects : listed)
       for (const StoredObject& o : objects) {
         if (!wanted.count(o.uri)) continue;  // only what is referenced, not the whole shared/
-        mirrored_buckets.insert(bucket_of(o.uri));
+        mirrored_buckets.insert(staging_bucket_of(o.uri));
         CKPT_RETURN_IF_ERROR(stage(o, root + "/in/" + bucket_and_key(o.uri), &fetch));
       }
     for (const std::string& d : dir_list) staged_prefixes.push_back(d);
@@ -207,7 +207,7 @@ Result<std::unique_ptr<ObjectStoreStaging>> ObjectStoreStaging::create(std::shar
 
 Result<std::string> ObjectStoreStaging::input(const std::string& given) {
   Impl& m = *impl_;
-  const std::string spelled = trim_slashes(given);
+  const std::string spelled = trim_trailing_slashes(given);
   // Listings name objects s3://; s3a:// and s3p:// are the same objects.
   const std::string uri = "s3://" + bucket_and_key(spelled);
   std::string dir_uri = uri;
@@ -246,7 +246,7 @@ std::vector<std::string> ObjectStoreStaging::remap_specs() const {
 
 Result<std::string> ObjectStoreStaging::output(const std::string& given) {
   Impl& m = *impl_;
-  std::string uri = trim_slashes(given);
+  std::string uri = trim_trailing_slashes(given);
   // The local rule (OUTPUTS in ckpt(1)) compares local paths; staged copies are never the
   // store's objects, so the URIs are compared here: never into or over an input.
   const std::string canonical = "s3://" + bucket_and_key(uri);
@@ -276,7 +276,7 @@ std::string part_prefix(const std::string& uri) { return uri + ".part-"; }
 
 Status ObjectStoreStaging::stage_output_parts(const std::string& given) {
   Impl& m = *impl_;
-  const std::string uri = trim_slashes(given);
+  const std::string uri = trim_trailing_slashes(given);
   std::string local;
   for (const auto& [l, u] : m.outputs)
     if (u == uri) local = l;

@@ -18,10 +18,6 @@
 namespace ckpt {
 namespace {
 
-bool is_sst_name(const std::string& name) {
-  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
-}
-
 // A problem already reported by the quick checks (a missing or short file) would fail to
 // decode again; one fault, one line.
 bool already_reported(const Error& e, const std::unordered_set<std::string>& faulty) {
@@ -103,7 +99,7 @@ struct SstOutcome {
 };
 
 // A problem about the SST of `t`, its kind and message still to be said.
-VerifyProblem sst_problem(const SstTask& t, const std::string& metadata_file) {
+VerifyProblem deep_sst_problem(const SstTask& t, const std::string& metadata_file) {
   VerifyProblem p;
   p.operator_id = operator_id_hex(t.op->id);
   p.subtask = t.subtask;
@@ -115,7 +111,7 @@ VerifyProblem sst_problem(const SstTask& t, const std::string& metadata_file) {
 
 SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::unordered_set<std::string>& faulty) {
   SstOutcome out;
-  VerifyProblem p = sst_problem(t, streams.metadata_file());
+  VerifyProblem p = deep_sst_problem(t, streams.metadata_file());
   if (faulty.count(t.file->handle.path)) {
     out.skipped = true;
     return out;
@@ -192,7 +188,7 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
       outcomes[i] = std::move(o).value();
     } else {
       // Not known to be damaged, not known to be sound: an SST that was not checked.
-      outcomes[i].problem = sst_problem(tasks[i], where.metadata_path);
+      outcomes[i].problem = deep_sst_problem(tasks[i], where.metadata_path);
       outcomes[i].problem->message = o.error().message;
     }
     return Status::OK();

@@ -18,7 +18,7 @@ KeyGroupRange range_of_subtask(int32_t max_parallelism, int32_t parallelism, int
   return {static_cast<int32_t>(start), static_cast<int32_t>(end - start + 1)};
 }
 
-std::string range_text(int32_t a, int32_t b) { return a == b ? std::to_string(a) : fmt::format("{}-{}", a, b); }
+std::string key_group_span_text(int32_t a, int32_t b) { return a == b ? std::to_string(a) : fmt::format("{}-{}", a, b); }
 
 VerifyProblem problem(const OperatorState& op, int32_t subtask, const char* handle, ProblemKind kind,
                       std::string message) {
@@ -63,7 +63,7 @@ void check_slot(const OperatorState& op, KeyedHandle SubtaskState::*slot, const 
     if (clash_from >= 0)
       report.problems.push_back(problem(op, st.index, slot_name, ProblemKind::kKeyGroupOverlap,
                                         fmt::format("key groups {} are also held by subtask {}",
-                                                    range_text(clash_from, clash_to), clash_with)));
+                                                    key_group_span_text(clash_from, clash_to), clash_with)));
   }
   if (!any || op.fully_finished) return;
   // A subtask without keyed state stores no handle; its key groups need none.
@@ -81,7 +81,7 @@ void check_slot(const OperatorState& op, KeyedHandle SubtaskState::*slot, const 
     int32_t end = kg;
     while (end + 1 < max_par && owner[static_cast<size_t>(end + 1)] == -1) ++end;
     report.problems.push_back(problem(op, -1, slot_name, ProblemKind::kKeyGroupGap,
-                                      fmt::format("key groups {} are held by no subtask", range_text(kg, end))));
+                                      fmt::format("key groups {} are held by no subtask", key_group_span_text(kg, end))));
     kg = end + 1;
   }
 }

@@ -34,11 +34,6 @@ constexpr const char* kNoKeySerializer = "changelog without key serializer snaps
 // Keys of unknown length are found by trying each split; change records are small, this
 // bounds the work on a damaged one.
 constexpr size_t kMaxGuessedKeyBytes = 4096;
-constexpr char kListDelimiter = ',';  // RocksDB's list merge operator joins elements with it
-
-bool is_timer_serializer(const SerializerSnapshot& s) {
-  return s.snapshot_class.find("TimerSerializer") != std::string::npos;
-}
 
 bool is_metadata(uint8_t op, int32_t key_group) {
   return op == kMetadata || (op == kMetadataOld && key_group == kCommonKeyGroup);
@@ -132,7 +127,6 @@ struct ChangelogState::RawStore {
 };
 
 namespace {
-
 
 }  // namespace
 

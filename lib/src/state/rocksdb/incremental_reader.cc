@@ -18,14 +18,10 @@
 namespace ckpt {
 namespace {
 
-bool is_sst_name(const std::string& name) {
-  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
-}
-
 // What the grouping pass keeps of an SST: its place and key range. The file itself is opened
 // again for its scan, so that only one table reader (index and filter blocks) is held at a
 // time, however many SSTs a subtask has.
-struct Table {
+struct SstRange {
   const NamedStream* source = nullptr;
   std::string first_key;
   std::string last_key;
@@ -73,7 +69,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
   std::string lower, upper;
   if (lo > handle.range.first) append_key_group_prefix(lower, lo, prefix);
   if (hi < handle.range.last() && hi + 1 < (int32_t{1} << (8 * prefix))) append_key_group_prefix(upper, hi + 1, prefix);
-  auto outside = [&](const Table& t) {
+  auto outside = [&](const SstRange& t) {
     if (t.first_key.empty() && t.last_key.empty()) return false;
     return (!upper.empty() && t.first_key >= upper) || (!lower.empty() && t.last_key < lower);
   };
@@ -84,7 +80,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
     for (const NamedStream& f : *list)
       if (is_sst_name(f.name)) files.push_back(&f);
   std::sort(files.begin(), files.end(), [](const NamedStream* a, const NamedStream* b) { return a->name < b->name; });
-  std::vector<std::vector<Table>> by_state(meta.states.size());
+  std::vector<std::vector<SstRange>> by_state(meta.states.size());
   for (const NamedStream* f : files) {
     Status s = streams.read(f->handle, [&](const StateStream& stream) -> Status {
       CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
@@ -92,7 +88,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       auto it = std::find_if(meta.states.begin(), meta.states.end(),
                              [&](const StateMetaInfo& s) { return s.name == cf; });
       if (it != meta.states.end()) {
-        Table t{f, sst.first_key(), sst.last_key()};
+        SstRange t{f, sst.first_key(), sst.last_key()};
         if (!outside(t)) by_state[it - meta.states.begin()].push_back(std::move(t));
         return Status::OK();
       }
@@ -128,7 +124,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       // files overlap is read through the instance, as Flink's restore opens it.
       std::vector<std::pair<std::string, std::string>> ranges;
       bool overlap = false;
-      for (const Table& t : by_state[id]) {
+      for (const SstRange& t : by_state[id]) {
         if (t.first_key.empty() && t.last_key.empty()) continue;
         ranges.emplace_back(t.first_key, t.last_key);
       }
@@ -151,9 +147,9 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
         continue;
       }
       std::sort(by_state[id].begin(), by_state[id].end(),
-                [](const Table& a, const Table& b) { return a.first_key < b.first_key; });
+                [](const SstRange& a, const SstRange& b) { return a.first_key < b.first_key; });
     }
-    for (const Table& t : by_state[id]) {
+    for (const SstRange& t : by_state[id]) {
       Status s = streams.read(t.source->handle, [&](const StateStream& stream) -> Status {
         CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
         return sst.for_each(entry, lower, upper);

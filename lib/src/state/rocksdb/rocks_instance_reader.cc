@@ -55,13 +55,9 @@ Error instance_error(const std::string& file, ErrorCode code, const std::string&
   return e;
 }
 
-Error rocks_error(const std::string& file, const char* what, const rocksdb::Status& s) {
+Error instance_rocks_error(const std::string& file, const char* what, const rocksdb::Status& s) {
   return rocks_status_error(s, file, what);
 }
-
-// Whole-file scans: without an explicit readahead RocksDB reads block by block (one pread of
-// a few KiB each), which made reading a native snapshot cost more than converting it.
-constexpr size_t kScanReadahead = size_t{2} << 20;
 
 rocksdb::ReadOptions scan_options() {
   rocksdb::ReadOptions ro;
@@ -177,7 +173,7 @@ Status RocksInstanceReader::for_each(const std::string& cf,
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
   if (!it->status().ok())
-    return rep_->blame_file(rocks_error("", fmt::format("rocksdb cannot read column family '{}'", cf).c_str(),
+    return rep_->blame_file(instance_rocks_error("", fmt::format("rocksdb cannot read column family '{}'", cf).c_str(),
                                          it->status()));
   return Status::OK();
 }
@@ -200,7 +196,7 @@ Status RocksInstanceReader::for_each_by_key_group(const std::vector<std::string>
   };
   std::vector<Cursor> cursors(families.size());
   auto failed = [&](size_t i) {
-    return rep_->blame_file(rocks_error("", fmt::format("rocksdb cannot read column family '{}'", families[i]).c_str(),
+    return rep_->blame_file(instance_rocks_error("", fmt::format("rocksdb cannot read column family '{}'", families[i]).c_str(),
                                          cursors[i].it->status()));
   };
   // Positions cursor i's key group; a key too short for its prefix cannot be placed anywhere.
@@ -253,7 +249,7 @@ Status FlinkInstance::close() {
   if (!db) return Status::OK();
   rocksdb::Status s = db->Close();
   db.reset();
-  if (!s.ok()) return rocks_error("", "rocksdb cannot close the instance", s);
+  if (!s.ok()) return instance_rocks_error("", "rocksdb cannot close the instance", s);
   return Status::OK();
 }
 
@@ -267,7 +263,7 @@ Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance
   options.stats_dump_period_sec = 0;
   options.stats_persist_period_sec = 0;
   rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, dir, &out.names);
-  if (!s.ok()) return rocks_error(dir, "rocksdb cannot list the column families", s);
+  if (!s.ok()) return instance_rocks_error(dir, "rocksdb cannot list the column families", s);
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(kBlockCacheBytes);
   // Index blocks in the cache, not held by each open file's reader: an instance keeps every
@@ -284,7 +280,7 @@ Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance
   rocksdb::DB* db = nullptr;
   s = read_only ? rocksdb::DB::OpenForReadOnly(options, dir, cfs, &out.handles, &db)
                 : rocksdb::DB::Open(options, dir, cfs, &out.handles, &db);
-  if (!s.ok()) return rocks_error(dir, "rocksdb cannot open the instance", s);
+  if (!s.ok()) return instance_rocks_error(dir, "rocksdb cannot open the instance", s);
   out.db.reset(db);
   return Status::OK();
 }

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Error rocks_error(const std::string& where, const rocksdb::Status& s) {
+Error writer_rocks_error(const std::string& where, const rocksdb::Status& s) {
   Error e(s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption, fmt::format("rocksdb: {}", s.ToString()));
   e.file = where;
   return e;
@@ -55,7 +55,7 @@ Status open_flink_db(const std::string& dir, const rocksdb::Options& options, co
   for (const std::string& n : names) descriptors.emplace_back(n, cf_options);
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, dir, descriptors, handles, &raw);
-  if (!s.ok()) return rocks_error(dir, s);
+  if (!s.ok()) return writer_rocks_error(dir, s);
   db->reset(raw);
   return Status::OK();
 }
@@ -215,7 +215,7 @@ Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_vie
     // properties, as Flink's flushed files do (readers map files to states by them).
     writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), rep.options, rep.handles[cf + 1]);
     rocksdb::Status s = writer->Open(rep.sst_path(cf));
-    if (!s.ok()) return rocks_error(rep.sst_path(cf), s);
+    if (!s.ok()) return writer_rocks_error(rep.sst_path(cf), s);
     if (!rep.finished_files[cf].empty() && key <= std::string_view(rep.rolled_after[cf]))
       return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
   }
@@ -224,14 +224,14 @@ Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_vie
   rocksdb::Status s = writer->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
   if (s.IsInvalidArgument())
     return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
-  if (!s.ok()) return rocks_error(rep.sst_path(cf), s);
+  if (!s.ok()) return writer_rocks_error(rep.sst_path(cf), s);
   ++rep.entries;
   // A family's file is closed at Flink's target file size: SstFileWriter holds a file's whole
   // index and filter until Finish, which would make memory grow with the state.
   if (writer->FileSize() >= rep.target_file_bytes) {
     const std::string path = rep.sst_path(cf);
     s = writer->Finish();
-    if (!s.ok()) return rocks_error(path, s);
+    if (!s.ok()) return writer_rocks_error(path, s);
     writer.reset();
     rep.finished_files[cf].push_back(path);
     rep.rolled_after[cf].assign(key);
@@ -247,7 +247,7 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
     if (!rep.writers[i]) continue;
     const std::string path = rep.sst_path(i);
     rocksdb::Status s = rep.writers[i]->Finish();
-    if (!s.ok()) return rocks_error(path, s);
+    if (!s.ok()) return writer_rocks_error(path, s);
     rep.writers[i].reset();
     rep.finished_files[i].push_back(path);
   }
@@ -261,8 +261,8 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
     s = db->IngestExternalFile(rep.handles[i + 1], rep.finished_files[i], ingest);
   }
   rocksdb::Status closed = rep.close_db();
-  if (!s.ok()) return rocks_error(instance_dir, s);
-  if (!closed.ok()) return rocks_error(rep.db_dir(), closed);
+  if (!s.ok()) return writer_rocks_error(instance_dir, s);
+  if (!closed.ok()) return writer_rocks_error(rep.db_dir(), closed);
   // The closed DB directory is the instance: nothing was put through the write-ahead log and
   // nothing is left in a memtable, so its SSTs, MANIFEST, CURRENT and latest OPTIONS are the
   // whole state (what RocksDB's Checkpoint would copy, without waiting for a flush).
@@ -345,7 +345,7 @@ Status RocksLiveInstance::replace_range(size_t cf, const std::string& begin, con
   rocksdb::ColumnFamilyHandle* h = rep.handles[cf + 1];
   rocksdb::Slice b(begin), e(end);
   rocksdb::Status s = rocksdb::DeleteFilesInRange(rep.db.get(), h, &b, &e, /*include_end=*/false);
-  if (!s.ok()) return rocks_error(rep.dir, s);
+  if (!s.ok()) return writer_rocks_error(rep.dir, s);
   if (sorted.empty()) return Status::OK();
   const std::string path = fmt::format("{}/ingest-{}.sst", rep.dir, rep.next_file++);
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), rep.options, h);
@@ -357,21 +357,21 @@ Status RocksLiveInstance::replace_range(size_t cf, const std::string& begin, con
     s = writer.Put(k, v);
   }
   if (s.ok()) s = writer.Finish();
-  if (!s.ok()) return rocks_error(path, s);
+  if (!s.ok()) return writer_rocks_error(path, s);
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;
   s = rep.db->IngestExternalFile(h, {path}, ingest);
-  if (!s.ok()) return rocks_error(path, s);
+  if (!s.ok()) return writer_rocks_error(path, s);
   return Status::OK();
 }
 
 Result<RocksInstanceFiles> RocksLiveInstance::checkpoint(const std::string& dir) {
   rocksdb::Checkpoint* cp = nullptr;
   rocksdb::Status s = rocksdb::Checkpoint::Create(rep_->db.get(), &cp);
-  if (!s.ok()) return rocks_error(rep_->dir, s);
+  if (!s.ok()) return writer_rocks_error(rep_->dir, s);
   std::unique_ptr<rocksdb::Checkpoint> owned(cp);
   s = cp->CreateCheckpoint(dir);
-  if (!s.ok()) return rocks_error(dir, s);
+  if (!s.ok()) return writer_rocks_error(dir, s);
   return list_instance_files(dir);
 }
 

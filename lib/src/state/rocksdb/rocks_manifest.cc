@@ -41,7 +41,7 @@ uint32_t le32(std::string_view b, uint64_t at) {
          static_cast<uint32_t>(static_cast<uint8_t>(b[at + 3])) << 24;
 }
 
-Error corrupt(const std::string& file, uint64_t at, std::string message) {
+Error manifest_corrupt(const std::string& file, uint64_t at, std::string message) {
   Error e(ErrorCode::kCorruption, std::move(message), at);
   e.file = file;
   return e;
@@ -52,15 +52,15 @@ Status check_current(std::string_view bytes, uint64_t base, const std::string& f
   static constexpr std::string_view kPrefix = "MANIFEST-";
   size_t i = 0;
   while (i < bytes.size() && i < kPrefix.size() && bytes[i] == kPrefix[i]) ++i;
-  if (i < kPrefix.size()) return corrupt(file, base + i, "CURRENT does not start with \"MANIFEST-\"");
+  if (i < kPrefix.size()) return manifest_corrupt(file, base + i, "CURRENT does not start with \"MANIFEST-\"");
   while (i < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[i]))) ++i;
   if (i == kPrefix.size() || i + 1 != bytes.size() || bytes[i] != '\n')
-    return corrupt(file, base + i, "CURRENT is not \"MANIFEST-<number>\" and a newline");
+    return manifest_corrupt(file, base + i, "CURRENT is not \"MANIFEST-<number>\" and a newline");
   std::string_view name = bytes.substr(0, i);
   for (const auto* list : {&h.private_files, &h.shared_files})
     for (const NamedStream& f : *list)
       if (f.name == name) return Status::OK();
-  return corrupt(file, base, fmt::format("CURRENT names '{}', which the handle does not list", name));
+  return manifest_corrupt(file, base, fmt::format("CURRENT names '{}', which the handle does not list", name));
 }
 
 }  // namespace
@@ -73,31 +73,31 @@ Status check_manifest(std::string_view bytes, uint64_t base, const std::string& 
     if (left < kHeaderSize) {
       // The writer pads a block's tail that cannot hold a header with zeros.
       for (uint64_t i = pos; i < std::min<uint64_t>(bytes.size(), pos + left); ++i)
-        if (bytes[i] != 0) return corrupt(file, base + i, "non-zero byte in the padding at the end of a log block");
+        if (bytes[i] != 0) return manifest_corrupt(file, base + i, "non-zero byte in the padding at the end of a log block");
       pos += left;
       continue;
     }
-    if (bytes.size() - pos < kHeaderSize) return corrupt(file, base + pos, "log record header cut off by the end of the file");
+    if (bytes.size() - pos < kHeaderSize) return manifest_corrupt(file, base + pos, "log record header cut off by the end of the file");
     const uint32_t stored = unmask(le32(bytes, pos));
     const uint64_t length = static_cast<uint8_t>(bytes[pos + 4]) | static_cast<uint64_t>(static_cast<uint8_t>(bytes[pos + 5])) << 8;
     const uint8_t type = static_cast<uint8_t>(bytes[pos + 6]);
     if (type < kFull || type > kLast)
-      return corrupt(file, base + pos + 6, fmt::format("log record of unknown type {}", type));
+      return manifest_corrupt(file, base + pos + 6, fmt::format("log record of unknown type {}", type));
     if (kHeaderSize + length > left)
-      return corrupt(file, base + pos + 4, fmt::format("log record of {} bytes crosses its block's end", length));
+      return manifest_corrupt(file, base + pos + 4, fmt::format("log record of {} bytes crosses its block's end", length));
     if (pos + kHeaderSize + length > bytes.size())
-      return corrupt(file, base + pos + 4, fmt::format("log record of {} bytes cut off by the end of the file", length));
+      return manifest_corrupt(file, base + pos + 4, fmt::format("log record of {} bytes cut off by the end of the file", length));
     const uint32_t actual = crc32c(crc32c(0, bytes.substr(pos + 6, 1)), bytes.substr(pos + kHeaderSize, length));
-    if (actual != stored) return corrupt(file, base + pos, "log record checksum mismatch");
+    if (actual != stored) return manifest_corrupt(file, base + pos, "log record checksum mismatch");
     const bool starts = type == kFull || type == kFirst;
     if (starts == in_record)
-      return corrupt(file, base + pos + 6, in_record ? "log record starts inside another" : "log record fragment without its start");
+      return manifest_corrupt(file, base + pos + 6, in_record ? "log record starts inside another" : "log record fragment without its start");
     in_record = type == kFirst || type == kMiddle;
     ++records;
     pos += kHeaderSize + length;
   }
-  if (in_record) return corrupt(file, base + bytes.size(), "last log record cut off by the end of the file");
-  if (records == 0) return corrupt(file, base, "MANIFEST holds no log record");
+  if (in_record) return manifest_corrupt(file, base + bytes.size(), "last log record cut off by the end of the file");
+  if (records == 0) return manifest_corrupt(file, base, "MANIFEST holds no log record");
   return Status::OK();
 }
 

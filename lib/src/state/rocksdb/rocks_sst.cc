@@ -23,7 +23,7 @@ struct SstFile::Rep {
 namespace {
 
 // Offsets RocksDB names count from the SST's first byte: stream byte 0, at base() in its file.
-Error rocks_error(const StateStream& stream, const char* what, const rocksdb::Status& s) {
+Error sst_rocks_error(const StateStream& stream, const char* what, const rocksdb::Status& s) {
   Error e = rocks_status_error(s, "", what);
   if (e.offset) *e.offset += stream.base();
   return stream.stamp(std::move(e));
@@ -33,6 +33,10 @@ Error rocks_error(const StateStream& stream, const char* what, const rocksdb::St
 constexpr uint64_t kFooterBytes = 53;
 
 }  // namespace
+
+bool is_sst_name(std::string_view name) {
+  return name.size() > 4 && name.substr(name.size() - 4) == ".sst";
+}
 
 Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator() {
   std::shared_ptr<rocksdb::MergeOperator> op;
@@ -63,7 +67,7 @@ static Status open_reader(const StateStream& stream, rocksdb::Options& options,
     rocksdb::Status s = mem_env->NewWritableFile(path, &w, rocksdb::EnvOptions());
     if (s.ok()) s = w->Append(bytes);
     if (s.ok()) s = w->Close();
-    if (!s.ok()) return rocks_error(stream, "cannot stage the sst in memory", s);
+    if (!s.ok()) return sst_rocks_error(stream, "cannot stage the sst in memory", s);
     options.env = mem_env.get();
   } else {
     // RocksDB opens the file again by name, blocking on whatever stands there now; a file
@@ -74,7 +78,7 @@ static Status open_reader(const StateStream& stream, rocksdb::Options& options,
   reader = std::make_unique<rocksdb::SstFileReader>(options);
   rocksdb::Status s = reader->Open(path);
   if (!s.ok()) {
-    Error e = rocks_error(stream, "rocksdb cannot open the sst file", s);
+    Error e = sst_rocks_error(stream, "rocksdb cannot open the sst file", s);
     // Opening reads the footer, then the blocks it points to: without a block named, the
     // footer is where the table stopped making sense.
     if (!e.offset) e.offset = stream.base() + (stream.size() > kFooterBytes ? stream.size() - kFooterBytes : 0);
@@ -87,7 +91,7 @@ Status SstFile::verify_checksum(const StateStream& stream) {
   Rep rep;
   CKPT_RETURN_IF_ERROR(open_reader(stream, rep.options, rep.mem_env, rep.reader));
   rocksdb::Status s = rep.reader->VerifyChecksum(rocksdb::ReadOptions());
-  if (!s.ok()) return rocks_error(stream, "sst checksum verification failed", s);
+  if (!s.ok()) return sst_rocks_error(stream, "sst checksum verification failed", s);
   if (stream.progress() && !stream.path().empty()) stream.progress()->add_bytes(stream.size());
   return Status::OK();
 }
@@ -107,13 +111,9 @@ Result<SstFile> SstFile::open(const StateStream& stream) {
   if (it->Valid()) f.first_key_ = it->key().ToString();
   it->SeekToLast();
   if (it->Valid()) f.last_key_ = it->key().ToString();
-  if (!it->status().ok()) return rocks_error(stream, "rocksdb cannot read the sst file", it->status());
+  if (!it->status().ok()) return sst_rocks_error(stream, "rocksdb cannot read the sst file", it->status());
   return f;
 }
-
-// A whole-file scan: without an explicit readahead RocksDB reads block by block (one pread of
-// a few KiB each); 2 MiB per open scan keeps memory bounded and the reads few.
-constexpr size_t kScanReadahead = size_t{2} << 20;
 
 Status SstFile::for_each(const std::function<Status(std::string_view, std::string_view)>& fn, std::string_view lower,
                          std::string_view upper) const {
@@ -134,7 +134,7 @@ Status SstFile::for_each(const std::function<Status(std::string_view, std::strin
     rocksdb::Slice v = it->value();
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
-  if (!it->status().ok()) return rocks_error(stream_, "rocksdb cannot read the sst file", it->status());
+  if (!it->status().ok()) return sst_rocks_error(stream_, "rocksdb cannot read the sst file", it->status());
   // RocksDB read the file in place, past StateStream::read's count.
   if (stream_.progress() && !stream_.path().empty()) stream_.progress()->add_bytes(stream_.size());
   return Status::OK();

@@ -25,6 +25,15 @@ namespace ckpt {
 // family; kNotSupported if this RocksDB build lacks it.
 Result<std::shared_ptr<rocksdb::MergeOperator>> flink_merge_operator();
 
+// A RocksDB table file's name (`000042.sst`): what a native handle's shared or private file
+// list holds beside MANIFEST, CURRENT, OPTIONS and log files.
+bool is_sst_name(std::string_view name);
+
+// Readahead for whole-file scans: without it RocksDB reads block by block (one pread of a few
+// KiB each), which made reading a native snapshot cost more than converting it; 2 MiB per open
+// scan keeps memory bounded and the reads few.
+constexpr size_t kScanReadahead = size_t{2} << 20;
+
 class SstFile {
  public:
   // Opens the SST behind `stream`: in place if it is a plain file, else from memory (inline
