@@ -28,7 +28,8 @@ std::optional<nlohmann::json> row_spelling(const nlohmann::ordered_json& v) {
   if (v.size() == 2 && (kind == v.end() || !is_row_kind(*kind))) return std::nullopt;
   nlohmann::json values = nlohmann::json::array();
   // Both forms iterate in written order: an ordered_json object keeps its members as given.
-  for (const auto& f : *fields) values.push_back(nlohmann::json::parse(json_text(f), nullptr, /*allow_exceptions=*/false));
+  for (const auto& f : *fields)
+    values.push_back(nlohmann::json::parse(json_text(f), nullptr, /*allow_exceptions=*/false));
   return nlohmann::json{{"fields", std::move(values)}, {"kind", kind == v.end() ? "+I" : kind->get<std::string>()}};
 }
 

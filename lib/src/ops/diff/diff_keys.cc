@@ -259,7 +259,7 @@ Status compare_operator(const std::string& a, const std::map<std::string, Operat
       d.state = state.value_or("");
       d.jobs = options.jobs;
       d.remap = options.remap;
-      d.structure_checks = false;  // diff_snapshots checked each side once
+      d.structure_checks = false;    // diff_snapshots checked each side once
       d.filters_must_match = false;  // a state one side lacks is a change; diff_snapshots checks the union
       d.names = options.names;
       d.key_serializers_from = options.key_serializers_from;
