@@ -377,12 +377,7 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
       };
       report.structure.erase(std::remove_if(report.structure.begin(), report.structure.end(), gone),
                              report.structure.end());
-      StructureChange c;
-      c.what = "operator-renamed";
-      c.operator_id = id_b;
-      c.before = id_a;
-      c.after = id_b;
-      report.structure.push_back(std::move(c));
+      report.renamed.push_back({id_a, id_b});
       break;
     }
   }

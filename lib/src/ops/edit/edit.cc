@@ -400,8 +400,10 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     } else {
       search.snapshot = summary.written.output;
     }
-    CKPT_RETURN_IF_ERROR(find_key_residues(search, &summary));
-    summary.residues_searched = true;
+    // The edit itself is done (and written): a search that cannot run is reported, not fatal.
+    Status searched = find_key_residues(search, &summary);
+    if (searched.ok()) summary.residues_searched = true;
+    else summary.residue_gaps.push_back(std::move(searched).error().to_string());
   }
   return summary;
 }
