@@ -40,6 +40,15 @@ void print_warning(Io& io, const std::string& message) { io.err << "ckpt: warnin
 
 namespace {
 
+// A repeatable option takes exactly one value per flag, as written. CLI11 would otherwise read
+// a value in brackets as a list (`--key '[1,"a"]'` became the keys 1 and "a") and let the flag
+// swallow the positional after it. Options with a delimiter (`--hot-key-groups 1,5`) keep it.
+void one_value_per_flag(CLI::App& sub) {
+  for (CLI::Option* opt : sub.get_options())
+    if (opt->nonpositional() && opt->get_allow_extra_args() && opt->get_delimiter() == '\0')
+      opt->allow_extra_args(false);
+}
+
 int run_local(int argc, const char* const* argv, Io& io) {
   CLI::App app{"ckpt: read and write Apache Flink checkpoints and savepoints without a JVM", "ckpt"};
   app.require_subcommand(1);
@@ -51,6 +60,7 @@ int run_local(int argc, const char* const* argv, Io& io) {
     sub->formatter(synopsis_formatter());
     sub->footer(help_footer(c.name));
     subs.emplace_back(sub, c.setup(*sub));
+    one_value_per_flag(*sub);
   }
   try {
     app.parse(argc, argv);

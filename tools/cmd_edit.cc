@@ -100,6 +100,15 @@ nlohmann::ordered_json edit_document(const EditArgs& a, const EditOptions& optio
     erased.push_back({{"operator", k.operator_id}, {"state", k.state}, {"entry_count", k.entries}});
   doc["erased_keys"] = std::move(erased);
   doc["unmatched_keys"] = s.unmatched_keys;
+  nlohmann::ordered_json remaining = nlohmann::ordered_json::array();
+  for (const EditSummary::KeyResidue& r : s.residues)
+    remaining.push_back({{"operator", r.operator_id},
+                         {"state", r.state},
+                         {"key", r.key},
+                         {"place", r.place},
+                         {"entry_count", r.entries}});
+  doc["remaining_keys"] = s.residues_searched ? std::move(remaining) : nlohmann::ordered_json(nullptr);
+  doc["unsearched"] = s.residue_gaps;
   return doc;
 }
 
@@ -199,8 +208,9 @@ Runner setup_edit(CLI::App& sub) {
     if (!s.ok()) return report_error(io, s.error());
     if (a->json) {
       for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
+      for (const std::string& gap : s->residue_gaps) print_warning(io, "not searched for the erased keys: " + gap);
       print_json(io, edit_document(*a, options, *s));
-      return kExitOk;
+      return s->unmatched_keys.empty() ? kExitOk : kExitProblems;
     }
     const char* prefix = a->dry_run ? "would change: " : "";
     for (const EditChange& c : s->changes) io.out << prefix << describe(c) << "\n";
@@ -209,7 +219,14 @@ Runner setup_edit(CLI::App& sub) {
         io.out << fmt::format("{}operator {}: state '{}': {} entries of the keys erased\n", prefix, k.operator_id,
                               k.state, k.entries);
       for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
+      const char* remains = a->dry_run ? "would remain: " : "remains: ";
+      for (const EditSummary::KeyResidue& r : s->residues)
+        io.out << fmt::format("{}operator {}: state '{}': key {} in the {} of {} entries\n", remains, r.operator_id,
+                              r.state, r.key, r.place == "user-key" ? "map user keys" : r.place + "s", r.entries);
+      if (s->residues_searched && s->residues.empty())
+        io.out << (a->dry_run ? "no erased key would remain\n" : "no erased key remains\n");
     }
+    for (const std::string& gap : s->residue_gaps) print_warning(io, "not searched for the erased keys: " + gap);
     if (a->dry_run) {
       io.out << fmt::format("dry run: {} subtasks, {} entries kept, nothing written\n", s->written.subtasks,
                             s->written.entries);
@@ -217,7 +234,8 @@ Runner setup_edit(CLI::App& sub) {
       io.out << fmt::format("{}: {}, {} subtasks, {} entries, {} files, {} bytes\n", s->written.output, s->written.kind,
                             s->written.subtasks, s->written.entries, s->written.files, s->written.bytes);
     }
-    return kExitOk;
+    // As dump --key: an erasure scripted in CI must not pass when a key it names erased nothing.
+    return s->unmatched_keys.empty() ? kExitOk : kExitProblems;
   };
 }
 

@@ -57,14 +57,19 @@ TEST_CASE("edit --dry-run prints what would change and writes nothing", "[cli]")
   CHECK_FALSE(fs::exists(s / "out"));
 }
 
-TEST_CASE("edit --delete-keys prints erased entries per state and warns of keys that matched nothing", "[cli]") {
-  // One present key, one absent; the absent one is named on standard error.
+TEST_CASE("edit --delete-keys prints erased entries per state and exits 1 naming keys that matched nothing", "[cli]") {
+  // One present key, one absent; the absent one is named on standard error, and an erasure
+  // that erased nothing for a key it names does not pass (as dump --key).
   ckpt::test::ScratchDir s;
   const std::string in = generated_heap(s);
   ckpt::test::write_file(s / "keys", "\"user-0000000003\"\n\n\"nobody\"\r\n");
-  auto r = run_cli_ok({"edit", in, "--output", s / "out", "--delete-keys", s / "keys"});
+  auto r = ckpt::test::run_cli({"edit", in, "--output", s / "out", "--delete-keys", s / "keys"});
+  CHECK(r.status == 1);
   CHECK(r.out.find("state 'value-state': 1 entries of the keys erased") != std::string::npos);
   CHECK(r.err.find("key matched nothing: \"nobody\"") != std::string::npos);
+  CHECK(fs::exists(s / "out/_metadata"));
+  ckpt::test::write_file(s / "found", "\"user-0000000003\"\n");
+  CHECK(ckpt::test::run_cli({"edit", in, "--dry-run", "--delete-keys", s / "found"}).status == 0);
 }
 
 TEST_CASE("edit --json gives each change with its operator ids and counts and the output's totals", "[cli]") {
@@ -75,8 +80,9 @@ TEST_CASE("edit --json gives each change with its operator ids and counts and th
   const std::string in = generated_heap(s);
   const std::string op = first_operator(in);
   ckpt::test::write_file(s / "keys", "\"user-0000000003\"\n\"nobody\"\n");
-  auto r = run_cli_ok({"edit", "--json", in, "--output", s / "out", "--drop-state", op + "/value-state", "--set-uid",
-                       op + "=orders", "--delete-keys", s / "keys"});
+  auto r = ckpt::test::run_cli({"edit", "--json", in, "--output", s / "out", "--drop-state", op + "/value-state",
+                                "--set-uid", op + "=orders", "--delete-keys", s / "keys"});
+  CHECK(r.status == 1);  // "nobody" matched nothing
   auto doc = nlohmann::json::parse(r.out);
   const std::string id = ckpt::operator_id_hex(ckpt::operator_id_of_uid("orders"));
   CHECK(doc["schema"] == "ckpt.edit/1");

@@ -87,6 +87,12 @@ class CKPT_API KeyChangeSink {
 struct CKPT_API DiffReport {
   std::string a, b;  // the `_metadata` files compared
   std::vector<StructureChange> structure;
+  // Keys compared: (A's id, B's id) of an operator only A has and one only B has with the same
+  // states and entries, one operator given a new id; not in `structure` as removed and added.
+  struct Renamed {
+    std::string operator_a, operator_b;
+  };
+  std::vector<Renamed> renamed;
   // States whose proxy could not be read, so their structure was not compared ("op: why").
   std::vector<std::string> notes;
   std::vector<DiffFile> files_added;    // in B only, in B's order
@@ -103,7 +109,7 @@ struct CKPT_API DiffReport {
   bool naming = false;                      // DiffOptions::names was given
   std::vector<std::string> unmatched_uids;  // uids given that name no operator of A or B
 
-  bool structure_differs() const { return !structure.empty(); }
+  bool structure_differs() const { return !structure.empty() || !renamed.empty(); }
   bool files_differ() const { return !files_added.empty() || !files_removed.empty(); }
   bool keys_differ() const;
   // What the exit status reports: with keys compared, structure or entries (two snapshots of

@@ -106,6 +106,20 @@ struct CKPT_API EditSummary {
   };
   std::vector<KeysErased> erased;
   std::vector<std::string> unmatched_keys;  // delete_keys that matched no entry, as given
+  // delete_keys: where an erased key (any spelling ckpt dump prints it in) or one of its fields
+  // still occurs as a whole node of an entry's key, map user key or decoded value, in what the
+  // edit wrote (a dry run: the input less what it would remove), per operator (output id),
+  // state, key and place; sorted. Not searched by a part of a sharded edit (--finish searches).
+  struct KeyResidue {
+    std::string operator_id;
+    std::string state;
+    std::string key;    // as given
+    std::string place;  // "key", "user-key" or "value"
+    uint64_t entries = 0;
+  };
+  std::vector<KeyResidue> residues;
+  bool residues_searched = false;
+  std::vector<std::string> residue_gaps;  // parts that could not be read for the search, as errors
 };
 
 // A duration as Flink's TimeUtils reads it ("500 ms", "30s", "15 min", "7d"; no unit: ms), in ms.

@@ -90,6 +90,9 @@ struct CKPT_API VerifyReport {
   std::vector<std::string> unmatched_uids;  // uids given that name no operator
 
   bool clean() const { return problems.empty(); }
+  // Deep: every part was read. A gate should not pass on what it did not check (ckpt-verify(1)
+  // exits 1 unless told --allow-unread).
+  bool complete() const { return unchecked.empty(); }
 };
 
 // Errors only when the snapshot cannot be checked at all (no `_metadata`, or it does not

@@ -15,12 +15,15 @@
 
 namespace ckpt {
 
-// The keys of a point lookup (dump --key): each as a tree and as its compact JSON text, so an
-// entry is matched in whichever form its reader produced. `matched` is set from any worker
-// thread when an entry of that key is seen, so the caller can name the keys nothing had.
+// The keys of a point lookup (dump --key): each spelling of each key given (ops/key_spelling.h)
+// as a tree and as its compact JSON text, so an entry is matched in whichever form its reader
+// produced. `matched` (one per key given) is set from any worker thread when an entry of that
+// key is seen, so the caller can name the keys nothing had.
 struct KeySet {
   std::vector<nlohmann::json> keys;
   std::vector<std::string> texts;  // json_text() of each key
+  std::vector<size_t> given;       // per spelling: the index of the key given it spells
+  std::vector<std::string> given_texts;
   std::unique_ptr<std::atomic<bool>[]> matched;
 
   // The index of the key given as a tree or as its JSON text, or -1.

@@ -20,10 +20,11 @@ namespace ckpt {
 
 namespace {
 
-// What names an entry regardless of backend and subtask: state, kind, key group, key,
-// namespace and user key, compared field by field (no name is built per entry). Entries with
-// none of the last three (operator list elements) are named by their value: lists compare as
-// multisets.
+// What names an entry regardless of backend, subtask and key group: state, kind, key,
+// namespace and user key, compared field by field (no name is built per entry). The key group
+// is where a key lives, not what it is: a key moved by a new max parallelism is the same entry.
+// Entries with none of the last three (operator list elements) are named by their value: lists
+// compare as multisets.
 bool keyless(const DumpEntry& e) { return !e.key && !e.namespace_json && !e.user_key; }
 
 std::string_view part(const std::optional<std::string>& s) { return s ? std::string_view(*s) : std::string_view(); }
@@ -31,8 +32,6 @@ std::string_view part(const std::optional<std::string>& s) { return s ? std::str
 int compare_identity(const DumpEntry& x, const DumpEntry& y) {
   if (int c = x.state.compare(y.state)) return c;
   if (int c = x.kind.compare(y.kind)) return c;
-  const int32_t gx = x.key_group.value_or(-1), gy = y.key_group.value_or(-1);
-  if (gx != gy) return gx < gy ? -1 : 1;
   const bool kx = keyless(x), ky = keyless(y);
   if (kx != ky) return kx ? -1 : 1;
   if (kx) return x.value.compare(y.value);
@@ -207,7 +206,7 @@ struct Passes {
   bool rest = false;
 };
 
-Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorState* ob,
+Passes passes_of(const std::string& id_a, const OperatorState* oa, const std::string& id_b, const OperatorState* ob,
                  const std::map<std::string, OperatorStates>& sa, const std::map<std::string, OperatorStates>& sb,
                  const std::string& only) {
   Passes p;
@@ -216,8 +215,8 @@ Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorS
     return p;
   }
   std::set<std::string> names;
-  for (const auto* side : {&sa, &sb}) {
-    auto it = side->find(id);
+  for (const auto& [side, id] : {std::pair(&sa, &id_a), std::pair(&sb, &id_b)}) {
+    auto it = side->find(*id);
     if (it == side->end()) continue;
     for (const auto& [name, shape] : it->second.states) names.insert(name);
     p.rest |= !it->second.notes.empty();
@@ -225,6 +224,116 @@ Passes passes_of(const std::string& id, const OperatorState* oa, const OperatorS
   p.states.assign(names.begin(), names.end());
   p.rest |= (oa && may_hold_unnamed_states(*oa)) || (ob && may_hold_unnamed_states(*ob));
   return p;
+}
+
+// One operator of A (`id_a`, null when B's is new) against one of B (`id_b`, null when A's is
+// gone); the counts are filed under B's id where there is one.
+struct OperatorPair {
+  std::string id_a, id_b;
+  const OperatorState* oa = nullptr;
+  const OperatorState* ob = nullptr;
+};
+
+Status compare_operator(const std::string& a, const std::map<std::string, OperatorStates>& sa, const std::string& b,
+                        const std::map<std::string, OperatorStates>& sb, const OperatorPair& pair,
+                        const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats) {
+  const OperatorState* oa = pair.oa;
+  const OperatorState* ob = pair.ob;
+  // Operator state is compared per subtask where the subtasks line up, else as a whole.
+  const bool aligned = oa && ob && oa->parallelism == ob->parallelism && subtask_indices(*oa) == subtask_indices(*ob);
+  // Under different max parallelisms a key lives in unrelated key groups on each side: the
+  // state is compared whole instead of a key group at a time (memory grows with the state).
+  const bool by_group = !(oa && ob && oa->max_parallelism != ob->max_parallelism);
+  Comparer comparer(ob ? pair.id_b : pair.id_a, report, changes);
+  const Passes passes = passes_of(pair.id_a, oa, pair.id_b, ob, sa, sb, options.state);
+  const std::set<std::string> named(passes.states.begin(), passes.states.end());
+  std::vector<std::optional<std::string>> runs(passes.states.begin(), passes.states.end());
+  if (passes.rest) runs.push_back(std::nullopt);
+  for (const std::optional<std::string>& state : runs) {
+    stats->passes++;
+    auto open = [&](const std::string& snapshot, const std::string& id,
+                    const OperatorState* op) -> std::unique_ptr<DiffEntryStream> {
+      if (!op) return nullptr;
+      DumpOptions d;
+      d.operator_filter = id;
+      d.state = state.value_or("");
+      d.jobs = options.jobs;
+      d.remap = options.remap;
+      d.structure_checks = false;    // diff_snapshots checked each side once
+      d.filters_must_match = false;  // a state one side lacks is a change; diff_snapshots checks the union
+      d.names = options.names;
+      d.key_serializers_from = options.key_serializers_from;
+      std::function<bool(const DumpEntry&)> keep;
+      if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
+      return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));
+    };
+    SideReader ra(open(a, pair.id_a, oa), pair.id_a), rb(open(b, pair.id_b, ob), pair.id_b);
+    std::vector<DumpEntry> ga, gb;
+    int32_t ka = 0, kb = 0;
+    bool has_a = false, has_b = false;
+    // A side that stops short stops the diff before the other's rest is taken for changes.
+    auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
+      *has = r.next_group(g, k);
+      return *has ? Status::OK() : r.status();
+    };
+    auto whole = [&](SideReader& r, std::vector<DumpEntry>* all) -> Status {
+      std::vector<DumpEntry> g;
+      int32_t k = 0;
+      bool has = false;
+      while (true) {
+        CKPT_RETURN_IF_ERROR(advance(r, &g, &k, &has));
+        if (!has) return Status::OK();
+        std::move(g.begin(), g.end(), std::back_inserter(*all));
+      }
+    };
+    if (!by_group) {
+      CKPT_RETURN_IF_ERROR(whole(ra, &ga));
+      CKPT_RETURN_IF_ERROR(whole(rb, &gb));
+      stats->peak_buffered = std::max<uint64_t>(stats->peak_buffered, ga.size() + gb.size());
+      comparer.compare(ga, gb);
+    } else {
+      CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+      CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
+      while (has_a || has_b) {
+        stats->peak_buffered =
+            std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
+        const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
+        static const std::vector<DumpEntry> kNone;
+        comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
+        if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+        if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
+      }
+    }
+    stats->peak_buffered = std::max(stats->peak_buffered, ra.operator_count() + rb.operator_count());
+    auto& oa_entries = ra.operator_entries();
+    auto& ob_entries = rb.operator_entries();
+    if (aligned) {
+      std::set<int32_t> subtasks;
+      for (const auto* side : {&oa_entries, &ob_entries})
+        for (const auto& [st, entries] : *side) subtasks.insert(st);
+      for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
+    } else {
+      std::vector<DumpEntry> all_a, all_b;
+      for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
+      for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
+      comparer.compare(all_a, all_b);
+    }
+  }
+  return Status::OK();
+}
+
+// An operator only A has and one only B has whose proxies give the same states: a candidate
+// for one operator given another id (edit --set-uid, a uid changed in the job).
+bool same_states(const std::map<std::string, OperatorStates>& sa, const std::string& id_a,
+                 const std::map<std::string, OperatorStates>& sb, const std::string& id_b) {
+  auto x = sa.find(id_a);
+  auto y = sb.find(id_b);
+  if (x == sa.end() || y == sb.end() || !x->second.notes.empty() || !y->second.notes.empty()) return false;
+  if (x->second.states.size() != y->second.states.size()) return false;
+  for (auto i = x->second.states.begin(), j = y->second.states.begin(); i != x->second.states.end(); ++i, ++j)
+    if (i->first != j->first || i->second.kind != j->second.kind || i->second.serializers != j->second.serializers)
+      return false;
+  return true;
 }
 
 }  // namespace
@@ -245,67 +354,37 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
     std::string id = operator_id_hex(op.id);
     if (ops_b.emplace(id, &op).second && !ops_a.count(id)) order.push_back(id);
   }
-  for (const std::string& id : order) {
-    const OperatorState* oa = ops_a.count(id) ? ops_a[id] : nullptr;
-    const OperatorState* ob = ops_b.count(id) ? ops_b[id] : nullptr;
-    // Operator state is compared per subtask where the subtasks line up, else as a whole.
-    const bool aligned = oa && ob && oa->parallelism == ob->parallelism && subtask_indices(*oa) == subtask_indices(*ob);
-    Comparer comparer(id, report, changes);
-    const Passes passes = passes_of(id, oa, ob, sa, sb, options.state);
-    const std::set<std::string> named(passes.states.begin(), passes.states.end());
-    std::vector<std::optional<std::string>> runs(passes.states.begin(), passes.states.end());
-    if (passes.rest) runs.push_back(std::nullopt);
-    for (const std::optional<std::string>& state : runs) {
-      stats->passes++;
-      auto open = [&](const std::string& snapshot, const OperatorState* op) -> std::unique_ptr<DiffEntryStream> {
-        if (!op) return nullptr;
-        DumpOptions d;
-        d.operator_filter = id;
-        d.state = state.value_or("");
-        d.jobs = options.jobs;
-        d.remap = options.remap;
-        d.structure_checks = false;  // diff_snapshots checked each side once
-        d.filters_must_match = false;  // a state one side lacks is a change; diff_snapshots checks the union
-        d.names = options.names;
-        d.key_serializers_from = options.key_serializers_from;
-        std::function<bool(const DumpEntry&)> keep;
-        if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
-        return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));
+  // An operator gone from A and one new in B with the same states and the same entries are one
+  // operator under a new id: reported as renamed, not as every entry removed and added.
+  std::set<std::string> renamed_a, renamed_b;
+  for (const std::string& id_a : order) {
+    if (!ops_a.count(id_a) || ops_b.count(id_a)) continue;
+    for (const std::string& id_b : order) {
+      if (ops_a.count(id_b) || renamed_b.count(id_b) || !same_states(sa, id_a, sb, id_b)) continue;
+      DiffReport trial;
+      KeyDiffStats trial_stats;
+      CKPT_RETURN_IF_ERROR(compare_operator(a, sa, b, sb, {id_a, id_b, ops_a[id_a], ops_b[id_b]}, options, trial,
+                                            nullptr, &trial_stats));
+      stats->passes += trial_stats.passes;
+      stats->peak_buffered = std::max(stats->peak_buffered, trial_stats.peak_buffered);
+      if (trial.keys_differ()) continue;
+      renamed_a.insert(id_a);
+      renamed_b.insert(id_b);
+      report.keys.insert(report.keys.end(), trial.keys.begin(), trial.keys.end());
+      auto gone = [&](const StructureChange& c) {
+        return (c.what == "operator-removed" && c.operator_id == id_a) ||
+               (c.what == "operator-added" && c.operator_id == id_b);
       };
-      SideReader ra(open(a, oa), id), rb(open(b, ob), id);
-      std::vector<DumpEntry> ga, gb;
-      int32_t ka = 0, kb = 0;
-      bool has_a = false, has_b = false;
-      // A side that stops short stops the diff before the other's rest is taken for changes.
-      auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
-        *has = r.next_group(g, k);
-        return *has ? Status::OK() : r.status();
-      };
-      CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
-      CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
-      while (has_a || has_b) {
-        stats->peak_buffered = std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
-        const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
-        static const std::vector<DumpEntry> kNone;
-        comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
-        if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
-        if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
-      }
-      stats->peak_buffered = std::max(stats->peak_buffered, ra.operator_count() + rb.operator_count());
-      auto& oa_entries = ra.operator_entries();
-      auto& ob_entries = rb.operator_entries();
-      if (aligned) {
-        std::set<int32_t> subtasks;
-        for (const auto* side : {&oa_entries, &ob_entries})
-          for (const auto& [st, entries] : *side) subtasks.insert(st);
-        for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
-      } else {
-        std::vector<DumpEntry> all_a, all_b;
-        for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
-        for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
-        comparer.compare(all_a, all_b);
-      }
+      report.structure.erase(std::remove_if(report.structure.begin(), report.structure.end(), gone),
+                             report.structure.end());
+      report.renamed.push_back({id_a, id_b});
+      break;
     }
+  }
+  for (const std::string& id : order) {
+    if (renamed_a.count(id) || renamed_b.count(id)) continue;
+    OperatorPair pair{id, id, ops_a.count(id) ? ops_a[id] : nullptr, ops_b.count(id) ? ops_b[id] : nullptr};
+    CKPT_RETURN_IF_ERROR(compare_operator(a, sa, b, sb, pair, options, report, changes, stats));
   }
   std::sort(report.keys.begin(), report.keys.end(), [](const KeyDiffCounts& x, const KeyDiffCounts& y) {
     return std::tie(x.operator_id, x.state) < std::tie(y.operator_id, y.state);

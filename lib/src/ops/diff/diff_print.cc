@@ -36,8 +36,11 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
       out << "  " << n.operator_id << "  " << n.uid << (n.description.empty() ? "" : "  " + n.description) << "\n";
     out << "\n";
   }
-  if (r.structure.empty()) out << "structure: no change\n";
-  else out << "structure: " << r.structure.size() << (r.structure.size() == 1 ? " change\n" : " changes\n");
+  const size_t changes = r.structure.size() + r.renamed.size();
+  if (changes == 0) out << "structure: no change\n";
+  else out << "structure: " << changes << (changes == 1 ? " change\n" : " changes\n");
+  for (const DiffReport::Renamed& n : r.renamed)
+    out << "  operator-renamed operator " << n.operator_b << ": " << n.operator_a << " -> " << n.operator_b << "\n";
   for (const StructureChange& c : r.structure) {
     out << "  " << c.what << " operator " << c.operator_id;
     if (c.subtask >= 0) out << " subtask " << c.subtask;
@@ -109,6 +112,10 @@ void write_diff_json(const DiffReport& r, std::ostream& out) {
                         {"removed_bytes", s.removed_bytes}});
   j["subtask_files"] = std::move(subtasks);
   if (r.keys_compared) {
+    nlohmann::ordered_json renamed = nlohmann::ordered_json::array();
+    for (const DiffReport::Renamed& n : r.renamed)
+      renamed.push_back({{"operator_a", n.operator_a}, {"operator_b", n.operator_b}});
+    j["renamed_operators"] = std::move(renamed);
     nlohmann::ordered_json keys = nlohmann::ordered_json::array();
     for (const KeyDiffCounts& k : r.keys)
       keys.push_back({{"operator", k.operator_id},

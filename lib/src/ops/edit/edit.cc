@@ -11,13 +11,15 @@
 #include "ckpt/io.h"
 #include "ckpt/names.h"
 
-#include "ops/convert/snapshot_rewrite.h"
 #include "format/flink_duration.h"
+#include "ops/convert/snapshot_rewrite.h"
 #include "ops/edit/edit_expire.h"
 #include "ops/edit/edit_keys.h"
 #include "ops/edit/edit_plan.h"
+#include "ops/edit/edit_residue.h"
 #include "ops/edit/regroup.h"
 #include "state/operator_state_cut.h"
+#include "support/json_text.h"
 
 namespace ckpt {
 
@@ -368,6 +370,40 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   if (deletion) {
     summary.erased = deletion->erased();
     summary.unmatched_keys = deletion->unmatched();
+  }
+  if (deletion && (!options.shard || options.finish)) {
+    ResidueSearch search;
+    search.jobs = options.jobs;
+    CKPT_ASSIGN_OR_RETURN(search.keys, parse_given_keys(options.delete_keys, "--delete-keys"));
+    auto output_id = [&](const std::string& hex) {
+      OperatorId id{};
+      if (!parse_operator_id(hex, &id)) return id;
+      auto renamed = plan.new_ids.find(id);
+      return renamed == plan.new_ids.end() ? id : renamed->second;
+    };
+    if (options.dry_run) {
+      // Nothing was written: the input is searched, less what the edit would remove.
+      search.snapshot = snapshot;
+      search.remap = options.remap;
+      std::set<std::string> spellings;
+      for (const GivenKey& k : search.keys)
+        for (const nlohmann::json& v : k.spellings) spellings.insert(json_text(v));
+      search.removed = [&, spellings](const Entry& e) {
+        OperatorId in{};
+        if (parse_operator_id(e.operator_id, &in) && plan.dropped.count(in)) return true;
+        const OperatorId out = output_id(e.operator_id);
+        auto drop = plan.drop_states.find(out);
+        if (drop != plan.drop_states.end() && drop->second.count(e.state)) return true;
+        return e.kind != EntryKind::kOperator && e.key && key_operators.count(out) && spellings.count(e.key->json());
+      };
+      search.output_id = [&](const std::string& hex) { return operator_id_hex(output_id(hex)); };
+    } else {
+      search.snapshot = summary.written.output;
+    }
+    // The edit itself is done (and written): a search that cannot run is reported, not fatal.
+    Status searched = find_key_residues(search, &summary);
+    if (searched.ok()) summary.residues_searched = true;
+    else summary.residue_gaps.push_back(std::move(searched).error().to_string());
   }
   return summary;
 }

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "ops/key_spelling.h"
 #include "state/keyed_state_codec.h"
+#include "support/json_text.h"
 #include "types/value_decoder.h"
 
 namespace ckpt {
@@ -50,8 +52,7 @@ class DeleteKeysEdit : public KeyedEdit {
   Result<std::optional<size_t>> match(const KeyedStateCodec& codec, const RocksPair& pair) const {
     CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codec.key_of_rocks_entry(pair.key, pair.value));
     if (!key) return std::optional<size_t>();
-    std::string text = key->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    auto it = owner_.by_text_.find(text);
+    auto it = owner_.by_text_.find(json_text(*key));
     if (it == owner_.by_text_.end()) return std::optional<size_t>();
     return std::optional<size_t>(it->second);
   }
@@ -63,16 +64,14 @@ class DeleteKeysEdit : public KeyedEdit {
 
 Result<std::unique_ptr<KeyDeletion>> KeyDeletion::parse(const std::vector<std::string>& keys) {
   auto d = std::make_unique<KeyDeletion>();
-  for (size_t i = 0; i < keys.size(); ++i) {
-    nlohmann::json v = nlohmann::json::parse(keys[i], nullptr, /*allow_exceptions=*/false);
-    if (v.is_discarded())
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("--delete-keys: key {} is not one JSON value: {}", i + 1, keys[i]));
-    std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (d->by_text_.count(text)) continue;
-    d->by_text_[text] = d->keys_.size();
-    d->keys_.push_back(std::move(v));
-    d->given_.push_back(keys[i]);
+  CKPT_ASSIGN_OR_RETURN(std::vector<GivenKey> given, parse_given_keys(keys, "--delete-keys"));
+  for (GivenKey& key : given) {
+    for (nlohmann::json& v : key.spellings) {
+      d->by_text_[json_text(v)] = d->given_.size();
+      d->keys_.push_back(std::move(v));
+      d->spelling_of_.push_back(d->given_.size());
+    }
+    d->given_.push_back(std::move(key.text));
   }
   return d;
 }
@@ -91,13 +90,16 @@ Result<std::unique_ptr<KeyedEdit>> KeyDeletion::edit_for(const OperatorState& op
     edit->codecs_.push_back(std::move(codec));
   }
   edit->erased_.assign(edit->codecs_.size(), 0);
-  for (const nlohmann::json& key : keys_) {
-    std::optional<int32_t> kg = compute_key_group(*edit->key_decoder_, key, op.max_parallelism);
-    if (!kg)
-      edit->all_groups_ = true;
-    else
-      edit->groups_.insert(*kg);
+  // As dump --key narrows: a spelling this key type cannot have hashes to nothing, and a key
+  // none of whose spellings has a known hashCode is looked for in every key group.
+  std::vector<bool> hashed(given_.size(), false);
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    std::optional<int32_t> kg = compute_key_group(*edit->key_decoder_, keys_[i], op.max_parallelism);
+    if (!kg) continue;
+    edit->groups_.insert(*kg);
+    hashed[spelling_of_[i]] = true;
   }
+  edit->all_groups_ = std::find(hashed.begin(), hashed.end(), false) != hashed.end();
   return std::unique_ptr<KeyedEdit>(std::move(edit));
 }
 

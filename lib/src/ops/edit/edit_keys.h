@@ -26,7 +26,7 @@ namespace ckpt {
 
 class KeyDeletion {
  public:
-  // Errors (kInvalidArgument): a line that is not one JSON value.
+  // Errors (kInvalidArgument): a line that is not one JSON value (ops/key_spelling.h).
   static Result<std::unique_ptr<KeyDeletion>> parse(const std::vector<std::string>& keys);
 
   // The edit of one subtask of `op` whose proxy (as read) is `meta`. Errors: the keys cannot be
@@ -42,9 +42,10 @@ class KeyDeletion {
   friend class DeleteKeysEdit;
   void record(const std::string& op_hex, const std::string& state, uint64_t entries, const std::set<size_t>& matched);
 
-  std::vector<std::string> given_;
-  std::vector<nlohmann::json> keys_;       // parsed, in the order given
-  std::map<std::string, size_t> by_text_;  // compact JSON text -> index in keys_
+  std::vector<std::string> given_;         // the keys as given, once each
+  std::vector<nlohmann::json> keys_;       // every spelling of each (ops/key_spelling.h)
+  std::vector<size_t> spelling_of_;        // per spelling: its key's index in given_
+  std::map<std::string, size_t> by_text_;  // compact JSON text of a spelling -> index in given_
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, uint64_t> erased_;
   std::set<size_t> matched_;

@@ -10,6 +10,7 @@
 
 #include "format/state_bytes.h"
 #include "ops/key_serializers.h"
+#include "ops/key_spelling.h"
 #include "state/changelog/changelog_reader.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/operator_state_reader.h"
@@ -91,7 +92,7 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
       if (e.kind == EntryKind::kOperator || !e.has_key) return Status::OK();
       int k = filter.keys->find(e.is_text ? nullptr : &e.key, e.is_text ? &e.key_text : nullptr);
       if (k < 0) return Status::OK();
-      filter.keys->matched[k].store(true, std::memory_order_relaxed);
+      filter.keys->matched[filter.keys->given[k]].store(true, std::memory_order_relaxed);
     }
     if (options.progress) options.progress->add_entries(1);
     if (!out.add(std::move(e))) {
@@ -175,15 +176,16 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
     impl->operator_state_wanted = false;
   }
   if (!options.keys.empty()) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<GivenKey> given, parse_given_keys(options.keys, "--key"));
     auto keys = std::make_shared<KeySet>();
-    keys->matched = std::make_unique<std::atomic<bool>[]>(options.keys.size());
-    for (const std::string& text : options.keys) {
-      nlohmann::json key = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (key.is_discarded())
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("key {} is not JSON (give it as ckpt dump prints keys: \"a\", 42, [1,\"b\"])", text));
-      keys->texts.push_back(json_text(key));
-      keys->keys.push_back(std::move(key));
+    keys->matched = std::make_unique<std::atomic<bool>[]>(given.size());
+    for (size_t i = 0; i < given.size(); ++i) {
+      keys->given_texts.push_back(given[i].text);
+      for (nlohmann::json& key : given[i].spellings) {
+        keys->texts.push_back(json_text(key));
+        keys->keys.push_back(std::move(key));
+        keys->given.push_back(i);
+      }
     }
     impl->filter.keys = std::move(keys);
     impl->operator_state_wanted = false;
@@ -231,11 +233,16 @@ Status EntryReader::Impl::narrow_to_keys(const EntryTask& t, StateFilter& narrow
   auto decoder = make_decoder(*key_serializer);
   if (!decoder.ok()) return Status::OK();  // the readers report the serializer themselves
   std::vector<int32_t> groups;
-  for (const nlohmann::json& key : narrowed.keys->keys) {
-    std::optional<int32_t> kg = compute_key_group(**decoder, key, t.op->max_parallelism);
-    if (!kg) return Status::OK();  // a hashCode of user code: look in every key group
+  // A key given in a spelling this key type cannot have hashes to nothing; one with no
+  // spelling whose hashCode is known (user code) is looked for in every key group.
+  std::vector<bool> hashed(narrowed.keys->given_texts.size(), false);
+  for (size_t i = 0; i < narrowed.keys->keys.size(); ++i) {
+    std::optional<int32_t> kg = compute_key_group(**decoder, narrowed.keys->keys[i], t.op->max_parallelism);
+    if (!kg) continue;
     groups.push_back(*kg);
+    hashed[narrowed.keys->given[i]] = true;
   }
+  if (std::find(hashed.begin(), hashed.end(), false) != hashed.end()) return Status::OK();
   std::sort(groups.begin(), groups.end());
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   // No wanted key group in this subtask's range: an empty range reads nothing at all.
@@ -253,8 +260,8 @@ Status EntryReader::Impl::narrow_to_keys(const EntryTask& t, StateFilter& narrow
 std::vector<std::string> EntryReader::Impl::unmatched_keys() const {
   std::vector<std::string> out;
   if (!filter.keys) return out;
-  for (size_t i = 0; i < filter.keys->texts.size(); ++i)
-    if (!filter.keys->matched[i].load(std::memory_order_relaxed)) out.push_back(filter.keys->texts[i]);
+  for (size_t i = 0; i < filter.keys->given_texts.size(); ++i)
+    if (!filter.keys->matched[i].load(std::memory_order_relaxed)) out.push_back(filter.keys->given_texts[i]);
   return out;
 }
 

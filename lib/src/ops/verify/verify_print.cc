@@ -31,7 +31,10 @@ void write_verify_text(const VerifyReport& r, std::ostream& out) {
   for (const VerifyProblem& p : r.warnings) out << "warning: " << format_problem(p) << '\n';
   std::string what = fmt::format("{} operators, {} subtasks, {} files", r.operators, r.subtasks, r.files);
   if (r.deep) what += fmt::format(", {} sst files checksummed, {} entries decoded", r.sst_files, r.entries);
-  if (r.clean())
+  if (r.clean() && !r.complete())
+    out << fmt::format("{}: not checked whole: {} part{} not read ({}, {})\n", r.metadata_path, r.unchecked.size(),
+                       r.unchecked.size() == 1 ? "" : "s", r.deep ? "deep" : "quick", what);
+  else if (r.clean())
     out << fmt::format("{}: ok ({}, {})\n", r.metadata_path, r.deep ? "deep" : "quick", what);
   else
     out << fmt::format("{}: {} problem{} ({}, {})\n", r.metadata_path, r.problems.size(),
@@ -69,7 +72,10 @@ void write_verify_json(const VerifyReport& r, std::ostream& out) {
     return problems;
   };
   j["problems"] = problems_json(r.problems);
-  if (r.deep) j["unchecked"] = problems_json(r.unchecked);
+  if (r.deep) {
+    j["complete"] = r.complete();
+    j["unchecked"] = problems_json(r.unchecked);
+  }
   j["warnings"] = problems_json(r.warnings);
   if (!r.named.empty()) {
     nlohmann::ordered_json named = nlohmann::ordered_json::array();
