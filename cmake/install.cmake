@@ -1,7 +1,8 @@
 # What `cmake --install` puts under the prefix, and the .deb CPack makes of it:
-#   bin/ckpt, lib/libckpt.so.0 (+ the development symlink), include/ckpt/*.h,
-#   lib/cmake/ckpt/ (find_package(ckpt) -> ckpt::ckpt), lib/pkgconfig/ckpt.pc,
-#   share/man/man1/*.1 (man/CMakeLists.txt), and shell completion for bash, zsh and fish.
+#   bin/ckpt, lib/<multiarch>/libckpt.so.0 (+ the development symlink), include/ckpt/*.h,
+#   lib/<multiarch>/cmake/ckpt/ (find_package(ckpt) -> ckpt::ckpt), .../pkgconfig/ckpt.pc,
+#   share/man/man1/*.1.gz (man/CMakeLists.txt), shell completion for bash, zsh and fish, and
+#   share/doc/ckpt/ (copyright, changelog.Debian.gz).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS ckpt EXPORT ckptTargets
@@ -46,13 +47,44 @@ install(FILES ${CKPT_COMPLETION_DIR}/_ckpt DESTINATION ${CMAKE_INSTALL_DATADIR}/
 install(FILES ${CKPT_COMPLETION_DIR}/ckpt.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d
   COMPONENT runtime)
 
+# Debian's documentation of the package, under every prefix (share/doc/ckpt): the copyright
+# file and a changelog, compressed with no name or time in its header.
+set(CPACK_PACKAGE_CONTACT "ckpt developers <maintainers@users.noreply.github.com>")
+set(CPACK_DEBIAN_PACKAGE_RELEASE 1)  # 0.1.0-1: ckpt is packaged, not a Debian-native source
+set(CKPT_DEB_VERSION ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})
+ckpt_source_date(CKPT_SOURCE_DATE_RFC2822 "%a, %d %b %Y %H:%M:%S +0000")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/debian/changelog.in ${PROJECT_BINARY_DIR}/debian/changelog.Debian @ONLY)
+find_program(CKPT_GZIP gzip)
+if(CKPT_GZIP)
+  add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz
+    COMMAND ${CKPT_GZIP} -9 -n -f -k ${PROJECT_BINARY_DIR}/debian/changelog.Debian
+    DEPENDS ${PROJECT_BINARY_DIR}/debian/changelog.Debian VERBATIM)
+  add_custom_target(ckpt_deb_changelog ALL DEPENDS ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz)
+  install(FILES ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+
 # `cpack -G DEB` in the build directory: one package with the program, library, headers and pages.
 set(CPACK_PACKAGE_NAME ckpt)
 set(CPACK_PACKAGE_VENDOR "ckpt developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Read and write Apache Flink checkpoints and savepoints without a JVM")
-set(CPACK_PACKAGE_CONTACT "ckpt developers <maintainers@users.noreply.github.com>")
+set(CPACK_PACKAGE_DESCRIPTION "ckpt reads and writes the checkpoints and savepoints of Apache Flink
+(_metadata of Flink 1.2 to 2.x, keyed and operator state of the heap and RocksDB
+backends) without a JVM: inspect, dump, verify, convert, edit, diff, compact, report.
+This package holds the ckpt program, the libckpt library and its headers.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# Depends: the libraries' packages, computed by dpkg-shlibdeps, and Chart.js, which `ckpt report`
+# reads at run time (it exits 2 without it). rocksdb-tools has the `ldb` that restore's output
+# is for.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libjs-chart.js")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "rocksdb-tools")
+# libckpt.so.0's shlibs file, for packages built against it, and the ldconfig trigger a package
+# with a shared library in the linker's path needs.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/cmake/debian/triggers)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_GENERATOR DEB)
 set(CPACK_STRIP_FILES ON)  # the debug info of a RelWithDebInfo build would make it 300 MB

@@ -1,5 +1,7 @@
 # One page: the Markdown's first line "# ckpt-dump(1) -- summary" becomes go-md2man's title
-# block (the .TH line: name, section, date-less, source and manual), the rest is converted as is.
+# block (the .TH line: name, section, the source's DATE, source and manual), the rest is
+# converted as is. With GZIP, OUT.gz too (what is installed: Debian policy wants pages
+# compressed, with no name or time in the gzip header, so the same source gives the same bytes).
 file(READ ${IN} text)
 string(FIND "${text}" "\n" eol)
 string(SUBSTRING "${text}" 0 ${eol} first)
@@ -9,10 +11,20 @@ if(NOT first MATCHES "^# ([a-z-]+)\\(([0-9])\\)")
 endif()
 set(name ${CMAKE_MATCH_1})
 set(section ${CMAKE_MATCH_2})
-file(WRITE ${OUT}.md "% ${name} ${section} \"\" \"ckpt ${VERSION}\" \"ckpt manual\"\n${body}")
+if(NOT DATE MATCHES "^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$")
+  message(FATAL_ERROR "md2man.cmake: DATE '${DATE}' is not YYYY-MM-DD")
+endif()
+file(WRITE ${OUT}.md "% ${name} ${section} \"${DATE}\" \"ckpt ${VERSION}\" \"ckpt manual\"\n${body}")
 execute_process(COMMAND ${GO_MD2MAN} -in ${OUT}.md -out ${OUT}.tmp RESULT_VARIABLE rc)
 file(REMOVE ${OUT}.md)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "go-md2man failed on ${IN}")
 endif()
 file(RENAME ${OUT}.tmp ${OUT})
+if(GZIP)
+  execute_process(COMMAND ${GZIP} -9 -n -c ${OUT} OUTPUT_FILE ${OUT}.gz.tmp RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gzip failed on ${OUT}")
+  endif()
+  file(RENAME ${OUT}.gz.tmp ${OUT}.gz)
+endif()

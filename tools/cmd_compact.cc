@@ -7,8 +7,9 @@
 #include "ckpt/compact.h"
 #include "ckpt/inspect.h"
 #include "command.h"
-#include "progress_meter.h"
+#include "jobs_arg.h"
 #include "json_output.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -34,8 +35,8 @@ Runner setup_compact(CLI::App& sub) {
       ->type_name("DIR");
   sub.add_option("--compression", a->compression, "Compression of the compacted SSTs (default zstd)")
       ->type_name("zstd|lz4|snappy|none")
-      ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
-  sub.add_option("-j,--jobs", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+      ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}).description(""));
+  add_jobs_option(sub, &a->jobs, "Compact N subtasks at once");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
   add_remap_option(sub, &a->remap);
@@ -65,11 +66,13 @@ Runner setup_compact(CLI::App& sub) {
       print_json(io, doc);
       return kExitOk;
     }
-    io.out << fmt::format("{}: {} RocksDB instances compacted\n", r->output, r->instances);
-    io.out << fmt::format("before: {} files ({} SSTs), {}\n", r->files_before, r->sst_files_before,
+    io.out << fmt::format("{}: {} compacted\n", r->output,
+                          counted(r->instances, "RocksDB instance", "RocksDB instances"));
+    io.out << fmt::format("before: {} ({}), {}\n", counted(r->files_before, "file", "files"),
+                          counted(r->sst_files_before, "SST", "SSTs"),
                           human_size(static_cast<int64_t>(r->bytes_before)));
-    io.out << fmt::format("after:  {} files ({} SSTs), {}\n", r->files_after, r->sst_files_after,
-                          human_size(static_cast<int64_t>(r->bytes_after)));
+    io.out << fmt::format("after:  {} ({}), {}\n", counted(r->files_after, "file", "files"),
+                          counted(r->sst_files_after, "SST", "SSTs"), human_size(static_cast<int64_t>(r->bytes_after)));
     return kExitOk;
   };
 }

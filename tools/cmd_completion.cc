@@ -8,7 +8,10 @@ namespace ckpt::cli {
 
 Runner setup_completion(CLI::App& sub) {
   auto shell = std::make_shared<std::string>();
-  sub.add_option("SHELL", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  sub.add_option("SHELL", *shell, "bash, zsh or fish")
+      ->required()
+      ->type_name("bash|zsh|fish")
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}).description(""));
   const CLI::App* app = sub.get_parent();
   return [shell, app](Io& io) {
     if (!write_completion(io.out, *shell, *app)) {

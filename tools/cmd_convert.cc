@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include "ckpt/convert.h"
+#include "ckpt/inspect.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "json_output.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
 #include "shard_arg.h"
+#include "written_counts.h"
 
 namespace ckpt::cli {
 
@@ -39,7 +42,7 @@ Runner setup_convert(CLI::App& sub) {
       ->type_name("DIR");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
-  sub.add_option("-j,--jobs", a->jobs, "Subtasks converted at once")->type_name("N")->check(CLI::Range(1, 1024));
+  add_jobs_option(sub, &a->jobs, "Subtasks converted at once");
   add_part_options(sub, &a->shard, &a->finish);
   add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
@@ -76,8 +79,7 @@ Runner setup_convert(CLI::App& sub) {
       print_json(io, doc);
       return kExitOk;
     }
-    io.out << fmt::format("{}: {} ({}), {} subtasks, {} entries, {} files, {} bytes\n", s->output, s->kind,
-                          convert_target_name(*to), s->subtasks, s->entries, s->files, s->bytes);
+    io.out << fmt::format("{}: {} ({}), {}\n", s->output, s->kind, convert_target_name(*to), written_counts(*s));
     return kExitOk;
   };
 }

@@ -4,6 +4,7 @@
 
 #include "ckpt/diff.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "naming_arg.h"
 #include "remap_arg.h"
 
@@ -43,10 +44,8 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   sub.add_option("--format", a->format, "With --keys: ndjson prints each differing entry instead of the report")
       ->type_name("ndjson")
-      ->check(CLI::IsMember({"ndjson"}));
-  sub.add_option("-j,--jobs", a->jobs, "With --keys: decode N subtasks of each side at once")
-      ->type_name("N")
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::IsMember({"ndjson"}).description(""));
+  add_jobs_option(sub, &a->jobs, "With --keys: decode N subtasks of each side at once");
   add_key_serializers_option(sub, &a->key_serializers_from, "With --keys: ");
   add_remap_option(sub, &a->remap);
   add_naming_options(sub, &a->naming);

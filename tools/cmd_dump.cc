@@ -7,6 +7,7 @@
 
 #include "ckpt/dump.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "key_group_arg.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
@@ -94,8 +95,8 @@ Runner setup_dump(CLI::App& sub) {
   sub.add_option("--limit", a->limit, "Stop after N entries")->type_name("N");
   sub.add_option("--format", a->format, "ndjson (default when stdout is not a terminal) or table")
       ->type_name("ndjson|table")
-      ->check(CLI::IsMember({"ndjson", "table"}));
-  sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+      ->check(CLI::IsMember({"ndjson", "table"}).description(""));
+  add_jobs_option(sub, &a->jobs, "Decode N subtasks at once");
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
   add_shard_option(sub, &a->shard, "its subtasks' entries; the parts' outputs in order are the whole dump");
   add_key_serializers_option(sub, &a->key_serializers_from);

@@ -8,12 +8,15 @@
 #include <fmt/format.h>
 
 #include "ckpt/edit.h"
+#include "ckpt/inspect.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "json_output.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
 #include "shard_arg.h"
 #include "ttl_args.h"
+#include "written_counts.h"
 
 namespace ckpt::cli {
 
@@ -142,7 +145,7 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
   sub.add_flag("--dry-run", a->dry_run, "Print what would change, write nothing");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
-  sub.add_option("-j,--jobs", a->jobs, "Subtasks rewritten at once")->type_name("N")->check(CLI::Range(1, 1024));
+  add_jobs_option(sub, &a->jobs, "Subtasks rewritten at once");
   add_part_options(sub, &a->shard, &a->finish);
   add_key_serializers_option(sub, &a->key_serializers_from);
   add_remap_option(sub, &a->remap);
@@ -228,11 +231,11 @@ Runner setup_edit(CLI::App& sub) {
     }
     for (const std::string& gap : s->residue_gaps) print_warning(io, "not searched for the erased keys: " + gap);
     if (a->dry_run) {
-      io.out << fmt::format("dry run: {} subtasks, {} entries kept, nothing written\n", s->written.subtasks,
-                            s->written.entries);
+      io.out << fmt::format("dry run: {}, {} kept, nothing written\n",
+                            counted(s->written.subtasks, "subtask", "subtasks"),
+                            counted(s->written.entries, "entry", "entries"));
     } else {
-      io.out << fmt::format("{}: {}, {} subtasks, {} entries, {} files, {} bytes\n", s->written.output, s->written.kind,
-                            s->written.subtasks, s->written.entries, s->written.files, s->written.bytes);
+      io.out << fmt::format("{}: {}, {}\n", s->written.output, s->written.kind, written_counts(s->written));
     }
     // As dump --key: an erasure scripted in CI must not pass when a key it names erased nothing.
     return s->unmatched_keys.empty() ? kExitOk : kExitProblems;

@@ -6,7 +6,9 @@
 
 #include "ckpt/edit.h"
 #include "ckpt/generate.h"
+#include "ckpt/inspect.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "json_output.h"
 #include "progress_meter.h"
 
@@ -70,7 +72,7 @@ Runner setup_generate(CLI::App& sub) {
   sub.add_flag("--fragment-ssts", o.fragment_ssts, "Chain: each rewrite splits a bucket's SST files in two");
   sub.add_option("--ttl-span", a->ttl, "TTL states: last-access times spread over SPAN before 2026-01-01T00:00:00Z")
       ->type_name("SPAN");
-  sub.add_option("-j,--jobs", o.jobs, "Subtasks written at once")->type_name("N")->check(CLI::Range(1, 1024));
+  add_jobs_option(sub, &o.jobs, "Subtasks written at once");
   sub.add_flag("--force", o.force, "Replace an existing output directory");
   add_progress_options(sub, &a->progress);
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
@@ -106,10 +108,12 @@ Runner setup_generate(CLI::App& sub) {
       return kExitOk;
     }
     if (options.chain > 0)
-      io.out << fmt::format("{}: {} checkpoints, {} files, {} bytes\n", options.output, s->snapshots, s->files, s->bytes);
+      io.out << fmt::format("{}: {}, {}, {}\n", options.output, counted(s->snapshots, "checkpoint", "checkpoints"),
+                            counted(s->files, "file", "files"), counted(s->bytes, "byte", "bytes"));
     else
-      io.out << fmt::format("{}: {} snapshot, {} entries, {} files, {} bytes\n", options.output, a->backend, s->entries,
-                            s->files, s->bytes);
+      io.out << fmt::format("{}: {} snapshot, {}, {}, {}\n", options.output, a->backend,
+                            counted(s->entries, "entry", "entries"), counted(s->files, "file", "files"),
+                            counted(s->bytes, "byte", "bytes"));
     return kExitOk;
   };
 }

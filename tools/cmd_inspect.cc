@@ -3,6 +3,7 @@
 
 #include "ckpt/inspect.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -30,9 +31,7 @@ Runner setup_inspect(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   add_remap_option(sub, &a->remap);
   sub.add_flag("--count", a->count, "Also count the entries of every state (reads all state data)");
-  sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once for --count")
-      ->type_name("N")
-      ->check(CLI::Range(1, 256));
+  add_jobs_option(sub, &a->jobs, "Decode N subtasks at once for --count");
   sub.add_flag("--allow-unread", a->allow_unread, "Exit 0 even when the states of some operators could not be read");
   add_naming_options(sub, &a->naming);
   add_progress_options(sub, &a->progress);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/inspect.h"
 #include "ckpt/metadata.h"
 #include "ckpt/plan.h"
 #include "ckpt/resolve.h"
@@ -49,8 +50,9 @@ void write_plan_json(Io& io, const SnapshotLocation& where, const Plan& plan) {
 }
 
 void write_plan_text(Io& io, const Plan& plan) {
-  io.out << fmt::format("{} subtasks, {} bytes, in {} parts (largest subtask {} bytes)\n", plan.units.size(),
-                        plan.bytes, plan.parts.size(), plan.largest_unit);
+  io.out << fmt::format("{}, {}, in {} (largest subtask {})\n", counted(plan.units.size(), "subtask", "subtasks"),
+                        counted(plan.bytes, "byte", "bytes"), counted(plan.parts.size(), "part", "parts"),
+                        counted(plan.largest_unit, "byte", "bytes"));
   io.out << fmt::format("{:<10} {:>8} {:>14}  {:<40} {}\n", "SHARD", "SUBTASKS", "BYTES", "FIRST", "LAST");
   auto name = [&](size_t i) {
     const PlanUnit& u = plan.units[i];

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/inspect.h"
 #include "ckpt/relocate.h"
 #include "command.h"
 #include "json_output.h"
@@ -48,8 +49,9 @@ Runner setup_relocate(CLI::App& sub) {
       print_json(io, doc);
       return kExitOk;
     }
-    io.out << fmt::format("{}: {} paths rewritten, {} made relative{}\n", a->output, stats->rewritten,
-                          stats->made_relative, stats->changed() ? "" : " (a byte-for-byte copy)");
+    io.out << fmt::format("{}: {} rewritten, {} made relative{}\n", a->output,
+                          counted(stats->rewritten, "path", "paths"), stats->made_relative,
+                          stats->changed() ? "" : " (a byte-for-byte copy)");
     return kExitOk;
   };
 }

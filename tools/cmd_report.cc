@@ -1,4 +1,5 @@
 // ckpt report: a job's state as one self-contained HTML page, or JSON (man/ckpt-report.1.md).
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -6,6 +7,8 @@
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "ckpt/advise.h"
 #include "ckpt/inspect.h"
@@ -75,8 +78,15 @@ Runner setup_report(CLI::App& sub) {
     if (!built) return kExitError;
     const std::string json = report_json(built->report, advise_json(built->report, built->advice));
     if (js) {
-      Status s = publish_file(a->output, report_html(built->report, json, *js), a->force);
+      const std::string html = report_html(built->report, json, *js);
+      Status s = publish_file(a->output, html, a->force);
       if (!s.ok()) return report_error(io, s.error());
+      // As every writer says what it wrote; with --json, standard output is the document's.
+      if (!a->json)
+        io.out << fmt::format("{}: HTML report of {}, {}, {}\n", a->output,
+                              counted(built->report.operators.size(), "operator", "operators"),
+                              counted(std::max<size_t>(built->report.history.size(), 1), "snapshot", "snapshots"),
+                              counted(html.size(), "byte", "bytes"));
     }
     if (a->json) {
       io.out << json << "\n";

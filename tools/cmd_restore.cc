@@ -7,6 +7,7 @@
 
 #include "ckpt/restore.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "key_group_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -49,7 +50,7 @@ Runner setup_restore(CLI::App& sub) {
       ->type_name("A[-B]");
   sub.add_flag("--link", a->link, "Hard-link SST files instead of copying them where the file system allows");
   sub.add_flag("--full-check", a->full_check, "Read every entry back with checksums verified before reporting success");
-  sub.add_option("-j,--jobs", a->jobs, "Restore N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  add_jobs_option(sub, &a->jobs, "Restore N subtasks at once");
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
   add_key_serializers_option(sub, &a->key_serializers_from);

@@ -6,6 +6,7 @@
 
 #include "ckpt/verify.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -32,9 +33,7 @@ Runner setup_verify(CLI::App& sub) {
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
   sub.add_flag("--deep", a->deep, "Also read every byte: decode every stream, checksum every SST");
   sub.add_flag("--json", a->json, "Print the report as JSON");
-  sub.add_option("-j,--jobs", a->jobs, "With --deep, check N subtasks and SST files at once")
-      ->type_name("N")
-      ->check(CLI::Range(1, 256));
+  add_jobs_option(sub, &a->jobs, "With --deep, check N subtasks and SST files at once");
   sub.add_flag("--allow-unread", a->allow_unread,
                "With --deep, exit 0 even when parts could not be read (listed as 'not checked')");
   add_shard_option(sub, &a->shard, "its subtasks' checks; the parts' problems together are those of one run");

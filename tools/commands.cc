@@ -1,4 +1,7 @@
-// The subcommand table: one row per subcommand, in the order `ckpt --help` lists them.
+// The subcommand table: one row per subcommand, in the order `ckpt --help` lists them, which is
+// also the order of the README's table and of ckpt(1) (tests/docs/command_order_test.cc): reading
+// a snapshot (inspect, dump, verify), working it in parts and restoring it, rewriting it
+// (convert, edit), making and comparing snapshots, housekeeping, reports, then the shell's.
 #include "command.h"
 
 namespace ckpt::cli {
@@ -23,19 +26,19 @@ Runner setup_help(CLI::App& sub);
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"inspect", "Show what a checkpoint or savepoint holds", setup_inspect},
-      {"relocate", "Rewrite file paths in a _metadata file", setup_relocate},
       {"dump", "Print every state entry of a snapshot, decoded", setup_dump},
+      {"verify", "Check that a snapshot is complete and readable", setup_verify},
+      {"plan", "Cut a snapshot's subtasks into N parts balanced by bytes, for a job runner", setup_plan},
+      {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
       {"convert", "Rewrite a snapshot for another state backend", setup_convert},
       {"edit", "Change a savepoint offline: operators, states, keys, max parallelism", setup_edit},
       {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"diff", "Show what changed between two snapshots", setup_diff},
+      {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},
+      {"relocate", "Rewrite file paths in a _metadata file", setup_relocate},
       {"report", "Draw a job's state as one HTML page: sizes, skew, history", setup_report},
       {"advise", "Recommend a state backend and checkpoint settings, with evidence", setup_advise},
-      {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
-      {"verify", "Check that a snapshot is complete and readable", setup_verify},
-      {"plan", "Cut a snapshot's subtasks into N parts balanced by bytes, for a job runner", setup_plan},
-      {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
       {"completion", "Print a shell completion script (bash, zsh or fish)", setup_completion},
       {"help", "Print the usage of ckpt or of one command", setup_help},
   };

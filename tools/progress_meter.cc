@@ -49,7 +49,7 @@ std::string ProgressMeter::render(const std::string& verb, uint64_t done, uint64
   if (total > 0) done = std::min(done, total);
   std::string line = fmt::format("ckpt {}: {}", verb, human_size(static_cast<int64_t>(done)));
   if (total > 0) line += fmt::format(" of {} ({}%)", human_size(static_cast<int64_t>(total)), done * 100 / total);
-  if (entries > 0) line += fmt::format(", {} entries", entries);
+  if (entries > 0) line += ", " + counted(entries, "entry", "entries");
   if (seconds > 0.5) {
     double rate = static_cast<double>(done) / seconds;
     line += fmt::format(", {}/s", human_size(static_cast<int64_t>(rate)));

@@ -1,6 +1,7 @@
 // tools/report_args.cc - the options and the run ckpt report and ckpt advise share.
 #include "report_args.h"
 
+#include "jobs_arg.h"
 #include "remap_arg.h"
 #include "ttl_args.h"
 
@@ -12,7 +13,7 @@ void add_report_run_options(CLI::App& sub, ReportRunArgs* a) {
   sub.add_option("--slots", a->slots, "Task slots per TaskManager (default 1)")->type_name("N")->check(CLI::Range(1, 4096));
   sub.add_flag("--fast", a->fast,
                "Estimate skew from key-group offsets and SST key ranges instead of counting entries");
-  sub.add_option("-j,--jobs", a->jobs, "Count N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  add_jobs_option(sub, &a->jobs, "Count N subtasks at once");
   sub.add_option("--ttl", a->ttls, "The time-to-live of TTL state STATE, for the ttl rule (repeatable)")
       ->type_name("STATE=DURATION");
   sub.add_option("--plan", a->plan, "A compiled SQL plan of the job: its nodes' state TTLs, for the ttl rule")

@@ -42,6 +42,7 @@ Tree state_files(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("s3 inspect reads state files by ranges and downloads none of them whole", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   test::StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-ranged"));
@@ -75,6 +76,7 @@ TEST_CASE("s3 inspect reads state files by ranges and downloads none of them who
 }
 
 TEST_CASE("s3 dump restore and verify deep through a small cache evict and equal the disk runs", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   test::StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-cache"));

@@ -18,6 +18,7 @@ using test::StoreEnvironment;
 
 TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshots in a bucket equal the disk output", "[cli][s3][corpus]") {
   CKPT_REQUIRE_SHARED();
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-corpus"));
@@ -71,6 +72,7 @@ TEST_CASE("s3 inspect verify dump plan report advise and diff of corpus snapshot
 }
 
 TEST_CASE("s3 convert and generate write their output to a bucket with _metadata last", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-out"));

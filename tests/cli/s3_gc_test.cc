@@ -29,6 +29,7 @@ using test::StoreEnvironment;
 using test::upload_chain;
 
 TEST_CASE("s3 gc --apply deletes every old orphan in a bucket and nothing a snapshot references", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-gc"));
@@ -115,6 +116,7 @@ TEST_CASE("s3 gc --apply deletes every old orphan in a bucket and nothing a snap
 }
 
 TEST_CASE("s3 gc lists Flink's entropy-injected prefixes with --entropy-key and refuses without", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-ent"));
@@ -173,6 +175,7 @@ TEST_CASE("the entropy key of a checkpoint path splits as Flink's EntropyInjecto
 }
 
 TEST_CASE("s3 snapshots whose handles name objects outside their prefix are staged by those URIs", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-ref"));

@@ -37,6 +37,7 @@ void check_same_output(const Files& store, const Files& disk) {
 }  // namespace
 
 TEST_CASE("s3 restore edit compact and relocate from a bucket equal the disk runs byte for byte", "[cli][s3]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   test::StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-io"));
@@ -99,6 +100,7 @@ TEST_CASE("s3 restore edit compact and relocate from a bucket equal the disk run
 }
 
 TEST_CASE("an s3 output whose _metadata upload fails leaves nothing at the output prefix", "[cli][s3][faults]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   REQUIRE(m->create_bucket("ckpt-up"));
   test::ScratchDir dir;
@@ -123,6 +125,7 @@ TEST_CASE("an s3 output whose _metadata upload fails leaves nothing at the outpu
 }
 
 TEST_CASE("s3 convert in parts writes each part to the bucket and finish assembles one run's output", "[cli][s3][shards]") {
+  CKPT_REQUIRE_MOTO();
   auto m = test::unchecked_moto();
   test::StoreEnvironment env(m->endpoint(), m->credentials());
   REQUIRE(m->create_bucket("ckpt-parts"));

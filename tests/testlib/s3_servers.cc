@@ -54,6 +54,12 @@ bool on_path(const std::string& name) {
   return false;
 }
 
+std::string moto_missing() {
+  if (on_path("moto_server")) return {};
+  return "moto_server is not on PATH: Debian does not package moto; pip install 'moto[server]' (in a virtual "
+         "environment, or pipx) provides it";
+}
+
 ServerProcess::ServerProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                              const std::string& log) {
   pid_ = ::fork();
@@ -125,8 +131,8 @@ bool wait_for_port(int port, double seconds) {
 }
 
 std::unique_ptr<MotoServer> MotoServer::start(std::string* why, bool check_signatures) {
-  if (!on_path("moto_server")) {
-    *why = "moto_server is not on PATH (.ci/install-deps installs it, or npm's s3rver)";
+  if (std::string missing = moto_missing(); !missing.empty()) {
+    *why = missing;
     return nullptr;
   }
   std::unique_ptr<MotoServer> m(new MotoServer);

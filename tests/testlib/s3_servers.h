@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "s3/client.h"
+#include "testlib/test_support.h"
 
 namespace ckpt::test {
 
@@ -85,4 +86,18 @@ class StandIn {
 // `name` on PATH.
 bool on_path(const std::string& name);
 
+// Why moto_server cannot run here, with how to get it; "" when it is on PATH.
+std::string moto_missing();
+
 }  // namespace ckpt::test
+
+// A test that needs moto_server: where it is not installed (Debian does not package moto) the
+// test is skipped with the reason and the way to get it; under CI=true it fails instead.
+#define CKPT_REQUIRE_MOTO()                                                                             \
+  do {                                                                                                  \
+    const std::string moto_why_ = ckpt::test::moto_missing();                                           \
+    if (!moto_why_.empty()) {                                                                           \
+      if (ckpt::test::under_ci()) FAIL(moto_why_ << " (CI=true: a test that cannot start moto fails)"); \
+      CKPT_SKIP(moto_why_);                                                                             \
+    }                                                                                                   \
+  } while (0)

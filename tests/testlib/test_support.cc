@@ -29,6 +29,11 @@ bool shared_available() {
 
 bool program_available(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
+bool under_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
 std::vector<std::string> corpus_snapshots() {
   std::vector<std::string> out;
   std::error_code ec;

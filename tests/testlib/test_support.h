@@ -33,6 +33,9 @@ std::string source_dir();     // the project checkout
 std::string sample_savepoint_dir();  // testdata/sample-savepoint in the checkout
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);
+// CI=true (set by CI services, and by .ci/run): there a test that cannot start a component it
+// needs (moto_server) fails instead of skipping, so a CI image without it cannot pass.
+bool under_ci();
 // Messages and outputs are checked for what they name, not for their whole wording.
 bool contains(const std::string& text, const std::string& part);
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "s3/client.h"
+#include "testlib/cli_process.h"
 #include "testlib/s3_servers.h"
 #include "testlib/test_support.h"
 
@@ -18,7 +19,7 @@ std::unique_ptr<test::MotoServer> moto(bool check_signatures = true) {
   std::string why;
   auto m = test::MotoServer::start(&why, check_signatures);
   INFO(why);
-  REQUIRE(m);  // no moto_server is a failure, not a skip: CI's image has it
+  REQUIRE(m);  // not on PATH was a skip before (CKPT_REQUIRE_MOTO): this is moto failing to start
   return m;
 }
 
@@ -36,6 +37,7 @@ std::shared_ptr<Client> client_at(const std::string& endpoint, const Credentials
 
 TEST_CASE("s3 client round-trips keys with equals plus spaces and non-ASCII through moto", "[s3][client]") {
   // Signatures unchecked: moto's checker mis-decodes such keys (testlib/s3_servers.h).
+  CKPT_REQUIRE_MOTO();
   auto m = moto(false);
   Settings s;
   s.list_page_size = 3;  // several pages from few keys
@@ -82,6 +84,7 @@ TEST_CASE("s3 client round-trips keys with equals plus spaces and non-ASCII thro
 }
 
 TEST_CASE("s3 client is refused by moto with a wrong secret and says so", "[s3][client]") {
+  CKPT_REQUIRE_MOTO();
   auto m = moto();
   auto good = client_at(m->endpoint(), m->credentials());
   REQUIRE(good->put(ObjectUri{"ckpt-auth", ""}, "").ok());
@@ -112,6 +115,7 @@ TEST_CASE("s3 client is refused by moto with a wrong secret and says so", "[s3][
 }
 
 TEST_CASE("s3 client uploads a large file in parts and deletes in batches", "[s3][client]") {
+  CKPT_REQUIRE_MOTO();
   auto m = moto();
   Settings s;
   s.multipart_threshold = 6 << 20;
@@ -240,4 +244,21 @@ TEST_CASE("s3 addressing is virtual-hosted on AWS and path-style for IP endpoint
   }
   CHECK_FALSE(parse_object_uri("s3:///k"));
   CHECK_FALSE(parse_object_uri("gs://b/k"));
+}
+
+TEST_CASE("s3 tests without moto_server are skipped with how to get it and fail under CI", "[s3][client]") {
+  // The test binary itself, run on one moto test with a PATH that has no moto_server.
+  const std::string binary = test::build_dir() + "/tests/ckpt_tests";
+  const std::string test = "'s3 client uploads a large file in parts and deletes in batches'";
+  test::CliResult skipped = test::run_shell("env -u CI PATH=/usr/bin:/bin '" + binary + "' " + test);
+  INFO(skipped.out << skipped.err);
+  CHECK(skipped.status == 0);
+  CHECK(test::contains(skipped.out, "CKPT-SKIP: moto_server is not on PATH"));
+  CHECK(test::contains(skipped.out, "pip install 'moto[server]'"));
+  CHECK_FALSE(test::contains(skipped.out + skipped.err, ".ci/install-deps"));
+  test::CliResult failed = test::run_shell("CI=true PATH=/usr/bin:/bin '" + binary + "' " + test);
+  INFO(failed.out << failed.err);
+  CHECK(failed.status != 0);
+  CHECK(test::contains(failed.out, "CI=true"));
+  CHECK_FALSE(test::contains(failed.out, "CKPT-SKIP"));
 }

@@ -69,7 +69,7 @@ struct CKPT_API ConvertOptions {
 
 struct CKPT_API ConvertSummary {
   uint64_t subtasks = 0;     // subtasks whose keyed state was converted
-  uint64_t entries = 0;      // RocksDB-layout pairs written
+  uint64_t entries = 0;      // entries written as dump counts them: keyed pairs, operator-state elements
   uint64_t files = 0;        // files written, _metadata included
   uint64_t bytes = 0;        // bytes written
   std::string kind;          // snapshot kind of the output ("savepoint-native", ...)

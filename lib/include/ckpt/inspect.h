@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -133,6 +134,9 @@ CKPT_API Result<InspectReport> inspect_metadata(const Metadata& m, const Snapsho
 
 // "0 B", "512 B", "1.5 KiB", "12.0 MiB", ... (1024-based, one decimal).
 CKPT_API std::string human_size(int64_t bytes);
+// "1 entry", "2 entries", "0 entries": a count and its noun, singular for exactly one (every
+// summary line of the program counts with it).
+CKPT_API std::string counted(uint64_t n, std::string_view one, std::string_view many);
 
 // The text report (`ckpt inspect`, `-v` adds subtasks, handles and file references).
 CKPT_API void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out);

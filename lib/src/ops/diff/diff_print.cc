@@ -61,9 +61,12 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
                          human_size(s.shared_bytes), s.added, human_size(s.added_bytes), s.removed,
                          human_size(s.removed_bytes));
   }
-  out << fmt::format("  shared by both: {} files, {}\n", r.files_shared.size(), human_size(total(r.files_shared)));
-  out << fmt::format("  new in B:       {} files, {}\n", r.files_added.size(), human_size(r.b_incremental_bytes));
-  out << fmt::format("  dropped from A: {} files, {}\n", r.files_removed.size(), human_size(total(r.files_removed)));
+  out << fmt::format("  shared by both: {}, {}\n", counted(r.files_shared.size(), "file", "files"),
+                     human_size(total(r.files_shared)));
+  out << fmt::format("  new in B:       {}, {}\n", counted(r.files_added.size(), "file", "files"),
+                     human_size(r.b_incremental_bytes));
+  out << fmt::format("  dropped from A: {}, {}\n", counted(r.files_removed.size(), "file", "files"),
+                     human_size(total(r.files_removed)));
   out << fmt::format("  B: {} incremental over A, {} full\n", human_size(r.b_incremental_bytes),
                      human_size(r.b_full_bytes));
 

@@ -15,8 +15,8 @@ namespace ckpt {
 namespace {
 
 // "3 retained checkpoints (chk-1 .. chk-3)"
-std::string counted(const std::vector<std::string>& names, const char* what) {
-  std::string out = fmt::format("{} {}", names.size(), what);
+std::string named_range(const std::vector<std::string>& names, const char* one, const char* many) {
+  std::string out = counted(names.size(), one, many);
   if (!names.empty()) out += " (" + names.front() + (names.size() > 1 ? " .. " + names.back() : "") + ")";
   return out;
 }
@@ -24,11 +24,13 @@ std::string counted(const std::vector<std::string>& names, const char* what) {
 }  // namespace
 
 void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out) {
-  out << r.root << ": " << counted(r.retained, "retained checkpoints");
-  if (!r.savepoints.empty()) out << ", " << counted(r.savepoints, "savepoints");
-  out << fmt::format(", {} files under shared/ and taskowned/ ({}), {} referenced\n", r.files_scanned,
-                     human_size(static_cast<int64_t>(r.bytes_scanned)), r.referenced);
-  for (const GcReferencingDir& d : r.referenced_by) out << "referenced by " << d.dir << ": " << counted(d.snapshots, "snapshots") << "\n";
+  out << r.root << ": " << named_range(r.retained, "retained checkpoint", "retained checkpoints");
+  if (!r.savepoints.empty()) out << ", " << named_range(r.savepoints, "savepoint", "savepoints");
+  out << fmt::format(", {} under shared/ and taskowned/ ({}), {} referenced\n",
+                     counted(r.files_scanned, "file", "files"), human_size(static_cast<int64_t>(r.bytes_scanned)),
+                     r.referenced);
+  for (const GcReferencingDir& d : r.referenced_by)
+    out << "referenced by " << d.dir << ": " << named_range(d.snapshots, "snapshot", "snapshots") << "\n";
   for (const std::string& link : r.skipped_symlinks)
     out << fmt::format("{:<8} {:>10} {} (symlink, not followed)\n", "skipped", "-", link);
   for (const GcFile& f : r.orphans) {
@@ -37,11 +39,12 @@ void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& ou
   }
   size_t young = 0;
   for (const GcFile& f : r.orphans) young += f.young ? 1 : 0;
-  out << fmt::format("{} orphans, {}; {} younger than the margin ({}), kept\n", r.orphans.size(),
+  out << fmt::format("{}, {}; {} younger than the margin ({}), kept\n", counted(r.orphans.size(), "orphan", "orphans"),
                      human_size(static_cast<int64_t>(r.orphan_bytes)), young,
                      human_size(static_cast<int64_t>(r.young_bytes)));
   if (options.apply)
-    out << fmt::format("deleted {} files, {}{}\n", r.deleted, human_size(static_cast<int64_t>(r.deleted_bytes)),
+    out << fmt::format("deleted {}, {}{}\n", counted(r.deleted, "file", "files"),
+                       human_size(static_cast<int64_t>(r.deleted_bytes)),
                        r.failed ? fmt::format("; {} could not be deleted", r.failed) : "");
   else if (r.orphans.size() > young)
     out << "nothing deleted (run with --apply to delete the orphans older than the margin)\n";

@@ -36,19 +36,20 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
   for (const RestoredInstance& i : r.instances) {
     std::string states;
     for (const std::string& cf : i.column_families) states += (states.empty() ? "" : ", ") + cf;
-    out << fmt::format("{}: key groups {}-{}, {} files ({}{}), {} entries, column families: {}\n", i.directory,
-                       i.key_groups.first, i.key_groups.last(), i.files, human_size(static_cast<int64_t>(i.bytes)),
-                       i.linked_files ? fmt::format(", {} linked", i.linked_files) : std::string(), i.entries,
-                       states.empty() ? "-" : states);
+    out << fmt::format("{}: key groups {}-{}, {} ({}{}), {}, column families: {}\n", i.directory, i.key_groups.first,
+                       i.key_groups.last(), counted(i.files, "file", "files"),
+                       human_size(static_cast<int64_t>(i.bytes)),
+                       i.linked_files ? fmt::format(", {} linked", i.linked_files) : std::string(),
+                       counted(i.entries, "entry", "entries"), states.empty() ? "-" : states);
     files += i.files;
     bytes += i.bytes;
     linked += i.linked_files;
   }
   for (const SkippedSubtask& s : r.skipped)
     out << fmt::format("skipped operator {}, subtask {}: {}\n", s.operator_id, s.subtask, s.reason);
-  out << fmt::format("{}: {} instance{}, {} files, {}{}\n", r.output, r.instances.size(),
-                     r.instances.size() == 1 ? "" : "s", files, human_size(static_cast<int64_t>(bytes)),
-                     linked ? fmt::format(" ({} files linked)", linked) : std::string());
+  out << fmt::format("{}: {}, {}, {}{}\n", r.output, counted(r.instances.size(), "instance", "instances"),
+                     counted(files, "file", "files"), human_size(static_cast<int64_t>(bytes)),
+                     linked ? fmt::format(" ({} linked)", counted(linked, "file", "files")) : std::string());
   if (std::string ldb = r.ldb_command(); !ldb.empty()) out << "try: " << ldb << '\n';
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckpt/inspect.h"
 #include "ckpt/verify.h"
 
 namespace ckpt {
@@ -29,16 +30,19 @@ void write_verify_text(const VerifyReport& r, std::ostream& out) {
   for (const VerifyProblem& p : r.problems) out << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.unchecked) out << "not checked: " << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.warnings) out << "warning: " << format_problem(p) << '\n';
-  std::string what = fmt::format("{} operators, {} subtasks, {} files", r.operators, r.subtasks, r.files);
-  if (r.deep) what += fmt::format(", {} sst files checksummed, {} entries decoded", r.sst_files, r.entries);
+  std::string what = fmt::format("{}, {}, {}", counted(r.operators, "operator", "operators"),
+                                 counted(r.subtasks, "subtask", "subtasks"), counted(r.files, "file", "files"));
+  if (r.deep)
+    what += fmt::format(", {} checksummed, {} decoded", counted(r.sst_files, "sst file", "sst files"),
+                        counted(r.entries, "entry", "entries"));
   if (r.clean() && !r.complete())
-    out << fmt::format("{}: not checked whole: {} part{} not read ({}, {})\n", r.metadata_path, r.unchecked.size(),
-                       r.unchecked.size() == 1 ? "" : "s", r.deep ? "deep" : "quick", what);
+    out << fmt::format("{}: not checked whole: {} not read ({}, {})\n", r.metadata_path,
+                       counted(r.unchecked.size(), "part", "parts"), r.deep ? "deep" : "quick", what);
   else if (r.clean())
     out << fmt::format("{}: ok ({}, {})\n", r.metadata_path, r.deep ? "deep" : "quick", what);
   else
-    out << fmt::format("{}: {} problem{} ({}, {})\n", r.metadata_path, r.problems.size(),
-                       r.problems.size() == 1 ? "" : "s", r.deep ? "deep" : "quick", what);
+    out << fmt::format("{}: {} ({}, {})\n", r.metadata_path, counted(r.problems.size(), "problem", "problems"),
+                       r.deep ? "deep" : "quick", what);
 }
 
 void write_verify_json(const VerifyReport& r, std::ostream& out) {
