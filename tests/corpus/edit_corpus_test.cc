@@ -14,6 +14,8 @@
 
 #include "ckpt/convert.h"
 #include "ckpt/edit.h"
+#include "ckpt/entries.h"
+#include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "ckpt/names.h"
 #include "testlib/edit_checks.h"
@@ -205,75 +207,208 @@ std::multimap<std::string, int32_t> placed(const std::string& dir) {
 
 }  // namespace
 
+
+namespace {
+
+// The key group Flink gives a SQL key, from the bytes RowDataSerializer wrote (i32 length, then
+// the BinaryRowData), written here from Flink's source apart from the library's code:
+// BinaryRowData#hashCode is MurmurHashUtils.hashBytesByWords (seed 42) over the row's bytes read
+// as little-endian ints; KeyGroupRangeAssignment.assignToKeyGroup takes MathUtils.murmurHash of
+// that, modulo the max parallelism.
+int32_t sql_key_group(std::string_view raw_key, int32_t max_parallelism) {
+  REQUIRE(raw_key.size() >= 4);
+  const auto* b = reinterpret_cast<const unsigned char*>(raw_key.data());
+  const uint32_t length = uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+  REQUIRE(length == raw_key.size() - 4);
+  REQUIRE(length % 4 == 0);
+  auto mix_k1 = [](uint32_t k) {
+    k *= 0xcc9e2d51u;
+    k = (k << 15) | (k >> 17);
+    return k * 0x1b873593u;
+  };
+  auto mix_h1 = [](uint32_t h, uint32_t k) {
+    h ^= k;
+    h = (h << 13) | (h >> 19);
+    return h * 5 + 0xe6546b64u;
+  };
+  auto fmix = [](uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    return h ^ (h >> 16);
+  };
+  uint32_t h1 = 42;
+  for (uint32_t i = 0; i < length; i += 4) {
+    const unsigned char* w = b + 4 + i;
+    h1 = mix_h1(h1, mix_k1(uint32_t{w[0]} | uint32_t{w[1]} << 8 | uint32_t{w[2]} << 16 | uint32_t{w[3]} << 24));
+  }
+  const int32_t code = static_cast<int32_t>(fmix(h1 ^ length));
+  // MathUtils.murmurHash(int): one round on the code, fmix with length 4, made non-negative.
+  int32_t m = static_cast<int32_t>(fmix(mix_h1(0, mix_k1(static_cast<uint32_t>(code))) ^ 4u));
+  if (m < 0) m = m == INT32_MIN ? 0 : -m;
+  return m % max_parallelism;
+}
+
+// Each SQL key's (and timer's) key group in `dir` is the one Flink gives it at its operator's
+// max parallelism, in the subtask whose range holds it. Returns the entries checked.
+size_t check_sql_key_groups(const std::string& dir) {
+  auto reader = EntryReader::open(dir);
+  REQUIRE(reader.ok());
+  std::map<std::string, std::pair<int32_t, int32_t>> sizes;  // operator -> parallelism, max parallelism
+  for (const OperatorState& op : (*reader)->metadata().operators)
+    sizes[operator_id_hex(op.id)] = {op.parallelism, op.max_parallelism};
+  size_t checked = 0;
+  Status s = (*reader)->for_each([&](const Entry& e) -> Status {
+    if (e.kind == EntryKind::kOperator) return Status::OK();
+    INFO(dir << " " << e.operator_id << " " << e.state);
+    REQUIRE(e.has_raw);
+    const auto [parallelism, max_parallelism] = sizes.at(e.operator_id);
+    const int32_t kg = sql_key_group(e.raw_key, max_parallelism);
+    CHECK(e.key_group == kg);
+    CHECK(e.subtask == static_cast<int32_t>(int64_t{kg} * parallelism / max_parallelism));
+    ++checked;
+    return Status::OK();
+  });
+  REQUIRE(s.ok());
+  return checked;
+}
+
+bool has_keyed_state(const Metadata& m) {
+  for (const OperatorState& op : m.operators)
+    for (const SubtaskState& st : op.subtasks)
+      if (!st.managed_keyed.is_null() || !st.raw_keyed.is_null()) return true;
+  return false;
+}
+
+// Every file under `dir`, by relative path, with its bytes.
+std::map<std::string, std::string> snapshot_bytes_by_file(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& f : fs::recursive_directory_iterator(dir))
+    if (f.is_regular_file()) {
+      auto bytes = read_whole_file(f.path().string());
+      REQUIRE(bytes.ok());
+      out[fs::relative(f.path(), dir).string()] = std::move(bytes).value();
+    }
+  return out;
+}
+
+// `dir` taken to max parallelism 128, then 4096, then back to its own (every operator's, one
+// for all in the corpus), or through `steps` to its own: at each step every key is where Flink puts it (SQL keys: hashed here
+// from their bytes; every key: at a multiple of Flink's max parallelism, its group modulo
+// Flink's is the group Flink stored it in), and the round trip dumps as the input and has the
+// bytes of the snapshot rewritten at its own max parallelism directly, in every layout the
+// rewrite writes deterministically (heap, canonical, raw keyed timers; RocksDB's SSTs are
+// compared by their entries). Returns the number of SQL keys checked.
+size_t check_rescale_round_trip(const std::string& dir, bool sql, std::vector<int32_t> steps = {}) {
+  INFO(dir);
+  const Metadata m = metadata_of(dir);
+  const int32_t flink_max = m.operators.at(0).max_parallelism;
+  for (const OperatorState& op : m.operators)
+    if (!op.subtasks.empty()) REQUIRE(op.max_parallelism == flink_max);
+  test::ScratchDir tmp;
+  size_t keys = 0;
+  std::string from = dir;
+  std::multimap<std::string, int32_t> flink;
+  if (steps.empty()) steps = {128, 4096, flink_max};
+  REQUIRE(steps.back() == flink_max);
+  for (int32_t n : steps) {
+    EditOptions o;
+    o.output = tmp / fmt::format("mp{}", n);
+    o.jobs = 2;
+    o.max_parallelism = n;
+    auto r = edit_snapshot(from, o);
+    if (!r.ok()) FAIL(r.error().to_string());
+    for (const OperatorState& op : metadata_of(o.output).operators) CHECK(op.max_parallelism == n);
+    from = o.output;
+    if (sql) keys += check_sql_key_groups(from);
+    if (n % flink_max != 0) continue;
+    if (flink.empty()) flink = placed(dir);
+    auto ours = placed(from);
+    REQUIRE(flink.size() == ours.size());
+    for (auto f = flink.begin(), g = ours.begin(); f != flink.end(); ++f, ++g) {
+      REQUIRE(f->first == g->first);
+      if (f->second >= 0) CHECK(g->second % flink_max == f->second);
+    }
+  }
+  test::ExpectedEdit same;
+  test::check_edit(dir, from, same);
+  EditOptions direct;
+  direct.output = tmp / "direct";
+  direct.max_parallelism = flink_max;
+  REQUIRE(edit_snapshot(dir, direct).ok());
+  const auto want = snapshot_bytes_by_file(direct.output), got = snapshot_bytes_by_file(from);
+  CHECK(want.size() == got.size());
+  for (const auto& [name, bytes] : want) {
+    if (name.find(".sst") != std::string::npos || name.find("MANIFEST") != std::string::npos ||
+        name.find("OPTIONS") != std::string::npos)
+      continue;  // RocksDB stamps its files with ids and times of the writing run
+    INFO(name);
+    auto other = got.find(name);
+    REQUIRE(other != got.end());
+    CHECK(other->second == bytes);
+  }
+  return keys;
+}
+
+}  // namespace
+
 TEST_CASE("edit --max-parallelism on every udf-job snapshot agrees with Flink's key groups", "[ops][corpus]") {
   // Flink wrote these at max parallelism M (4 in this job). At 1024 M each key's new group
   // modulo M must be the group Flink gave it; 1024 M -> 96 -> M must give back Flink's own
-  // snapshot entry for entry, key groups included, in the snapshot's own layout.
+  // snapshot entry for entry, key groups included, in the snapshot's own layout. Flink 1.8-1.9
+  // RocksDB jobs keep their timers in raw keyed state: they move with their keys.
   CKPT_REQUIRE_SHARED();
-  int edited = 0, refused = 0;
+  int edited = 0;
   for (const std::string& dir : snapshots_of("new-stateful-udf-migration-itcase")) {
     if (dir.ends_with(kChangelogOnly)) continue;  // its keys dump as hex (see above)
-    INFO(dir);
-    const Metadata m = metadata_of(dir);
-    const int32_t flink_max = m.operators.at(0).max_parallelism;
-    for (const OperatorState& op : m.operators) REQUIRE(op.max_parallelism == flink_max);
-    test::ScratchDir tmp;
-    bool raw_keyed = false;
-    for (const OperatorState& op : m.operators)
-      for (const SubtaskState& st : op.subtasks) raw_keyed |= !st.raw_keyed.is_null();
-    if (raw_keyed) {
-      // Timers of Flink < 1.? kept in raw keyed state: bytes ckpt cannot re-key, refused.
-      EditOptions o;
-      o.output = tmp / "refused";
-      o.max_parallelism = 96;
-      auto r = edit_snapshot(dir, o);
-      REQUIRE_FALSE(r.ok());
-      CHECK(r.error().to_string().find("has raw keyed state") != std::string::npos);
-      ++refused;
-      continue;
-    }
-    std::string from = dir;
-    for (int32_t n : {1024 * flink_max, 96, flink_max}) {
-      EditOptions o;
-      o.output = tmp / fmt::format("mp{}", n);
-      o.jobs = 2;
-      o.max_parallelism = n;
-      auto r = edit_snapshot(from, o);
-      if (!r.ok()) FAIL(r.error().to_string());
-      for (const OperatorState& op : metadata_of(o.output).operators) CHECK(op.max_parallelism == n);
-      from = o.output;
-      if (n != 1024 * flink_max) continue;
-      auto flink = placed(dir), ours = placed(from);
-      REQUIRE(flink.size() == ours.size());
-      for (auto f = flink.begin(), g = ours.begin(); f != flink.end(); ++f, ++g) {
-        REQUIRE(f->first == g->first);
-        if (f->second >= 0) CHECK(g->second % flink_max == f->second);
-      }
-    }
-    test::ExpectedEdit same;
-    test::check_edit(dir, from, same);
+    const int32_t flink_max = metadata_of(dir).operators.at(0).max_parallelism;
+    check_rescale_round_trip(dir, false, {1024 * flink_max, 96, flink_max});
     ++edited;
   }
-  CHECK(edited >= 30);
-  INFO(refused << " refused");
-  CHECK(edited + refused >= 49);
+  CHECK(edited >= 49);
 }
 
-TEST_CASE("edit --max-parallelism refuses flink-sql keys whose hashCode ckpt cannot compute", "[ops][corpus][sql]") {
-  // RowData keys: refused naming the state and the key serializer, nothing written.
+TEST_CASE("edit --max-parallelism takes a sample of keyed savepoints to 128 and 4096 and back", "[ops][corpus][sql]") {
+  // One snapshot of each layout and generation: heap and RocksDB of Flink 1.8 (its timers in
+  // raw keyed state, moved with their keys), heap, native and incremental RocksDB of 1.20, and
+  // SQL jobs with RowData keys (an aggregate with timers, a join). The whole corpus: the
+  // [large] test below.
   CKPT_REQUIRE_SHARED();
-  const std::string sp = test::sql_corpus_dir() + "/stream-exec-group-aggregate_1/agg-with-state-ttl-hint/savepoint";
-  test::ScratchDir tmp;
-  EditOptions o;
-  o.output = tmp / "out";
-  o.max_parallelism = 4096;
-  auto r = edit_snapshot(sp, o);
-  REQUIRE_FALSE(r.ok());
-  const std::string e = r.error().to_string();
-  INFO(e);
-  CHECK(e.find("state 'accState'") != std::string::npos);
-  CHECK(e.find("RowDataSerializer") != std::string::npos);
-  CHECK_FALSE(fs::exists(o.output));
+  const std::string flink = test::corpus_dir();
+  for (const char* name : {"new-stateful-udf-migration-itcase-flink1.8-rocksdb-savepoint",
+                           "new-stateful-udf-migration-itcase-flink1.8-savepoint",
+                           "new-stateful-udf-migration-itcase-flink1.20-hashmap-savepoint",
+                           "new-stateful-udf-migration-itcase-flink1.20-rocksdb-savepoint-native",
+                           "new-stateful-udf-migration-itcase-flink1.20-rocksdb-checkpoint"})
+    check_rescale_round_trip(flink + "/" + name, false);
+  size_t keys = 0;
+  for (const char* name : {"stream-exec-group-aggregate_1/agg-with-state-ttl-hint/savepoint",
+                           "stream-exec-join_1/join-with-state-ttl-hint/savepoint"})
+    keys += check_rescale_round_trip(test::sql_corpus_dir() + "/" + name, true);
+  CHECK(keys > 0);
+}
+
+TEST_CASE("edit --max-parallelism takes every keyed corpus snapshot to 128 and 4096 and back", "[ops][corpus][sql][large]") {
+  // Every snapshot with keyed state of flink/ (but the changelog checkpoint whose keys need
+  // another snapshot's serializers) and every flink-sql savepoint, as the sample above.
+  CKPT_REQUIRE_SHARED();
+  int edited = 0;
+  for (const std::string& dir : test::corpus_snapshots()) {
+    if (dir.ends_with(kChangelogOnly) || !has_keyed_state(metadata_of(dir))) continue;
+    check_rescale_round_trip(dir, false);
+    ++edited;
+  }
+  CHECK(edited >= 90);
+  size_t keys = 0;
+  int sql = 0;
+  for (const std::string& dir : test::sql_corpus_snapshots()) {
+    if (!has_keyed_state(metadata_of(dir))) continue;
+    keys += check_rescale_round_trip(dir, true);
+    ++sql;
+  }
+  CHECK(sql >= 60);
+  CHECK(keys > 1000);
 }
 
 namespace {

@@ -2,6 +2,9 @@
 // one operator filter every command uses.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
 #include "ckpt/metadata.h"
 #include "ckpt/names.h"
 #include "format/flink_duration.h"
@@ -67,6 +70,101 @@ TEST_CASE("a compiled plan names each node's transformations with its descriptio
   CHECK(calc->uid == "x-stream-exec-calc-1-9_calc");
   CHECK_FALSE(names.find(operator_id_of_uid("9_calc")));
   CHECK_FALSE(names.find(operator_id_of_uid("55_no-such-transformation")));
+}
+
+TEST_CASE("every transformation Flink's SQL planner names is tried and hashed to the id Flink gives", "[format]") {
+  // The names of formats/metadata.md §5.1 (the ExecNodes' transformation constants, Flink 1.15
+  // to 2.x), each with the id of uid "7_<name>" as StreamGraphHasherV2 computes it: murmur3_128
+  // (seed 0) of the UTF-8 bytes, computed apart with a Python port of Guava's Murmur3_128HashFunction
+  // that gives this file's corpus ids above.
+  const std::map<std::string, std::string> ids = {
+      {"source", "9060f0f8c6b13f63059cb9d0aa10447e"},
+      {"values", "94dee10339cfce1952a1fd5060fe4142"},
+      {"sink", "792b9e60d7040d375d28ca009025bef6"},
+      {"constraint-validator", "b7b6183e7bd59bb18891a507d39961b2"},
+      {"partitioner", "656355bbd53ff0210014c6cc0f9f029d"},
+      {"upsert-materialize", "4be44b2e3419440816c3c337061fd521"},
+      {"timestamp-inserter", "20485c9a776f3c9cbe05448d8e108523"},
+      {"row-kind-setter", "fa2640a675ca1e6719bf250c3b79d965"},
+      {"calc", "b67f0e9fa542cc807c234fd77ffd26a7"},
+      {"async-calc", "0d99be23299b78e86242cedcc7ebd9d9"},
+      {"python-calc", "38da96c9bcb32b45b3bb530cd17f67fd"},
+      {"python-async-calc", "e467de11ad7ded62b440808af7ffa7e6"},
+      {"correlate", "6b9ab12269dc22005e0227895ecc3d82"},
+      {"async-correlate", "4bcbf1b54a3d2d839415d580ad4d5353"},
+      {"python-correlate", "0d307c5c3d1dc5691154bbf798009f57"},
+      {"expand", "f750de8482f250d959516c5a954171ed"},
+      {"lookup-join", "0e74b9171c9503a23e565fe89d256eda"},
+      {"lookup-join-materialize", "74637d1296f41e85e73c49f35b00d5b2"},
+      {"match", "4659e60c210543ec6fb96eb726d04e24"},
+      {"window", "f6e5d6d3e11f23d0361a8f10893a2a27"},
+      {"changelog-normalize", "f8ebe0b7cfaf488f787f0d5e2ca06595"},
+      {"drop-update-before", "582c8cdbe2e12763b70f2907fb29dd7e"},
+      {"deduplicate", "0a58c382f82644b239e76b543725c16f"},
+      {"window-deduplicate", "a4abc4dcf2deb937db264d70625c3d34"},
+      {"group-aggregate", "9878261212ff7323b5a1216d79950862"},
+      {"local-group-aggregate", "a39c43e79eb46614f4ccb5d6a1729118"},
+      {"global-group-aggregate", "67effe4c13ed28383adba5cf3eab6191"},
+      {"incremental-group-aggregate", "4fb6ca974d5ea2a46ffc89ec25f9a98b"},
+      {"bundled-group-aggregate", "764f82b864899f56cd509dbe4db2b5a8"},
+      {"python-group-aggregate", "2f8db5ad3c8c95141bdb297d87798365"},
+      {"group-table-aggregate", "e1f1e506da928a0ec4628f5c3ad74ee0"},
+      {"group-window-aggregate", "bcf9e8a8c901b7e488bca0765b266230"},
+      {"over-aggregate", "ab04955480e96ecd82374fbfb45be3ae"},
+      {"python-over-aggregate", "25f7384c90f613f74d77e62391449afc"},
+      {"window-aggregate", "3e2f1ddcff4ae8376b30394263e0ed9b"},
+      {"local-window-aggregate", "26a92ae34de51ea4797ee90437fba136"},
+      {"global-window-aggregate", "1a9b91eee3652c76c959eab640f5eb1f"},
+      {"join", "7c2e2faa042538c9c6536014ee065870"},
+      {"window-join", "fd0e87df4f5d474050d6226870448133"},
+      {"temporal-join", "c867fd395af3f70ae622de85a775774f"},
+      {"interval-join", "e14cbdacfd6d72bd8b8b647cabd036ee"},
+      {"filter-left", "61c2a37e2a6f212a80486df486a3c8fb"},
+      {"filter-right", "798d35e2360e48ef782a185acf72d0d2"},
+      {"pad-left", "f8fbb623931f61281b3b55ad7c1bde00"},
+      {"pad-right", "85ede9b7148c5478f85d787a77b2506c"},
+      {"delta-join", "feec65d8950ad932d4511696db49f521"},
+      {"multi-join", "c87cd4f1e0c65050c9e6ee2503cd59b9"},
+      {"lateral-snapshot-join", "946580a0281a7498271da66d6189ec65"},
+      {"rank", "b00195d9fd0a95229f5eb30ff4b7f052"},
+      {"window-rank", "e3f39f7be84addd2ab42ad4bfac0d422"},
+      {"sort", "8a24d9a6562a46e9209b8cd585420722"},
+      {"sort-limit", "2ed1b2fb8eb950621d207de7b060f13d"},
+      {"temporal-sort", "72a2dfe92da1b51116ee13975f644f00"},
+      {"limit", "12ea459bb29b76624e1fda83ddb0ad21"},
+      {"watermark-assigner", "ee05a99541debc73f6387ae795e9660c"},
+      {"mini-batch-assigner", "b8ccfddff21c69f56b517fad14c00892"},
+      {"process", "86001f77d60f2f00d948c59c4be97e87"},
+      {"ml-predict-table-function", "a140f9b017a8c928bd43d398513c1395"},
+      {"ml-predict", "2ae6bae69a846d420fa3986c9286b29a"},
+      {"vector-search-table-function", "a1861e556660d46633835ea83d39bedd"},
+  };
+  const std::vector<std::string>& tried = sql_transformation_names();
+  CHECK(std::set<std::string>(tried.begin(), tried.end()).size() == tried.size());
+  std::set<std::string> expected;
+  for (const auto& [name, id] : ids) expected.insert(name);
+  CHECK(std::set<std::string>(tried.begin(), tried.end()) == expected);
+  OperatorNames names;
+  REQUIRE(names.add_plan(R"({"nodes":[{"id":7,"type":"stream-exec-x_1","description":"X"}]})", "plan.json").ok());
+  for (const auto& [name, id] : ids) {
+    INFO(name);
+    CHECK(operator_id_hex(operator_id_of_uid("7_" + name)) == id);
+    OperatorState op = op_with(id);
+    CHECK(names.uid_of(op) == "7_" + name);
+  }
+}
+
+TEST_CASE("a process table function's own uid in the plan names its operator", "[format]") {
+  // StreamExecProcessTableFunction keeps a uid given in SQL as the node's "uid" and uses it
+  // instead of the format's "<id>_process".
+  OperatorNames names;
+  REQUIRE(names.add_plan(R"({"nodes":[{"id":3,"type":"stream-exec-process-table-function_1",
+      "description":"PTF","uid":"my-ptf"}]})", "plan.json").ok());
+  const OperatorName* own = names.find(operator_id_of_uid("my-ptf"));
+  REQUIRE(own);
+  CHECK(own->uid == "my-ptf");
+  CHECK(own->plan_node == 3);
+  CHECK(names.find(operator_id_of_uid("3_process")));
 }
 
 TEST_CASE("a plan without nodes is refused naming the file", "[format]") {

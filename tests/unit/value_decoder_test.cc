@@ -1,6 +1,11 @@
 // Value decoders on hand-built bytes: encodings, nulls, errors, framing and key groups.
 #include <catch2/catch.hpp>
 
+#include <map>
+
+#include "ckpt/entries.h"
+#include "ckpt/metadata.h"
+
 #include "types/java_hash.h"
 #include "types/serializer_snapshot.h"
 #include "types/value_decoder.h"
@@ -360,6 +365,65 @@ TEST_CASE("Row hashCode follows the Flink version its snapshot names", "[unit][s
                                      }(),
                                      {kLongVersioned, kStringVersioned}));
   CHECK(tuple->java_hash_code(json::parse(R"([1,"a"])")) == 128);
+}
+
+TEST_CASE("a SQL row's hashCode is Flink's MurmurHash over its bytes as BinaryRowData computes it", "[unit][state]") {
+  // BinaryRowData#hashCode: MurmurHashUtils.hashBytesByWords, seed 42, over little-endian words.
+  // Expected values computed apart (a few lines of Python from MurmurHashUtils.java) for the
+  // row (BIGINT 42), the row (BIGINT -1) and no bytes at all.
+  ByteWriter row42, row_minus1;
+  row42.bytes(std::string(8, '\0'));  // header: RowKind INSERT, no null bit
+  row42.u64le(42);
+  row_minus1.bytes(std::string(8, '\0'));
+  row_minus1.u64le(~uint64_t{0});
+  CHECK(flink_binary_section_hash(row42.buffer()) == 907821237);
+  CHECK(flink_binary_section_hash(row_minus1.buffer()) == -821098432);
+  CHECK(flink_binary_section_hash("") == 142593372);
+  CHECK_FALSE(flink_binary_section_hash("abc").has_value());  // not whole words: no row of Flink's
+  // Through the key serializer: RowDataSerializer writes an i32 length, then the row. The
+  // decoder hashes the bytes whatever its field types (none are known here).
+  ByteWriter snap;
+  snap.utf("org.apache.flink.table.runtime.typeutils.BinaryRowDataSerializer$BinaryRowDataSerializerSnapshot");
+  snap.i32(1);
+  snap.i32(1);  // arity
+  auto d = decoder_for(snap.take());
+  ByteWriter key;
+  key.i32(static_cast<int32_t>(row42.buffer().size()));
+  key.bytes(row42.buffer());
+  key.u8(0x7f);  // what follows the key (a namespace) is not read
+  ByteReader r(key.buffer());
+  CHECK(d->read_java_hash_code(r) == 907821237);
+  CHECK(r.position() == 4 + 16);
+  // Truncated: no hash, and the reader's error.
+  ByteReader cut(std::string_view(key.buffer()).substr(0, 10));
+  CHECK_FALSE(d->read_java_hash_code(cut).has_value());
+  CHECK_FALSE(cut.ok());
+}
+
+TEST_CASE("SQL keys hash from their bytes to the key groups Flink stored them in", "[unit][corpus][state][sql]") {
+  // Every keyed entry and timer of every flink-sql savepoint: the key's bytes, hashed as
+  // BinaryRowData does and assigned as KeyGroupRangeAssignment does, give Flink's key group.
+  CKPT_REQUIRE_SHARED();
+  size_t keys = 0;
+  for (const std::string& dir : test::sql_corpus_snapshots()) {
+    auto reader = EntryReader::open(dir);
+    REQUIRE(reader.ok());
+    std::map<std::string, int32_t> max_parallelism;
+    for (const OperatorState& op : (*reader)->metadata().operators)
+      max_parallelism[operator_id_hex(op.id)] = op.max_parallelism;
+    Status s = (*reader)->for_each([&](const Entry& e) -> Status {
+      if (e.kind == EntryKind::kOperator) return Status::OK();
+      INFO(dir << " " << e.operator_id << " " << e.state);
+      REQUIRE(e.raw_key.size() >= 4);
+      auto hash = flink_binary_section_hash(std::string_view(e.raw_key).substr(4));
+      REQUIRE(hash);
+      CHECK(key_group_for_hash(*hash, max_parallelism.at(e.operator_id)) == e.key_group);
+      ++keys;
+      return Status::OK();
+    });
+    REQUIRE(s.ok());
+  }
+  CHECK(keys > 1000);
 }
 
 TEST_CASE("a POJO key's hashCode is user code - its key group is not recomputed", "[unit][corpus][state]") {

@@ -51,64 +51,41 @@ std::string string_member(const nlohmann::json& object, std::string_view key) {
 }  // namespace
 
 const std::vector<std::string>& sql_transformation_names() {
-  // From the planner's ExecNode classes (flink-table-planner, org.apache.flink.table.planner.
-  // plan.nodes.exec.{common,stream}): CommonExecTableSourceScan, CommonExecSink (six),
-  // CommonExecCalc, CommonExecAsyncCalc, CommonExecCorrelate, CommonExecAsyncCorrelate,
-  // CommonExecExpand, CommonExecLookupJoin (two), CommonExecMatch (two),
-  // CommonExecWindowTableFunction, CommonExecPython{Calc,Correlate,AsyncCalc} and the
-  // StreamExec* nodes that make operators of their own.
-  static const std::vector<std::string> names = {"source",
-                                                 "sink",
-                                                 "constraint-validator",
-                                                 "partitioner",
-                                                 "upsert-materialize",
-                                                 "timestamp-inserter",
-                                                 "row-kind-setter",
-                                                 "calc",
-                                                 "async-calc",
-                                                 "python-calc",
-                                                 "python-async-calc",
-                                                 "correlate",
-                                                 "async-correlate",
-                                                 "python-correlate",
-                                                 "expand",
-                                                 "lookup-join",
-                                                 "lookup-join-materialize",
-                                                 "match",
-                                                 "window",
-                                                 "changelog-normalize",
-                                                 "deduplicate",
-                                                 "window-deduplicate",
-                                                 "group-aggregate",
-                                                 "local-group-aggregate",
-                                                 "global-group-aggregate",
-                                                 "incremental-group-aggregate",
-                                                 "python-group-aggregate",
-                                                 "group-window-aggregate",
-                                                 "over-aggregate",
-                                                 "python-over-aggregate",
-                                                 "window-aggregate",
-                                                 "local-window-aggregate",
-                                                 "global-window-aggregate",
-                                                 "join",
-                                                 "window-join",
-                                                 "temporal-join",
-                                                 "interval-join",
-                                                 "filter-left",
-                                                 "filter-right",
-                                                 "pad-left",
-                                                 "pad-right",
-                                                 "delta-join",
-                                                 "multi-join",
-                                                 "rank",
-                                                 "window-rank",
-                                                 "sort",
-                                                 "sort-limit",
-                                                 "temporal-sort",
-                                                 "limit",
-                                                 "watermark-assigner",
-                                                 "mini-batch-assigner",
-                                                 "ml-predict-table-function"};
+  // Every name the planner's ExecNodes (flink-table-planner, org.apache.flink.table.planner.plan.
+  // nodes.exec.{common,stream}) give createTransformationMeta / createTransformationUid, Flink
+  // 1.15 to 2.x, by class: formats/metadata.md §5.1 lists them with their constants.
+  static const std::vector<std::string> names = {
+      // CommonExecTableSourceScan (and its partitioner), CommonExecValues
+      "source", "values",
+      // CommonExecSink
+      "sink", "constraint-validator", "partitioner", "upsert-materialize", "timestamp-inserter", "row-kind-setter",
+      // CommonExecCalc, CommonExecAsyncCalc, CommonExecPythonCalc, CommonExecPythonAsyncCalc
+      "calc", "async-calc", "python-calc", "python-async-calc",
+      // CommonExecCorrelate, CommonExecAsyncCorrelate, CommonExecPythonCorrelate, CommonExecExpand
+      "correlate", "async-correlate", "python-correlate", "expand",
+      // CommonExecLookupJoin, CommonExecMatch, CommonExecWindowTableFunction
+      "lookup-join", "lookup-join-materialize", "match", "window",
+      // StreamExecChangelogNormalize, StreamExecDropUpdateBefore, StreamExecDeduplicate, StreamExecWindowDeduplicate
+      "changelog-normalize", "drop-update-before", "deduplicate", "window-deduplicate",
+      // StreamExecGroupAggregate and its local / global / incremental / bundled / Python / table forms
+      "group-aggregate", "local-group-aggregate", "global-group-aggregate", "incremental-group-aggregate",
+      "bundled-group-aggregate", "python-group-aggregate", "group-table-aggregate",
+      // StreamExecGroupWindowAggregate, StreamExecOverAggregate, StreamExecPythonOverAggregate
+      "group-window-aggregate", "over-aggregate", "python-over-aggregate",
+      // StreamExecWindowAggregate, StreamExecLocalWindowAggregate, StreamExecGlobalWindowAggregate
+      "window-aggregate", "local-window-aggregate", "global-window-aggregate",
+      // StreamExecJoin, StreamExecWindowJoin, StreamExecTemporalJoin, StreamExecIntervalJoin (five)
+      "join", "window-join", "temporal-join", "interval-join", "filter-left", "filter-right", "pad-left", "pad-right",
+      // StreamExecDeltaJoin, StreamExecMultiJoin, StreamExecLateralSnapshotJoin
+      "delta-join", "multi-join", "lateral-snapshot-join",
+      // StreamExecRank, StreamExecWindowRank, StreamExecSort, StreamExecSortLimit, StreamExecTemporalSort, StreamExecLimit
+      "rank", "window-rank", "sort", "sort-limit", "temporal-sort", "limit",
+      // StreamExecWatermarkAssigner, StreamExecMiniBatchAssigner
+      "watermark-assigner", "mini-batch-assigner",
+      // StreamExecProcessTableFunction (without a uid of its own in the plan)
+      "process",
+      // CommonExecMLPredictTableFunction, StreamExecMlPredict, CommonExecVectorSearchTableFunction
+      "ml-predict-table-function", "ml-predict", "vector-search-table-function"};
   return names;
 }
 
@@ -168,6 +145,13 @@ Status OperatorNames::add_plan(std::string_view json_text, const std::string& fi
                                        {"<type>", type},
                                        {"<version>", version},
                                        {"<transformation>", transformation}});
+      by_id_[operator_id_of_uid(name.uid)] = name;
+    }
+    // A process table function given a uid in SQL keeps it in its node ("uid"): StreamExecProcess-
+    // TableFunction uses it as it is, instead of the format's.
+    const std::string own_uid = string_member(node, "uid");
+    if (!own_uid.empty()) {
+      name.uid = own_uid;
       by_id_[operator_id_of_uid(name.uid)] = name;
     }
   }

@@ -258,6 +258,24 @@ Result<std::optional<nlohmann::json>> KeyedStateCodec::key_of_rocks_entry(std::s
   return out;
 }
 
+Result<std::optional<int32_t>> KeyedStateCodec::key_hash_of_rocks_entry(std::string_view key,
+                                                                       std::string_view value) const {
+  if (kind_ == StateKind::kPriorityQueue && !is_timer_) {
+    CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> k, key_of_rocks_entry(key, value));
+    return k ? key_->java_hash_code(*k) : std::nullopt;
+  }
+  if (key_group_of_rocks_key(key, prefix_bytes_) < 0)
+    return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
+  // The key right after the prefix (formats/keyed-state.md §10), or after a timer's timestamp
+  // (TimerSerializer: timestamp, key, namespace), read with the backend's key serializer, which
+  // the timer serializer nests.
+  ByteReader kr(key.substr(prefix_bytes_), prefix_bytes_);
+  if (kind_ == StateKind::kPriorityQueue) kr.skip(8);
+  std::optional<int32_t> hash = key_->read_java_hash_code(kr);
+  if (!kr.ok()) return kr.take_error();
+  return hash;
+}
+
 Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                                          uint64_t value_offset, const EntrySink& sink) const {
   int32_t kg = key_group_of_rocks_key(key, prefix_bytes_);

@@ -76,6 +76,10 @@ class KeyedStateCodec {
   // without one; for edits that select or re-key pairs by key. Only the key is decoded
   // (a queue element whole).
   Result<std::optional<nlohmann::json>> key_of_rocks_entry(std::string_view key, std::string_view value) const;
+  // The Java hashCode() of that key (Flink's key-group assignment hashes it), from its bytes where
+  // the type hashes bytes (SQL rows); nullopt where the key's hashCode is not known or the pair has
+  // no key.
+  Result<std::optional<int32_t>> key_hash_of_rocks_entry(std::string_view key, std::string_view value) const;
 
  private:
   // make() without its errors placed at the state's meta info.

@@ -1,4 +1,5 @@
-// Legacy timer snapshots in raw keyed state (InternalTimerServiceSerializationProxy, v1-v2).
+// Legacy timer snapshots in raw keyed state (InternalTimerServiceSerializationProxy, v1-v2):
+// read as entries, or as blocks of bytes to move between key groups and write back.
 #include "state/raw_timers_reader.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "support/byte_writer.h"
 #include "types/serializer_snapshot.h"
 #include "types/value_decoder.h"
 
@@ -15,44 +17,24 @@ namespace {
 
 constexpr uint32_t kPostVersionedMagic = 0xF1CD859F;
 
-Status read_timer_list(ByteReader& r, const ValueDecoder& key, const ValueDecoder& ns, const std::string& state,
-                       int32_t key_group, const StateFilter& filter, const EntrySink& sink) {
-  int32_t n = r.count(1, "timer");
-  if (!r.ok()) return r.take_error();
-  bool wanted = filter.wants_state(state);
-  for (int32_t i = 0; i < n; ++i) {
-    StateEntry e;
-    e.state = state;
-    e.kind = EntryKind::kTimer;
-    e.key_group = key_group;
-    e.has_key = e.has_namespace = true;
-    size_t start = r.position();
-    key.read(r, e.key);
-    if (filter.raw_bytes) e.raw_key = r.since(start);
-    start = r.position();
-    ns.read(r, e.ns);
-    if (filter.raw_bytes) e.raw_ns = r.since(start);
-    start = r.position();
-    e.value = r.i64();
-    if (filter.raw_bytes) {
-      e.has_raw = true;
-      e.raw_value = r.since(start);
-    }
-    if (!r.ok()) return r.take_error();
-    if (wanted) CKPT_RETURN_IF_ERROR(sink(std::move(e)));
-  }
-  return Status::OK();
-}
+// One timer at r's position, consumed: what it is for a reader of the block.
+using TimerFn = std::function<Status(size_t service, int list, ByteReader& r, const ValueDecoder& key,
+                                     const ValueDecoder& ns)>;
+// A service's head (name and serializer snapshots, as stored) and its name.
+using ServiceFn = std::function<Status(std::string_view head, const std::string& name)>;
 
-// One key group's block; false in `*timers` if it is not a timer block at all.
-Status read_block(ByteReader& r, int32_t key_group, const StateFilter& filter, const EntrySink& sink) {
+// One key group's block after its magic: the services, each with its event- and processing-time
+// timers (list 0 and 1).
+Status walk_block(ByteReader& r, int32_t* version_out, const ServiceFn& on_service, const TimerFn& on_timer) {
   int32_t version = r.i32();
   int32_t services = r.count(4, "timer service");
   if (!r.ok()) return r.take_error();
   if (version != 1 && version != 2)
     return Error(ErrorCode::kNotSupported, fmt::format("timer snapshot version {} (expected 1 or 2)", version),
                  r.offset() - 8);
+  if (version_out) *version_out = version;
   for (int32_t s = 0; s < services; ++s) {
+    const size_t head = r.position();
     std::string name = r.utf();
     if (!r.ok()) return r.take_error();
     // Version 1 stored Java-serialized serializers, which cannot be read without a JVM.
@@ -69,16 +51,25 @@ Status read_block(ByteReader& r, int32_t key_group, const StateFilter& filter, c
       return Error(ErrorCode::kNotSupported,
                    fmt::format("timers of service '{}' cannot be delimited without the job's classes", name),
                    r.offset());
-    CKPT_RETURN_IF_ERROR(read_timer_list(r, *kd, *nd, "_timer_state/event_" + name, key_group, filter, sink));
-    CKPT_RETURN_IF_ERROR(read_timer_list(r, *kd, *nd, "_timer_state/processing_" + name, key_group, filter, sink));
+    CKPT_RETURN_IF_ERROR(on_service(r.since(head), name));
+    for (int list = 0; list < 2; ++list) {
+      int32_t n = r.count(1, "timer");
+      if (!r.ok()) return r.take_error();
+      for (int32_t i = 0; i < n; ++i) {
+        CKPT_RETURN_IF_ERROR(on_timer(static_cast<size_t>(s), list, r, *kd, *nd));
+        if (!r.ok()) return r.take_error();
+      }
+    }
   }
   return Status::OK();
 }
 
-}  // namespace
-
-Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, const StateFilter& filter,
-                       const EntrySink& sink, const ProblemSink& problems) {
+// fn(key group, reader after the block's magic) for each key group with bytes, in stream
+// order; `other(key group, reader)` for one whose bytes are not a timer block. An error of fn,
+// other or the read goes to `failed` (with the key group named), whose error ends the walk.
+Status for_each_block(const KeyedHandle& handle, const StateStream& stream, const std::function<bool(int32_t)>& wanted,
+                      const std::function<Status(int32_t, ByteReader&)>& fn,
+                      const std::function<Status(int32_t, ByteReader&)>& other, const ProblemSink& failed) {
   // Key groups nothing was written for keep offset -1 (KeyedStateCheckpointOutputStream).
   std::vector<std::pair<uint64_t, int32_t>> starts;
   for (size_t i = 0; i < handle.offsets.size(); ++i)
@@ -88,21 +79,114 @@ Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, con
   std::string data;
   for (size_t i = 0; i < starts.size(); ++i) {
     auto [start, kg] = starts[i];
-    if (!filter.wants_key_group(kg)) continue;
+    if (!wanted(kg)) continue;
     uint64_t end = stream.size();
     for (size_t j = i + 1; j < starts.size(); ++j)
       if (starts[j].first > start) { end = starts[j].first; break; }
     Status s = stream.read(start, end - start, &data);
     if (s.ok()) {
       ByteReader r(data, stream.base() + start);
-      if (data.size() < 4 || r.u32() != kPostVersionedMagic) continue;  // user raw state
-      s = read_block(r, kg, filter, sink);
+      if (data.size() < 4 || r.u32() != kPostVersionedMagic) {
+        ByteReader whole(data, stream.base() + start);
+        s = other(kg, whole);
+      } else {
+        s = fn(kg, r);
+      }
     }
     if (!s.ok())
-      CKPT_RETURN_IF_ERROR(
-          problems(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
+      CKPT_RETURN_IF_ERROR(failed(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, const StateFilter& filter,
+                       const EntrySink& sink, const ProblemSink& problems) {
+  std::vector<std::string> names;
+  auto block = [&](int32_t kg, ByteReader& r) -> Status {
+    names.clear();
+    Status s = walk_block(
+        r, nullptr,
+        [&](std::string_view, const std::string& name) {
+          names.push_back(name);
+          return Status::OK();
+        },
+        [&](size_t service, int list, ByteReader& t, const ValueDecoder& key, const ValueDecoder& ns) -> Status {
+          StateEntry e;
+          e.state = (list == 0 ? "_timer_state/event_" : "_timer_state/processing_") + names[service];
+          e.kind = EntryKind::kTimer;
+          e.key_group = kg;
+          e.has_key = e.has_namespace = true;
+          size_t start = t.position();
+          key.read(t, e.key);
+          if (filter.raw_bytes) e.raw_key = t.since(start);
+          start = t.position();
+          ns.read(t, e.ns);
+          if (filter.raw_bytes) e.raw_ns = t.since(start);
+          start = t.position();
+          e.value = t.i64();
+          if (filter.raw_bytes) {
+            e.has_raw = true;
+            e.raw_value = t.since(start);
+          }
+          if (!t.ok()) return t.take_error();
+          if (!filter.wants_state(e.state)) return Status::OK();
+          return sink(std::move(e));
+        });
+    return s;
+  };
+  auto user_state = [](int32_t, ByteReader&) { return Status::OK(); };  // not timers: skipped
+  auto wanted = [&](int32_t kg) { return filter.wants_key_group(kg); };
+  return for_each_block(handle, stream, wanted, block, user_state, problems);
+}
+
+Status read_raw_timer_blocks(const KeyedHandle& handle, const StateStream& stream,
+                             const std::function<Status(int32_t key_group, RawTimerBlock&& block)>& fn) {
+  auto block = [&](int32_t kg, ByteReader& r) -> Status {
+    RawTimerBlock b;
+    Status s = walk_block(
+        r, &b.version,
+        [&](std::string_view head, const std::string&) {
+          b.services.emplace_back().head = std::string(head);
+          return Status::OK();
+        },
+        [&](size_t service, int list, ByteReader& t, const ValueDecoder& key, const ValueDecoder& ns) -> Status {
+          RawTimer timer;
+          const size_t start = t.position();
+          timer.key_hash = key.read_java_hash_code(t);
+          ns.skip(t);
+          t.i64();
+          if (!t.ok()) return t.take_error();
+          timer.bytes = std::string(t.since(start));
+          b.services[service].timers[list].push_back(std::move(timer));
+          return Status::OK();
+        });
+    CKPT_RETURN_IF_ERROR(s);
+    return fn(kg, std::move(b));
+  };
+  auto user_state = [](int32_t kg, ByteReader& r) -> Status {
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("key group {} holds raw keyed state other than timers, whose keys are not known", kg),
+                 r.offset());
+  };
+  return for_each_block(
+      handle, stream, [](int32_t) { return true; }, block, user_state, [](Error e) -> Status { return e; });
+}
+
+std::string write_raw_timer_block(const RawTimerBlock& block) {
+  ByteWriter w;
+  w.u32(kPostVersionedMagic);
+  w.i32(block.version);
+  w.i32(static_cast<int32_t>(block.services.size()));
+  for (const RawTimerService& s : block.services) {
+    w.bytes(s.head);
+    for (const auto& list : s.timers) {
+      w.i32(static_cast<int32_t>(list.size()));
+      for (const RawTimer& t : list) w.bytes(t.bytes);
+    }
+  }
+  return w.take();
 }
 
 }  // namespace ckpt

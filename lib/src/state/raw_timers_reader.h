@@ -9,7 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ckpt/error.h"
 #include "ckpt/metadata.h"
@@ -23,5 +26,31 @@ namespace ckpt {
 // "_timer_state/processing_<service>", the names managed timers have.
 Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, const StateFilter& filter,
                        const EntrySink& sink, const ProblemSink& problems);
+
+// One key group's timer block as bytes, for edits that move timers to other key groups (their
+// keys decide where: edit --max-parallelism). Each service keeps its name and serializer
+// snapshots as stored (`head`), each timer its bytes (key, namespace, timestamp) and its key's
+// Java hashCode (nullopt where the key type's is not known).
+struct RawTimer {
+  std::string bytes;
+  std::optional<int32_t> key_hash;
+};
+struct RawTimerService {
+  std::string head;
+  std::vector<RawTimer> timers[2];  // event time, then processing time, as stored
+};
+struct RawTimerBlock {
+  int32_t version = 0;
+  std::vector<RawTimerService> services;
+};
+
+// Every key group's timer block of a raw keyed handle, in stream order; key groups without
+// bytes are skipped. Other raw keyed state (user bytes, no timer block's magic) is an error
+// (kNotSupported): nothing says which keys its bytes belong to.
+Status read_raw_timer_blocks(const KeyedHandle& handle, const StateStream& stream,
+                             const std::function<Status(int32_t key_group, RawTimerBlock&& block)>& fn);
+
+// A key group's block as InternalTimerServiceSerializationProxy writes it.
+std::string write_raw_timer_block(const RawTimerBlock& block);
 
 }  // namespace ckpt

@@ -1,4 +1,5 @@
-// BigInteger and BigDecimal hash codes from decoded JSON, as the JDK computes them.
+// BigInteger and BigDecimal hash codes from decoded JSON, as the JDK computes them; Flink's
+// binary rows' from their bytes, as MurmurHashUtils does.
 #include "types/java_hash.h"
 
 #include <string>
@@ -67,6 +68,29 @@ std::optional<int32_t> java_big_decimal_hash(const nlohmann::json& v) {
   auto unscaled = java_big_integer_hash(*unscaled_member);
   if (!unscaled) return std::nullopt;
   return static_cast<int32_t>(31u * static_cast<uint32_t>(*unscaled) + static_cast<uint32_t>(scale->get<int32_t>()));
+}
+
+std::optional<int32_t> flink_binary_section_hash(std::string_view section) {
+  if (section.size() % 4 != 0 || section.size() > INT32_MAX) return std::nullopt;
+  auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  uint32_t h = 42;  // MurmurHashUtils.DEFAULT_SEED
+  for (size_t i = 0; i < section.size(); i += 4) {
+    const auto* b = reinterpret_cast<const unsigned char*>(section.data() + i);
+    uint32_t k = uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+    k *= 0xcc9e2d51u;  // mixK1
+    k = rotl(k, 15);
+    k *= 0x1b873593u;
+    h ^= k;  // mixH1
+    h = rotl(h, 13);
+    h = h * 5 + 0xe6546b64u;
+  }
+  h ^= static_cast<uint32_t>(section.size());  // fmix(h1, length)
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return static_cast<int32_t>(h);
 }
 
 }  // namespace ckpt

@@ -122,6 +122,13 @@ int32_t key_group_for_hash(int32_t java_hash, int32_t max_parallelism) {
   return max_parallelism > 0 ? flink_murmur_hash(java_hash) % max_parallelism : 0;
 }
 
+std::optional<int32_t> ValueDecoder::read_java_hash_code(ByteReader& r) const {
+  nlohmann::json v;
+  read(r, v);
+  if (!r.ok()) return std::nullopt;
+  return java_hash_code(v);
+}
+
 std::optional<int32_t> compute_key_group(const ValueDecoder& key_decoder, const nlohmann::json& key,
                                          int32_t max_parallelism) {
   auto h = key_decoder.java_hash_code(key);

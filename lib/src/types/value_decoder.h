@@ -75,6 +75,10 @@ class ValueDecoder {
   // hashCode is known (boxed primitives, String, Tuple, BigInteger/BigDecimal, Row, List, Enum
   // is not: it is identity based). Used to recompute key groups.
   virtual std::optional<int32_t> java_hash_code(const nlohmann::json& value) const { return std::nullopt; }
+  // The same of the value at r's position, consuming exactly what read() does (nullopt, with
+  // r's error or not, where unknown). Flink's binary rows hash their bytes, which their JSON
+  // does not keep: a SQL key's hash is known only this way.
+  virtual std::optional<int32_t> read_java_hash_code(ByteReader& r) const;
 
   // The serializer this decoder stands for ("org.apache.flink...LongSerializer").
   const std::string& serializer_class() const { return serializer_class_; }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "types/java_hash.h"
 #include "types/value_decoders.h"
 
 namespace ckpt::decoders {
@@ -305,6 +306,12 @@ class BinaryValueDecoder final : public ValueDecoder {
     if (!sub.ok()) r.fail_at(sub.error()->offset.value_or(at), sub.error()->message, sub.error()->code);
   }
   void skip(ByteReader& r) const override { r.skip(static_cast<size_t>(r.count(1, "binary value byte"))); }
+  // Rows, arrays and maps alike (their field types play no part): hashByWords of the bytes.
+  std::optional<int32_t> read_java_hash_code(ByteReader& r) const override {
+    std::string_view bytes = r.bytes(static_cast<size_t>(r.count(1, "binary value byte")));
+    if (!r.ok()) return std::nullopt;
+    return flink_binary_section_hash(bytes);
+  }
 
  private:
   std::optional<Plan> plan_;

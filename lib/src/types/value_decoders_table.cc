@@ -3,6 +3,7 @@
 // ExternalSerializer, ArrayData / MapData snapshots, BinaryRowData, NullSerializer.
 #include <fmt/format.h>
 
+#include "types/java_hash.h"
 #include "types/logical_types.h"
 #include "types/value_decoders.h"
 
@@ -77,6 +78,13 @@ class TableScalarDecoder final : public ValueDecoder {
         return;
       }
     }
+  }
+  // A BinaryRowData hashes its bytes, whatever its field types.
+  std::optional<int32_t> read_java_hash_code(ByteReader& r) const override {
+    if (kind_ != Kind::kBinaryRow) return ValueDecoder::read_java_hash_code(r);
+    std::string_view bytes = r.bytes(static_cast<size_t>(r.count(1, "binary row byte")));
+    if (!r.ok()) return std::nullopt;
+    return flink_binary_section_hash(bytes);
   }
 
  private:

@@ -207,7 +207,23 @@ Status rewrite_subtask(const OperatorState& op, SubtaskState& st, const Job& job
     }
   for (auto* list : {&st.input_channels, &st.result_subpartitions})
     for (ChannelHandle& h : *list) CKPT_RETURN_IF_ERROR(copy(h.delegate, "channel"));
-  if (!st.raw_keyed.is_null()) {
+  std::optional<RawKeyedStream> raw;
+  if (job.hooks->raw_keyed) {
+    CKPT_ASSIGN_OR_RETURN(raw, job.hooks->raw_keyed(op, st));
+  }
+  if (raw && !job.options->dry_run) {
+    const std::string name = fmt::format("{}raw-keyed-{}", prefix, n++);
+    CKPT_RETURN_IF_ERROR(write_file_atomic(job.out_dir + "/" + name, raw->bytes));
+    c.files++;
+    c.bytes += raw->bytes.size();
+    KeyedHandle h;
+    h.type = job.modern_types ? handle_type::kKeyGroupsWithId : handle_type::kKeyGroups;
+    if (job.modern_types) h.handle_id = stable_uuid(op_hex, st.index, 'r');
+    h.range = raw->range;
+    h.offsets = std::move(raw->offsets);
+    h.delegate = file_stream_handle(handle_type::kRelativeFile, name, raw->bytes.size());
+    st.raw_keyed = std::move(h);
+  } else if (!st.raw_keyed.is_null()) {
     if (st.raw_keyed.type != handle_type::kKeyGroups && st.raw_keyed.type != handle_type::kKeyGroupsWithId)
       return Error(ErrorCode::kNotSupported, fmt::format("raw keyed state handle type {:#04x} ({}) cannot be copied",
                                                          st.raw_keyed.type, handle_type_name(st.raw_keyed.type)));

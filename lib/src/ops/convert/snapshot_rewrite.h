@@ -45,11 +45,21 @@ struct KeyedSource {
   std::function<Status(const KeyGroupPairsFn& fn)> produce;
 };
 
+// Raw keyed state written for a subtask instead of its input's (edit's regrouping of legacy
+// timers): a key-groups stream and where each key group of `range` starts in it.
+struct RawKeyedStream {
+  KeyGroupRange range;
+  std::vector<int64_t> offsets;
+  std::string bytes;
+};
+
 struct RewriteHooks {
   // After the input is checked, before the operators hook: a pass over the input, if needed.
   std::function<Status(const Metadata& in, const StreamOpener& streams)> prepare;
   // The keyed state of output subtask `st` of `op` when not its input handle (may be null).
   std::function<Result<std::optional<KeyedSource>>(const OperatorState& op, const SubtaskState& st)> source;
+  // The raw keyed state of output subtask `st` of `op` when not its input's (may be null).
+  std::function<Result<std::optional<RawKeyedStream>>(const OperatorState& op, const SubtaskState& st)> raw_keyed;
   // The operators to write, with their ids (called once, on a copy of the checked input; the
   // subtasks each operator keeps are rewritten after).
   std::function<Status(Metadata& out)> operators;

@@ -101,14 +101,10 @@ Status check_regroup(const OperatorState& op, const EditOptions& options) {
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("operator {}: parallelism {} is not in 1..{} (its max parallelism)",
                              operator_id_hex(op.id), parallelism, n));
-  for (const SubtaskState& st : op.subtasks)
-    if (!st.raw_keyed.is_null() && n != op.max_parallelism)
-      return Error(ErrorCode::kNotSupported,
-                   fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
-                               operator_id_hex(op.id)));
   if (parallelism == op.parallelism) return Status::OK();
+  // Keyed state, raw keyed timers included, is regrouped; the rest Flink would have to split.
   for (const SubtaskState& st : op.subtasks)
-    if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() || !st.raw_keyed.is_null() ||
+    if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() ||
         !st.input_channels.empty() || !st.result_subpartitions.empty())
       return Error(ErrorCode::kNotSupported,
                    fmt::format("--parallelism: operator {} has state other than keyed state, which Flink redistributes "
@@ -173,7 +169,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
       if (plan.dropped.count(op.id)) continue;
       CKPT_RETURN_IF_ERROR(check_regroup(op, options));
       bool keyed = false;
-      for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null();
+      for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null() || !st.raw_keyed.is_null();
       if (!keyed) continue;
       const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
       auto r = Regrouper::make(op, options.max_parallelism, parallelism, streams, options.jobs);
@@ -193,6 +189,11 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     auto r = regroupers.find(op.id);
     if (r == regroupers.end()) return std::optional<KeyedSource>();
     return r->second->source(st.index);
+  };
+  hooks.raw_keyed = [&](const OperatorState& op, const SubtaskState& st) -> Result<std::optional<RawKeyedStream>> {
+    auto r = regroupers.find(op.id);
+    if (r == regroupers.end()) return std::optional<RawKeyedStream>();
+    return r->second->raw_keyed(st.index);
   };
   hooks.operators = [&](Metadata& m) -> Status {
     if (deletion) {

@@ -3,6 +3,7 @@
 #include "ops/edit/regroup.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -14,6 +15,7 @@
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/raw_keyed_reader.h"
+#include "state/raw_timers_reader.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "support/spill_file.h"
@@ -150,6 +152,51 @@ struct Regrouper::Impl {
   std::vector<std::vector<std::unique_ptr<Bucket>>> spills;
   std::vector<bool> any;  // output subtask had state (every one, when any input subtask had)
 
+  // Legacy timers by new key group: per service (in `timer_heads`' order) the event- and
+  // processing-time timers' bytes.
+  using TimerLists = std::vector<std::array<std::vector<std::string>, 2>>;
+  std::map<int32_t, TimerLists> timers;
+  std::vector<std::string> timer_heads;  // each service's name and serializers, as stored
+  int32_t timer_version = 0;
+  bool timer_blocks = false;  // an input subtask had a timer block
+  uint64_t timers_moved = 0;
+  std::mutex timers_mu;
+
+  // One input subtask's raw keyed timers, each put in the key group of its key.
+  Status move_timers(const SubtaskState& st, const StreamOpener& streams) {
+    const KeyedHandle& raw = st.raw_keyed;
+    if (raw.type != handle_type::kKeyGroups && raw.type != handle_type::kKeyGroupsWithId)
+      return Error(ErrorCode::kNotSupported, fmt::format("raw keyed state handle type {:#04x} ({}) cannot be regrouped",
+                                                         raw.type, handle_type_name(raw.type)));
+    return streams.read(raw.delegate, [&](const StateStream& stream) {
+      return read_raw_timer_blocks(raw, stream, [&](int32_t, RawTimerBlock&& block) -> Status {
+        std::lock_guard<std::mutex> lock(timers_mu);
+        if (!timer_blocks) timer_version = block.version;
+        timer_blocks = true;
+        if (block.version != timer_version)
+          return Error(ErrorCode::kNotSupported,
+                       fmt::format("timer blocks of versions {} and {} in one operator", timer_version, block.version));
+        for (RawTimerService& service : block.services) {
+          auto at = std::find(timer_heads.begin(), timer_heads.end(), service.head);
+          const size_t index = static_cast<size_t>(at - timer_heads.begin());
+          if (at == timer_heads.end()) timer_heads.push_back(service.head);
+          for (int list = 0; list < 2; ++list)
+            for (RawTimer& t : service.timers[list]) {
+              if (!t.key_hash)
+                return Error(ErrorCode::kNotSupported,
+                             "raw keyed timers: the Java hashCode of their keys is not known, so their key groups "
+                             "cannot be recomputed");
+              TimerLists& lists = timers[key_group_for_hash(*t.key_hash, max_parallelism)];
+              if (lists.size() <= index) lists.resize(index + 1);
+              lists[index][list].push_back(std::move(t.bytes));
+              ++timers_moved;
+            }
+        }
+        return Status::OK();
+      });
+    });
+  }
+
   size_t bucket_of(int32_t subtask, int32_t key_group) const {
     const KeyGroupRange range = key_group_range_of_subtask(max_parallelism, parallelism, subtask);
     const size_t buckets = spills[subtask].size();
@@ -210,21 +257,20 @@ struct Regrouper::Impl {
           uint64_t spilled = 0;
           for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
             for (const RocksPair& p : by_state[i]) {
-              CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> key, codecs[i]->key_of_rocks_entry(p.key, p.value));
-              std::optional<int32_t> kg;
-              if (key) kg = compute_key_group(*key_decoder, *key, max_parallelism);
-              if (!kg)
+              CKPT_ASSIGN_OR_RETURN(std::optional<int32_t> hash, codecs[i]->key_hash_of_rocks_entry(p.key, p.value));
+              if (!hash)
                 return Error(ErrorCode::kNotSupported,
                              fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
                                          "groups cannot be recomputed",
                                          codecs[i]->name(), key_decoder->serializer_class()));
+              const int32_t kg = key_group_for_hash(*hash, max_parallelism);
               new_key.clear();
-              append_key_group_prefix(new_key, *kg, new_prefix);
+              append_key_group_prefix(new_key, kg, new_prefix);
               new_key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
-              const int32_t to = subtask_of(*kg);
-              Bucket& b = *spills[to][bucket_of(to, *kg)];
+              const int32_t to = subtask_of(kg);
+              Bucket& b = *spills[to][bucket_of(to, kg)];
               std::lock_guard<std::mutex> lock(b.mu);
-              CKPT_RETURN_IF_ERROR(append(*b.file, *kg, ids[i], new_key, p.value, head));
+              CKPT_RETURN_IF_ERROR(append(*b.file, kg, ids[i], new_key, p.value, head));
               ++spilled;
             }
           *pairs += spilled;  // atomic, once per key group
@@ -364,10 +410,10 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   impl->any.assign(static_cast<size_t>(parallelism), false);
   std::vector<Impl::Input> inputs;
   for (const SubtaskState& st : in.subtasks) {
-    if (!st.raw_keyed.is_null())
-      return Error(ErrorCode::kNotSupported,
-                   fmt::format("operator {} has raw keyed state, whose key groups cannot be recomputed",
-                               operator_id_hex(in.id)));
+    if (!st.raw_keyed.is_null()) {
+      Status moved = impl->move_timers(st, streams);
+      if (!moved.ok()) return std::move(moved).error().with_context(fmt::format("subtask {}", st.index));
+    }
     if (st.managed_keyed.is_null()) continue;
     auto input = impl->open(in, st, streams, key_fallback);
     if (!input.ok()) return std::move(input).error().with_context(fmt::format("subtask {}", st.index));
@@ -384,8 +430,35 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   // backend writes one per subtask.
   if (keyed) impl->any.assign(impl->any.size(), true);
   auto r = std::unique_ptr<Regrouper>(new Regrouper(std::move(impl)));
-  r->pairs_ = pairs;
+  r->pairs_ = pairs + r->impl_->timers_moved;
   return r;
+}
+
+std::optional<RawKeyedStream> Regrouper::raw_keyed(int32_t index) const {
+  if (!impl_->timer_blocks || index < 0 || index >= impl_->parallelism) return std::nullopt;
+  RawKeyedStream out;
+  out.range = key_group_range_of_subtask(impl_->max_parallelism, impl_->parallelism, index);
+  // Every key group of the range gets its block, the services each lists in the same order, as
+  // Flink writes them; timers in the order of their bytes (Flink's is a hash set's), so that
+  // the same timers give the same stream.
+  for (int32_t kg = out.range.first; kg < out.range.first + out.range.count; ++kg) {
+    RawTimerBlock block;
+    block.version = impl_->timer_version;
+    auto found = impl_->timers.find(kg);
+    for (size_t s = 0; s < impl_->timer_heads.size(); ++s) {
+      RawTimerService& service = block.services.emplace_back();
+      service.head = impl_->timer_heads[s];
+      if (found == impl_->timers.end() || s >= found->second.size()) continue;
+      for (int list = 0; list < 2; ++list) {
+        std::vector<std::string> bytes = found->second[s][list];
+        std::sort(bytes.begin(), bytes.end());
+        for (std::string& b : bytes) service.timers[list].push_back({std::move(b), std::nullopt});
+      }
+    }
+    out.offsets.push_back(static_cast<int64_t>(out.bytes.size()));
+    out.bytes += write_raw_timer_block(block);
+  }
+  return out;
 }
 
 std::optional<KeyedSource> Regrouper::source(int32_t index) {

@@ -10,7 +10,8 @@
 // then reads its buckets in order, each sorted in memory by key group (one larger than a run,
 // when keys are skewed, in sorted runs spilled again and merged): memory grows with a run and
 // one key group, not with the state. Keys and values are copied as bytes; only the prefix
-// changes.
+// changes. Legacy timers kept in raw keyed state carry their keys and move the same way; Flink
+// held them on the heap, so they are held in memory here too.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,8 @@ class Regrouper {
 
   // Reads every keyed handle of `in` (the input operator) and spills its pairs for
   // `max_parallelism` and `parallelism` output subtasks, `jobs` input subtasks at once. Errors: a key whose hashCode
-  // ckpt cannot compute (naming the state and the key serializer), raw keyed state, unreadable input.
+  // ckpt cannot compute (naming the state and the key serializer), raw keyed state other than
+  // timers, unreadable input.
   static Result<std::unique_ptr<Regrouper>> make(const OperatorState& in, int32_t max_parallelism, int32_t parallelism,
                                                  const StreamOpener& streams, int jobs,
                                                  const SerializerSnapshot* key_fallback = nullptr,
@@ -44,7 +46,12 @@ class Regrouper {
 
   // The keyed source of output subtask `index`; nullopt where no input subtask had keyed state.
   std::optional<KeyedSource> source(int32_t index);
+  // The raw keyed state of output subtask `index`: the legacy timers (Flink < 1.10 RocksDB jobs
+  // with heap timers) moved with their keys, a block for each of its key groups as Flink writes
+  // them; nullopt where no input subtask had raw keyed state.
+  std::optional<RawKeyedStream> raw_keyed(int32_t index) const;
 
+  // Pairs and raw keyed timers moved.
   uint64_t pairs() const { return pairs_; }
 
  private:
