@@ -107,8 +107,11 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
   ckpt::test::write_file(keys, "4\n999999\n");
   o.document("edit", run_cli({"edit", "--json", sample_savepoint_dir(), "--output", s / "edited", "--set-uid",
                               "bc76=src", "--drop-state", "20ba/count"}));
-  o.document("edit", run_cli({"edit", "--json", sample_savepoint_dir(), "--dry-run", "--delete-keys", keys,
-                              "--max-parallelism", "256"}));
+  // 999999 matches nothing: exit 1, with the whole document.
+  o.document("edit",
+             run_cli({"edit", "--json", sample_savepoint_dir(), "--dry-run", "--delete-keys", keys,
+                      "--max-parallelism", "256"}),
+             {1});
   o.document("edit", run_cli({"edit", "--json", rocks, "--output", s / "edited-rocks", "--to", "heap", "--set-id",
                               parsed(run_cli({"inspect", "--json", rocks}))["operators"][0]["id"].get<std::string>() +
                                   "=0123456789abcdef0123456789abcdef"}));

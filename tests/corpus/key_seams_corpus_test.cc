@@ -23,7 +23,7 @@ std::string group_aggregate() {
   return ckpt::test::sql_corpus_dir() + "/stream-exec-group-aggregate_1/group-aggregate-simple";
 }
 
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+size_t output_lines_of(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace
 
@@ -35,7 +35,7 @@ TEST_CASE("dump --key takes a bracketed key as one JSON text on a Tuple-keyed jo
   size_t of_key = 0;
   for (size_t at = r.out.find("\"key\":[3],"); at != std::string::npos; at = r.out.find("\"key\":[3],", at + 1)) ++of_key;
   CHECK(of_key > 0);
-  CHECK(of_key == lines(r.out));
+  CHECK(of_key == output_lines_of(r.out));
   // Spaces inside the brackets, and the '=' form, are the same key.
   CHECK(run_cli({"dump", snap, "--key", "[ 3 ]"}).out == r.out);
   CHECK(run_cli({"dump", snap, "--key=[3]"}).out == r.out);
@@ -50,7 +50,7 @@ TEST_CASE("every form dump prints a SQL key finds it in dump --key and edit --de
   const std::string plan = dir + "/plan/group-aggregate-simple.json";
   auto plain = run_cli({"dump", dir + "/savepoint", "--key", R"({"fields":[2],"kind":"+I"})"});
   REQUIRE(plain.status == 0);
-  REQUIRE(lines(plain.out) == 1);
+  REQUIRE(output_lines_of(plain.out) == 1);
   // The form --plan prints, and both forms without the kind.
   auto named = run_cli({"dump", dir + "/savepoint", "--plan", plan});
   REQUIRE(named.out.find(R"("key":{"fields":{"b":2},"kind":"+I"})") != std::string::npos);

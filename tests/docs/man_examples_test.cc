@@ -37,7 +37,7 @@ TEST_CASE("the erasure example of ckpt-edit(1) erases keys that a savepoint has"
   ckpt::test::ScratchDir s;
   // The savepoint the examples call savepoint-1: keys user-0000000000 to user-0000000099.
   ckpt::test::run_cli_ok({"generate", "--output", s / "savepoint-1", "--keys", "100", "--states", "value,map"});
-  const std::string bin = std::filesystem::path(CKPT_BINARY).parent_path().string();
+  const std::string bin = ckpt::test::build_dir() + "/tools";  // where the ckpt program is
   auto r = ckpt::test::run_shell("cd '" + s.path() + "' && PATH='" + bin + "':\"$PATH\" && set -e\n" + script, 60);
   INFO(script << r.out << r.err);
   // The last line counts the erased key's entries left: none, and every key matched (exit 0).

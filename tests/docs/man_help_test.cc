@@ -95,8 +95,8 @@ TEST_CASE("ckpt(1) lists every command and the three exit statuses", "[docs]") {
 TEST_CASE("the usage line is generated from the options by the documented rule", "[docs]") {
   // Positionals by name, flags by short name, valued options as --long VALUE, [ ] and "...".
   CHECK(ckpt::test::run_cli({"inspect", "--help"})
-            .out.find("Usage: ckpt inspect SNAPSHOT [-v] [--json] [--remap PREFIX=DIR]... [--count] [--jobs N] [--plan "
-                      "FILE] [--uid NAME]... [--uids FILE] [--progress] [-q]\n") != std::string::npos);
+            .out.find("Usage: ckpt inspect SNAPSHOT [-v] [--json] [--remap PREFIX=DIR]... [--count] [--jobs N] "
+                      "[--allow-unread] [--plan FILE] [--uid NAME]... [--uids FILE] [--progress] [-q]\n") != std::string::npos);
   CHECK(ckpt::test::run_cli({"relocate", "--help"}).out.find(
             "Usage: ckpt relocate SNAPSHOT --output FILE [--map OLD=NEW]... [--relative] [--force] [--json]\n") != std::string::npos);
 }
