@@ -9,6 +9,15 @@ install(TARGETS ckpt EXPORT ckptTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ckpt_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+# Under /usr (and in the .deb, staged under .../usr) ld.so finds libckpt in the multiarch
+# directory by itself, and a RUNPATH is what Debian forbids (lintian: custom-library-search-path);
+# elsewhere ($ORIGIN/../lib/...) the program needs it to find the library beside it.
+install(CODE "set(ckpt_installed_program \"${CMAKE_INSTALL_BINDIR}/$<TARGET_FILE_NAME:ckpt_bin>\")" COMPONENT runtime)
+install(CODE [[
+  if(CMAKE_INSTALL_PREFIX MATCHES "/usr$")
+    file(RPATH_REMOVE FILE "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${ckpt_installed_program}")
+  endif()
+]] COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/ckpt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT development FILES_MATCHING PATTERN "*.h")
 
