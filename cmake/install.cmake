@@ -77,10 +77,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/cmake/debian/copyright DESTINATION ${CMAKE_I
 set(CPACK_PACKAGE_NAME ckpt)
 set(CPACK_PACKAGE_VENDOR "ckpt developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Read and write Apache Flink checkpoints and savepoints without a JVM")
-set(CPACK_PACKAGE_DESCRIPTION "ckpt reads and writes the checkpoints and savepoints of Apache Flink
-(_metadata of Flink 1.2 to 2.x, keyed and operator state of the heap and RocksDB
-backends) without a JVM: inspect, dump, verify, convert, edit, diff, compact, report.
-This package holds the ckpt program, the libckpt library and its headers.")
+set(CPACK_PACKAGE_DESCRIPTION "ckpt reads and writes the checkpoints and savepoints of
+Apache Flink (_metadata of Flink 1.2 to 2.x, keyed and operator state of the
+heap and RocksDB backends) without a JVM: inspect, dump, verify, convert,
+edit, diff, compact, report. This package holds the ckpt program, the libckpt
+library and its headers.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # Depends: the libraries' packages, computed by dpkg-shlibdeps, and Chart.js, which `ckpt report`
 # reads at run time (it exits 2 without it). rocksdb-tools has the `ldb` that restore's output
