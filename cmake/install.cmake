@@ -9,6 +9,15 @@ install(TARGETS ckpt EXPORT ckptTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ckpt_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+# Under /usr (and in the .deb, staged under .../usr) ld.so finds libckpt in the multiarch
+# directory by itself, and a RUNPATH is what Debian forbids (lintian: custom-library-search-path);
+# elsewhere ($ORIGIN/../lib/...) the program needs it to find the library beside it.
+install(CODE "set(ckpt_installed_program \"${CMAKE_INSTALL_BINDIR}/$<TARGET_FILE_NAME:ckpt_bin>\")" COMPONENT runtime)
+install(CODE [[
+  if(CMAKE_INSTALL_PREFIX MATCHES "/usr$")
+    file(RPATH_REMOVE FILE "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${ckpt_installed_program}")
+  endif()
+]] COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/ckpt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT development FILES_MATCHING PATTERN "*.h")
 
@@ -68,10 +77,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/cmake/debian/copyright DESTINATION ${CMAKE_I
 set(CPACK_PACKAGE_NAME ckpt)
 set(CPACK_PACKAGE_VENDOR "ckpt developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Read and write Apache Flink checkpoints and savepoints without a JVM")
-set(CPACK_PACKAGE_DESCRIPTION "ckpt reads and writes the checkpoints and savepoints of Apache Flink
-(_metadata of Flink 1.2 to 2.x, keyed and operator state of the heap and RocksDB
-backends) without a JVM: inspect, dump, verify, convert, edit, diff, compact, report.
-This package holds the ckpt program, the libckpt library and its headers.")
+set(CPACK_PACKAGE_DESCRIPTION "ckpt reads and writes the checkpoints and savepoints of
+Apache Flink (_metadata of Flink 1.2 to 2.x, keyed and operator state of the
+heap and RocksDB backends) without a JVM: inspect, dump, verify, convert,
+edit, diff, compact, report. This package holds the ckpt program, the libckpt
+library and its headers.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # Depends: the libraries' packages, computed by dpkg-shlibdeps, and Chart.js, which `ckpt report`
 # reads at run time (it exits 2 without it). rocksdb-tools has the `ldb` that restore's output

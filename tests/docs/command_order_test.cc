@@ -20,7 +20,7 @@ std::vector<std::string> names_in(const std::string& text, const std::string& pa
   return out;
 }
 
-std::string between(const std::string& text, const std::string& from, const std::string& to) {
+std::string section_of(const std::string& text, const std::string& from, const std::string& to) {
   const size_t a = text.find(from);
   REQUIRE(a != std::string::npos);
   return text.substr(a, text.find(to, a + from.size()) - a);
@@ -33,11 +33,11 @@ TEST_CASE("ckpt --help the README and ckpt(1) list the subcommands in one order"
   for (const auto& c : ckpt::cli::commands()) table.push_back(c.name);
   // --help prints the table in its order.
   const std::string help = ckpt::test::run_cli({"--help"}).out;
-  CHECK(names_in(between(help, "Subcommands:\n", "\n\n"), R"((?:^|\n)  ([a-z]+) )") == table);
+  CHECK(names_in(section_of(help, "Subcommands:\n", "\n\n"), R"((?:^|\n)  ([a-z]+) )") == table);
 
   const std::string page = ckpt::test::read_file(ckpt::test::source_dir() + "/man/ckpt.1.md");
-  CHECK(names_in(between(page, "## COMMANDS", "\n## "), R"(\* ckpt-([a-z]+)\(1\))") == table);
-  CHECK(names_in(between(page, "## SEE ALSO", "; "), R"(ckpt-([a-z]+)\(1\))") == table);
+  CHECK(names_in(section_of(page, "## COMMANDS", "\n## "), R"(\* ckpt-([a-z]+)\(1\))") == table);
+  CHECK(names_in(section_of(page, "## SEE ALSO", "; "), R"(ckpt-([a-z]+)\(1\))") == table);
 
   // The README's table has the commands that work on snapshots (not completion or help).
   const std::string readme = ckpt::test::read_file(ckpt::test::source_dir() + "/README.md");
