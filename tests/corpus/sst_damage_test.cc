@@ -91,8 +91,8 @@ TEST_CASE("sst damage - a flipped first data block of a shared sst stops dump an
   o.chain = 2;
   o.parallelism = 1;
   o.max_parallelism = 8;
-  o.keys = 300;
-  o.value_size = 8;
+  o.keys = 400;
+  o.value_size = 48;  // tables of two data blocks: a damaged last one also failed the first scan
   o.fragment_ssts = true;
   REQUIRE(generate_snapshot(o).ok());
   const std::string chk = o.output + "/chk-2";
@@ -121,8 +121,8 @@ TEST_CASE("sst damage - writers refuse a canonical stream byte that dump refuses
   o.backend = GenerateBackend::kCanonical;
   o.parallelism = 1;
   o.max_parallelism = 16;
-  o.keys = 12;
-  o.value_size = 4;
+  o.keys = 40;
+  o.value_size = 16;
   o.states = {"value", "list", "map"};
   REQUIRE(generate_snapshot(o).ok());
   std::string state;
@@ -132,7 +132,7 @@ TEST_CASE("sst damage - writers refuse a canonical stream byte that dump refuses
   const std::string good = test::read_file(state);
   const std::string out = scratch / "out";
   int refused = 0;
-  for (uint64_t at = 0; at < good.size() && refused < 4; at += 7) {
+  for (uint64_t at = 0; at < good.size() && refused < 4; at += 97) {
     flip_at(state, at, 0x40);
     // Damage, not a serializer ckpt does not know (which verify lists as unchecked and the
     // writers copy as they would any value they cannot decode).

@@ -6,7 +6,7 @@
 // (DataBlockHashIndex::Initialize, `num_buckets_ > 0`). So before RocksDB sees a table, its
 // footer, meta-index block and properties block are read here with the bounds-checked reader,
 // each block's checksum verified as RocksDB would, and each block's entries parsed to its
-// restart array (formats/keyed-state.md §10.1). Data, index and filter blocks are left to
+// restart array (formats/keyed-state.md §11.1). Data, index and filter blocks are left to
 // RocksDB, which verifies their checksums before it parses them.
 #pragma once
 
