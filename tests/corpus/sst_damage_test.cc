@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void flip_at(const std::string& path, uint64_t at, uint8_t mask) {
+void flip_sst_byte(const std::string& path, uint64_t at, uint8_t mask) {
   std::string bytes = test::read_file(path);
   REQUIRE(at < bytes.size());
   bytes[at] = static_cast<char>(bytes[at] ^ mask);
@@ -65,7 +65,7 @@ TEST_CASE("sst damage - a flipped properties byte is an error with file and offs
   const std::vector<std::string> ssts = sst_paths(dir);
   REQUIRE_FALSE(ssts.empty());
   const std::string sst = ssts.front();
-  flip_at(sst, fs::file_size(sst) - 96, 0x80);
+  flip_sst_byte(sst, fs::file_size(sst) - 96, 0x80);
   for (const char* verb : {"dump", "inspect"}) {
     std::vector<std::string> args = {verb, dir};
     if (std::string(verb) == "inspect") args.push_back("--count");
@@ -102,7 +102,7 @@ TEST_CASE("sst damage - a flipped first data block of a shared sst stops dump an
     if (sst.find("/shared/") == std::string::npos) continue;
     INFO(sst);
     const std::string good = test::read_file(sst);
-    flip_at(sst, 12, 0x40);  // a key byte of the first entry: the first data block starts the table
+    flip_sst_byte(sst, 12, 0x40);  // a key byte of the first entry: the first data block starts the table
     require_refused(test::run_cli({"dump", chk}), sst);
     const std::string out = scratch / "out";
     test::CliResult edit = test::run_cli({"edit", chk, "--max-parallelism", "16", "--output", out});
@@ -133,7 +133,7 @@ TEST_CASE("sst damage - writers refuse a canonical stream byte that dump refuses
   const std::string out = scratch / "out";
   int refused = 0;
   for (uint64_t at = 0; at < good.size() && refused < 4; at += 97) {
-    flip_at(state, at, 0x40);
+    flip_sst_byte(state, at, 0x40);
     // Damage, not a serializer ckpt does not know (which verify lists as unchecked and the
     // writers copy as they would any value they cannot decode).
     if (test::run_cli({"dump", o.output}).status == 2 && test::run_cli({"verify", o.output, "--deep"}).status == 1) {

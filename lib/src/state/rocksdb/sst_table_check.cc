@@ -16,7 +16,7 @@ namespace {
 constexpr uint64_t kBlockBasedMagic = 0x88e241b785f4cff7ull;        // footer of format version >= 1
 constexpr uint64_t kLegacyBlockBasedMagic = 0xdb4775248b80fb57ull;  // format version 0
 constexpr uint64_t kHandlesBytes = 40;    // two block handles of at most 10 + 10 varint bytes, padded
-constexpr uint64_t kFooterBytes = 1 + kHandlesBytes + 4 + 8;  // checksum type, handles, version, magic
+constexpr uint64_t kTableFooterBytes = 1 + kHandlesBytes + 4 + 8;  // checksum type, handles, version, magic
 constexpr uint64_t kLegacyFooterBytes = kHandlesBytes + 8;
 constexpr uint32_t kMaxFormatVersion = 5;  // the newest RocksDB 7.8 reads
 constexpr uint64_t kTrailerBytes = 5;      // compression type, checksum
@@ -47,7 +47,7 @@ class TableCheck {
     if (size < kLegacyFooterBytes)
       return fail(0, fmt::format("sst of {} bytes is shorter than a table footer ({} bytes)", size, kLegacyFooterBytes));
     std::string tail;
-    const uint64_t tail_at = size - std::min(size, kFooterBytes);
+    const uint64_t tail_at = size - std::min(size, kTableFooterBytes);
     CKPT_RETURN_IF_ERROR(s_.read(tail_at, size - tail_at, &tail));
     ByteReader magic_reader(std::string_view(tail).substr(tail.size() - 8), s_.base() + size - 8);
     const uint64_t magic = magic_reader.u64le();
@@ -57,9 +57,9 @@ class TableCheck {
       f.at = size - kLegacyFooterBytes;
       handles_at = f.at;
     } else if (magic == kBlockBasedMagic) {
-      if (size < kFooterBytes)
-        return fail(0, fmt::format("sst of {} bytes is shorter than its table footer ({} bytes)", size, kFooterBytes));
-      f.at = size - kFooterBytes;
+      if (size < kTableFooterBytes)
+        return fail(0, fmt::format("sst of {} bytes is shorter than its table footer ({} bytes)", size, kTableFooterBytes));
+      f.at = size - kTableFooterBytes;
       const auto type = static_cast<uint8_t>(tail[0]);
       if (type > static_cast<uint8_t>(BlockChecksumType::kXxh3))
         return fail(f.at, fmt::format("sst footer: unknown checksum type {} (expected 0 to 4)", type));
