@@ -301,6 +301,9 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   InputChecks checks;
   checks.jobs = options.jobs;
   checks.progress = options.progress;
+  // Heap and canonical streams carry no checksum, and their keys and values are copied as bytes
+  // without being decoded: decoded whole first, as dump reads them, before any byte is trusted.
+  checks.keyed_streams = true;
   if (options.progress && !part && !options.finish)
     for (const OperatorState& op : metadata.operators)
       for (const SubtaskState& st : op.subtasks)

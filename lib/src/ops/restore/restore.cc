@@ -133,6 +133,9 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
   InputChecks checks;
   checks.jobs = options.jobs;
   checks.progress = options.progress;
+  // Heap and canonical streams carry no checksum and are re-framed without their values being
+  // decoded: decoded whole first, as dump reads them.
+  checks.keyed_streams = true;
   if (options.progress)
     for (InstanceJob& job : jobs) {
       job.progress = options.progress;

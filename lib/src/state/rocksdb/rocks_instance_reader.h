@@ -45,7 +45,8 @@ Status open_flink_instance(const std::string& dir, bool read_only, FlinkInstance
 class RocksInstanceReader {
  public:
   // Places the handle's files in a directory under TMPDIR and opens every column family
-  // read-only. Errors: "rocksdb file name '...' is not a plain file name" (naming `_metadata`),
+  // read-only; every SST is first checked whole (SstFile::verify_checksum), as RocksDB's own
+  // scans of an instance may end early at a bad block without an error. Errors: "rocksdb file name '...' is not a plain file name" (naming `_metadata`),
   // "rocksdb cannot open the instance: ...". Errors of RocksDB about one of the files name
   // that file of the snapshot (and the offset RocksDB gives), the others its meta data stream.
   static Result<std::unique_ptr<RocksInstanceReader>> open(const KeyedHandle& handle, const StreamOpener& streams);

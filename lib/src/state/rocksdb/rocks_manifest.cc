@@ -1,10 +1,11 @@
 // CURRENT and MANIFEST files of a native handle checked record by record (RocksDB's log format).
 #include "state/rocksdb/rocks_manifest.h"
 
-#include <array>
 #include <cctype>
 
 #include <fmt/format.h>
+
+#include "state/rocksdb/rocks_checksum.h"
 
 namespace ckpt {
 namespace {
@@ -12,28 +13,6 @@ namespace {
 constexpr uint64_t kBlockSize = 32768;
 constexpr uint64_t kHeaderSize = 7;  // checksum (4), length (2), type (1)
 enum RecordType : uint8_t { kFull = 1, kFirst = 2, kMiddle = 3, kLast = 4 };
-
-// CRC32C (Castagnoli), as RocksDB's util/crc32c, table-driven.
-uint32_t crc32c(uint32_t crc, std::string_view data) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (unsigned char b : data) crc = table[(crc ^ b) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
-
-// RocksDB stores crc32c::Mask(crc): rotated right by 15 bits plus a constant.
-uint32_t unmask(uint32_t masked) {
-  uint32_t rot = masked - 0xa282ead8u;
-  return (rot >> 17) | (rot << 15);
-}
 
 uint32_t le32(std::string_view b, uint64_t at) {
   return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) | static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8 |
@@ -78,7 +57,7 @@ Status check_manifest(std::string_view bytes, uint64_t base, const std::string& 
       continue;
     }
     if (bytes.size() - pos < kHeaderSize) return manifest_corrupt(file, base + pos, "log record header cut off by the end of the file");
-    const uint32_t stored = unmask(le32(bytes, pos));
+    const uint32_t stored = crc32c_unmask(le32(bytes, pos));
     const uint64_t length = static_cast<uint8_t>(bytes[pos + 4]) | static_cast<uint64_t>(static_cast<uint8_t>(bytes[pos + 5])) << 8;
     const uint8_t type = static_cast<uint8_t>(bytes[pos + 6]);
     if (type < kFull || type > kLast)

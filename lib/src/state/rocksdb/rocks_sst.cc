@@ -11,6 +11,7 @@
 
 #include "ckpt/io.h"
 #include "state/rocksdb/rocks_status.h"
+#include "state/rocksdb/sst_table_check.h"
 
 namespace ckpt {
 
@@ -57,6 +58,7 @@ SstFile::~SstFile() = default;
 static Status open_reader(const StateStream& stream, rocksdb::Options& options,
                           std::unique_ptr<rocksdb::Env>& mem_env, std::unique_ptr<rocksdb::SstFileReader>& reader) {
   CKPT_ASSIGN_OR_RETURN(options.merge_operator, flink_merge_operator());
+  CKPT_RETURN_IF_ERROR(check_sst_table(stream));
   std::string path = stream.path();
   if (path.empty() || stream.base() != 0) {
     std::string bytes;
@@ -109,6 +111,9 @@ Result<SstFile> SstFile::open(const StateStream& stream) {
   std::unique_ptr<rocksdb::Iterator> it(rep.reader->NewIterator(rocksdb::ReadOptions()));
   it->SeekToFirst();
   if (it->Valid()) f.first_key_ = it->key().ToString();
+  // SeekToLast clears the status: a damaged first block would pass as a table whose keys start
+  // at "" (and send its state through the instance reader).
+  if (!it->status().ok()) return sst_rocks_error(stream, "rocksdb cannot read the sst file", it->status());
   it->SeekToLast();
   if (it->Valid()) f.last_key_ = it->key().ToString();
   if (!it->status().ok()) return sst_rocks_error(stream, "rocksdb cannot read the sst file", it->status());
