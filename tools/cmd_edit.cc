@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/edit.h"
+#include "ckpt/printable.h"
 #include "command.h"
 #include "json_output.h"
 #include "progress_meter.h"
@@ -203,11 +204,11 @@ Runner setup_edit(CLI::App& sub) {
       return kExitOk;
     }
     const char* prefix = a->dry_run ? "would change: " : "";
-    for (const EditChange& c : s->changes) io.out << prefix << describe(c) << "\n";
+    for (const EditChange& c : s->changes) io.out << prefix << printable(describe(c)) << "\n";
     if (!options.delete_keys.empty()) {
       for (const EditSummary::KeysErased& k : s->erased)
         io.out << fmt::format("{}operator {}: state '{}': {} entries of the keys erased\n", prefix, k.operator_id,
-                              k.state, k.entries);
+                              printable(k.state), k.entries);
       for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
     }
     if (a->dry_run) {

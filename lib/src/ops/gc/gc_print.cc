@@ -8,6 +8,7 @@
 
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "support/json_text.h"
 
 namespace ckpt {
@@ -17,23 +18,25 @@ namespace {
 // "3 retained checkpoints (chk-1 .. chk-3)"
 std::string counted(const std::vector<std::string>& names, const char* what) {
   std::string out = fmt::format("{} {}", names.size(), what);
-  if (!names.empty()) out += " (" + names.front() + (names.size() > 1 ? " .. " + names.back() : "") + ")";
+  if (!names.empty())
+    out += " (" + printable(names.front()) + (names.size() > 1 ? " .. " + printable(names.back()) : "") + ")";
   return out;
 }
 
 }  // namespace
 
 void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out) {
-  out << r.root << ": " << counted(r.retained, "retained checkpoints");
+  out << printable(r.root) << ": " << counted(r.retained, "retained checkpoints");
   if (!r.savepoints.empty()) out << ", " << counted(r.savepoints, "savepoints");
   out << fmt::format(", {} files under shared/ and taskowned/ ({}), {} referenced\n", r.files_scanned,
                      human_size(static_cast<int64_t>(r.bytes_scanned)), r.referenced);
-  for (const GcReferencingDir& d : r.referenced_by) out << "referenced by " << d.dir << ": " << counted(d.snapshots, "snapshots") << "\n";
+  for (const GcReferencingDir& d : r.referenced_by)
+    out << "referenced by " << printable(d.dir) << ": " << counted(d.snapshots, "snapshots") << "\n";
   for (const std::string& link : r.skipped_symlinks)
-    out << fmt::format("{:<8} {:>10} {} (symlink, not followed)\n", "skipped", "-", link);
+    out << fmt::format("{:<8} {:>10} {} (symlink, not followed)\n", "skipped", "-", printable(link));
   for (const GcFile& f : r.orphans) {
     std::string mark = f.deleted ? "deleted" : f.young ? "young" : !f.error.empty() ? "failed" : "orphan";
-    out << fmt::format("{:<8} {:>10} {}\n", mark, human_size(static_cast<int64_t>(f.size)), f.path);
+    out << fmt::format("{:<8} {:>10} {}\n", mark, human_size(static_cast<int64_t>(f.size)), printable(f.path));
   }
   size_t young = 0;
   for (const GcFile& f : r.orphans) young += f.young ? 1 : 0;

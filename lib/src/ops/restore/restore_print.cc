@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "ckpt/restore.h"
 
 namespace ckpt {
@@ -35,9 +36,10 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
   uint64_t files = 0, bytes = 0, linked = 0;
   for (const RestoredInstance& i : r.instances) {
     std::string states;
-    for (const std::string& cf : i.column_families) states += (states.empty() ? "" : ", ") + cf;
-    out << fmt::format("{}: key groups {}-{}, {} files ({}{}), {} entries, column families: {}\n", i.directory,
-                       i.key_groups.first, i.key_groups.last(), i.files, human_size(static_cast<int64_t>(i.bytes)),
+    for (const std::string& cf : i.column_families) states += (states.empty() ? "" : ", ") + printable(cf);
+    out << fmt::format("{}: key groups {}-{}, {} files ({}{}), {} entries, column families: {}\n",
+                       printable(i.directory), i.key_groups.first, i.key_groups.last(), i.files,
+                       human_size(static_cast<int64_t>(i.bytes)),
                        i.linked_files ? fmt::format(", {} linked", i.linked_files) : std::string(), i.entries,
                        states.empty() ? "-" : states);
     files += i.files;
@@ -45,11 +47,11 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
     linked += i.linked_files;
   }
   for (const SkippedSubtask& s : r.skipped)
-    out << fmt::format("skipped operator {}, subtask {}: {}\n", s.operator_id, s.subtask, s.reason);
-  out << fmt::format("{}: {} instance{}, {} files, {}{}\n", r.output, r.instances.size(),
+    out << fmt::format("skipped operator {}, subtask {}: {}\n", s.operator_id, s.subtask, printable(s.reason));
+  out << fmt::format("{}: {} instance{}, {} files, {}{}\n", printable(r.output), r.instances.size(),
                      r.instances.size() == 1 ? "" : "s", files, human_size(static_cast<int64_t>(bytes)),
                      linked ? fmt::format(" ({} files linked)", linked) : std::string());
-  if (std::string ldb = r.ldb_command(); !ldb.empty()) out << "try: " << ldb << '\n';
+  if (std::string ldb = r.ldb_command(); !ldb.empty()) out << "try: " << printable(ldb) << '\n';
 }
 
 void write_restore_json(const RestoreReport& r, std::ostream& out) {

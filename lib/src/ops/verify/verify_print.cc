@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckpt/printable.h"
 #include "ckpt/verify.h"
 
 namespace ckpt {
@@ -12,29 +13,29 @@ std::string format_problem(const VerifyProblem& p) {
   std::string out;
   if (!p.operator_id.empty()) {
     out += "operator " + p.operator_id;
-    if (!p.uid.empty()) out += " (uid '" + p.uid + "')";
+    if (!p.uid.empty()) out += " (uid '" + printable(p.uid) + "')";
     out += p.subtask >= 0 ? fmt::format(", subtask {}", p.subtask) : std::string(", all subtasks");
   }
-  if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + p.handle;
-  if (!p.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", p.file);
-  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), p.message);
+  if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + printable(p.handle);
+  if (!p.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", printable(p.file));
+  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), printable(p.message));
   if (p.offset) out += fmt::format(" at offset {:#x}", *p.offset);
   return out;
 }
 
 void write_verify_text(const VerifyReport& r, std::ostream& out) {
   for (const NamedOperator& n : r.naming ? r.named : std::vector<NamedOperator>())
-    out << "operator " << n.operator_id << " uid '" << n.uid << "'"
-        << (n.description.empty() ? "" : " description '" + n.description + "'") << '\n';
+    out << "operator " << n.operator_id << " uid '" << printable(n.uid) << "'"
+        << (n.description.empty() ? "" : " description '" + printable(n.description) + "'") << '\n';
   for (const VerifyProblem& p : r.problems) out << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.unchecked) out << "not checked: " << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.warnings) out << "warning: " << format_problem(p) << '\n';
   std::string what = fmt::format("{} operators, {} subtasks, {} files", r.operators, r.subtasks, r.files);
   if (r.deep) what += fmt::format(", {} sst files checksummed, {} entries decoded", r.sst_files, r.entries);
   if (r.clean())
-    out << fmt::format("{}: ok ({}, {})\n", r.metadata_path, r.deep ? "deep" : "quick", what);
+    out << fmt::format("{}: ok ({}, {})\n", printable(r.metadata_path), r.deep ? "deep" : "quick", what);
   else
-    out << fmt::format("{}: {} problem{} ({}, {})\n", r.metadata_path, r.problems.size(),
+    out << fmt::format("{}: {} problem{} ({}, {})\n", printable(r.metadata_path), r.problems.size(),
                        r.problems.size() == 1 ? "" : "s", r.deep ? "deep" : "quick", what);
 }
 
