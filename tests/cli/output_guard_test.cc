@@ -199,6 +199,7 @@ TEST_CASE("an output reached through a bind mount of the input's parent is refus
   ckpt::test::ScratchDir s;
   const std::string parent = s / "jobs";
   const std::string job = parent + "/job";
+  fs::create_directories(parent);
   ckpt::test::write_job_dir(job);
   const std::string chk = job + "/chk-3";
   const std::string sst = shared_file_of(chk);
