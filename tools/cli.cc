@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "ckpt/printable.h"
 #include "ckpt/version.h"
 #include "command.h"
 #include "help_footer.h"
@@ -12,8 +13,9 @@
 
 namespace ckpt::cli {
 
+// Messages name files and quote what `_metadata` says: escaped, one line each.
 void print_error(Io& io, const std::string& message) {
-  io.err << "ckpt: error: " << message << "\n";
+  io.err << "ckpt: error: " << printable(message) << "\n";
   io.last_error = message;
 }
 
@@ -36,7 +38,7 @@ int with_error_object(Io& io, int status, const char* code) {
 }
 
 }  // namespace
-void print_warning(Io& io, const std::string& message) { io.err << "ckpt: warning: " << message << "\n"; }
+void print_warning(Io& io, const std::string& message) { io.err << "ckpt: warning: " << printable(message) << "\n"; }
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/dump.h"
+#include "ckpt/printable.h"
 #include "command.h"
 #include "jobs_arg.h"
 #include "key_group_arg.h"
@@ -36,8 +37,9 @@ struct DumpArgs {
   std::string shard;
 };
 
-// A cell of the table: at most `width` characters, cut with "..." if longer.
-std::string cell(const std::string& s, size_t width) {
+// A cell of the table, escaped (ckpt/printable.h): at most `width` characters, cut with "..." if longer.
+std::string cell(const std::string& raw, size_t width) {
+  std::string s = printable(raw);
   if (s.size() <= width) return s;
   return s.substr(0, width - 3) + "...";
 }
@@ -64,9 +66,10 @@ class TableSink : public DumpSink {
   }
   void entry(const DumpEntry& e) override {
     io_.out << fmt::format("{:<8} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", e.operator_id.substr(0, 8),
-                           e.subtask, cell(e.state, 24), e.kind, e.key_group ? std::to_string(*e.key_group) : "-",
-                           cell(e.key.value_or("-"), 20), cell(e.namespace_json.value_or("-"), 16),
-                           cell(e.user_key.value_or("-"), 16), cell(e.value, 120));
+                           e.subtask, cell(e.state, 24), cell(e.kind, 8),
+                           e.key_group ? std::to_string(*e.key_group) : "-", cell(e.key.value_or("-"), 20),
+                           cell(e.namespace_json.value_or("-"), 16), cell(e.user_key.value_or("-"), 16),
+                           cell(e.value, 120));
   }
   void problem(const Error& e) override { print_error(io_, e.to_string()); }
 

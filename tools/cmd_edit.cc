@@ -9,6 +9,7 @@
 
 #include "ckpt/edit.h"
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "command.h"
 #include "jobs_arg.h"
 #include "json_output.h"
@@ -216,16 +217,17 @@ Runner setup_edit(CLI::App& sub) {
       return s->unmatched_keys.empty() ? kExitOk : kExitProblems;
     }
     const char* prefix = a->dry_run ? "would change: " : "";
-    for (const EditChange& c : s->changes) io.out << prefix << describe(c) << "\n";
+    for (const EditChange& c : s->changes) io.out << prefix << printable(describe(c)) << "\n";
     if (!options.delete_keys.empty()) {
       for (const EditSummary::KeysErased& k : s->erased)
         io.out << fmt::format("{}operator {}: state '{}': {} entries of the keys erased\n", prefix, k.operator_id,
-                              k.state, k.entries);
+                              printable(k.state), k.entries);
       for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
       const char* remains = a->dry_run ? "would remain: " : "remains: ";
       for (const EditSummary::KeyResidue& r : s->residues)
-        io.out << fmt::format("{}operator {}: state '{}': key {} in the {} of {} entries\n", remains, r.operator_id,
-                              r.state, r.key, r.place == "user-key" ? "map user keys" : r.place + "s", r.entries);
+        io.out << fmt::format("{}operator {}: state '{}': key {} in the {} of {}\n", remains, r.operator_id,
+                              printable(r.state), printable(r.key), r.place == "user-key" ? "map user keys" : r.place + "s",
+                              counted(r.entries, "entry", "entries"));
       if (s->residues_searched && s->residues.empty())
         io.out << (a->dry_run ? "no erased key would remain\n" : "no erased key remains\n");
     }
@@ -235,7 +237,7 @@ Runner setup_edit(CLI::App& sub) {
                             counted(s->written.subtasks, "subtask", "subtasks"),
                             counted(s->written.entries, "entry", "entries"));
     } else {
-      io.out << fmt::format("{}: {}, {}\n", s->written.output, s->written.kind, written_counts(s->written));
+      io.out << fmt::format("{}: {}, {}\n", printable(s->written.output), s->written.kind, written_counts(s->written));
     }
     // As dump --key: an erasure scripted in CI must not pass when a key it names erased nothing.
     return s->unmatched_keys.empty() ? kExitOk : kExitProblems;

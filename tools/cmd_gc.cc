@@ -6,6 +6,7 @@
 
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "command.h"
 
 namespace ckpt::cli {
@@ -61,8 +62,10 @@ Runner setup_gc(CLI::App& sub) {
     };
     // Deletions are logged on stderr as they happen, so the log survives an interrupted run.
     options.on_delete = [&io](const GcFile& f) {
-      if (f.deleted) io.err << "ckpt: deleted " << f.path << " (" << human_size(static_cast<int64_t>(f.size)) << ")\n";
-      else print_error(io, "'" + f.path + "': " + f.error);
+      if (f.deleted)
+        io.err << "ckpt: deleted " << printable(f.path) << " (" << human_size(static_cast<int64_t>(f.size)) << ")\n";
+      else
+        print_error(io, "'" + f.path + "': " + f.error);
     };
     Result<GcReport> report = collect_garbage(a->root, options);
     if (!report.ok()) return report_error(io, report.error());

@@ -8,6 +8,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/plan.h"
 #include "ckpt/resolve.h"
+#include "ckpt/verify.h"
 #include "command.h"
 #include "json_output.h"
 
@@ -83,6 +84,7 @@ Runner setup_plan(CLI::App& sub) {
     if (!where.ok()) return report_error(io, where.error());
     Result<Metadata> metadata = read_metadata_file(where->metadata_path);
     if (!metadata.ok()) return report_error(io, metadata.error());
+    if (Status s = check_key_group_ranges(*metadata, where->metadata_path); !s.ok()) return report_error(io, s.error());
     const Plan plan = plan_parts(*metadata, a->shards);
     if (a->json)
       write_plan_json(io, *where, plan);

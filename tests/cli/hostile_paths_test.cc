@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -271,4 +272,121 @@ TEST_CASE("an absolute handle outside the job directory is marked by inspect and
   CliResult vr = run_cli({"verify", snap, "--remap", rule});
   CHECK(vr.status == 0);
   CHECK_FALSE(contains(vr.out, "warning:"));
+}
+
+TEST_CASE(
+    "a RocksDB file name that is not a plain file name is refused by every writer and flagged by verify and inspect",
+    "[cli][safety]") {
+  // One check of the names an incremental handle gives its files: verify --deep and inspect
+  // used to exit 0 on what restore, convert, compact and edit refuse.
+  test::ScratchDir scratch;
+  const std::string src = scratch / "src";
+  GenerateOptions o;
+  o.output = src;
+  o.backend = GenerateBackend::kRocksDb;
+  o.keys = 100;
+  REQUIRE(generate_snapshot(o).ok());
+  const std::vector<std::string> names = {"../../../../tmp/PWNED", "/tmp/PWNED", "a/b", "..", ""};
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    INFO("name '" << name << "'");
+    const std::string dir = scratch / ("snap-" + std::to_string(i));
+    fs::copy(src, dir, fs::copy_options::recursive);
+    Result<Metadata> m = read_metadata_file(dir + "/_metadata");
+    REQUIRE(m.ok());
+    bool renamed = false;
+    for (OperatorState& op : m->operators)
+      for (SubtaskState& st : op.subtasks)
+        for (auto* files : {&st.managed_keyed.private_files, &st.managed_keyed.shared_files})
+          for (NamedStream& f : *files)
+            if (!renamed && f.handle.is_file()) {
+              f.name = name;
+              renamed = true;
+            }
+    REQUIRE(renamed);
+    Result<std::string> bytes = encode_metadata(*m);
+    REQUIRE(bytes.ok());
+    test::write_file(dir + "/_metadata", *bytes);
+    const std::string why = "rocksdb file name '" + name + "' is not a plain file name";
+
+    CliResult v = run_cli({"verify", "--deep", dir});
+    INFO(v.out + v.err);
+    CHECK(v.status == 1);
+    CHECK(contains(v.out, "bad-file-name: " + why));
+    CliResult in = run_cli({"inspect", dir});
+    INFO(in.out + in.err);
+    CHECK(in.status == 1);
+    CHECK(contains(in.out, "REFUSED (" + why + ")"));
+    const std::vector<std::vector<std::string>> refusing = {
+        {"restore", dir, "--output", scratch / "restored"},
+        {"convert", dir, "--to", "heap", "--output", scratch / "converted"},
+        {"compact", dir, "--output", scratch / "compacted"},
+        {"edit", dir, "--max-parallelism", "256", "--output", scratch / "edited"},
+        {"dump", dir}};
+    for (const std::vector<std::string>& args : refusing) {
+      CliResult r = run_cli(args);
+      INFO(args[0] << ": " << r.err);
+      CHECK(r.status == 2);
+      CHECK(contains(r.err, why));
+      if (args[0] != "dump") CHECK_FALSE(fs::exists(args.back()));
+    }
+    CHECK_FALSE(fs::exists("/tmp/PWNED"));
+  }
+}
+
+TEST_CASE("control characters in paths names and uids from _metadata are printed escaped by every text printer",
+          "[cli][safety]") {
+  // Printed raw, a newline forged an "ok" line and ESC/OSC sequences cleared a line and set the
+  // terminal's title.
+  test::ScratchDir scratch;
+  const std::string dir = scratch / "snap";
+  GenerateOptions o;
+  o.output = dir;
+  o.keys = 20;
+  REQUIRE(generate_snapshot(o).ok());
+  Result<Metadata> m = read_metadata_file(dir + "/_metadata");
+  REQUIRE(m.ok());
+  const std::string hostile = "x\n" + dir + "/_metadata: ok (deep)\x1b]0;owned\x07\x1b[2K\r\xc2\x9b";
+  bool changed = false;
+  for_each_stream(*m, [&](StreamHandle& s, const StreamSite&) {
+    if (changed || !s.is_file()) return;
+    s.path = s.type == handle_type::kRelativeFile ? hostile : dir + "/" + hostile;
+    changed = true;
+  });
+  REQUIRE(changed);
+  m->operators.at(0).uid = "uid\x1b[31m\nforged";
+  m->operators.at(0).name = "name\x1b]0;title\x07";
+  Result<std::string> bytes = encode_metadata(*m);
+  INFO((bytes.ok() ? std::string() : bytes.error().to_string()));
+  REQUIRE(bytes.ok());
+  test::write_file(dir + "/_metadata", *bytes);
+
+  auto raw_control = [](const std::string& text) {
+    for (char c : text)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == '\x7f' || static_cast<unsigned char>(c) == 0x9b)
+        return true;
+    return false;
+  };
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"inspect", dir, "-v"},
+                                             {"verify", dir},
+                                             {"verify", "--deep", dir},
+                                             {"dump", dir, "--format", "table"},
+                                             {"restore", dir, "--output", scratch / "out"}}) {
+    CliResult r = run_cli(args);
+    INFO(args[0] << " -> " << r.status << "\n" << r.out << r.err);
+    CHECK(r.status != 0);
+    CHECK_FALSE(raw_control(r.out));
+    CHECK_FALSE(raw_control(r.err));
+    CHECK_FALSE(contains(r.out + r.err, "\n" + dir + "/_metadata: ok"));
+    CHECK(contains(r.out + r.err, "x\\n" + dir + "/_metadata: ok (deep)\\x1b]0;owned\\x07\\x1b[2K\\r\\u009b"));
+  }
+  CliResult in = run_cli({"inspect", dir});
+  CHECK(contains(in.out, "uid\\x1b[31m\\nforged"));
+  CHECK(contains(in.out, "name\\x1b]0;title\\x07"));
+  // JSON needs no such step: its writer escapes every control character.
+  CliResult j = run_cli({"inspect", dir, "--json"});
+  CHECK(std::none_of(j.out.begin(), j.out.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }));
+  CHECK(nlohmann::json::parse(j.out)["operators"][0]["uid"] == "uid\x1b[31m\nforged");
 }

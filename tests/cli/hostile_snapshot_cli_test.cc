@@ -96,3 +96,52 @@ TEST_CASE("a key-group range of 2^31-1 fails convert dump restore and verify fas
     CHECK(seconds < 30);
   }
 }
+
+TEST_CASE("a max parallelism of 2^31-1 is refused by every command before anything is sized by it", "[cli][corrupt]") {
+  // Four bytes of `_metadata`: dump, convert and edit refused them, but report --json grew to
+  // 13.5 GB and advise to 6 GB. Every command runs the same key-group checks first.
+  test::ScratchDir tmp;
+  const std::string dir = tmp / "snap";
+  REQUIRE(test::generate_rocksdb_savepoint(dir).ok());
+  std::string bytes = test::read_file(dir + "/_metadata");
+  const std::string par_max("\x00\x00\x00\x02\x00\x00\x00\x80", 8);  // parallelism 2, max parallelism 128
+  const size_t at = bytes.find(par_max);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(bytes.find(par_max, at + 1) == std::string::npos);
+  bytes.replace(at + 4, 4, std::string("\x7f\xff\xff\xff", 4));
+  test::write_file(dir + "/_metadata", bytes);
+  const std::string why = "bad-key-group-range: ";
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", dir, "--json", "-j", "2"},
+      {"report", dir, "--output", tmp / "report.html"},
+      {"advise", dir, "-j", "2"},
+      {"advise", dir, "--fast"},
+      {"inspect", dir},
+      {"inspect", dir, "--json", "--count"},
+      {"plan", dir, "--shards", "2"},
+      {"diff", dir, dir, "--keys"},
+      {"diff", dir, dir},
+      {"dump", dir, "-j", "2"},
+      {"convert", dir, "--to", "heap", "--output", tmp / "heap"},
+      {"edit", dir, "--max-parallelism", "256", "--output", tmp / "edited"},
+      {"restore", dir, "--output", tmp / "restored"},
+      {"compact", dir, "--output", tmp / "compacted"},
+      {"relocate", dir, "--relative", "--output", tmp / "relocated"},
+  };
+  for (const auto& args : commands) {
+    auto start = std::chrono::steady_clock::now();
+    test::ChildOutcome o = require_exit_2(args, why);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(args[0] << ": " << seconds << " s, peak RSS " << o.max_rss_kib << " KiB");
+    CHECK(o.err.find(dir + "/_metadata") != std::string::npos);
+    CHECK(o.max_rss_kib < kRssLimitKib);
+    CHECK(seconds < 30);
+  }
+  // verify reports it as a problem, in bounded memory too.
+  test::ChildOutcome v = test::run_ckpt({"verify", "--deep", dir}, kDataLimit);
+  INFO(v.err << v.out);
+  CHECK(v.exit_code == 1);
+  CHECK(v.out.find("bad-key-group-range: parallelism 2 and max parallelism 2147483647 leave no key groups") !=
+        std::string::npos);
+  CHECK(v.max_rss_kib < kRssLimitKib);
+}

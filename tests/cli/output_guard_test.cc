@@ -2,6 +2,10 @@
 // refuses such an output, --force or not, before writing anything, and the input survives.
 #include <catch2/catch.hpp>
 
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -185,4 +189,59 @@ TEST_CASE("an existing output is replaced only with --force by every command tha
   CHECK(read_file(file) == read_file(snap + "/_metadata"));
   for (const auto& e : fs::directory_iterator(s.path()))
     CHECK(e.path().filename().string().find("ckpt-tmp") == std::string::npos);
+}
+
+TEST_CASE("an output reached through a bind mount of the input's parent is refused by device and inode",
+          "[cli][output]") {
+  // ALIAS, a bind mount of the job's parent, names the same directories under paths that no
+  // resolving of symbolic links relates: `restore job/chk-3 --output ALIAS/job/chk-3 --force`
+  // deleted the input, and `relocate --output ALIAS/job/shared/<sst> --force` replaced an SST.
+  ckpt::test::ScratchDir s;
+  const std::string parent = s / "jobs";
+  const std::string job = parent + "/job";
+  fs::create_directories(parent);
+  ckpt::test::write_job_dir(job);
+  const std::string chk = job + "/chk-3";
+  const std::string sst = shared_file_of(chk);
+  REQUIRE(!sst.empty());
+  const std::string alias = s / "alias";
+  fs::create_directories(alias);
+  // Bind mounts need root (and a mount namespace of one's own to leave the host's alone).
+  if (::mount(parent.c_str(), alias.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    CKPT_SKIP("cannot bind-mount a directory (" << std::strerror(errno) << "); this needs root");
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{alias};
+  const auto before = tree_of(job);
+  const std::string via = alias + "/job";
+  const std::vector<std::pair<std::string, const char*>> cases = {
+      {via + "/chk-3", "output is the snapshot directory"},
+      {via, "output contains the snapshot directory"},
+      {via + "/chk-3/new", "output lies inside the snapshot directory"},
+      {via + "/shared", "a file the snapshot references"},
+  };
+  for (const char* cmd : {"restore", "convert", "compact", "edit"}) {
+    for (const auto& [output, says] : cases) {
+      INFO(cmd << " --output " << output << " --force");
+      auto r = run_cli(with_output(cmd, chk, output, true));
+      CHECK(r.status == 2);
+      CHECK(r.err.find(says) != std::string::npos);
+      REQUIRE(tree_of(job) == before);
+    }
+  }
+  const std::string sst_via = via + sst.substr(job.size());
+  auto r = run_cli(with_output("relocate", chk, sst_via, true));
+  CHECK(r.status == 2);
+  CHECK(r.err == "ckpt: error: '" + sst_via + "': output is '" + sst + "', a file the snapshot references\n");
+  auto m = run_cli(with_output("relocate", chk, via + "/chk-3/_metadata", true));
+  CHECK(m.status == 2);
+  CHECK(m.err.find("output is the input _metadata '" + chk + "/_metadata'") != std::string::npos);
+  CHECK(tree_of(job) == before);
+  // Beside the job, through the alias too, is fine.
+  auto ok = run_cli(with_output("restore", chk, alias + "/restored", true));
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(tree_of(job) == before);
 }

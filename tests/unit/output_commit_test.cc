@@ -149,7 +149,8 @@ TEST_CASE("TempDir commit replaces only an empty output and keeps what appeared 
     fs::create_directory(out);
     Result<TempDir> t = TempDir::create_beside(out);
     REQUIRE(t.ok());
-    CHECK(fs::exists(t->path() + "/" + TempDir::kLockName));
+    CHECK(fs::exists(fs::path(t->path()).parent_path() / TempDir::kLockName));
+    CHECK_FALSE(fs::exists(t->path() + "/" + TempDir::kLockName));
     test::write_file(t->path() + "/new", "new");
     REQUIRE(t->commit().ok());
     CHECK(test::read_file(out + "/new") == "new");

@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ckpt/io.h"
+#include "support/io_hooks.h"
 #include "testlib/cli_run.h"
 #include "testlib/test_support.h"
 
@@ -45,7 +48,69 @@ std::string killed_owner_temp(const std::string& final_path) {
   return path;
 }
 
+// The "<final>.ckpt-tmp-*" entries beside `final_path`.
+std::vector<std::string> temp_siblings(const std::string& final_path) {
+  std::vector<std::string> out;
+  const std::string prefix = fs::path(final_path).filename().string() + ".ckpt-tmp-";
+  for (const auto& e : fs::directory_iterator(fs::path(final_path).parent_path()))
+    if (e.path().filename().string().starts_with(prefix)) out.push_back(e.path().string());
+  return out;
+}
+
+// A child that builds an output at `final_path` (over an existing one with `replace`) and is
+// killed with SIGKILL at the first sync of a path `at` accepts, as a ckpt killed mid-commit.
+void killed_while_syncing(const std::string& final_path, bool replace,
+                          const std::function<bool(const std::string&)>& at) {
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    Result<TempDir> t = TempDir::create_beside(final_path);
+    if (!t.ok()) ::_exit(3);
+    test::write_file(t->path() + "/_metadata", "new");
+    io_hooks().synced = [&](const std::string& p) {
+      if (at(p)) ::raise(SIGKILL);
+    };
+    (void)t->commit(replace);
+    ::_exit(4);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(WTERMSIG(status) == SIGKILL);
+}
+
 }  // namespace
+
+TEST_CASE("a ckpt killed while syncing or after its rename leaves nothing the next run keeps",
+          "[support][unit][output]") {
+  test::ScratchDir s;
+  const std::string out = s / "out";
+  SECTION("killed while syncing the new output") {
+    killed_while_syncing(out, false, [&](const std::string& p) { return p.ends_with("/_metadata"); });
+    REQUIRE(temp_siblings(out).size() == 1);
+    CHECK_FALSE(fs::exists(out));
+  }
+  SECTION("killed after the rename, the holder then empty but for its lock file") {
+    killed_while_syncing(out, false, [&](const std::string& p) { return fs::path(p) == fs::path(s.path()); });
+    REQUIRE(temp_siblings(out).size() == 1);
+    CHECK(test::read_file(out + "/_metadata") == "new");
+  }
+  SECTION("killed after swapping out an old output") {
+    fs::create_directories(out);
+    test::write_file(out + "/_metadata", "old");
+    killed_while_syncing(out, true, [&](const std::string& p) { return fs::path(p) == fs::path(s.path()); });
+    REQUIRE(temp_siblings(out).size() == 1);
+    CHECK(test::read_file(out + "/_metadata") == "new");
+  }
+  // The next run writing the same output removes what the killed one left, and only that.
+  Result<TempDir> next = TempDir::create_beside(out);
+  REQUIRE(next.ok());
+  CHECK(temp_siblings(out) == std::vector<std::string>{fs::path(next->path()).parent_path().string()});
+  if (fs::exists(out)) {
+    CHECK(test::read_file(out + "/_metadata") == "new");
+    CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 1);
+  }
+}
 
 TEST_CASE("a temporary directory of a killed ckpt is removed by the next run and a live one is kept",
           "[support][unit][output]") {

@@ -49,14 +49,15 @@ CKPT_API Status sync_path(const std::string& path);
 // durable before a rename publishes it. Writers that skip per-file syncs call this once.
 CKPT_API Status sync_tree(const std::string& dir);
 
-// A fresh temporary directory beside `final_path` ("<final_path>.ckpt-tmp-XXXXXX"), marked as
-// ckpt's by a lock file (".ckpt-tmp-lock") that this process holds locked (flock) while the
-// object lives. Creating one first removes the marked directories beside the same final path
-// whose lock can be taken: those of a ckpt that was killed. Nothing else is ever removed.
-// The destructor removes the directory if never committed.
+// A fresh temporary directory for an output at `final_path`: "<final_path>.ckpt-tmp-XXXXXX/NAME"
+// (NAME: the output's own name). Its holder "<final_path>.ckpt-tmp-XXXXXX" is marked as ckpt's by
+// a lock file (".ckpt-tmp-lock") that this process holds locked (flock) while the object lives,
+// syncing and the rename included. Creating one first removes the marked holders beside the same
+// final path whose lock can be taken: those of a ckpt that was killed, at whatever point. Nothing
+// else is ever removed. The destructor removes the holder if never committed.
 class CKPT_API TempDir {
  public:
-  // The lock file's name: in the directory until commit(), never in the output.
+  // The lock file's name: in the holder, never in the output.
   static constexpr const char* kLockName = ".ckpt-tmp-lock";
   static Result<TempDir> create_beside(const std::string& final_path);
   TempDir(TempDir&& other) noexcept;
@@ -64,8 +65,8 @@ class CKPT_API TempDir {
   ~TempDir();
   const std::string& path() const { return path_; }
   // Publishes the directory as final_path: everything in it synced, one rename, then the parent
-  // synced. Without `replace`, final_path must be absent or an empty directory at the rename
-  // itself (RENAME_NOREPLACE): whatever appeared in it meanwhile stays, and commit fails
+  // synced and the holder removed. Without `replace`, final_path must be absent or an empty
+  // directory at the rename itself (RENAME_NOREPLACE): whatever appeared in it meanwhile stays, and commit fails
   // ("Directory not empty"). With `replace`, an existing final_path is swapped for the new one
   // and only then removed.
   Status commit(bool replace = false);
@@ -74,7 +75,7 @@ class CKPT_API TempDir {
   TempDir(std::string path, std::string final_path) : path_(std::move(path)), final_(std::move(final_path)) {}
   std::string path_;
   std::string final_;
-  bool done_ = false;
+  std::string holder_;  // the marked directory around path_; empty once removed
   int lock_fd_ = -1;
 };
 

@@ -103,7 +103,8 @@ struct CKPT_API ReferencedFile {
   bool exists = false;
   uint64_t actual_size = 0;  // meaningful when exists
   // Why the file is not read although something may stand there: a relative path that leaves
-  // the snapshot directory, or a path that is not a regular file (`path` says where). Empty
+  // the snapshot directory, a path that is not a regular file (`path` says where), or a RocksDB
+  // name that is not a plain file name (format/local_names.h). Empty
   // when nothing was refused; exists is false when something was.
   std::string refused;
   // An absolute handle's file found outside the job directory and every --remap target

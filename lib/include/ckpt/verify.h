@@ -36,10 +36,12 @@ enum class ProblemKind : uint8_t {
   kPathOutsideSnapshot,  // a relative handle's path leaves the snapshot directory (not followed)
   kNotRegularFile,       // a FIFO, device, socket or directory stands where a file is referenced
   kOutsideJobDirectory,  // warning: an absolute handle's file lies outside the job directory
+  kBadFileName,          // an incremental handle names a RocksDB file by a path, not a plain name
 };
 // "missing-file", "size-mismatch", "offset-outside-file", "file-conflict", "key-group-overlap",
 // "key-group-gap", "bad-key-group-range", "undecodable", "checksum-mismatch",
-// "key-group-out-of-range", "path-outside-snapshot", "not-regular-file", "outside-job-directory".
+// "key-group-out-of-range", "path-outside-snapshot", "not-regular-file", "outside-job-directory",
+// "bad-file-name".
 CKPT_API const char* problem_kind_name(ProblemKind kind);
 
 struct CKPT_API VerifyProblem {
@@ -101,6 +103,13 @@ CKPT_API Result<VerifyReport> verify_snapshot(const std::string& snapshot, const
 
 // One line: "operator 1f2b… (uid 'u'), subtask 3, managed-keyed key-groups, file 'x': size-mismatch: ..."
 CKPT_API std::string format_problem(const VerifyProblem& p);
+
+// The key-group checks of verify (`bad-key-group-range`: a max parallelism no job has, a range
+// outside 0..max_parallelism-1, offsets not one per key group) with the first problem as a
+// kCorruption error naming `metadata_path` and the offset. Every command runs them before it
+// sizes anything by a max parallelism or a range: dump, convert, edit and restore as part of
+// their input checks, the others on their own.
+CKPT_API Status check_key_group_ranges(const Metadata& m, const std::string& metadata_path);
 // The problems, one per line, then a summary line.
 CKPT_API void write_verify_text(const VerifyReport& r, std::ostream& out);
 // {"snapshot":..,"deep":..,"clean":..,"operators":..,...,"problems":[{...}]}, with names also

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "format/local_names.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -416,6 +417,15 @@ std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
     } else if (f.handle_type == handle_type::kRelativeFile) {
       Status s = check_relative_path(f.uri);
       if (!s.ok()) f.refused = std::move(s).error().message;
+    }
+    // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name).
+    for (const FileReference& ref : f.references) {
+      const bool named = ref.role == StreamRole::kSharedFile || ref.role == StreamRole::kPrivateFile;
+      if (!named || !f.refused.empty()) continue;
+      if (Status plain = check_local_file_name(ref.local_name); !plain.ok()) {
+        f.refused = std::move(plain).error().message;
+        f.exists = false;
+      }
     }
   }
   slots_ = {};

@@ -100,50 +100,62 @@ Status rename_without_replacing(const std::string& from, const std::string& to) 
   return Status::OK();
 }
 
+// The output's own name inside its holder, so that paths in errors read as the output's.
+std::string inner_name(const std::string& final_path) {
+  std::string name = fs::path(final_path).filename().string();
+  return name.empty() || name == "." || name == ".." ? std::string("output") : name;
+}
+
 }  // namespace
 
+// The output is built in a directory inside the holder "<final>.ckpt-tmp-XXXXXX", which keeps the
+// marker locked until the output has left it by the rename: a run killed at any point, syncing
+// included, leaves a marked holder (with a partial output, an old output being removed, or
+// nothing but the marker) for the next run to remove, and the output never holds the marker.
 Result<TempDir> TempDir::create_beside(const std::string& final_path) {
   std::string p = final_path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   remove_abandoned_siblings(p);
   std::string tmpl = p + ".ckpt-tmp-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return io_error(final_path, "cannot create temporary directory", errno);
-  TempDir t(tmpl, p);
-  // It becomes the output: the mode mkdir(2) would give, not mkdtemp's 0700.
-  if (::chmod(tmpl.c_str(), directory_mode()) != 0) return io_error(tmpl, "cannot set the directory's mode", errno);
+  TempDir t(tmpl + "/" + inner_name(p), p);
+  t.holder_ = tmpl;
   CKPT_ASSIGN_OR_RETURN(t.lock_fd_, hold_lock(tmpl));
+  // It becomes the output: the mode mkdir(2) would give it there.
+  if (::mkdir(t.path_.c_str(), directory_mode()) != 0)
+    return io_error(t.path_, "cannot create temporary directory", errno);
   return t;
 }
 
 TempDir::TempDir(TempDir&& other) noexcept
-    : path_(std::move(other.path_)), final_(std::move(other.final_)), done_(other.done_), lock_fd_(other.lock_fd_) {
-  other.done_ = true;
+    : path_(std::move(other.path_)),
+      final_(std::move(other.final_)),
+      holder_(std::move(other.holder_)),
+      lock_fd_(other.lock_fd_) {
+  other.holder_.clear();
   other.lock_fd_ = -1;
 }
 
 TempDir::~TempDir() {
-  if (!done_) {
+  if (!holder_.empty()) {
     std::error_code ec;
-    fs::remove_all(path_, ec);
+    fs::remove_all(holder_, ec);  // still locked: no other run removes it meanwhile
   }
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 Status TempDir::commit(bool replace) {
-  // The marker is no part of the output.
-  if (::unlink((path_ + "/" + kLockName).c_str()) != 0 && errno != ENOENT)
-    return io_error(path_ + "/" + kLockName, "cannot remove", errno);
   CKPT_RETURN_IF_ERROR(sync_tree(path_));
   if (io_hooks().before_commit) io_hooks().before_commit(path_, final_);
-  // With `replace` the old output is swapped out whole, and removed only once the new one is in
-  // place; where the file system cannot swap, it is moved aside first.
+  // With `replace` the old output is swapped out whole into the holder, and removed with it only
+  // once the new one is in place; where the file system cannot swap, it is moved there first.
   std::string old;
   if (replace) {
     int err = rename_exchange(path_.c_str(), final_.c_str());
     if (err == 0) {
       old = path_;
     } else if (err == EINVAL) {
-      std::string aside = path_ + "-old";
+      std::string aside = holder_ + "/old";
       if (::rename(final_.c_str(), aside.c_str()) == 0) old = aside;
       else if (errno != ENOENT) return io_error(final_, "cannot move the old output aside", errno);
     } else if (err != ENOENT) {
@@ -153,20 +165,22 @@ Status TempDir::commit(bool replace) {
   if (old != path_) {
     Status moved = rename_without_replacing(path_, final_);
     if (!moved.ok()) {
-      if (!old.empty()) ::rename(old.c_str(), final_.c_str());
+      if (!old.empty() && ::rename(old.c_str(), final_.c_str()) != 0) {
+        // The old output stays where it is, unmarked, so that no run removes it.
+        ::unlink((holder_ + "/" + kLockName).c_str());
+        Error e = std::move(moved).error();
+        e.message += "; the old output is at " + old;
+        holder_.clear();
+        return e;
+      }
       return moved;
     }
   }
-  done_ = true;
   Status durable = sync_path(parent_directory(final_));
-  if (!old.empty()) {
-    // Marked as ckpt's, so that a run killed while removing it leaves it for the next to remove.
-    if (lock_fd_ >= 0) ::close(lock_fd_);
-    Result<int> lock = hold_lock(old);
-    lock_fd_ = lock.ok() ? *lock : -1;
-    std::error_code ec;
-    fs::remove_all(old, ec);
-  }
+  // The holder (the marker, and the old output if any) goes while still locked.
+  std::error_code ec;
+  fs::remove_all(holder_, ec);
+  holder_.clear();
   return durable;
 }
 

@@ -1,5 +1,6 @@
 // ops/advise/advise_print.cc - ckpt-advise(1)'s text and its `ckpt.advise/1` document.
 #include "ckpt/advise.h"
+#include "ckpt/printable.h"
 #include "ops/json_writer.h"
 
 namespace ckpt {
@@ -52,11 +53,11 @@ std::string advise_text(const AdviseReport& a) {
   if (a.advice.empty()) out += "no recommendation: nothing measured calls for a change\n";
   for (const Advice& x : a.advice) {
     out += "[" + x.rule + "]" + (x.operator_id.empty() ? "" : " operator " + x.operator_id) + "\n  " +
-           x.recommendation + "\n";
-    for (const AdviceEvidence& e : x.evidence) out += "  evidence: " + e.name + ": " + e.value + "\n";
-    for (const AdviceSetting& s : x.settings) out += "  set: " + s.key + ": " + s.value + "\n";
+           printable(x.recommendation) + "\n";
+    for (const AdviceEvidence& e : x.evidence) out += "  evidence: " + e.name + ": " + printable(e.value) + "\n";
+    for (const AdviceSetting& s : x.settings) out += "  set: " + s.key + ": " + printable(s.value) + "\n";
   }
-  for (const std::string& s : a.silent) out += "silent: " + s + "\n";
+  for (const std::string& s : a.silent) out += "silent: " + printable(s) + "\n";
   return out;
 }
 

@@ -168,7 +168,6 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   // Every other file (meta streams, operator state, ...) is copied as it is.
   FileCopier copier(resolver, tmp.path());
   for (const Instance& in : instances) copier.reserve(in.prefix);
-  copier.reserve(TempDir::kLockName);
   Status copied;
   for_each_stream(out, [&](StreamHandle& s, const StreamSite&) {
     if (copied.ok()) copied = copier.copy(s);
@@ -228,7 +227,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
     std::string name = e.path().filename().string();
     bool mine = false;
     for (const Instance& in : instances) mine = mine || name.starts_with(in.prefix);
-    if (!mine && e.is_regular_file(ec) && name != TempDir::kLockName) {
+    if (!mine && e.is_regular_file(ec)) {
       ++report.files_after;
       report.bytes_after += e.file_size(ec);
     }

@@ -201,6 +201,8 @@ Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, co
   CKPT_ASSIGN_OR_RETURN(Metadata mb, read_metadata_file(wb.metadata_path));
   CKPT_RETURN_IF_ERROR(check_relative_paths(ma, wa.metadata_path));
   CKPT_RETURN_IF_ERROR(check_relative_paths(mb, wb.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_key_group_ranges(ma, wa.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_key_group_ranges(mb, wb.metadata_path));
   DiffReport r = diff_metadata(ma, wa, mb, wb);
   std::map<std::string, OperatorStates> sa = collect_states(ma, wa, options.remap);
   std::map<std::string, OperatorStates> sb = collect_states(mb, wb, options.remap);

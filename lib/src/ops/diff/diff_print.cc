@@ -6,6 +6,7 @@
 
 #include "ckpt/diff.h"
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "support/json_text.h"
 
 namespace ckpt {
@@ -29,11 +30,12 @@ std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); 
 }  // namespace
 
 void write_diff_text(const DiffReport& r, std::ostream& out) {
-  out << "A: " << r.a << "\nB: " << r.b << "\n\n";
+  out << "A: " << printable(r.a) << "\nB: " << printable(r.b) << "\n\n";
   if (!r.named.empty()) {
     out << "operators:\n";
     for (const NamedOperator& n : r.named)
-      out << "  " << n.operator_id << "  " << n.uid << (n.description.empty() ? "" : "  " + n.description) << "\n";
+      out << "  " << n.operator_id << "  " << printable(n.uid)
+          << (n.description.empty() ? "" : "  " + printable(n.description)) << "\n";
     out << "\n";
   }
   const size_t changes = r.structure.size() + r.renamed.size();
@@ -44,12 +46,14 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
   for (const StructureChange& c : r.structure) {
     out << "  " << c.what << " operator " << c.operator_id;
     if (c.subtask >= 0) out << " subtask " << c.subtask;
-    if (!c.state.empty()) out << " state '" << c.state << "'";
-    if (!c.before.empty() && !c.after.empty()) out << ": " << c.before << " -> " << c.after;
-    else if (!c.before.empty() || !c.after.empty()) out << " (" << c.before << c.after << ")";
+    if (!c.state.empty()) out << " state '" << printable(c.state) << "'";
+    if (!c.before.empty() && !c.after.empty())
+      out << ": " << printable(c.before) << " -> " << printable(c.after);
+    else if (!c.before.empty() || !c.after.empty())
+      out << " (" << printable(c.before) << printable(c.after) << ")";
     out << "\n";
   }
-  for (const std::string& n : r.notes) out << "  note: " << n << "\n";
+  for (const std::string& n : r.notes) out << "  note: " << printable(n) << "\n";
 
   out << "\nfiles:\n";
   if (!r.subtasks.empty()) {
@@ -74,8 +78,8 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
     out << "\nkeys:\n";
     if (r.keys.empty()) out << "  no entries\n";
     for (const KeyDiffCounts& k : r.keys)
-      out << fmt::format("  {} '{}': {} same, {} added, {} removed, {} changed\n", k.operator_id.substr(0, 8), k.state,
-                         k.same, k.added, k.removed, k.changed);
+      out << fmt::format("  {} '{}': {} same, {} added, {} removed, {} changed\n", k.operator_id.substr(0, 8),
+                         printable(k.state), k.same, k.added, k.removed, k.changed);
   }
   out << "\n" << (r.differs() ? "snapshots differ\n" : "no difference\n");
 }

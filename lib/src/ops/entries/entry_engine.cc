@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/verify.h"
 #include "format/state_bytes.h"
 #include "ops/key_serializers.h"
 #include "ops/key_spelling.h"
@@ -167,6 +168,7 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
   CKPT_ASSIGN_OR_RETURN(impl->where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(impl->metadata, read_metadata_file(impl->where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_relative_paths(impl->metadata, impl->where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_key_group_ranges(impl->metadata, impl->where.metadata_path));
   impl->streams = StreamOpener::for_snapshot(impl->where, options.remap);
   impl->options = options;
   impl->filter.state = options.state;

@@ -8,6 +8,7 @@
 
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "support/json_text.h"
 
 namespace ckpt {
@@ -17,25 +18,26 @@ namespace {
 // "3 retained checkpoints (chk-1 .. chk-3)"
 std::string named_range(const std::vector<std::string>& names, const char* one, const char* many) {
   std::string out = counted(names.size(), one, many);
-  if (!names.empty()) out += " (" + names.front() + (names.size() > 1 ? " .. " + names.back() : "") + ")";
+  if (!names.empty())
+    out += " (" + printable(names.front()) + (names.size() > 1 ? " .. " + printable(names.back()) : "") + ")";
   return out;
 }
 
 }  // namespace
 
 void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out) {
-  out << r.root << ": " << named_range(r.retained, "retained checkpoint", "retained checkpoints");
+  out << printable(r.root) << ": " << named_range(r.retained, "retained checkpoint", "retained checkpoints");
   if (!r.savepoints.empty()) out << ", " << named_range(r.savepoints, "savepoint", "savepoints");
   out << fmt::format(", {} under shared/ and taskowned/ ({}), {} referenced\n",
                      counted(r.files_scanned, "file", "files"), human_size(static_cast<int64_t>(r.bytes_scanned)),
                      r.referenced);
   for (const GcReferencingDir& d : r.referenced_by)
-    out << "referenced by " << d.dir << ": " << named_range(d.snapshots, "snapshot", "snapshots") << "\n";
+    out << "referenced by " << printable(d.dir) << ": " << named_range(d.snapshots, "snapshot", "snapshots") << "\n";
   for (const std::string& link : r.skipped_symlinks)
-    out << fmt::format("{:<8} {:>10} {} (symlink, not followed)\n", "skipped", "-", link);
+    out << fmt::format("{:<8} {:>10} {} (symlink, not followed)\n", "skipped", "-", printable(link));
   for (const GcFile& f : r.orphans) {
     std::string mark = f.deleted ? "deleted" : f.young ? "young" : !f.error.empty() ? "failed" : "orphan";
-    out << fmt::format("{:<8} {:>10} {}\n", mark, human_size(static_cast<int64_t>(f.size)), f.path);
+    out << fmt::format("{:<8} {:>10} {}\n", mark, human_size(static_cast<int64_t>(f.size)), printable(f.path));
   }
   size_t young = 0;
   for (const GcFile& f : r.orphans) young += f.young ? 1 : 0;

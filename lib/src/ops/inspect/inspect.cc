@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "ckpt/verify.h"
 #include "format/metadata_streaming.h"
-#include "support/file_image.h"
 #include "ops/inspect/inspect_states.h"
+#include "ops/verify/input_checks.h"
+#include "support/file_image.h"
 
 namespace ckpt {
 namespace {
@@ -292,6 +294,9 @@ class StreamingBuilder : public OperatorSink {
   }
 
   void operator_state(OperatorState& op, size_t index) override {
+    // Nothing is sized by a range that fails the key-group checks; finish() says which.
+    if (has_bad_key_group_range(op)) bad_key_groups_ = true;
+    if (bad_key_groups_) return;
     // Files before V4 say their kind by their handles only: ask Metadata::kind() of each operator
     // until one says canonical savepoint.
     if (!canonical_) {
@@ -308,7 +313,10 @@ class StreamingBuilder : public OperatorSink {
     report_ = InspectReport{};
     builder_ = std::make_unique<Builder>(report_, where_, options_);
     canonical_ = false;
+    bad_key_groups_ = false;
   }
+
+  bool bad_key_groups() const { return bad_key_groups_; }
 
   Result<InspectReport> finish(const Metadata& head) && {
     add_head(report_, head, where_);
@@ -324,12 +332,14 @@ class StreamingBuilder : public OperatorSink {
   InspectReport report_;
   std::unique_ptr<Builder> builder_;
   bool canonical_ = false;
+  bool bad_key_groups_ = false;
 };
 
 }  // namespace
 
 Result<InspectReport> inspect_metadata(const Metadata& m, const SnapshotLocation& where,
                                        const InspectOptions& options) {
+  CKPT_RETURN_IF_ERROR(check_key_group_ranges(m, where.metadata_path));
   InspectReport r;
   add_head(r, m, where);
   r.operators.reserve(m.operators.size());
@@ -349,6 +359,11 @@ Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOpt
   std::string_view bytes = image ? image->bytes() : std::string_view(read);
   StreamingBuilder builder(where, options);
   CKPT_ASSIGN_OR_RETURN(Metadata head, decode_metadata_streaming(bytes, where.metadata_path, builder));
+  if (builder.bad_key_groups()) {
+    // The error path only: the whole model, for the error's offset.
+    CKPT_ASSIGN_OR_RETURN(Metadata whole, decode_metadata(bytes, where.metadata_path));
+    CKPT_RETURN_IF_ERROR(check_key_group_ranges(whole, where.metadata_path));
+  }
   size_t size = bytes.size();
   // The file's bytes are no longer needed: give them back before resolving.
   if (image) image->release();

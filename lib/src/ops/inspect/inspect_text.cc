@@ -1,20 +1,27 @@
 // The inspect report as text for people: a summary, one aligned row per operator, problems.
 #include <iterator>
 #include <ostream>
+#include <string_view>
+#include <type_traits>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 
 namespace ckpt {
 namespace {
 
-// Columns padded to their widest cell; the last column is not padded.
+// Columns padded to their widest cell; the last column is not padded. Cells hold strings from
+// input: each is escaped (ckpt/printable.h) before it is measured.
 class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void add(std::vector<std::string> row) {
+    for (std::string& cell : row) cell = printable(cell);
+    rows_.push_back(std::move(row));
+  }
   void write(std::ostream& out, const std::string& indent = "") const {
     std::vector<size_t> width(rows_[0].size(), 0);
     for (const auto& row : rows_)
@@ -90,7 +97,7 @@ void write_states(std::ostream& out, const InspectReport& r) {
     if (op.states_error.empty()) continue;
     if (!errors) out << "\nstates not read:\n";
     errors = true;
-    out << fmt::format("  operator {}: {}\n", op.id, op.states_error);
+    out << fmt::format("  operator {}: {}\n", op.id, printable(op.states_error));
   }
 }
 
@@ -124,9 +131,18 @@ class LineBuffer {
   std::string buf_;
 };
 
+// A string argument escaped (it may come from input), any other as it is.
+template <class T>
+auto escaped(const T& a) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>)
+    return printable(std::string_view(a));
+  else
+    return a;
+}
+
 template <class... A>
-void put(LineBuffer& b, const auto& format, A&&... args) {
-  fmt::format_to(std::back_inserter(b.text()), format, std::forward<A>(args)...);
+void put(LineBuffer& b, const auto& format, const A&... args) {
+  fmt::format_to(std::back_inserter(b.text()), format, escaped(args)...);
 }
 
 void print_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& h) {

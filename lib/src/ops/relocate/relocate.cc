@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ckpt/io.h"
+#include "ckpt/verify.h"
 #include "ops/output_guard.h"
 
 namespace ckpt {
@@ -67,6 +68,7 @@ Result<RelocateStats> relocate_snapshot(const std::string& snapshot, const std::
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(std::string bytes, read_whole_file(where.metadata_path));
   CKPT_ASSIGN_OR_RETURN(Metadata m, decode_metadata(bytes, where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_key_group_ranges(m, where.metadata_path));
   const std::vector<PrefixRule> no_remap;
   CKPT_RETURN_IF_ERROR(check_output(output, OutputKind::kFile, options.force, {{&where, &m, &no_remap, {}}}));
   RelocateStats stats = relocate_metadata(m, where.directory, options);

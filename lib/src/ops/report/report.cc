@@ -124,7 +124,10 @@ Status count_entries(const SnapshotLocation& where, const ReportOptions& options
       state_index[i][op.states[s].name] = s;
       op.states[s].ttl_state = is_ttl_state(op.states[s]);
     }
-    const size_t m = static_cast<size_t>(std::max(op.max_parallelism, 0));
+    // Only keyed operators have key groups; theirs passed check_key_group_ranges().
+    const bool keyed = std::any_of(op.subtasks.begin(), op.subtasks.end(),
+                                   [](const ReportSubtask& s) { return !s.key_groups.empty(); });
+    const size_t m = keyed ? static_cast<size_t>(std::max(op.max_parallelism, 0)) : 0;
     groups[i].bytes.assign(m, 0);
     groups[i].entries.assign(m, 0);
     groups[i].subtask.assign(m, -1);

@@ -79,7 +79,10 @@ class Placer {
 
 void estimate_key_groups(const OperatorState& op, const StreamOpener& streams, const ReportOptions& options,
                          ReportOperator* out, std::vector<std::string>* problems) {
-  const size_t m = static_cast<size_t>(std::max(out->max_parallelism, 0));
+  // Only keyed operators have key groups; theirs passed check_key_group_ranges().
+  const bool keyed = std::any_of(out->subtasks.begin(), out->subtasks.end(),
+                                 [](const ReportSubtask& s) { return !s.key_groups.empty(); });
+  const size_t m = keyed ? static_cast<size_t>(std::max(out->max_parallelism, 0)) : 0;
   Bounds b{std::vector<double>(m, 0), std::vector<uint64_t>(m, 0), std::vector<uint64_t>(m, 0)};
   Placer placer(streams, out->max_parallelism, &b, problems);
   for (ReportSubtask& sub : out->subtasks) {

@@ -17,11 +17,12 @@
 #include <rocksdb/table_properties.h>
 
 #include "ckpt/io.h"
+#include "format/local_names.h"
 #include "state/backend_meta.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
-#include "state/rocksdb/rocks_instance_reader.h"
 #include "state/rocksdb/incremental_reader.h"
+#include "state/rocksdb/rocks_instance_reader.h"
 #include "state/rocksdb/rocks_options_file.h"
 #include "state/rocksdb/rocks_sst.h"
 #include "state/stream_opener.h"
@@ -39,12 +40,6 @@ Error restore_rocks_error(const std::string& dir, const char* what, const rocksd
   Error e(s.IsIOError() ? ErrorCode::kIOError : ErrorCode::kCorruption, fmt::format("{}: {}", what, s.ToString()));
   e.file = dir;
   return e;
-}
-
-// A RocksDB file name is a plain name: never a path that could leave the instance directory.
-bool safe_local_name(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
 }
 
 // Streams [0, size) of `stream` into a new file at `dst`, in bounded chunks.
@@ -74,9 +69,7 @@ Status copy_stream_to_file(const StateStream& stream, const std::string& dst) {
 // MANIFEST, CURRENT and OPTIONS are always copied because opening the instance rewrites them.
 Status place_file(const NamedStream& f, const std::string& dir, bool link, const StreamOpener& streams,
                   RestoredInstance& out) {
-  if (!safe_local_name(f.name))
-    return streams.in_metadata(
-        Error(ErrorCode::kCorruption, fmt::format("rocksdb file name '{}' is not a plain file name", f.name)));
+  if (Status plain = check_local_file_name(f.name); !plain.ok()) return streams.in_metadata(std::move(plain).error());
   CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
   const std::string dst = dir + "/" + f.name;
   ++out.files;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "ckpt/restore.h"
 
 namespace ckpt {
@@ -35,9 +36,9 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
   uint64_t files = 0, bytes = 0, linked = 0;
   for (const RestoredInstance& i : r.instances) {
     std::string states;
-    for (const std::string& cf : i.column_families) states += (states.empty() ? "" : ", ") + cf;
-    out << fmt::format("{}: key groups {}-{}, {} ({}{}), {}, column families: {}\n", i.directory, i.key_groups.first,
-                       i.key_groups.last(), counted(i.files, "file", "files"),
+    for (const std::string& cf : i.column_families) states += (states.empty() ? "" : ", ") + printable(cf);
+    out << fmt::format("{}: key groups {}-{}, {} ({}{}), {}, column families: {}\n", printable(i.directory),
+                       i.key_groups.first, i.key_groups.last(), counted(i.files, "file", "files"),
                        human_size(static_cast<int64_t>(i.bytes)),
                        i.linked_files ? fmt::format(", {} linked", i.linked_files) : std::string(),
                        counted(i.entries, "entry", "entries"), states.empty() ? "-" : states);
@@ -46,11 +47,11 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
     linked += i.linked_files;
   }
   for (const SkippedSubtask& s : r.skipped)
-    out << fmt::format("skipped operator {}, subtask {}: {}\n", s.operator_id, s.subtask, s.reason);
-  out << fmt::format("{}: {}, {}, {}{}\n", r.output, counted(r.instances.size(), "instance", "instances"),
+    out << fmt::format("skipped operator {}, subtask {}: {}\n", s.operator_id, s.subtask, printable(s.reason));
+  out << fmt::format("{}: {}, {}, {}{}\n", printable(r.output), counted(r.instances.size(), "instance", "instances"),
                      counted(files, "file", "files"), human_size(static_cast<int64_t>(bytes)),
                      linked ? fmt::format(" ({} linked)", counted(linked, "file", "files")) : std::string());
-  if (std::string ldb = r.ldb_command(); !ldb.empty()) out << "try: " << ldb << '\n';
+  if (std::string ldb = r.ldb_command(); !ldb.empty()) out << "try: " << printable(ldb) << '\n';
 }
 
 void write_restore_json(const RestoreReport& r, std::ostream& out) {

@@ -163,6 +163,21 @@ Status check_structure(const Metadata& m, const SnapshotLocation& where, const s
   return Status::OK();
 }
 
+Status check_key_group_ranges(const Metadata& m, const std::string& metadata_path) {
+  VerifyReport report;
+  check_key_groups(m, report);
+  for (const VerifyProblem& p : report.problems)
+    if (p.kind == ProblemKind::kBadKeyGroupRange) return error_of(p, m, metadata_path);
+  return Status::OK();
+}
+
+bool has_bad_key_group_range(const OperatorState& op) {
+  VerifyReport report;
+  check_operator_key_groups(op, report);
+  return std::any_of(report.problems.begin(), report.problems.end(),
+                     [](const VerifyProblem& p) { return p.kind == ProblemKind::kBadKeyGroupRange; });
+}
+
 Status check_input(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,
                    const InputChecks& checks) {
   CKPT_RETURN_IF_ERROR(check_structure(m, where, remap, checks.wanted, [](Error&& e) -> Status { return std::move(e); }));

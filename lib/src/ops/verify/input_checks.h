@@ -48,4 +48,8 @@ Status check_structure(const Metadata& m, const SnapshotLocation& where, const s
                        const SubtaskFilter& wanted, const ProblemSink& problems,
                        std::unordered_set<std::string>* faulty = nullptr);
 
+// check_key_group_ranges() (ckpt/verify.h) of one operator as a streaming reader hands it over:
+// whether it fails them.
+bool has_bad_key_group_range(const OperatorState& op);
+
 }  // namespace ckpt

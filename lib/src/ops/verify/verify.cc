@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "format/local_names.h"
 #include "ops/verify/verify_checks.h"
 
 namespace ckpt {
@@ -26,6 +27,7 @@ const char* problem_kind_name(ProblemKind kind) {
     case ProblemKind::kKeyGroupOutOfRange: return "key-group-out-of-range";
     case ProblemKind::kPathOutsideSnapshot: return "path-outside-snapshot";
     case ProblemKind::kNotRegularFile: return "not-regular-file";
+    case ProblemKind::kBadFileName: return "bad-file-name";
     case ProblemKind::kOutsideJobDirectory: return "outside-job-directory";
   }
   return "unknown";
@@ -76,6 +78,17 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
   std::vector<std::string> order;  // URIs in order of first reference
   std::map<std::string, std::vector<Reference>> refs;
   for_each_stream(m, [&](const StreamHandle& s, const StreamSite& site) {
+    // Inline or in a file: every command that places the instance's files refuses the name.
+    if (site.local_name) {
+      if (Status plain = check_local_file_name(*site.local_name); !plain.ok()) {
+        Reference r;
+        r.operator_index = site.operator_index;
+        r.subtask = site.subtask;
+        r.handle = site_description(site);
+        report.problems.push_back(at(m, r, ProblemKind::kBadFileName, s.is_file() ? s.path : std::string(),
+                                     plain.error().message + "; not placed"));
+      }
+    }
     if (!s.is_file()) return;
     auto [it, fresh] = refs.try_emplace(s.path);
     if (fresh) order.push_back(s.path);

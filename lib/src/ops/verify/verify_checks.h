@@ -24,6 +24,8 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
 // Key-group ranges of each operator: inside the job, disjoint, covering every key group
 // whose subtask has keyed state.
 void check_key_groups(const Metadata& m, VerifyReport& report);
+// The same for one operator, as a streaming reader hands it over.
+void check_operator_key_groups(const OperatorState& op, VerifyReport& report);
 
 // Offsets stored in `_metadata` (key groups, operator state list elements, channel state,
 // change log pieces) inside the stream they point into.

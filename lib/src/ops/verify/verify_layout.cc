@@ -146,21 +146,23 @@ void check_channel_offsets(const ChannelHandle& h, const OperatorState& op, int3
 
 }  // namespace
 
-void check_key_groups(const Metadata& m, VerifyReport& report) {
-  for (const OperatorState& op : m.operators) {
-    if (op.max_parallelism <= 0 || op.max_parallelism > kMaxMaxParallelism || op.parallelism <= 0) {
-      bool keyed = std::any_of(op.subtasks.begin(), op.subtasks.end(), [](const SubtaskState& st) {
-        return !st.managed_keyed.is_null() || !st.raw_keyed.is_null();
-      });
-      if (keyed)
-        report.problems.push_back(problem(op, -1, "operator", ProblemKind::kBadKeyGroupRange,
-                                          fmt::format("parallelism {} and max parallelism {} leave no key groups",
-                                                      op.parallelism, op.max_parallelism)));
-      continue;
-    }
-    check_slot(op, &SubtaskState::managed_keyed, "managed-keyed", report);
-    check_slot(op, &SubtaskState::raw_keyed, "raw-keyed", report);
+void check_operator_key_groups(const OperatorState& op, VerifyReport& report) {
+  if (op.max_parallelism <= 0 || op.max_parallelism > kMaxMaxParallelism || op.parallelism <= 0) {
+    bool keyed = std::any_of(op.subtasks.begin(), op.subtasks.end(), [](const SubtaskState& st) {
+      return !st.managed_keyed.is_null() || !st.raw_keyed.is_null();
+    });
+    if (keyed)
+      report.problems.push_back(problem(op, -1, "operator", ProblemKind::kBadKeyGroupRange,
+                                        fmt::format("parallelism {} and max parallelism {} leave no key groups",
+                                                    op.parallelism, op.max_parallelism)));
+    return;
   }
+  check_slot(op, &SubtaskState::managed_keyed, "managed-keyed", report);
+  check_slot(op, &SubtaskState::raw_keyed, "raw-keyed", report);
+}
+
+void check_key_groups(const Metadata& m, VerifyReport& report) {
+  for (const OperatorState& op : m.operators) check_operator_key_groups(op, report);
 }
 
 void check_offsets(const Metadata& m, VerifyReport& report) {

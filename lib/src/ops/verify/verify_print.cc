@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
+#include "ckpt/printable.h"
 #include "ckpt/verify.h"
 
 namespace ckpt {
@@ -13,20 +14,20 @@ std::string format_problem(const VerifyProblem& p) {
   std::string out;
   if (!p.operator_id.empty()) {
     out += "operator " + p.operator_id;
-    if (!p.uid.empty()) out += " (uid '" + p.uid + "')";
+    if (!p.uid.empty()) out += " (uid '" + printable(p.uid) + "')";
     out += p.subtask >= 0 ? fmt::format(", subtask {}", p.subtask) : std::string(", all subtasks");
   }
-  if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + p.handle;
-  if (!p.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", p.file);
-  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), p.message);
+  if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + printable(p.handle);
+  if (!p.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", printable(p.file));
+  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), printable(p.message));
   if (p.offset) out += fmt::format(" at offset {:#x}", *p.offset);
   return out;
 }
 
 void write_verify_text(const VerifyReport& r, std::ostream& out) {
   for (const NamedOperator& n : r.naming ? r.named : std::vector<NamedOperator>())
-    out << "operator " << n.operator_id << " uid '" << n.uid << "'"
-        << (n.description.empty() ? "" : " description '" + n.description + "'") << '\n';
+    out << "operator " << n.operator_id << " uid '" << printable(n.uid) << "'"
+        << (n.description.empty() ? "" : " description '" + printable(n.description) + "'") << '\n';
   for (const VerifyProblem& p : r.problems) out << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.unchecked) out << "not checked: " << format_problem(p) << '\n';
   for (const VerifyProblem& p : r.warnings) out << "warning: " << format_problem(p) << '\n';
@@ -36,12 +37,12 @@ void write_verify_text(const VerifyReport& r, std::ostream& out) {
     what += fmt::format(", {} checksummed, {} decoded", counted(r.sst_files, "sst file", "sst files"),
                         counted(r.entries, "entry", "entries"));
   if (r.clean() && !r.complete())
-    out << fmt::format("{}: not checked whole: {} not read ({}, {})\n", r.metadata_path,
+    out << fmt::format("{}: not checked whole: {} not read ({}, {})\n", printable(r.metadata_path),
                        counted(r.unchecked.size(), "part", "parts"), r.deep ? "deep" : "quick", what);
   else if (r.clean())
-    out << fmt::format("{}: ok ({}, {})\n", r.metadata_path, r.deep ? "deep" : "quick", what);
+    out << fmt::format("{}: ok ({}, {})\n", printable(r.metadata_path), r.deep ? "deep" : "quick", what);
   else
-    out << fmt::format("{}: {} ({}, {})\n", r.metadata_path, counted(r.problems.size(), "problem", "problems"),
+    out << fmt::format("{}: {} ({}, {})\n", printable(r.metadata_path), counted(r.problems.size(), "problem", "problems"),
                        r.deep ? "deep" : "quick", what);
 }
 

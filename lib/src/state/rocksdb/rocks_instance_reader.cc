@@ -20,6 +20,7 @@
 #include <rocksdb/table.h>
 
 #include "ckpt/io.h"
+#include "format/local_names.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/rocksdb/rocks_sst.h"
@@ -137,10 +138,8 @@ Result<std::unique_ptr<RocksInstanceReader>> RocksInstanceReader::open(const Key
   rep.dir = tmpl;
   for (const auto* list : {&handle.shared_files, &handle.private_files}) {
     for (const NamedStream& f : *list) {
-      if (f.name.empty() || f.name == "." || f.name == ".." || f.name.find('/') != std::string::npos ||
-          f.name.find('\0') != std::string::npos)
-        return streams.in_metadata(Error(ErrorCode::kCorruption,
-                                         fmt::format("rocksdb file name '{}' is not a plain file name", f.name)));
+      if (Status plain = check_local_file_name(f.name); !plain.ok())
+        return streams.in_metadata(std::move(plain).error());
       CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
       // RocksDB 7.8's DB iterator can end a scan early with an OK status where an SST's block
       // fails its checksum (tests/corpus/sst_damage_test.cc): a scan through the instance would
