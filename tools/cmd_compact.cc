@@ -4,11 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "choices.h"
 #include "ckpt/compact.h"
 #include "ckpt/inspect.h"
 #include "command.h"
-#include "progress_meter.h"
 #include "json_output.h"
+#include "progress_meter.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -34,7 +35,7 @@ Runner setup_compact(CLI::App& sub) {
       ->type_name("DIR");
   sub.add_option("--compression", a->compression, "Compression of the compacted SSTs (default zstd)")
       ->type_name("zstd|lz4|snappy|none")
-      ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}));
+      ->check(CLI::IsMember(option_choices("compact", "--compression")));
   sub.add_option("-j,--jobs", a->jobs, "Compact N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");

@@ -1,6 +1,7 @@
 // ckpt completion SHELL: print the completion script of this program (man/ckpt-completion.1.md).
 #include <memory>
 
+#include "choices.h"
 #include "command.h"
 #include "completion.h"
 
@@ -8,7 +9,9 @@ namespace ckpt::cli {
 
 Runner setup_completion(CLI::App& sub) {
   auto shell = std::make_shared<std::string>();
-  sub.add_option("SHELL", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  sub.add_option("SHELL", *shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember(option_choices("completion", "SHELL")));
   const CLI::App* app = sub.get_parent();
   return [shell, app](Io& io) {
     if (!write_completion(io.out, *shell, *app)) {

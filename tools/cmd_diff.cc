@@ -2,6 +2,7 @@
 #include <memory>
 #include <ostream>
 
+#include "choices.h"
 #include "ckpt/diff.h"
 #include "command.h"
 #include "naming_arg.h"
@@ -43,7 +44,7 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   sub.add_option("--format", a->format, "With --keys: ndjson prints each differing entry instead of the report")
       ->type_name("ndjson")
-      ->check(CLI::IsMember({"ndjson"}));
+      ->check(CLI::IsMember(option_choices("diff", "--format")));
   sub.add_option("-j,--jobs", a->jobs, "With --keys: decode N subtasks of each side at once")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
