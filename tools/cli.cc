@@ -49,13 +49,29 @@ void one_value_per_flag(CLI::App& sub) {
   for (CLI::Option* opt : sub.get_options())
     if (opt->nonpositional() && opt->get_allow_extra_args() && opt->get_delimiter() == '\0')
       opt->allow_extra_args(false);
+// The options every command takes anywhere on its line, for `ckpt --help` (they are taken off
+// the line before parsing, so CLI11 never lists them).
+std::string global_options_help() {
+  std::string out = "Object-store options (every command, anywhere on its line; ckpt(1) OBJECT STORES):\n";
+  for (const GlobalOption& o : object_store_options()) {
+    std::string flag = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
+    out += "  " + flag + std::string(flag.size() < 24 ? 24 - flag.size() : 1, ' ') + o.help + "\n";
+  }
+  return out + "\n";
+}
+
+// The first word that is not an option: the command ckpt was asked to run, if any.
+std::string_view command_word(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return argv[i];
+  return {};
 }
 
 int run_local(int argc, const char* const* argv, Io& io) {
   CLI::App app{"ckpt: read and write Apache Flink checkpoints and savepoints without a JVM", "ckpt"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("ckpt ") + ckpt::version_string());
-  app.footer(help_footer(""));
+  app.footer(global_options_help() + help_footer(""));
   std::vector<std::pair<CLI::App*, Runner>> subs;
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
@@ -83,7 +99,17 @@ int run_local(int argc, const char* const* argv, Io& io) {
       io.out << app.help();
       return kExitOk;
     }
-    print_error(io, e.what());
+    const std::string_view word = command_word(argc, argv);
+    bool known = word.empty();
+    std::string names;
+    for (const Command& c : commands()) {
+      known = known || word == c.name;
+      names += (names.empty() ? "" : ", ") + std::string(c.name);
+    }
+    if (!known)
+      print_error(io, "no command '" + std::string(word) + "' (the commands: " + names + ")");
+    else
+      print_error(io, e.what());
     io.err << "run 'ckpt --help' or 'ckpt <command> --help' for usage\n";
     for (int i = 1; i < argc; ++i) io.json |= std::string_view(argv[i]) == "--json";
     return with_error_object(io, kExitError, "usage");

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "choices.h"
 #include "ckpt/compact.h"
 #include "ckpt/inspect.h"
 #include "command.h"
@@ -35,7 +36,7 @@ Runner setup_compact(CLI::App& sub) {
       ->type_name("DIR");
   sub.add_option("--compression", a->compression, "Compression of the compacted SSTs (default zstd)")
       ->type_name("zstd|lz4|snappy|none")
-      ->check(CLI::IsMember({"zstd", "lz4", "snappy", "none"}).description(""));
+      ->check(CLI::IsMember(option_choices("compact", "--compression")).description(""));
   add_jobs_option(sub, &a->jobs, "Compact N subtasks at once");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");

@@ -1,6 +1,7 @@
 // ckpt completion SHELL: print the completion script of this program (man/ckpt-completion.1.md).
 #include <memory>
 
+#include "choices.h"
 #include "command.h"
 #include "completion.h"
 
@@ -11,7 +12,7 @@ Runner setup_completion(CLI::App& sub) {
   sub.add_option("SHELL", *shell, "bash, zsh or fish")
       ->required()
       ->type_name("bash|zsh|fish")
-      ->check(CLI::IsMember({"bash", "zsh", "fish"}).description(""));
+      ->check(CLI::IsMember(option_choices("completion", "SHELL")).description(""));
   const CLI::App* app = sub.get_parent();
   return [shell, app](Io& io) {
     if (!write_completion(io.out, *shell, *app)) {

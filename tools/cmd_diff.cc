@@ -2,6 +2,7 @@
 #include <memory>
 #include <ostream>
 
+#include "choices.h"
 #include "ckpt/diff.h"
 #include "command.h"
 #include "jobs_arg.h"
@@ -44,7 +45,7 @@ Runner setup_diff(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print a JSON document instead of text");
   sub.add_option("--format", a->format, "With --keys: ndjson prints each differing entry instead of the report")
       ->type_name("ndjson")
-      ->check(CLI::IsMember({"ndjson"}).description(""));
+      ->check(CLI::IsMember(option_choices("diff", "--format")).description(""));
   add_jobs_option(sub, &a->jobs, "With --keys: decode N subtasks of each side at once");
   add_key_serializers_option(sub, &a->key_serializers_from, "With --keys: ");
   add_remap_option(sub, &a->remap);

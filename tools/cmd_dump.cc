@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "choices.h"
 #include "ckpt/dump.h"
 #include "ckpt/printable.h"
 #include "command.h"
@@ -61,15 +62,16 @@ class NdjsonSink : public DumpSink {
 class TableSink : public DumpSink {
  public:
   explicit TableSink(Io& io) : io_(io) {
-    io_.out << fmt::format("{:<8} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", "OPERATOR", "SUB", "STATE",
+    io_.out << fmt::format("{:<20} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", "OPERATOR", "SUB", "STATE",
                            "KIND", "KG", "KEY", "NAMESPACE", "USER KEY", "VALUE");
   }
   void entry(const DumpEntry& e) override {
-    io_.out << fmt::format("{:<8} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", e.operator_id.substr(0, 8),
-                           e.subtask, cell(e.state, 24), cell(e.kind, 8),
-                           e.key_group ? std::to_string(*e.key_group) : "-", cell(e.key.value_or("-"), 20),
-                           cell(e.namespace_json.value_or("-"), 16), cell(e.user_key.value_or("-"), 16),
-                           cell(e.value, 120));
+    // The operator by its uid where one is known (--plan, --uid, V5+ files), else its id's start.
+    const std::string op = e.uid && !e.uid->empty() ? cell(*e.uid, 20) : e.operator_id.substr(0, 8);
+    io_.out << fmt::format("{:<20} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", op, e.subtask,
+                           cell(e.state, 24), cell(e.kind, 8), e.key_group ? std::to_string(*e.key_group) : "-",
+                           cell(e.key.value_or("-"), 20), cell(e.namespace_json.value_or("-"), 16),
+                           cell(e.user_key.value_or("-"), 16), cell(e.value, 120));
   }
   void problem(const Error& e) override { print_error(io_, e.to_string()); }
 
@@ -98,7 +100,7 @@ Runner setup_dump(CLI::App& sub) {
   sub.add_option("--limit", a->limit, "Stop after N entries")->type_name("N");
   sub.add_option("--format", a->format, "ndjson (default when stdout is not a terminal) or table")
       ->type_name("ndjson|table")
-      ->check(CLI::IsMember({"ndjson", "table"}).description(""));
+      ->check(CLI::IsMember(option_choices("dump", "--format")).description(""));
   add_jobs_option(sub, &a->jobs, "Decode N subtasks at once");
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, dump the rest and exit 1");
   add_shard_option(sub, &a->shard, "its subtasks' entries; the parts' outputs in order are the whole dump");

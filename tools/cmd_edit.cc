@@ -13,6 +13,7 @@
 #include "command.h"
 #include "jobs_arg.h"
 #include "json_output.h"
+#include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
 #include "shard_arg.h"
@@ -42,7 +43,7 @@ struct EditArgs {
   int32_t parallelism = 0;
   std::vector<std::string> expire;
   std::string now;
-  std::string plan;
+  NamingArgs naming;  // --plan (with --now also the TTLs to expire), --uid, --uids
   std::string shard;
   bool finish = false;
   ProgressMode progress = ProgressMode::kAuto;
@@ -59,15 +60,22 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
   return true;
 }
 
-std::string describe(const EditChange& c) {
-  if (c.what == "drop-operator") return fmt::format("operator {}: dropped ({})", c.operator_id, c.detail);
-  if (c.what == "set-uid") return fmt::format("operator {}: id {} (uid '{}')", c.operator_id, c.new_id, c.detail);
-  if (c.what == "set-id") return fmt::format("operator {}: id {}", c.operator_id, c.new_id);
-  if (c.what == "expire")
-    return fmt::format("operator {}: state '{}': {} expired entries dropped", c.operator_id, c.state, c.entries);
+// An operator of the input as the names know it: "operator '<uid>' (<id>)", else by its id.
+std::string operator_text(const std::string& hex, const OperatorNames& names) {
+  OperatorId id;
+  const OperatorName* n = parse_operator_id(hex, &id) ? names.find(id) : nullptr;
+  return n && !n->uid.empty() ? fmt::format("operator '{}' ({})", n->uid, hex) : "operator " + hex;
+}
+
+std::string describe(const EditChange& c, const OperatorNames& names) {
+  const std::string op = operator_text(c.operator_id, names);
+  if (c.what == "drop-operator") return fmt::format("{}: dropped ({})", op, c.detail);
+  if (c.what == "set-uid") return fmt::format("{}: id {} (uid '{}')", op, c.new_id, c.detail);
+  if (c.what == "set-id") return fmt::format("{}: id {}", op, c.new_id);
+  if (c.what == "expire") return fmt::format("{}: state '{}': {} expired entries dropped", op, c.state, c.entries);
   if (c.what == "max-parallelism")
-    return fmt::format("operator {}: max parallelism {} ({} entries moved)", c.operator_id, c.detail, c.entries);
-  return fmt::format("operator {}: state '{}' dropped ({} entries)", c.operator_id, c.state, c.entries);
+    return fmt::format("{}: max parallelism {} ({} entries moved)", op, c.detail, c.entries);
+  return fmt::format("{}: state '{}' dropped ({} entries)", op, c.state, c.entries);
 }
 
 // The document of formats/schemas/ckpt.edit.schema.json: what was written (as convert says it)
@@ -139,8 +147,9 @@ Runner setup_edit(CLI::App& sub) {
       ->check(CLI::Range(1, 32768));
   sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
       ->type_name("STATE=DURATION");
-  sub.add_option("--plan", a->plan, "Also expire the TTL states of the SQL operators FILE (compiled plan) gives a TTL")
-      ->type_name("FILE");
+  add_naming_options(sub, &a->naming,
+                     "Name operators from Flink's compiled SQL plan (JSON) of the job; with --now also expire the "
+                     "TTL states of the operators it gives a TTL");
   sub.add_option("--now", a->now, "The time --expire measures from (ms since the epoch or ISO 8601 UTC)")
       ->type_name("TIMESTAMP");
   sub.add_option("--to", a->to, "Layout of the output's keyed state: rocksdb, heap or canonical")->type_name("KIND");
@@ -187,12 +196,19 @@ Runner setup_edit(CLI::App& sub) {
     }
     if (!parse_state_ttls(io, a->expire, "--expire", &options.expire) || !parse_now(io, a->now, &options.now))
       return kExitError;
-    if ((!options.expire.empty() || !a->plan.empty()) && !options.now) {
+    // --plan names operators; it expires with --now, and without another operation it can only
+    // have been meant to expire.
+    const bool other = !options.set_uids.empty() || !options.set_ids.empty() || !options.drop_states.empty() ||
+                       !a->drop_operators.empty() || !options.delete_keys.empty() || a->max_parallelism ||
+                       !a->to.empty();
+    if ((!options.expire.empty() || (!a->naming.plan.empty() && !other)) && !options.now) {
       print_error(io, fmt::format("{} needs --now (the time Flink would measure the TTL from)",
-                                  a->plan.empty() ? "--expire" : "--plan"));
+                                  options.expire.empty() ? "--plan" : "--expire"));
       return kExitError;
     }
-    options.plan = a->plan;
+    std::optional<OperatorNames> names = names_or_report(io, a->naming);
+    if (!names) return kExitError;
+    if (options.now) options.plan = a->naming.plan;
     options.max_parallelism = a->max_parallelism;
     options.parallelism = a->parallelism;
     options.keys_operator = a->keys_operator;
@@ -217,11 +233,11 @@ Runner setup_edit(CLI::App& sub) {
       return s->unmatched_keys.empty() ? kExitOk : kExitProblems;
     }
     const char* prefix = a->dry_run ? "would change: " : "";
-    for (const EditChange& c : s->changes) io.out << prefix << printable(describe(c)) << "\n";
+    for (const EditChange& c : s->changes) io.out << prefix << printable(describe(c, *names)) << "\n";
     if (!options.delete_keys.empty()) {
       for (const EditSummary::KeysErased& k : s->erased)
-        io.out << fmt::format("{}operator {}: state '{}': {} entries of the keys erased\n", prefix, k.operator_id,
-                              printable(k.state), k.entries);
+        io.out << fmt::format("{}{}: state '{}': {} entries of the keys erased\n", prefix,
+                              operator_text(k.operator_id, *names), printable(k.state), k.entries);
       for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
       const char* remains = a->dry_run ? "would remain: " : "remains: ";
       for (const EditSummary::KeyResidue& r : s->residues)

@@ -1,4 +1,5 @@
 // ckpt inspect: what a checkpoint or savepoint holds (man/ckpt-inspect.1.md).
+#include <filesystem>
 #include <memory>
 
 #include "ckpt/inspect.h"
@@ -49,7 +50,15 @@ Runner setup_inspect(CLI::App& sub) {
     options.progress = meter.counters();
     Result<InspectReport> report = inspect_snapshot(a->snapshot, options);
     meter.finish();
-    if (!report.ok()) return report_error(io, report.error());
+    if (!report.ok()) {
+      const int status = report_error(io, report.error());
+      // A job's checkpoint directory: say how to inspect one of its snapshots.
+      const std::vector<std::string> inside = snapshots_in(a->snapshot);
+      if (!inside.empty())
+        io.err << "run 'ckpt inspect " << (std::filesystem::path(a->snapshot) / inside.back()).string()
+               << "' to inspect the newest of them\n";
+      return status;
+    }
     if (a->json) write_inspect_json(*report, a->verbose, io.out);
     else write_inspect_text(*report, a->verbose, io.out);
     io.json_written = a->json;

@@ -1,11 +1,17 @@
 // Completion scripts for bash, zsh and fish from the app's subcommands and options.
 //
-// Flags that take a value complete file names (most values are paths; the others are short
-// words the user types); positional arguments complete file names.
+// Flags that take one of a fixed set of words (tools/choices.h) complete those words; other
+// flags that take a value complete file names (most values are paths; the others are short
+// words the user types); positional arguments complete file names, or their words (`help`
+// the commands, `completion` the shells). The object-store options, which every command takes
+// (ckpt(1) OBJECT STORES), are offered with every command's own.
 #include "completion.h"
 
 #include <string>
 #include <vector>
+
+#include "choices.h"
+#include "object_store.h"
 
 namespace ckpt::cli {
 namespace {
@@ -14,20 +20,29 @@ struct Flag {
   std::vector<std::string> names;  // "--state", "-j"
   std::string description;
   bool takes_value = false;
+  std::vector<std::string> choices;  // the words the value is one of; empty: a file name
 };
 
 struct Sub {
   std::string name;
   std::string description;
   std::vector<Flag> flags;
+  std::vector<std::string> positional_choices;  // of the first positional; empty: file names
 };
 
 std::vector<Sub> model(const CLI::App& app) {
   std::vector<Sub> out;
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    Sub s{sub->get_name(), sub->get_description(), {}};
+    Sub s{sub->get_name(), sub->get_description(), {}, {}};
     for (const CLI::Option* o : sub->get_options()) {
-      if (o->get_positional() && o->get_lnames().empty() && o->get_snames().empty()) continue;
+      if (o->get_positional() && o->get_lnames().empty() && o->get_snames().empty()) {
+        if (s.positional_choices.empty())
+          s.positional_choices = s.name == "help" ? commands : option_choices(s.name, o->get_name());
+        continue;
+      }
       if (o->get_group().empty()) continue;  // hidden aliases: old spellings are not offered
       Flag f;
       for (const std::string& l : o->get_lnames()) f.names.push_back("--" + l);
@@ -35,10 +50,18 @@ std::vector<Sub> model(const CLI::App& app) {
       if (f.names.empty()) continue;
       f.description = o->get_description();
       f.takes_value = o->get_items_expected_max() > 0;
+      f.choices = option_choices(s.name, f.names.front());
       s.flags.push_back(std::move(f));
     }
+    for (const GlobalOption& g : object_store_options()) s.flags.push_back(Flag{{g.name}, g.help, *g.value != 0, {}});
     out.push_back(std::move(s));
   }
+  return out;
+}
+
+std::string words(const std::vector<std::string>& list) {
+  std::string out;
+  for (const std::string& w : list) out += (out.empty() ? "" : " ") + w;
   return out;
 }
 
@@ -69,22 +92,30 @@ void bash(std::ostream& out, const std::vector<Sub>& subs) {
   out << "--help --version\" -- \"$cur\"))\n"
          "    return\n"
          "  fi\n"
-         "  local flags=\"\" valued=\"\"\n"
+         "  local flags=\"\" valued=\"\" choices=\"\" positional=\"\"\n"
          "  case \"${COMP_WORDS[1]}\" in\n";
   for (const Sub& s : subs) {
-    std::string flags, valued;
+    std::string flags, valued, by_flag;
     for (const Flag& f : s.flags)
       for (const std::string& n : f.names) {
         flags += (flags.empty() ? "" : " ") + n;
         if (f.takes_value) valued += (valued.empty() ? "" : " ") + n;
+        if (!f.choices.empty()) by_flag += " " + n + ") choices=\"" + words(f.choices) + "\" ;;";
       }
-    out << "    " << s.name << ") flags=\"" << flags << "\"; valued=\"" << valued << "\" ;;\n";
+    out << "    " << s.name << ") flags=\"" << flags << "\"; valued=\"" << valued << "\"";
+    if (!s.positional_choices.empty()) out << "; positional=\"" << words(s.positional_choices) << "\"";
+    if (!by_flag.empty()) out << "\n      case \"$prev\" in" << by_flag << " esac";
+    out << " ;;\n";
   }
   out << "  esac\n"
-         "  if [[ \" $valued \" == *\" $prev \"* ]]; then\n"
+         "  if [[ -n \"$choices\" ]]; then\n"
+         "    COMPREPLY=($(compgen -W \"$choices\" -- \"$cur\"))\n"
+         "  elif [[ \" $valued \" == *\" $prev \"* ]]; then\n"
          "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
          "  elif [[ \"$cur\" == -* ]]; then\n"
          "    COMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"))\n"
+         "  elif [[ -n \"$positional\" ]]; then\n"
+         "    COMPREPLY=($(compgen -W \"$positional\" -- \"$cur\"))\n"
          "  else\n"
          "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
          "  fi\n"
@@ -114,10 +145,16 @@ void zsh(std::ostream& out, const std::vector<Sub>& subs) {
       for (const std::string& n : f.names) {
         // Repeatable flags (--remap, --uid) may come again: '*' before each spec.
         std::string spec = "*" + n + "[" + zsh_text(f.description) + "]";
-        if (f.takes_value) spec += ":value:_files";
+        if (!f.choices.empty())
+          spec += ":value:(" + words(f.choices) + ")";
+        else if (f.takes_value)
+          spec += ":value:_files";
         out << " \\\n        " << single_quoted(spec);
       }
-    out << " \\\n        '*:file:_files'\n      ;;\n";
+    if (s.positional_choices.empty())
+      out << " \\\n        '*:file:_files'\n      ;;\n";
+    else
+      out << " \\\n        " << single_quoted("1:word:(" + words(s.positional_choices) + ")") << "\n      ;;\n";
   }
   out << "  esac\n"
          "}\n"
@@ -134,11 +171,17 @@ void fish(std::ostream& out, const std::vector<Sub>& subs) {
         << " -d " << single_quoted(s.description) << "\n";
   for (const Sub& s : subs) {
     const std::string when = single_quoted("__fish_seen_subcommand_from " + s.name);
-    out << "complete -c ckpt -n " << when << " -F\n";
+    if (s.positional_choices.empty())
+      out << "complete -c ckpt -n " << when << " -F\n";
+    else
+      out << "complete -c ckpt -n " << when << " -f -a " << single_quoted(words(s.positional_choices)) << "\n";
     for (const Flag& f : s.flags) {
       out << "complete -c ckpt -n " << when;
       for (const std::string& n : f.names) out << (n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1));
-      if (f.takes_value) out << " -r -F";
+      if (!f.choices.empty())
+        out << " -x -a " << single_quoted(words(f.choices));
+      else if (f.takes_value)
+        out << " -r -F";
       out << " -d " << single_quoted(f.description) << "\n";
     }
   }

@@ -3,8 +3,9 @@
 
 namespace ckpt::cli {
 
-void add_naming_options(CLI::App& sub, NamingArgs* args) {
-  sub.add_option("--plan", args->plan, "Name operators from Flink's compiled SQL plan (JSON) of the job")
+void add_naming_options(CLI::App& sub, NamingArgs* args, const std::string& plan_help) {
+  sub.add_option("--plan", args->plan,
+                 plan_help.empty() ? "Name operators from Flink's compiled SQL plan (JSON) of the job" : plan_help)
       ->type_name("FILE");
   sub.add_option("--uid", args->uids, "Name the operator whose uid is NAME (repeatable)")->type_name("NAME");
   sub.add_option("--uids", args->uids_file, "Name operators by the uids in FILE, one a line")->type_name("FILE");

@@ -1,5 +1,5 @@
 // tools/naming_arg.h - --plan, --uid and --uids: names for the operators of the snapshots read
-// by inspect, dump, diff and verify.
+// by inspect, dump, diff, verify, report, advise and edit.
 #pragma once
 
 #include <optional>
@@ -17,7 +17,8 @@ struct NamingArgs {
   std::string uids_file;          // --uids FILE
 };
 
-void add_naming_options(CLI::App& sub, NamingArgs* args);
+// `plan_help` replaces --plan's description where the plan does more than name (report, edit).
+void add_naming_options(CLI::App& sub, NamingArgs* args, const std::string& plan_help = "");
 
 // The names the flags give; on an unreadable file prints "ckpt: error: ..." and returns nullopt,
 // after which the caller exits with kExitError.

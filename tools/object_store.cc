@@ -14,14 +14,33 @@
 
 namespace ckpt::cli {
 
+const std::vector<GlobalOption>& object_store_options() {
+  static const std::vector<GlobalOption> options = {
+      {"--endpoint", "URL", "The store's endpoint (else AWS_ENDPOINT_URL_S3, the profile's, AWS's)"},
+      {"--region", "REGION", "The signing region (else AWS_REGION, the profile's, us-east-1)"},
+      {"--profile", "NAME", "The profile of ~/.aws/credentials and ~/.aws/config"},
+      {"--path-style", "", "Address buckets as ENDPOINT/bucket/key (MinIO)"},
+      {"--no-sign-request", "", "Send anonymous requests (public buckets)"},
+      {"--connections", "N", "Transfers at once (1 to 256, default 8)"},
+      {"--cache-size", "SIZE", "Downloaded state files kept at most (default 4g)"},
+  };
+  return options;
+}
+
 namespace {
 
+std::set<std::string> option_names(bool valued) {
+  std::set<std::string> out;
+  for (const GlobalOption& o : object_store_options())
+    if ((*o.value != 0) == valued) out.insert(o.name);
+  return out;
+}
 const std::set<std::string>& valued_options() {
-  static const std::set<std::string> s = {"--endpoint", "--region", "--profile", "--connections", "--cache-size"};
+  static const std::set<std::string> s = option_names(true);
   return s;
 }
 const std::set<std::string>& flag_options() {
-  static const std::set<std::string> s = {"--path-style", "--no-sign-request"};
+  static const std::set<std::string> s = option_names(false);
   return s;
 }
 

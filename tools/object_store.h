@@ -16,6 +16,15 @@
 
 namespace ckpt::cli {
 
+// The object-store options (ckpt(1) OBJECT STORES), which any command takes anywhere on its
+// command line: `value` names a valued option's value, "" for a flag.
+struct GlobalOption {
+  const char* name;   // "--endpoint"
+  const char* value;  // "URL"
+  const char* help;
+};
+const std::vector<GlobalOption>& object_store_options();
+
 // True if `args` (without argv[0]) hold an object-store URI or option.
 bool uses_object_store(const std::vector<std::string>& args);
 

@@ -16,8 +16,9 @@ void add_report_run_options(CLI::App& sub, ReportRunArgs* a) {
   add_jobs_option(sub, &a->jobs, "Count N subtasks at once");
   sub.add_option("--ttl", a->ttls, "The time-to-live of TTL state STATE, for the ttl rule (repeatable)")
       ->type_name("STATE=DURATION");
-  sub.add_option("--plan", a->plan, "A compiled SQL plan of the job: its nodes' state TTLs, for the ttl rule")
-      ->type_name("FILE");
+  add_naming_options(sub, &a->naming,
+                     "Name operators from Flink's compiled SQL plan (JSON) of the job, and take its nodes' state "
+                     "TTLs for the ttl rule");
   sub.add_option("--now", a->now, "The time TTLs are measured at (default: the newest last access in the snapshot)")
       ->type_name("TIMESTAMP");
   add_remap_option(sub, &a->remap);
@@ -43,13 +44,17 @@ std::optional<ReportAndAdvice> build_report_and_advice(Io& io, const std::string
   ro.jobs = a.jobs;
   ro.remap = std::move(*remap);
   ro.progress = progress;
-  ro.plan = a.plan;
+  std::optional<OperatorNames> names = names_or_report(io, a.naming);
+  if (!names) return std::nullopt;
+  ro.names = std::move(*names);
+  ro.plan = a.naming.plan;
   if (!parse_state_ttls(io, a.ttls, "--ttl", &ro.ttls) || !parse_now(io, a.now, &ro.now)) return std::nullopt;
   Result<Report> r = build_report(path, ro);
   if (!r.ok()) {
     report_error(io, r.error());
     return std::nullopt;
   }
+  warn_unmatched_uids(io, r->unmatched_uids);
   ReportAndAdvice out{std::move(*r), {}};
   out.advice = advise(out.report, ao);
   return out;

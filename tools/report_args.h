@@ -11,6 +11,7 @@
 #include "ckpt/advise.h"
 #include "ckpt/report.h"
 #include "command.h"
+#include "naming_arg.h"
 #include "progress_meter.h"
 
 namespace ckpt::cli {
@@ -22,12 +23,12 @@ struct ReportRunArgs {
   int jobs = 1;
   std::vector<std::string> remap;
   std::vector<std::string> ttls;  // STATE=DURATION
-  std::string plan;
+  NamingArgs naming;              // --plan (also the TTLs of its nodes), --uid, --uids
   std::string now;
   ProgressMode progress = ProgressMode::kAuto;
 };
 
-// --tm-memory, --slots, --fast, --jobs, --ttl, --plan, --now, --remap, --progress, -q.
+// --tm-memory, --slots, --fast, --jobs, --ttl, --plan, --uid, --uids, --now, --remap, --progress, -q.
 void add_report_run_options(CLI::App& sub, ReportRunArgs* a);
 
 struct ReportAndAdvice {
@@ -35,7 +36,8 @@ struct ReportAndAdvice {
   AdviseReport advice;
 };
 
-// The report of PATH and its advice; nullopt after printing the error.
+// The report of PATH and its advice; nullopt after printing the error. Warns of uids that
+// name no operator.
 std::optional<ReportAndAdvice> build_report_and_advice(Io& io, const std::string& path, const ReportRunArgs& a,
                                                        Progress* progress);
 

@@ -197,3 +197,36 @@ TEST_CASE("report writes one page under --output whose data is --json's and repl
   CHECK(run_cli({"report", "-q", snap}).status == 2);  // neither --output nor --json
   CHECK(run_cli({"report", "-q", s / "absent", "--json"}).status == 2);
 }
+
+TEST_CASE("report and advise name operators by --plan and --uid as inspect does", "[cli][corpus]") {
+  CKPT_REQUIRE_SHARED();
+  const std::string dir = ckpt::test::sql_corpus_dir() + "/stream-exec-group-aggregate_1/agg-with-state-ttl-hint";
+  const std::string sp = dir + "/savepoint", plan = dir + "/plan/agg-with-state-ttl-hint.json";
+  const json r = report_json({sp, "--plan", plan});
+  json inspected = json::parse(run_cli_ok({"inspect", "--json", sp, "--plan", plan}).out);
+  REQUIRE(r["operators"].size() == inspected["operators"].size());
+  for (size_t i = 0; i < r["operators"].size(); ++i) {
+    INFO(r["operators"][i]["id"]);
+    CHECK(r["operators"][i]["uid"] == inspected["operators"][i]["uid"]);
+    CHECK(r["operators"][i]["uid"].is_string());
+    CHECK(r["operators"][i]["description"] == inspected["operators"][i]["description"]);
+  }
+  // --uid alone names the one operator; a uid naming none is a warning.
+  ckpt::test::CliResult one = run_cli({"report", "--json", "-q", sp, "--uid", "55_group-aggregate", "--uid", "nope"});
+  REQUIRE(one.status == 0);
+  CHECK(one.err.find("1 uid names no operator: nope") != std::string::npos);
+  bool named = false;
+  const json by_uid = json::parse(one.out);
+  for (const json& op : by_uid["operators"]) named |= op["uid"] == "55_group-aggregate";
+  CHECK(named);
+  // advise names the operator of its advice by the plan's uid.
+  ckpt::test::CliResult a = run_cli({"advise", "-q", sp, "--plan", plan, "--now", "2024-02-01T00:00:00Z"});
+  REQUIRE(a.status == 0);
+  CHECK(a.out.find("[ttl] operator '55_group-aggregate' (") != std::string::npos);
+  json aj =
+      json::parse(run_cli_ok({"advise", "--json", "-q", sp, "--plan", plan, "--now", "2024-02-01T00:00:00Z"}).out);
+  REQUIRE(aj["advice"].size() == 1);
+  CHECK(aj["advice"][0]["uid"] == "55_group-aggregate");
+  for (const json& e : aj["advice"][0]["evidence"])
+    if (e["unit"] == "ms_since_epoch") CHECK(e["value"].get<std::string>().ends_with("Z"));
+}

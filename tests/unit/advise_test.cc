@@ -70,14 +70,16 @@ TEST_CASE("advise state-backend: heap state too large for a slot -> RocksDB and 
   generate(heap);
   generate(gen(s / "rocks", 4000));
   const ckpt::Report h = report_of(s / "heap"), r = report_of(s / "rocks");
-  // ~240 KiB per slot of state: 256 KiB per slot is too little for the heap, 1 GiB plenty.
-  const std::optional<ckpt::Advice> a = rule(ckpt::advise(h, memory(int64_t{1} << 20, 4)), "state-backend");
+  // ~240 KiB per slot of state: a 1 GiB TaskManager of 64 slots has ~410 KiB of task heap per
+  // slot (Flink's memory model leaves ~25.6 MiB of task heap of 1 GiB), too little for the heap;
+  // 1 GiB for one slot plenty.
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(h, memory(int64_t{1} << 30, 64)), "state-backend");
   REQUIRE(a);
   CHECK(sets(a, "state.backend.type", "rocksdb"));
-  CHECK(a->evidence.size() == 5);  // with the largest mean entry a RocksDB access would read whole
+  CHECK(a->evidence.size() == 6);  // with the largest mean entry a RocksDB access would read whole
   CHECK_FALSE(rule(ckpt::advise(h, memory(int64_t{1} << 30)), "state-backend"));
   CHECK(sets(rule(ckpt::advise(r, memory(int64_t{4} << 30)), "state-backend"), "state.backend.type", "hashmap"));
-  CHECK_FALSE(rule(ckpt::advise(r, memory(int64_t{1} << 20)), "state-backend"));
+  CHECK_FALSE(rule(ckpt::advise(r, memory(int64_t{1} << 30, 64)), "state-backend"));
   // Without --tm-memory the rule has no evidence and says so.
   ckpt::AdviseReport none = ckpt::advise(h, {});
   CHECK_FALSE(rule(none, "state-backend"));
@@ -159,7 +161,8 @@ TEST_CASE("advise unaligned: silent without channel state", "[ops]") {
 TEST_CASE(
     "advise state-backend: whole values of 16 KiB read per RocksDB access -> heap but map values or small ones not",
     "[ops]") {
-  // About 2 MiB per slot against 32 MiB: between the shares that decide on size alone.
+  // About 2 MiB per slot against the ~25.6 MiB task heap of a 1 GiB TaskManager: between the
+  // shares that decide on size alone.
   ckpt::test::ScratchDir s;
   ckpt::GenerateOptions big = gen(s / "big", 200), small = gen(s / "small", 30000), map = gen(s / "map", 100);
   big.value_size = map.value_size = 20000;
@@ -167,7 +170,7 @@ TEST_CASE(
   generate(big);
   generate(small);
   generate(map);
-  const ckpt::AdviseOptions mem = memory(int64_t{32} << 20);
+  const ckpt::AdviseOptions mem = memory(int64_t{1} << 30);
   const ckpt::Report b = report_of(s / "big");
   const std::optional<ckpt::Advice> a = rule(ckpt::advise(b, mem), "state-backend");
   REQUIRE(a);
@@ -179,8 +182,8 @@ TEST_CASE(
   }));
   CHECK_FALSE(rule(ckpt::advise(report_of(s / "small"), mem), "state-backend"));
   CHECK_FALSE(rule(ckpt::advise(report_of(s / "map"), mem), "state-backend"));  // read one entry at a time
-  // Too large for the heap: size decides, whatever the values.
-  CHECK_FALSE(rule(ckpt::advise(b, memory(int64_t{4} << 20)), "state-backend"));
+  // Too large for the heap (~3.2 MiB of task heap per slot): size decides, whatever the values.
+  CHECK_FALSE(rule(ckpt::advise(b, memory(int64_t{1} << 30, 8)), "state-backend"));
   // --fast counts no value: the rule decides on size alone, and the size is in between.
   ckpt::ReportOptions fast;
   fast.fast = true;
@@ -325,4 +328,113 @@ TEST_CASE("advise parses memory sizes as Flink writes them", "[ops]") {
   CHECK(*ckpt::parse_memory_size("1.5GB") == int64_t{3} << 29);
   CHECK(*ckpt::parse_memory_size("2048") == 2048);
   for (const char* bad : {"", "g", "4x", "-1m", "1e400"}) CHECK_FALSE(ckpt::parse_memory_size(bad).ok());
+}
+
+TEST_CASE("advise state-backend reasons from Flink's memory model: task heap and managed memory of the process size",
+          "[ops]") {
+  // TaskManagerOptions' defaults: 4 GiB of process: JVM overhead 0.1 (409.6 MiB, within 192m-1g),
+  // metaspace 256 MiB, so 3430.4 MiB of Flink memory: managed 0.4, network 0.1, framework
+  // heap and off-heap 128 MiB each, task heap the rest (1459.2 MiB).
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  const ckpt::TaskManagerMemory m = ckpt::task_manager_memory(int64_t{4} << 30);
+  CHECK(m.jvm_overhead == static_cast<int64_t>(static_cast<double>(int64_t{4} << 30) * static_cast<double>(0.1f)));
+  CHECK(m.jvm_metaspace == 256 * kMiB);
+  CHECK(m.flink == (int64_t{4} << 30) - m.jvm_overhead - m.jvm_metaspace);
+  CHECK(m.managed == static_cast<int64_t>(static_cast<double>(m.flink) * static_cast<double>(0.4f)));
+  CHECK(m.task_heap == m.flink - 256 * kMiB - m.managed - m.network);
+  CHECK(m.task_heap > 1459 * kMiB);
+  CHECK(m.task_heap < 1460 * kMiB);
+  // The overhead's and network's bounds: 1 GiB of process takes the minimums.
+  const ckpt::TaskManagerMemory small = ckpt::task_manager_memory(int64_t{1} << 30);
+  CHECK(small.jvm_overhead == 192 * kMiB);
+  CHECK(small.network == 64 * kMiB);
+  CHECK(small.task_heap > 25 * kMiB);
+  CHECK(small.task_heap < 26 * kMiB);
+  CHECK(ckpt::task_manager_memory(int64_t{64} << 30).jvm_overhead == 1024 * kMiB);
+  CHECK(ckpt::task_manager_memory(512 * kMiB).task_heap < 0);
+
+  // The rule measures the state against the task heap per slot, not the process size: ~240 KiB
+  // per slot is less than 0.3 of 1 GiB / 64 slots (16 MiB) but more than 0.3 of its task heap.
+  ckpt::test::ScratchDir s;
+  ckpt::GenerateOptions heap = gen(s / "heap", 4000);
+  heap.backend = ckpt::GenerateBackend::kHeap;
+  generate(heap);
+  const ckpt::Report h = report_of(s / "heap");
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(h, memory(int64_t{1} << 30, 64)), "state-backend");
+  REQUIRE(a);
+  auto evidence = [&](const std::string& name) -> const ckpt::AdviceEvidence& {
+    for (const ckpt::AdviceEvidence& e : a->evidence)
+      if (e.name == name) return e;
+    FAIL("no evidence " << name);
+    throw;
+  };
+  CHECK(evidence("task heap per slot").number == static_cast<double>(small.task_heap / 64));
+  CHECK(evidence("task heap per slot").unit == "bytes");
+  CHECK(evidence("managed memory per slot").number == static_cast<double>(small.managed / 64));
+  CHECK(evidence("state per slot").unit == "bytes");
+  CHECK(evidence("state per slot / task heap per slot").unit == "ratio");
+  CHECK_FALSE(evidence("backend in the snapshot").number);
+  // A process size Flink refuses (no task heap left) gives no advice, and says why.
+  ckpt::AdviseReport refused = ckpt::advise(h, memory(512 * kMiB));
+  CHECK_FALSE(rule(refused, "state-backend"));
+  CHECK(silent_about(refused, "state-backend: --tm-memory 512.0 MiB leaves no task heap"));
+}
+
+TEST_CASE("advise changelog names the storage path Flink requires", "[ops]") {
+  ckpt::test::ScratchDir s;
+  ckpt::GenerateOptions churned = gen(s / "churned");
+  churned.chain = 4;
+  churned.churn = 0.8;
+  generate(churned);
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(report_of(s / "churned"), {}), "changelog");
+  REQUIRE(a);
+  CHECK(std::any_of(a->settings.begin(), a->settings.end(),
+                    [](const ckpt::AdviceSetting& x) { return x.key == "dstl.dfs.base-path"; }));
+  CHECK(a->evidence.at(0).unit == "count");
+  CHECK(a->evidence.at(1).unit == "ratio");
+}
+
+TEST_CASE("advise ttl: SQL state names SQL's settings and other state Flink's cleanup defaults with ISO times",
+          "[ops][corpus]") {
+  CKPT_REQUIRE_SHARED();
+  // A SQL group aggregate with a one-second STATE_TTL hint, measured a day later.
+  const std::string dir = ckpt::test::sql_corpus_dir() + "/stream-exec-group-aggregate_1/agg-with-state-ttl-hint";
+  ckpt::ReportOptions ro;
+  ro.plan = dir + "/plan/agg-with-state-ttl-hint.json";
+  REQUIRE(ro.names.add_plan_file(ro.plan).ok());
+  ro.now = 1'706'745'600'000;  // 2024-02-01T00:00:00Z
+  ckpt::Result<ckpt::Report> r = ckpt::build_report(dir + "/savepoint", ro);
+  REQUIRE(r.ok());
+  const std::optional<ckpt::Advice> a = rule(ckpt::advise(*r, {}), "ttl");
+  REQUIRE(a);
+  CHECK(a->operator_uid == "55_group-aggregate");
+  CHECK(sets(a, "table.exec.state.ttl", "1000 ms"));
+  CHECK(a->recommendation.find("STATE_TTL") != std::string::npos);
+  CHECK(a->recommendation.find("StateTtlConfig") == std::string::npos);
+  for (const ckpt::AdviceSetting& x : a->settings) CHECK(x.key.find("StateTtlConfig") == std::string::npos);
+  bool measured = false;
+  for (const ckpt::AdviceEvidence& e : a->evidence)
+    if (e.name == "measured at (--now)") {
+      measured = true;
+      CHECK(e.value == "2024-02-01T00:00:00.000Z");
+      CHECK(e.number == 1'706'745'600'000.0);
+      CHECK(e.unit == "ms_since_epoch");
+    }
+  CHECK(measured);
+
+  // A DataStream job's TTL state: StateTtlConfig, whose defaults are not what is recommended.
+  ckpt::test::ScratchDir s;
+  ckpt::GenerateOptions o = gen(s / "ttl", 3000);
+  o.ttl_span = 86'400'000;
+  generate(o);
+  ckpt::ReportOptions plain;
+  plain.ttls = {{"value-state", 43'200'000}};
+  ckpt::Result<ckpt::Report> d = ckpt::build_report(s / "ttl", plain);
+  REQUIRE(d.ok());
+  const std::optional<ckpt::Advice> b = rule(ckpt::advise(*d, {}), "ttl");
+  REQUIRE(b);
+  CHECK(b->recommendation.find("5 entries per state access") != std::string::npos);
+  CHECK_FALSE(sets(b, "StateTtlConfig.Builder (heap)", "cleanupIncrementally(5, false)"));
+  CHECK_FALSE(sets(b, "table.exec.state.ttl", "43200000 ms"));
+  CHECK(b->evidence.back().value.ends_with("Z"));
 }

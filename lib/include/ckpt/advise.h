@@ -18,7 +18,7 @@
 namespace ckpt {
 
 struct CKPT_API AdviseThresholds {
-  // state-backend: heap state per slot above this share of the memory per slot -> RocksDB;
+  // state-backend: heap state per slot above this share of the task heap per slot -> RocksDB;
   // RocksDB state per slot below `heap_share` of it -> the heap backend would do.
   double rocksdb_share = 0.3;
   double heap_share = 0.02;
@@ -41,6 +41,21 @@ struct CKPT_API AdviseThresholds {
   double ttl_expired_share = 0.1;
 };
 
+// A TaskManager's memory as Flink derives it from `taskmanager.memory.process.size` alone, with
+// every other memory option at its default (Flink's TaskExecutorProcessUtils and
+// TaskManagerOptions): JVM overhead 0.1 of the process size within [192m, 1g], JVM metaspace
+// 256m; of the rest (total Flink memory) managed memory 0.4, network 0.1 within [64m, no max],
+// framework heap and off-heap 128m each, task off-heap 0; task heap is what remains.
+struct CKPT_API TaskManagerMemory {
+  int64_t process = 0;
+  int64_t jvm_overhead = 0, jvm_metaspace = 0;
+  int64_t flink = 0;  // total Flink memory
+  int64_t framework_heap = 0, framework_off_heap = 0, task_off_heap = 0;
+  int64_t managed = 0, network = 0;
+  int64_t task_heap = 0;  // <= 0: Flink refuses a process size this small
+};
+CKPT_API TaskManagerMemory task_manager_memory(int64_t process_size);
+
 struct CKPT_API AdviseOptions {
   std::optional<int64_t> tm_memory;  // bytes of a TaskManager's memory (taskmanager.memory.process.size)
   int32_t slots = 1;                 // taskmanager.numberOfTaskSlots
@@ -49,7 +64,11 @@ struct CKPT_API AdviseOptions {
 
 struct CKPT_API AdviceEvidence {
   std::string name;
-  std::string value;  // as measured, human-readable ("1.2 GiB", "0.83")
+  std::string value;  // as measured, human-readable ("1.2 GiB", "0.83"); a time in ISO 8601
+  // The measured number in `unit` ("bytes", "count", "ratio", "ms", "ms_since_epoch" for a
+  // time); nullopt with unit "" for evidence that is not a number (a backend, a list).
+  std::optional<double> number;
+  std::string unit;
 };
 
 struct CKPT_API AdviceSetting {
@@ -63,6 +82,7 @@ struct CKPT_API Advice {
   std::string rule;
   std::string recommendation;
   std::string operator_id;  // where the rule is about one operator; else ""
+  std::string operator_uid;  // its uid where known (the report's names, V5+ `_metadata`)
   std::vector<AdviceEvidence> evidence;
   std::vector<AdviceSetting> settings;
 };

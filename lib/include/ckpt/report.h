@@ -21,6 +21,7 @@
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/inspect.h"
+#include "ckpt/names.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
 
@@ -43,6 +44,9 @@ struct CKPT_API ReportOptions {
   std::vector<std::pair<std::string, int64_t>> ttls;
   std::string plan;
   std::optional<int64_t> now;
+  // Names for the operators, as inspect takes them (ckpt/names.h): the plan's uids and node
+  // descriptions, uids given by the user.
+  OperatorNames names;
 };
 
 struct CKPT_API ReportState {
@@ -79,6 +83,10 @@ struct CKPT_API ReportSubtask {
 
 struct CKPT_API ReportOperator {
   std::string id, uid, name;
+  std::string description;  // the compiled plan's node (ReportOptions::names); "" otherwise
+  // A Flink SQL operator: a compiled plan names it, or its state is held by the table
+  // runtime's serializers (its TTL is set in SQL, not in code).
+  bool sql = false;
   int32_t parallelism = 0, max_parallelism = 0;
   std::vector<std::string> kinds;
   int64_t state_size = 0, checkpointed_size = 0;
@@ -135,6 +143,7 @@ struct CKPT_API Report {
   // The newest snapshot's inspect report, for rules that need more (ckpt/advise.h).
   InspectReport inspect;
   std::vector<std::string> problems;  // parts skipped while counting, as Error::to_string()
+  std::vector<std::string> unmatched_uids;  // uids of ReportOptions::names that name no operator
 };
 
 // Errors: PATH is neither a snapshot nor a directory holding `chk-*/_metadata`, a `_metadata`

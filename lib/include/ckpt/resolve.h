@@ -34,8 +34,13 @@ struct CKPT_API SnapshotLocation {
   std::string directory;      // where relative handles point
 };
 
-// kNotFound if `path` does not exist or is a directory without a `_metadata`.
+// kNotFound if `path` does not exist or is a directory without a `_metadata`; for a directory
+// of snapshots (a job's `chk-N`) the error names the ones it holds.
 CKPT_API Result<SnapshotLocation> locate_snapshot(const std::string& path);
+
+// The subdirectories of `directory` that hold a `_metadata` (a job's `chk-N`, savepoints), by
+// name: `chk-N` by N, then the others by name; empty when none (or it cannot be read).
+CKPT_API std::vector<std::string> snapshots_in(const std::string& directory);
 
 // One PREFIX=DIR (or OLD=NEW) rule. Parsing splits at the first '='.
 struct CKPT_API PrefixRule {

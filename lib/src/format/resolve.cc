@@ -55,6 +55,26 @@ static std::string join_path(const std::string& dir, std::string_view name) {
   return out;
 }
 
+std::vector<std::string> snapshots_in(const std::string& directory) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<int64_t, std::string>> found;  // chk-N by N; others after, by name
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (!it->is_directory(e2) || !fs::is_regular_file(it->path() / "_metadata", e2)) continue;
+    const std::string name = it->path().filename().string();
+    int64_t n = INT64_MAX;
+    if (name.starts_with("chk-") && name.size() > 4 && name.size() < 20 &&
+        name.find_first_not_of("0123456789", 4) == std::string::npos)
+      n = std::stoll(name.substr(4));
+    found.emplace_back(n, name);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [n, name] : found) out.push_back(std::move(name));
+  return out;
+}
+
 Result<SnapshotLocation> locate_snapshot(const std::string& path) {
   auto not_found = [&](const std::string& what) {
     Error e(ErrorCode::kNotFound, what);
@@ -72,7 +92,17 @@ Result<SnapshotLocation> locate_snapshot(const std::string& path) {
     loc.directory = path;
     loc.metadata_path = join_path(path, "_metadata");
     struct stat ls;
-    if (::lstat(loc.metadata_path.c_str(), &ls) != 0) return not_found("directory holds no _metadata file");
+    if (::lstat(loc.metadata_path.c_str(), &ls) != 0) {
+      const std::vector<std::string> inside = snapshots_in(path);
+      if (inside.empty()) return not_found("directory holds no _metadata file");
+      // A job's checkpoint directory: the user meant one of its snapshots.
+      std::string names;
+      for (size_t i = 0; i < inside.size() && i < 20; ++i) names += (i ? ", " : "") + inside[i];
+      if (inside.size() > 20) names += fmt::format(" and {} more", inside.size() - 20);
+      return not_found(fmt::format("directory holds no _metadata file but {} snapshot{} ({}): name one, as {}",
+                                   inside.size(), inside.size() == 1 ? "" : "s", names,
+                                   join_path(path, inside.back())));
+    }
     CKPT_RETURN_IF_ERROR(check_regular_input(loc.metadata_path));
     return loc;
   }

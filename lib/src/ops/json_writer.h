@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,17 @@ class JsonWriter {
     comma();
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+    out_.append(buf, end);
+  }
+  // The shortest text that reads back as `d` ("0.25", "4096"); null where JSON has no number.
+  void value(double d) {
+    comma();
+    if (!std::isfinite(d)) {
+      out_ += "null";
+      return;
+    }
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
     out_.append(buf, end);
   }
   void null() {

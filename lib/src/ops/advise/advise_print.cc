@@ -18,6 +18,8 @@ std::string advise_json(const Report& report, const AdviseReport& a) {
     w.member("rule", x.rule);
     w.key("operator");
     w.string_or_null(x.operator_id);
+    w.key("uid");
+    w.string_or_null(x.operator_uid);
     w.member("recommendation", x.recommendation);
     w.key("evidence");
     w.begin_array();
@@ -25,6 +27,13 @@ std::string advise_json(const Report& report, const AdviseReport& a) {
       w.begin_object();
       w.member("name", e.name);
       w.member("value", e.value);
+      w.key("number");
+      if (e.number)
+        w.value(*e.number);
+      else
+        w.null();
+      w.key("unit");
+      w.string_or_null(e.unit);
       w.end_object();
     }
     w.end_array();
@@ -52,8 +61,11 @@ std::string advise_text(const AdviseReport& a) {
   std::string out;
   if (a.advice.empty()) out += "no recommendation: nothing measured calls for a change\n";
   for (const Advice& x : a.advice) {
-    out += "[" + x.rule + "]" + (x.operator_id.empty() ? "" : " operator " + x.operator_id) + "\n  " +
-           printable(x.recommendation) + "\n";
+    std::string op;
+    if (!x.operator_id.empty())
+      op = x.operator_uid.empty() ? " operator " + x.operator_id
+                                  : " operator '" + printable(x.operator_uid) + "' (" + x.operator_id + ")";
+    out += "[" + x.rule + "]" + op + "\n  " + printable(x.recommendation) + "\n";
     for (const AdviceEvidence& e : x.evidence) out += "  evidence: " + e.name + ": " + printable(e.value) + "\n";
     for (const AdviceSetting& s : x.settings) out += "  set: " + s.key + ": " + printable(s.value) + "\n";
   }

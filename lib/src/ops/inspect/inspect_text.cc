@@ -74,15 +74,24 @@ std::string short_class(const std::string& c) {
   return dot == std::string::npos ? c : c.substr(dot + 1);
 }
 
+// The operator as people name it, in the states table: its uid, else its name; "-" for neither.
+std::string operator_name(const OperatorSummary& op) { return or_dash(op.uid.empty() ? op.name : op.uid); }
+
 void write_states(std::ostream& out, const InspectReport& r) {
-  std::vector<std::string> header = {"OPERATOR", "STATE", "KIND", "KEY", "NAMESPACE", "VALUE"};
+  bool names = false;
+  for (const auto& op : r.operators) names = names || !op.uid.empty() || !op.name.empty();
+  std::vector<std::string> header = {"OPERATOR"};
+  if (names) header.push_back("UID");
+  header.insert(header.end(), {"STATE", "KIND", "KEY", "NAMESPACE", "VALUE"});
   if (r.counted) header.push_back("ENTRIES");
   Table t(header);
   bool any = false;
   for (const auto& op : r.operators) {
     for (const StateSummary& s : op.states) {
-      std::vector<std::string> row = {op.id, s.name, s.kind, short_class(s.key_serializer),
-                                      short_class(s.namespace_serializer), or_dash(s.value_type)};
+      std::vector<std::string> row = {op.id};
+      if (names) row.push_back(operator_name(op));
+      row.insert(row.end(), {s.name, s.kind, short_class(s.key_serializer), short_class(s.namespace_serializer),
+                             or_dash(s.value_type)});
       if (r.counted) row.push_back(s.entries ? std::to_string(*s.entries) : "?");
       t.add(std::move(row));
       any = true;

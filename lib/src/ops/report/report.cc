@@ -48,11 +48,19 @@ Result<std::vector<Located>> locate(const std::string& path, bool* job_directory
   return std::vector<Located>{{name, where}};
 }
 
+// The table runtime's serializers (org.apache.flink.table.runtime.typeutils) hold a SQL job's
+// keys and rows.
+bool table_runtime_class(const std::string& c) { return c.find("org.apache.flink.table.") != std::string::npos; }
+
 ReportOperator operator_of(const OperatorSummary& op) {
   ReportOperator r;
   r.id = op.id;
   r.uid = op.uid;
   r.name = op.name;
+  r.description = op.description;
+  r.sql = !op.description.empty();
+  for (const StateSummary& s : op.states)
+    r.sql = r.sql || table_runtime_class(s.key_serializer) || table_runtime_class(s.value_serializer);
   r.parallelism = op.parallelism;
   r.max_parallelism = op.max_parallelism;
   r.kinds = op.kinds;
@@ -296,6 +304,7 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
     const bool newest = i + 1 == snapshots.size();
     InspectOptions io = light;
     io.states = newest;
+    if (newest) io.names = options.names;
     CKPT_ASSIGN_OR_RETURN(InspectReport in, inspect_metadata(m, s.where, io));
     ReportCheckpoint c = checkpoint_of(s.name, in);
     for (const OperatorState& op : m.operators)
@@ -312,7 +321,10 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
       for (const ReferencedFile& f : in.files) c.added_bytes += std::max<int64_t>(f.size, 0);
     }
     r.history.push_back(std::move(c));
-    if (newest) r.inspect = std::move(in);
+    if (newest) {
+      r.unmatched_uids = in.unmatched_uids;
+      r.inspect = std::move(in);
+    }
     previous = std::move(m);
     previous_where = s.where;
   }

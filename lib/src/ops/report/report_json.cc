@@ -51,6 +51,8 @@ void write_report_operator(JsonWriter& w, const ReportOperator& op, bool counted
   w.string_or_null(op.uid);
   w.key("name");
   w.string_or_null(op.name);
+  w.key("description");
+  w.string_or_null(op.description);
   w.member("parallelism", op.parallelism);
   w.member("max_parallelism", op.max_parallelism);
   w.key("kinds");

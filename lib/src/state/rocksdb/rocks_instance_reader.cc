@@ -36,6 +36,19 @@ struct RocksInstanceReader::Rep {
   std::map<std::string, StateStream> files;  // by RocksDB name: whose errors name them
   std::string meta_file;  // named by errors no one file of the instance can be blamed for
   FlinkInstance instance;
+  // Files placed by a link, not read through their streams: their bytes count as progress as a
+  // scan by key group advances through the range, up to all of them.
+  Progress* progress = nullptr;
+  uint64_t linked_bytes = 0;
+  mutable uint64_t counted_bytes = 0;
+  void count_through(int64_t done, int64_t of) const {
+    if (!progress || of <= 0) return;
+    const uint64_t target = static_cast<uint64_t>(static_cast<double>(linked_bytes) *
+                                                  static_cast<double>(std::min(done, of)) / static_cast<double>(of));
+    if (target <= counted_bytes) return;
+    progress->add_bytes(target - counted_bytes);
+    counted_bytes = target;
+  }
   Error blame_file(Error e) const;
   ~Rep() {
     (void)instance.close();
@@ -145,10 +158,13 @@ Result<std::unique_ptr<RocksInstanceReader>> RocksInstanceReader::open(const Key
       // fails its checksum (tests/corpus/sst_damage_test.cc): a scan through the instance would
       // leave entries out silently, so every table is verified whole before the instance opens.
       if (is_sst_name(f.name)) CKPT_RETURN_IF_ERROR(SstFile::verify_checksum(stream));
+      // write_out links a whole local file (no read counts it) and copies the others by reads.
+      if (!stream.path().empty() && stream.base() == 0) rep.linked_bytes += stream.size();
       CKPT_RETURN_IF_ERROR(write_out(stream, rep.dir + "/" + f.name));
       rep.files.emplace(f.name, std::move(stream));
     }
   }
+  rep.progress = streams.progress();
   Status opened = open_flink_instance(rep.dir, true, rep.instance);
   if (!opened.ok()) return rep.blame_file(std::move(opened).error());
   return r;
@@ -227,7 +243,11 @@ Status RocksInstanceReader::for_each_by_key_group(const std::vector<std::string>
     int32_t kg = -1;
     for (const Cursor& c : cursors)
       if (c.key_group >= 0 && (kg < 0 || c.key_group < kg)) kg = c.key_group;
-    if (kg < 0) return Status::OK();
+    if (kg < 0) {
+      rep_->count_through(1, 1);
+      return Status::OK();
+    }
+    rep_->count_through(kg - range.first, range.count);
     for (size_t i = 0; i < cursors.size(); ++i) {
       Cursor& c = cursors[i];
       while (c.key_group == kg) {

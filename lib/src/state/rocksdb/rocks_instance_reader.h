@@ -64,7 +64,8 @@ class RocksInstanceReader {
   // column family, read up to the next key group, merges the families key group by key group:
   // `fn(key_group, i, key, value)` for the entries of `families[i]` inside `range`, ascending by
   // key group, then by i, then by key. Memory does not grow with the instance. Entries outside
-  // `range` are skipped; a key shorter than its prefix is an error.
+  // `range` are skipped; a key shorter than its prefix is an error. With the opener's Progress,
+  // the bytes of the files placed by a link count as the scan passes through `range`.
   using KeyGroupEntryFn = std::function<Status(int32_t key_group, size_t family, std::string_view key,
                                                std::string_view value)>;
   Status for_each_by_key_group(const std::vector<std::string>& families, KeyGroupRange range, int prefix_bytes,
