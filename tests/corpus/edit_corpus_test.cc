@@ -207,7 +207,6 @@ std::multimap<std::string, int32_t> placed(const std::string& dir) {
 
 }  // namespace
 
-
 namespace {
 
 // The key group Flink gives a SQL key, from the bytes RowDataSerializer wrote (i32 length, then
@@ -296,12 +295,11 @@ std::map<std::string, std::string> snapshot_bytes_by_file(const std::string& dir
 }
 
 // `dir` taken to max parallelism 128, then 4096, then back to its own (every operator's, one
-// for all in the corpus), or through `steps` to its own: at each step every key is where Flink puts it (SQL keys: hashed here
-// from their bytes; every key: at a multiple of Flink's max parallelism, its group modulo
-// Flink's is the group Flink stored it in), and the round trip dumps as the input and has the
-// bytes of the snapshot rewritten at its own max parallelism directly, in every layout the
-// rewrite writes deterministically (heap, canonical, raw keyed timers; RocksDB's SSTs are
-// compared by their entries; with `compare_bytes`). Returns the number of SQL keys checked.
+// for all in the corpus), or through `steps` to its own: at each step every key is where Flink puts it (SQL keys:
+// hashed here from their bytes; every key: at a multiple of Flink's max parallelism, its group modulo Flink's is the
+// group Flink stored it in), and the round trip dumps as the input and has the bytes of the snapshot rewritten at its
+// own max parallelism directly, in every layout the rewrite writes deterministically (heap, canonical, raw keyed
+// timers; RocksDB's SSTs are compared by their entries; with `compare_bytes`). Returns the number of SQL keys checked.
 size_t check_rescale_round_trip(const std::string& dir, bool sql, std::vector<int32_t> steps = {},
                                 bool compare_bytes = true) {
   INFO(dir);
@@ -342,7 +340,8 @@ size_t check_rescale_round_trip(const std::string& dir, bool sql, std::vector<in
   }
   test::ExpectedEdit same;
   for (const OperatorState& op : m.operators)
-    if (op.max_parallelism != flink_max) same.structure.insert(fmt::format("max-parallelism {} ", operator_id_hex(op.id)));
+    if (op.max_parallelism != flink_max)
+      same.structure.insert(fmt::format("max-parallelism {} ", operator_id_hex(op.id)));
   test::check_edit(dir, from, same);
   if (!compare_bytes) return keys;
   EditOptions direct;
@@ -401,7 +400,8 @@ TEST_CASE("edit --max-parallelism takes a sample of keyed savepoints to 128 and 
   CHECK(keys > 0);
 }
 
-TEST_CASE("edit --max-parallelism takes every keyed corpus snapshot to 128 and 4096 and back", "[ops][corpus][sql][large]") {
+TEST_CASE("edit --max-parallelism takes every keyed corpus snapshot to 128 and 4096 and back",
+          "[ops][corpus][sql][large]") {
   // Every snapshot with keyed state of flink/ (but the changelog checkpoint whose keys need
   // another snapshot's serializers) and every flink-sql savepoint, as the sample above; a
   // savepoint whose keyed operators have two max parallelisms is left out (see below).
