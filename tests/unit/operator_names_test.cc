@@ -158,8 +158,11 @@ TEST_CASE("a process table function's own uid in the plan names its operator", "
   // StreamExecProcessTableFunction keeps a uid given in SQL as the node's "uid" and uses it
   // instead of the format's "<id>_process".
   OperatorNames names;
-  REQUIRE(names.add_plan(R"({"nodes":[{"id":3,"type":"stream-exec-process-table-function_1",
-      "description":"PTF","uid":"my-ptf"}]})", "plan.json").ok());
+  REQUIRE(names
+              .add_plan(R"({"nodes":[{"id":3,"type":"stream-exec-process-table-function_1",
+      "description":"PTF","uid":"my-ptf"}]})",
+                        "plan.json")
+              .ok());
   const OperatorName* own = names.find(operator_id_of_uid("my-ptf"));
   REQUIRE(own);
   CHECK(own->uid == "my-ptf");

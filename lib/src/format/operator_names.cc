@@ -78,7 +78,8 @@ const std::vector<std::string>& sql_transformation_names() {
       "join", "window-join", "temporal-join", "interval-join", "filter-left", "filter-right", "pad-left", "pad-right",
       // StreamExecDeltaJoin, StreamExecMultiJoin, StreamExecLateralSnapshotJoin
       "delta-join", "multi-join", "lateral-snapshot-join",
-      // StreamExecRank, StreamExecWindowRank, StreamExecSort, StreamExecSortLimit, StreamExecTemporalSort, StreamExecLimit
+      // StreamExecRank, StreamExecWindowRank, StreamExecSort, StreamExecSortLimit, StreamExecTemporalSort,
+      // StreamExecLimit
       "rank", "window-rank", "sort", "sort-limit", "temporal-sort", "limit",
       // StreamExecWatermarkAssigner, StreamExecMiniBatchAssigner
       "watermark-assigner", "mini-batch-assigner",

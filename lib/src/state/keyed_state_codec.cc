@@ -259,7 +259,7 @@ Result<std::optional<nlohmann::json>> KeyedStateCodec::key_of_rocks_entry(std::s
 }
 
 Result<std::optional<int32_t>> KeyedStateCodec::key_hash_of_rocks_entry(std::string_view key,
-                                                                       std::string_view value) const {
+                                                                        std::string_view value) const {
   if (kind_ == StateKind::kPriorityQueue && !is_timer_) {
     CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> k, key_of_rocks_entry(key, value));
     return k ? key_->java_hash_code(*k) : std::nullopt;

@@ -18,8 +18,8 @@ namespace {
 constexpr uint32_t kPostVersionedMagic = 0xF1CD859F;
 
 // One timer at r's position, consumed: what it is for a reader of the block.
-using TimerFn = std::function<Status(size_t service, int list, ByteReader& r, const ValueDecoder& key,
-                                     const ValueDecoder& ns)>;
+using TimerFn =
+    std::function<Status(size_t service, int list, ByteReader& r, const ValueDecoder& key, const ValueDecoder& ns)>;
 // A service's head (name and serializer snapshots, as stored) and its name.
 using ServiceFn = std::function<Status(std::string_view head, const std::string& name)>;
 
@@ -94,7 +94,8 @@ Status for_each_block(const KeyedHandle& handle, const StateStream& stream, cons
       }
     }
     if (!s.ok())
-      CKPT_RETURN_IF_ERROR(failed(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
+      CKPT_RETURN_IF_ERROR(
+          failed(std::move(s).error().with_context(fmt::format("raw keyed timers, key group {}", kg))));
   }
   return Status::OK();
 }

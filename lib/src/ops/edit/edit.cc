@@ -102,9 +102,8 @@ Status check_regroup(const OperatorState& op, const EditOptions& options) {
                  fmt::format("operator {}: parallelism {} is not in 1..{} (its max parallelism)",
                              operator_id_hex(op.id), parallelism, n));
   if (parallelism == op.parallelism) return Status::OK();
-  // Keyed state, raw keyed timers included, is regrouped; the rest Flink would have to split.
   for (const SubtaskState& st : op.subtasks)
-    if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() ||
+    if (!st.legacy.empty() || !st.managed_operator.empty() || !st.raw_operator.empty() || !st.raw_keyed.is_null() ||
         !st.input_channels.empty() || !st.result_subpartitions.empty())
       return Error(ErrorCode::kNotSupported,
                    fmt::format("--parallelism: operator {} has state other than keyed state, which Flink redistributes "
