@@ -19,6 +19,8 @@ Runner setup_advise(CLI::App& sub);
 Runner setup_compact(CLI::App& sub);
 Runner setup_verify(CLI::App& sub);
 Runner setup_plan(CLI::App& sub);
+Runner setup_query(CLI::App& sub);
+Runner setup_ls(CLI::App& sub);
 Runner setup_restore(CLI::App& sub);
 Runner setup_completion(CLI::App& sub);
 Runner setup_help(CLI::App& sub);
@@ -33,6 +35,8 @@ const std::vector<Command>& commands() {
       {"convert", "Rewrite a snapshot for another state backend", setup_convert},
       {"edit", "Change a savepoint offline: operators, states, keys, max parallelism", setup_edit},
       {"generate", "Write realistic synthetic snapshots", setup_generate},
+      {"query", "Run SQL over the state of snapshots: entries, operators, states, files", setup_query},
+      {"ls", "List the jobs, checkpoints and savepoints under a path", setup_ls},
       {"diff", "Show what changed between two snapshots", setup_diff},
       {"compact", "Rewrite a RocksDB snapshot as a compact native savepoint", setup_compact},
       {"gc", "Find (and delete) files no retained checkpoint references", setup_gc},

@@ -14,6 +14,7 @@
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
 #include "testlib/cli_run.h"
+#include "testlib/damaged_key_group.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
@@ -117,16 +118,11 @@ TEST_CASE("dump --key reads only the key group Flink assigns the key", "[ops]") 
   // A heap savepoint whose key group 5 of subtask 0 is overwritten: a full dump fails there, a
   // lookup of a key of another key group never reads those bytes and succeeds.
   test::ScratchDir tmp;
-  GenerateOptions g;
-  g.output = tmp / "sp";
-  g.backend = GenerateBackend::kHeap;
-  g.keys = 2000;
-  g.parallelism = 1;
-  g.max_parallelism = 16;
-  REQUIRE(generate_snapshot(g).ok());
+  const std::string sp = tmp / "sp";
+  test::write_heap_savepoint_of_16_key_groups(sp);
 
   KeyDumpLines all;
-  REQUIRE(dump_keys(g.output, {}, all).ok());
+  REQUIRE(dump_keys(sp, {}, all).ok());
   std::string elsewhere, inside;  // a key outside key group 5, one inside
   for (const std::string& line : all.lines) {
     nlohmann::json j = nlohmann::json::parse(line);
@@ -136,28 +132,16 @@ TEST_CASE("dump --key reads only the key group Flink assigns the key", "[ops]") 
   REQUIRE(!inside.empty());
   REQUIRE(!elsewhere.empty());
   KeyDumpLines before;
-  REQUIRE(dump_keys(g.output, {elsewhere}, before).ok());
+  REQUIRE(dump_keys(sp, {elsewhere}, before).ok());
   REQUIRE(!before.lines.empty());
 
-  auto m = read_metadata_file(g.output + "/_metadata");
-  REQUIRE(m.ok());
-  const KeyedHandle& h = m->operators.at(0).subtasks.at(0).managed_keyed;
-  REQUIRE(h.range.contains(5));
-  REQUIRE(h.offsets.size() == static_cast<size_t>(h.range.count));
-  const int64_t from = h.offsets[5 - h.range.first];
-  const int64_t to = h.offsets[6 - h.range.first];
-  std::string file = g.output + "/" + h.delegate.path;
-  std::string bytes = test::read_file(file);
-  REQUIRE(to > from);
-  REQUIRE(static_cast<size_t>(to) <= bytes.size());
-  std::fill(bytes.begin() + from, bytes.begin() + to, '\xff');
-  test::write_file(file, bytes);
+  test::overwrite_key_group(sp, 5);
 
   KeyDumpLines broken;
-  CHECK(!dump_keys(g.output, {}, broken).ok());
-  CHECK(!dump_keys(g.output, {inside}, broken).ok());
+  CHECK(!dump_keys(sp, {}, broken).ok());
+  CHECK(!dump_keys(sp, {inside}, broken).ok());
   KeyDumpLines after;
-  auto found = dump_keys(g.output, {elsewhere}, after);
+  auto found = dump_keys(sp, {elsewhere}, after);
   REQUIRE(found.ok());
   CHECK(after.lines == before.lines);
 }

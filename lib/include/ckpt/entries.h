@@ -125,6 +125,11 @@ struct CKPT_API Entry {
   std::string raw_value;
 };
 
+// The bytes of one entry: what the job's serializers wrote (raw key, namespace, user key and
+// value) where the layout keeps them, else the length of the decoded fields' JSON text (entries
+// a change log changed). `ckpt report` counts these, `ckpt query` shows them as entry_bytes.
+CKPT_API uint64_t entry_bytes(const Entry& e);
+
 // Which entries: the selection `ckpt dump` offers.
 struct CKPT_API EntrySelection {
   // An id, an id prefix, a uid or a V5+ name (operator_matches()); empty: every operator.
@@ -138,6 +143,9 @@ struct CKPT_API EntrySelection {
   // groups Flink assigns them (where the key type's hashCode is known; otherwise all its key
   // groups), so a lookup costs one key group, not the state. Drops operator state.
   std::vector<std::string> keys;
+  // Only operator state (list, union and broadcast entries; no keyed entries or timers): the
+  // broadcast entries, whose keys a point lookup of `keys` does not see.
+  bool operator_state_only = false;
   std::vector<PrefixRule> remap;  // as ckpt-inspect's --remap
   // Another snapshot of the same job whose keyed proxies name, per operator, the key serializer
   // a changelog-backend handle without a materialized part lacks (its keys print as hex

@@ -9,27 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "ops/backend_name.h"
+
 namespace ckpt {
 namespace {
 
-bool has_kind(const ReportOperator& op, std::string_view kind) {
-  return std::find(op.kinds.begin(), op.kinds.end(), kind) != op.kinds.end();
-}
-
-// "rocksdb" when any keyed handle is a native RocksDB one, "heap" for heap key-group streams of
-// a checkpoint or native savepoint, "" when the layout does not say (canonical savepoints).
-std::string backend_of(const Report& r) {
-  bool rocks = false, heap = false;
-  for (const ReportOperator& op : r.operators) {
-    if (has_kind(op, "keyed-rocksdb-incremental")) rocks = true;
-    if (has_kind(op, "keyed-full")) heap = true;
-  }
-  if (rocks) return "rocksdb";
-  // keyed-full is what the heap backend writes, and also RocksDB's full checkpoints: only a
-  // native savepoint or checkpoint without any RocksDB handle is taken as heap.
-  if (heap && r.snapshot_kind != "savepoint-canonical") return "heap";
-  return "";
-}
+std::string backend_of(const Report& r) { return backend_of_kinds(r.operators, r.snapshot_kind); }
 
 // A slot runs one subtask of every operator (default slot sharing): the largest subtask of
 // each operator, summed.

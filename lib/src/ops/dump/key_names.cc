@@ -26,4 +26,25 @@ std::string name_row_fields(const std::string& row_json, const std::vector<std::
   return out;
 }
 
+std::optional<std::string> unname_row_fields(const std::string& named_json, const std::vector<std::string>& names) {
+  auto row = parse_json_input(named_json);
+  if (!row.ok() || !row->is_object() || row->size() != 2) return std::nullopt;
+  const nlohmann::json* fields = json_member(*row, "fields");
+  const nlohmann::json* kind = json_member(*row, "kind");
+  if (!fields || !kind || !fields->is_object() || !kind->is_string() || fields->size() != names.size())
+    return std::nullopt;
+  nlohmann::json positional = nlohmann::json::array();
+  for (const std::string& name : names) {
+    const nlohmann::json* field = json_member(*fields, name);
+    if (!field) return std::nullopt;
+    positional.push_back(*field);
+  }
+  std::string out = "{\"fields\":";
+  append_json_text(out, positional);
+  out += ",\"kind\":";
+  append_json_text(out, *kind);
+  out += '}';
+  return out;
+}
+
 }  // namespace ckpt

@@ -139,6 +139,7 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
         if (!finish(read_operator_handle(h, streams, filter, sink, problems), "managed operator state")) return;
       }
     }
+    if (options.operator_state_only) return;
     const KeyedHandle& keyed = t.subtask->managed_keyed;
     const char* keyed_slot = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
     slot_now = keyed_slot;

@@ -243,6 +243,15 @@ std::string Value::json() const {
   return out;
 }
 
+uint64_t entry_bytes(const Entry& e) {
+  if (e.has_raw) return e.raw_key.size() + e.raw_namespace.size() + e.raw_user_key.size() + e.raw_value.size();
+  uint64_t n = e.value.json().size();
+  if (e.key) n += e.key->json().size();
+  if (e.ns) n += e.ns->json().size();
+  if (e.user_key) n += e.user_key->json().size();
+  return n;
+}
+
 EntryIterator::~EntryIterator() = default;
 
 std::unique_ptr<EntryIterator> EntryReader::entries() const { return std::make_unique<ChannelIterator>(*impl_); }

@@ -32,32 +32,35 @@ bool is_savepoint_name(const std::string& name) {
   return name.starts_with("savepoint-") && name.size() > 10;
 }
 
-Error unreadable(const std::string& path, const std::string& why) {
-  return Error(ErrorCode::kCorruption, why).with_file(path).with_context(kRefusal);
+Error unreadable(const std::string& path, const std::string& why, const char* context) {
+  Error e = Error(ErrorCode::kCorruption, why).with_file(path);
+  return context ? std::move(e).with_context(context) : e;
 }
 
 // The `_metadata` of directory `dir`: nullopt when there is none at all; an error when there
 // is one that is not (a symlink to) a regular file.
-Result<std::optional<std::string>> metadata_in(const std::string& dir) {
+Result<std::optional<std::string>> metadata_in(const std::string& dir, const char* context) {
   std::string path = (fs::path(dir) / "_metadata").string();
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return std::optional<std::string>();
-    return unreadable(path, std::string("cannot stat: ") + std::strerror(errno));
+    return unreadable(path, std::string("cannot stat: ") + std::strerror(errno), context);
   }
   if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0)
-    return unreadable(path, errno == ENOENT ? "a symbolic link to nowhere"
-                                            : std::string("a symbolic link that cannot be followed: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return unreadable(path, "not a regular file");
+    return unreadable(path,
+                      errno == ENOENT ? "a symbolic link to nowhere"
+                                      : std::string("a symbolic link that cannot be followed: ") + std::strerror(errno),
+                      context);
+  if (!S_ISREG(st.st_mode)) return unreadable(path, "not a regular file", context);
   return std::optional<std::string>(path);
 }
 
 }  // namespace
 
-Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self) {
+Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, const FindSnapshots& how) {
   std::vector<SnapshotDir> out;
-  if (self) {
-    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(dir));
+  if (how.self) {
+    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(dir, how.context));
     if (m) out.push_back(SnapshotDir{".", dir, *m});
   }
   std::vector<std::pair<int64_t, std::string>> checkpoints;
@@ -71,8 +74,8 @@ Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool sel
     std::string path = it->path().string();
     if (::stat(path.c_str(), &st) != 0) {
       // A snapshot directory that is a symlink to nowhere: what it held cannot be known.
-      if (errno == ENOENT) return unreadable(path, "a symbolic link to nowhere");
-      return unreadable(path, std::string("cannot stat: ") + std::strerror(errno));
+      if (errno == ENOENT) return unreadable(path, "a symbolic link to nowhere", how.context);
+      return unreadable(path, std::string("cannot stat: ") + std::strerror(errno), how.context);
     }
     if (!S_ISDIR(st.st_mode)) continue;  // a stray file named like a snapshot holds nothing
     if (id) checkpoints.emplace_back(*id, name);
@@ -86,8 +89,8 @@ Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool sel
   names.insert(names.end(), savepoints.begin(), savepoints.end());
   for (const std::string& name : names) {
     std::string sub = (fs::path(dir) / name).string();
-    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(sub));
-    if (m) out.push_back(SnapshotDir{name, sub, *m});
+    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(sub, how.context));
+    if (m || how.in_progress) out.push_back(SnapshotDir{name, sub, m.value_or("")});
   }
   return out;
 }

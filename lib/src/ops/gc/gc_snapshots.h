@@ -20,16 +20,25 @@ namespace ckpt::gc_detail {
 struct SnapshotDir {
   std::string name;           // "chk-7", "savepoint-3f0c1e-ab12cd34ef56", or "." for DIR itself
   std::string directory;      // where its relative handles point
-  std::string metadata_path;  // a regular file (possibly through a symlink)
+  std::string metadata_path;  // a regular file (possibly through a symlink); "" when in progress
 };
-
-// The snapshots directly in `dir`: `chk-<id>` directories (by id), then `savepoint-*`
-// directories (by name), each with a `_metadata`; with `self`, first `dir` itself when it holds
-// a `_metadata`. Errors name the entry that is not a readable snapshot.
-Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self);
 
 // Why gc stops at an unreadable snapshot, the context of every such error.
 extern const char* const kRefusal;
+
+struct FindSnapshots {
+  bool self = false;               // first `dir` itself when it holds a `_metadata`
+  bool in_progress = false;        // also the snapshot directories without any `_metadata` (ckpt ls)
+  const char* context = kRefusal;  // the context of an error; nullptr: none
+};
+
+// The snapshots directly in `dir`: `chk-<id>` directories (by id), then `savepoint-*`
+// directories (by name), each with a `_metadata`. Errors name the entry that is not a readable
+// snapshot.
+Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, const FindSnapshots& how);
+inline Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, bool self) {
+  return find_snapshots(dir, FindSnapshots{.self = self});
+}
 
 // The id of a checkpoint directory's name ("chk-42" -> 42); nullopt for any other name,
 // including one whose digits overflow an i64.

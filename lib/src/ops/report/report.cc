@@ -80,17 +80,6 @@ ReportOperator operator_of(const OperatorSummary& op) {
   return r;
 }
 
-// Bytes of one entry: what the job's serializers wrote where the layout keeps it, else the
-// decoded text (entries a change log changed).
-uint64_t entry_bytes(const Entry& e) {
-  if (e.has_raw) return e.raw_key.size() + e.raw_namespace.size() + e.raw_user_key.size() + e.raw_value.size();
-  uint64_t n = e.value.json().size();
-  if (e.key) n += e.key->json().size();
-  if (e.ns) n += e.ns->json().size();
-  if (e.user_key) n += e.user_key->json().size();
-  return n;
-}
-
 // A state whose values are Flink's TtlValues (a list's elements, a map's values): its value
 // serializer tree holds TtlStateFactory's TtlSerializer.
 bool is_ttl_state(const ReportState& s) { return s.value_type.find("TtlSerializer") != std::string::npos; }

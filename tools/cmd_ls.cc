@@ -1,0 +1,97 @@
+// ckpt ls: the jobs, checkpoints and savepoints under a path (man/ckpt-ls.1.md).
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckpt/inspect.h"
+#include "ckpt/query.h"
+#include "command.h"
+#include "json_output.h"
+#include "remap_arg.h"
+
+namespace ckpt::cli {
+
+namespace {
+
+struct LsArgs {
+  std::string path;
+  bool json = false;
+  std::vector<std::string> remap;
+};
+
+nlohmann::ordered_json text_or_null(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s);
+}
+
+void write_ls_json(Io& io, const std::string& path, const std::vector<ListedSnapshot>& found) {
+  nlohmann::ordered_json doc = json_document("ls");
+  doc["directory"] = path;
+  size_t incomplete = 0, problems = 0;
+  doc["snapshots"] = nlohmann::ordered_json::array();
+  for (const ListedSnapshot& s : found) {
+    const bool read = s.complete && s.problem.empty();
+    incomplete += !s.complete;
+    problems += !s.problem.empty();
+    nlohmann::ordered_json o;
+    o["job"] = s.job;
+    o["name"] = s.name;
+    o["path"] = s.path;
+    o["kind"] = s.kind;
+    o["id"] = s.id ? nlohmann::ordered_json(*s.id) : nlohmann::ordered_json();
+    o["complete"] = s.complete;
+    o["time"] = text_or_null(s.time);
+    o["format"] = text_or_null(s.format);
+    o["backend"] = text_or_null(s.backend);
+    o["metadata_version"] = read ? nlohmann::ordered_json(s.metadata_version) : nlohmann::ordered_json();
+    o["state_size"] = read ? nlohmann::ordered_json(s.state_size) : nlohmann::ordered_json();
+    o["operator_count"] = read ? nlohmann::ordered_json(s.operator_count) : nlohmann::ordered_json();
+    o["file_count"] = read ? nlohmann::ordered_json(s.file_count) : nlohmann::ordered_json();
+    o["problem"] = text_or_null(s.problem);
+    doc["snapshots"].push_back(std::move(o));
+  }
+  doc["snapshot_count"] = found.size();
+  doc["incomplete_count"] = incomplete;
+  doc["problem_count"] = problems;
+  print_json(io, doc);
+}
+
+void write_ls_text(Io& io, const std::vector<ListedSnapshot>& found) {
+  const std::string row = "{:<20} {:<32} {:<10} {:>8} {:<20} {:>10} {:<9} {}\n";
+  io.out << fmt::format(fmt::runtime(row), "JOB", "NAME", "KIND", "ID", "TIME", "SIZE", "BACKEND", "STATUS");
+  for (const ListedSnapshot& s : found) {
+    const bool read = s.complete && s.problem.empty();
+    std::string status = !s.complete          ? "in progress (no _metadata)"
+                         : !s.problem.empty() ? "unreadable: " + s.problem
+                                              : "complete";
+    io.out << fmt::format(fmt::runtime(row), s.job, s.name, s.kind, s.id ? std::to_string(*s.id) : "-",
+                          s.time.empty() ? "-" : s.time, read ? human_size(s.state_size) : "-",
+                          s.backend.empty() ? "-" : s.backend, status);
+  }
+}
+
+}  // namespace
+
+Runner setup_ls(CLI::App& sub) {
+  auto a = std::make_shared<LsArgs>();
+  sub.add_option("PATH", a->path, "A snapshot, a job's checkpoint directory or a directory of jobs")->required();
+  sub.add_flag("--json", a->json, "Print a JSON document instead of text");
+  add_remap_option(sub, &a->remap);
+  return [a](Io& io) {
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
+    if (!remap) return kExitError;
+    ListOptions options;
+    options.remap = std::move(*remap);
+    Result<std::vector<ListedSnapshot>> found = list_snapshots(a->path, options);
+    if (!found.ok()) return report_error(io, found.error());
+    if (a->json)
+      write_ls_json(io, a->path, *found);
+    else
+      write_ls_text(io, *found);
+    for (const ListedSnapshot& s : *found)
+      if (!s.problem.empty()) return kExitProblems;
+    return kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
