@@ -6,28 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "support/crc32.h"
+
 namespace ckpt {
 namespace {
 
 constexpr uint64_t kBlockSize = 32768;
 constexpr uint64_t kHeaderSize = 7;  // checksum (4), length (2), type (1)
 enum RecordType : uint8_t { kFull = 1, kFirst = 2, kMiddle = 3, kLast = 4 };
-
-// CRC32C (Castagnoli), as RocksDB's util/crc32c, table-driven.
-uint32_t crc32c(uint32_t crc, std::string_view data) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (unsigned char b : data) crc = table[(crc ^ b) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
 
 // RocksDB stores crc32c::Mask(crc): rotated right by 15 bits plus a constant.
 uint32_t unmask(uint32_t masked) {
