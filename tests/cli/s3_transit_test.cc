@@ -66,7 +66,7 @@ TEST_CASE("s3 failures of the store under --json print the error object on stdou
     test::StoreEnvironment env(m->endpoint(), m->credentials());
     json e = error_object(test::run_cli({"inspect", "--json", "s3://no-such-bucket/job/chk-1"}));
     CHECK(e["file"] == "s3://no-such-bucket/job/chk-1/");
-    CHECK(e["message"].get<std::string>().find("HTTP 404 NoSuchBucket") != std::string::npos);
+    CHECK(e["message"].get<std::string>().find("HTTP 404") != std::string::npos);
     e = error_object(test::run_cli(
         {"convert", "--json", "s3://ckpt-json/snap", "--to", "rocksdb", "--output", "s3://ckpt-json/snap/inside"}));
     CHECK(e["file"] == "s3://ckpt-json/snap/inside");
