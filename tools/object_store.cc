@@ -159,6 +159,12 @@ bool uses_object_store(const std::vector<std::string>& args) {
 
 int run_with_object_store(const std::vector<std::string>& args, Io& io,
                           const std::function<int(const std::vector<std::string>&, Io&)>& local) {
+  // Under --json a failure of the store (before the command parses its flags, or in the upload
+  // after it) is an error object on stdout too, as the command's own are.
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    io.json |= a == "--json";
+  }
   Parsed p = strip_options(args);
   if (!p.error.empty()) {
     print_error(io, p.error);
@@ -242,14 +248,17 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   std::string o = out.str(), e = err.str();
   staging.rename_paths(&o);
   staging.rename_paths(&e);
-  io.out << o;
-  io.err << e;
+  Status up = status == kExitOk ? staging.upload_outputs() : Status();
   io.json = inner.json;
-  io.json_written = true;  // the inner run wrote whatever error object there is
-  if (status == kExitOk) {
-    Status up = staging.upload_outputs();
-    if (!up.ok()) return report_error(io, up.error());
+  io.err << e;
+  if (!up.ok()) {
+    // What the command printed describes an output that is not in the store: under --json
+    // the error object takes the document's place.
+    if (!io.json) io.out << o;
+    return report_error(io, up.error());
   }
+  io.out << o;
+  io.json_written = true;  // the inner run wrote whatever error object there is
   return status;
 }
 

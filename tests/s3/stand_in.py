@@ -8,16 +8,27 @@ Serves on 127.0.0.1 only, on a free port it writes to PORT_FILE once it listens:
 - STS AssumeRoleWithWebIdentity: POST / with a form (the token must be "web-token-1").
 - a faulty S3 object, GET /faulty/<mode>/<name>: 10000 bytes (b"0123456789" repeated) whose
   first answers fail as <mode> says: "slowdown-N" (N answers 503 SlowDown), "error-N" (500),
-  "drop-N" (N answers cut after 3000 bytes of the body; Range honoured), "always-500".
+  "drop-N" (N answers cut after 3000 bytes of the body; Range honoured), "always-500"; or whose
+  every answer has one bit flipped in transit: "flip-md5" (the ETag is the MD5 of the true
+  bytes), "flip-crc32", "flip-crc32c", "flip-sha1", "flip-sha256" (a multipart upload's ETag,
+  and that x-amz-checksum-* of the true bytes when the request sends x-amz-checksum-mode),
+  "flip-none" (a multipart ETag, no checksum); "range-off" answers ranges with a Content-Range
+  one byte off; "good-md5", "good-crc32c" are the same objects intact.
 - a bucket "flaky" that answers every request with 500 InternalError.
 - with UPSTREAM (an S3 server's http://127.0.0.1:PORT), every other request forwarded to it,
   except that a PUT of a key ending in "/_metadata" fails with 500 InternalError: an upload
-  that breaks after its data files are in, to show that nothing is left at the output.
+  that breaks after its data files are in, to show that nothing is left at the output; and a
+  GET of a key under a "flip-bit/" prefix (but its "_metadata") has one bit of the body
+  flipped in transit, its headers (the ETag, the MD5 of the true bytes) as the server gave them.
 Every request is appended to LOG_FILE as one JSON line (method, path, headers).
 Usage: stand_in.py PORT_FILE LOG_FILE [UPSTREAM]
 """
+import base64
+import hashlib
 import http.client
 import json
+import struct
+import zlib
 import sys
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -71,6 +82,9 @@ class Handler(BaseHTTPRequestHandler):
         conn.request(self.command, self.path, body=body, headers=headers)
         r = conn.getresponse()
         data = r.read()
+        key = self.path.split("?")[0]
+        if self.command == "GET" and 200 <= r.status < 300 and "/flip-bit/" in key and not key.endswith("/_metadata"):
+            data = flipped(data)
         self.send_response(r.status)
         for k, v in r.getheaders():
             if k.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
@@ -142,7 +156,7 @@ class Handler(BaseHTTPRequestHandler):
         seen = counts.get(self.path.split("?")[0], 0)
         counts[self.path.split("?")[0]] = seen + 1
         kind, _, n = mode.partition("-")
-        failing = kind == "always" or seen < int(n or 0)
+        failing = kind == "always" or (n.isdigit() and seen < int(n))
         if failing and kind == "slowdown":
             return self.reply(503, b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", "application/xml")
         if failing and kind in ("error", "always"):
@@ -151,11 +165,21 @@ class Handler(BaseHTTPRequestHandler):
         rng = self.headers.get("Range")
         if rng and rng.startswith("bytes="):
             first, _, last = rng[6:].partition("-")
-            start, end = int(first), (int(last) + 1 if last else len(BODY))
+            start, end = int(first), min(int(last) + 1 if last else len(BODY), len(BODY))
         data = BODY[start:end]
         self.send_response(206 if rng else 200)
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("ETag", '"faulty-etag"')
+        etag = '"faulty-etag"'
+        if kind in ("flip", "good"):
+            etag = '"%s"' % hashlib.md5(BODY).hexdigest() if n in ("md5", "") else '"%s-2"' % hashlib.md5(b"parts").hexdigest()
+            if n not in ("md5", "none", "") and not rng and self.headers.get("x-amz-checksum-mode") == "ENABLED":
+                self.send_header("x-amz-checksum-" + n, checksum(n, BODY))
+            if kind == "flip":
+                data = flipped(data)
+        if rng:
+            off = 1 if mode == "range-off" else 0
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start + off, end - 1 + off, len(BODY)))
+        self.send_header("ETag", etag)
         self.end_headers()
         if failing and kind == "drop":
             self.wfile.write(data[:3000])
@@ -164,6 +188,30 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         self.wfile.write(data)
+
+
+def flipped(data):
+    """`data` with one bit of its middle byte flipped, as a faulty link or middlebox may."""
+    if not data:
+        return data
+    at = len(data) // 2
+    return data[:at] + bytes([data[at] ^ 0x10]) + data[at + 1:]
+
+
+def checksum(name, data):
+    """An x-amz-checksum-* value: base64 of the digest, a CRC as 4 big-endian bytes."""
+    if name == "crc32":
+        raw = struct.pack(">I", zlib.crc32(data) & 0xFFFFFFFF)
+    elif name == "crc32c":
+        crc = 0xFFFFFFFF
+        for b in data:
+            crc ^= b
+            for _ in range(8):
+                crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+        raw = struct.pack(">I", crc ^ 0xFFFFFFFF)
+    else:
+        raw = hashlib.new(name, data).digest()
+    return base64.b64encode(raw).decode()
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -2,6 +2,7 @@
 // tests/s3/stand_in.py's faulty objects. Nothing here reaches an address other than 127.0.0.1.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <regex>
 
@@ -264,4 +265,70 @@ TEST_CASE("s3 tests without moto_server are skipped with how to get it and fail 
   CHECK(failed.status != 0);
   CHECK(test::contains(failed.out, "CI=true"));
   CHECK_FALSE(test::contains(failed.out, "CKPT-SKIP"));
+}
+
+TEST_CASE("s3 client downloads are checked by length ETag MD5 and checksums and a flipped bit names the object",
+          "[s3][client][faults]") {
+  std::string why;
+  auto stand_in = test::StandIn::start(&why);
+  INFO(why);
+  REQUIRE(stand_in);
+  Settings s;
+  s.addressing = Addressing::kPath;
+  s.max_attempts = 2;
+  auto c = client_at(stand_in->url(), Credentials{"AKID", "SECRET", "", "test"}, s);
+  Settings parted = s;
+  parted.part_size = 4000;
+  auto pc = client_at(stand_in->url(), Credentials{"AKID", "SECRET", "", "test"}, parted);
+  test::ScratchDir dir;
+  std::string expected;
+  for (int i = 0; i < 1000; ++i) expected += "0123456789";
+  // The same bytes intact under each digest the store offers: ours agree with the store's.
+  for (const char* digest : {"md5", "crc32", "crc32c", "sha1", "sha256"}) {
+    const ObjectUri good{"faulty", std::string("good-") + digest + "/obj"};
+    INFO(good.to_string());
+    REQUIRE(c->download(good, dir / "good").ok());
+    CHECK(test::read_file(dir / "good") == expected);
+    auto whole = c->get(good);
+    REQUIRE(whole);
+    CHECK(whole.value() == expected);
+  }
+  // One bit flipped in transit: an error naming the object, nothing left behind.
+  for (const char* digest : {"md5", "crc32", "crc32c", "sha1", "sha256"}) {
+    const ObjectUri flip{"faulty", std::string("flip-") + digest + "/obj"};
+    INFO(flip.to_string());
+    Status d = c->download(flip, dir / "flipped");
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.error().code == ErrorCode::kCorruption);
+    CHECK(d.error().file == flip.to_string());
+    CHECK(d.error().message.find("damaged in transit") != std::string::npos);
+    std::string message = d.error().message;
+    for (char& ch : message) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    CHECK(message.find(digest) != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "flipped"));
+    auto whole = c->get(flip);
+    REQUIRE_FALSE(whole);
+    CHECK(whole.error().file == flip.to_string());
+  }
+  // The checksums are asked for.
+  CHECK(stand_in->requests().find("\"x-amz-checksum-mode\": \"ENABLED\"") != std::string::npos);
+  // Fetched in ranged parts: all of it against the ETag's MD5 once the parts are in.
+  Status good_parts = pc->download_parts(ObjectUri{"faulty", "good-md5/parts"}, dir / "parts", 10000, 3);
+  INFO((good_parts.ok() ? std::string() : good_parts.error().to_string()));
+  REQUIRE(good_parts.ok());
+  CHECK(test::read_file(dir / "parts") == expected);
+  Status parts = pc->download_parts(ObjectUri{"faulty", "flip-md5/parts"}, dir / "parts-flipped", 10000, 3);
+  REQUIRE_FALSE(parts.ok());
+  CHECK(parts.error().message.find("MD5") != std::string::npos);
+  CHECK(parts.error().file == "s3://faulty/flip-md5/parts");
+  CHECK_FALSE(fs::exists(dir / "parts-flipped"));
+  // A range answered with other bytes than asked for (its Content-Range says so).
+  REQUIRE(c->get(ObjectUri{"faulty", "good-md5/obj"}, 100, 50));
+  auto off = c->get(ObjectUri{"faulty", "range-off/obj"}, 100, 50);
+  REQUIRE_FALSE(off);
+  CHECK(off.error().file == "s3://faulty/range-off/obj");
+  CHECK(off.error().message.find("Content-Range") != std::string::npos);
+  Status off_parts = pc->download_parts(ObjectUri{"faulty", "range-off/parts"}, dir / "off", 10000, 3);
+  REQUIRE_FALSE(off_parts.ok());
+  CHECK(off_parts.error().message.find("Content-Range") != std::string::npos);
 }

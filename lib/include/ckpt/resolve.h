@@ -5,9 +5,10 @@
 //   file name there; a path that is absolute or has a ".." component is never followed.
 // - An absolute handle (type 2) or a segment handle's physical file (type 15) is a URI. The
 //   `--remap PREFIX=DIR` rule with the longest matching prefix maps it to a local path; a
-//   `file:` URI or a plain absolute path is its own local path; if the file is not found
-//   there, it is looked up by base name beside `_metadata` (a snapshot copied off its
-//   cluster keeps its files together).
+//   `file:` URI or a plain absolute path is its own local path; an `s3://` URI is the staged
+//   copy of its object while a staging of the store is installed (ckpt/staging.h); if the file
+//   is not found there, it is looked up by base name beside `_metadata` (a snapshot copied off
+//   its cluster keeps its files together).
 // - An inline handle (type 1) is never a file, even when its name looks like a path.
 // - What is found must be a regular file to be read; a FIFO, device, socket or directory in
 //   its place is found, flagged, and refused by whatever would open it.
@@ -144,7 +145,8 @@ class CKPT_API FileResolver {
   // Where the file of a type-2/6/15 handle's `uri` is, or nullopt: nothing there, or a relative
   // path that check_relative_path() refuses.
   std::optional<Found> find(uint8_t handle_type, const std::string& uri);
-  // The local path a URI maps to by the rules alone (remap, then `file:`), without looking.
+  // The local path a URI maps to by the rules alone (remap, then `file:` or a staged object),
+  // without looking.
   std::optional<std::string> candidate(std::string_view uri) const;
   // The parent of the snapshot directory, absolute and lexically normal.
   const std::string& job_directory() const { return job_dir_; }

@@ -15,6 +15,7 @@
 #include "ckpt/io.h"
 #include "s3/credentials.h"
 #include "s3/crypto.h"
+#include "s3/integrity.h"
 #include "support/worker_threads.h"
 
 namespace ckpt::s3 {
@@ -269,12 +270,18 @@ Result<std::string> Client::get(const ObjectUri& uri, uint64_t offset, uint64_t 
     if (length != UINT64_MAX) range += std::to_string(offset + length - 1);
     headers.emplace_back("Range", range);
   }
+  const bool whole = headers.empty();
+  if (whole) headers.emplace_back(kChecksumModeHeader, "ENABLED");
   auto r = send(uri, "GET", {}, headers);
   if (!r) return std::move(r).error();
-  if (length != UINT64_MAX && r.value().body.size() != length)
-    return Error(ErrorCode::kIOError, fmt::format("ranged GET of {} bytes at offset {} answered {} bytes", length,
-                                                  offset, r.value().body.size()))
-        .with_file(uri.to_string());
+  if (whole) {
+    BodyDigests digests = BodyDigests::of_whole_answer(r.value().headers);
+    digests.add(r.value().body);
+    CKPT_RETURN_IF_ERROR(digests.check(uri.to_string()));
+  } else {
+    CKPT_RETURN_IF_ERROR(
+        check_range_answer(r.value().header("content-range"), offset, length, r.value().body.size(), uri.to_string()));
+  }
   return std::move(r.value().body);
 }
 
@@ -286,6 +293,9 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
   uint64_t written = 0;
   bool write_failed = false;
   std::string etag;
+  // Of the first answer (the whole object): what its bytes must be, resumed answers included.
+  std::optional<BodyDigests> digests;
+  Status range_error;  // a resumed answer that is not the rest of the object
   auto sink = [&](std::string_view chunk) {
     if (write_fully(fd, chunk, written) != 0) {
       write_failed = true;
@@ -293,6 +303,7 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
     }
     written += chunk.size();
     counts_.bytes_down += chunk.size();
+    if (digests) digests->add(chunk);
     return true;
   };
   int failures = 0;
@@ -302,14 +313,36 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
     if (written > 0) {
       headers.emplace_back("Range", fmt::format("bytes={}-", written));
       if (!etag.empty()) headers.emplace_back("If-Match", etag);
+    } else {
+      headers.emplace_back(kChecksumModeHeader, "ENABLED");
     }
     uint64_t before = written;
-    auto r = once(uri, "GET", {}, headers, {}, sink, [&](const Pairs& h) {
+    auto on_headers = [&](const Pairs& h) {
       for (const auto& [k, v] : h)
         if (k == "etag" && etag.empty()) etag = v;
-    });
+      if (before == 0) {
+        digests = BodyDigests::of_whole_answer(h);
+        return;
+      }
+      // A resumed answer goes on where the bytes stopped, to the object's end.
+      std::optional<ContentRange> range;
+      for (const auto& [k, v] : h)
+        if (k == "content-range") range = parse_content_range(v);
+      if (!range || range->first != before || !range->total || range->last + 1 != *range->total)
+        range_error = Error(ErrorCode::kCorruption, fmt::format("a download resumed at byte {} was answered with "
+                                                                "other bytes (Content-Range)",
+                                                                before))
+                          .with_file(name);
+    };
+    auto r = once(
+        uri, "GET", {}, headers, {}, [&](std::string_view chunk) { return range_error.ok() && sink(chunk); },
+        on_headers);
     if (write_failed) {
       result = Error(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(errno))).with_file(local_path);
+      break;
+    }
+    if (!range_error.ok()) {
+      result = std::move(range_error);
       break;
     }
     if (r && r.value().status >= 200 && r.value().status < 300) {
@@ -319,11 +352,13 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
         result = Error(ErrorCode::kIOError, "the store ignored the resume range").with_file(name);
         break;
       }
+      if (before == 0 && !digests) digests = BodyDigests::of_whole_answer(r.value().headers);  // an empty body
       std::string length = r.value().header("content-length");
       if (!length.empty() && written - before != std::strtoull(length.c_str(), nullptr, 10)) {
         // Cut short without a transport error: resume as for a dropped connection.
         r = Error(ErrorCode::kIOError, "connection closed before the whole body arrived");
       } else {
+        if (digests) result = digests->check(name);
         break;
       }
     }
@@ -354,7 +389,8 @@ Status Client::download(const ObjectUri& uri, const std::string& local_path) {
   return result;
 }
 
-Status Client::fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64_t length, std::string* etag) {
+Status Client::fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64_t length, std::string* etag,
+                           Pairs* first_headers) {
   const std::string name = uri.to_string();
   uint64_t written = 0;
   int write_errno = 0;
@@ -370,12 +406,27 @@ Status Client::fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64
     Pairs headers = {{"Range", fmt::format("bytes={}-{}", offset + written, offset + length - 1)}};
     if (!etag->empty()) headers.emplace_back("If-Match", *etag);
     const uint64_t before = written;
-    auto r = once(uri, "GET", {}, headers, {}, sink, [&](const Pairs& h) {
-      for (const auto& [k, v] : h)
-        if (k == "etag" && etag->empty()) *etag = v;
-    });
+    Status range_error;
+    auto r = once(
+        uri, "GET", {}, headers, {}, [&](std::string_view chunk) { return range_error.ok() && sink(chunk); },
+        [&](const Pairs& h) {
+          for (const auto& [k, v] : h)
+            if (k == "etag" && etag->empty()) *etag = v;
+          if (first_headers && first_headers->empty()) *first_headers = h;
+          // The rest of the part asked for, no other bytes of the object.
+          std::string range;
+          for (const auto& [k, v] : h)
+            if (k == "content-range") range = v;
+          std::optional<ContentRange> cr = parse_content_range(range);
+          if (!cr || cr->first != offset + before || cr->last != offset + length - 1)
+            range_error =
+                Error(ErrorCode::kCorruption, fmt::format("bytes {}-{} asked for, the answer's Content-Range is '{}'",
+                                                          offset + before, offset + length - 1, range))
+                    .with_file(name);
+        });
     if (write_errno != 0)
       return Error(ErrorCode::kIOError, fmt::format("write failed: {}", std::strerror(write_errno)));
+    if (!range_error.ok()) return range_error;
     if (r && r.value().status == 206 && written == length) return {};
     if (r && r.value().status == 200)
       return Error(ErrorCode::kIOError, "the store ignored the range of a ranged GET").with_file(name);
@@ -400,7 +451,7 @@ Status Client::fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64
 }
 
 Status Client::download_parts(const ObjectUri& uri, const std::string& local_path, uint64_t size, int jobs) {
-  int fd = ::open(local_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(local_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return Error(ErrorCode::kIOError, fmt::format("cannot create: {}", std::strerror(errno))).with_file(local_path);
   const uint64_t part = std::max<uint64_t>(settings_.part_size, 1);
@@ -410,13 +461,31 @@ Status Client::download_parts(const ObjectUri& uri, const std::string& local_pat
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
     result = Error(ErrorCode::kIOError, fmt::format("cannot size: {}", std::strerror(errno))).with_file(local_path);
   // The first part alone: its answer's ETag pins every other part to the same object version.
-  if (result.ok() && parts > 0) result = fetch_range(uri, fd, 0, std::min(part, size), &etag);
+  Pairs first_headers;
+  if (result.ok() && parts > 0) result = fetch_range(uri, fd, 0, std::min(part, size), &etag, &first_headers);
   if (result.ok() && parts > 1)
     result = run_parallel(parts - 1, std::max(1, jobs), [&](size_t i) {
       std::string pinned = etag;
       const uint64_t off = (i + 1) * part;
-      return fetch_range(uri, fd, off, std::min(part, size - off), &pinned);
+      return fetch_range(uri, fd, off, std::min(part, size - off), &pinned, nullptr);
     });
+  // All of it against the ETag, where that is its MD5: read back from the file.
+  if (result.ok()) {
+    BodyDigests digests = BodyDigests::of_parts(first_headers, size);
+    std::string buffer(size_t{1} << 20, '\0');
+    for (uint64_t at = 0; result.ok() && at < size;) {
+      ssize_t n = ::pread(fd, buffer.data(), std::min<uint64_t>(buffer.size(), size - at), static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        result = Error(ErrorCode::kIOError, n < 0 ? std::strerror(errno) : "file shrank while read", at)
+                     .with_file(local_path);
+        break;
+      }
+      digests.add(std::string_view(buffer.data(), static_cast<size_t>(n)));
+      at += static_cast<uint64_t>(n);
+    }
+    if (result.ok()) result = digests.check(uri.to_string());
+  }
   if (::close(fd) != 0 && result.ok())
     result = Error(ErrorCode::kIOError, fmt::format("close failed: {}", std::strerror(errno))).with_file(local_path);
   if (!result.ok()) ::unlink(local_path.c_str());

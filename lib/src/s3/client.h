@@ -66,14 +66,18 @@ class Client {
   const Settings& settings() const { return settings_; }
   const RequestCounts& counts() const { return counts_; }
 
-  // `length` bytes from `offset` (to the end with length == UINT64_MAX).
+  // `length` bytes from `offset` (to the end with length == UINT64_MAX), checked as
+  // s3/integrity.h says: a whole object by its length, ETag MD5 and checksums, a range by its
+  // Content-Range. A mismatch is kCorruption naming the object.
   Result<std::string> get(const ObjectUri& uri, uint64_t offset = 0, uint64_t length = UINT64_MAX);
   // The whole object into `local_path` (created or truncated); a connection that drops resumes
-  // from the bytes already written, the object pinned by its ETag.
+  // from the bytes already written, the object pinned by its ETag; checked as get() checks a
+  // whole object, resumed answers included.
   Status download(const ObjectUri& uri, const std::string& local_path);
   // The same for an object of `size` bytes (as listed), as ranged GETs of `part_size` bytes
   // on up to `jobs` threads (as the AWS CLI fetches large objects), each written at its offset;
-  // a part cut short resumes, every part pinned to the ETag of the first answer.
+  // a part cut short resumes, every part pinned to the ETag of the first answer; then all of it
+  // checked against the ETag where that is its MD5.
   Status download_parts(const ObjectUri& uri, const std::string& local_path, uint64_t size, int jobs);
   Result<ObjectInfo> head(const ObjectUri& uri);
   Status put(const ObjectUri& uri, std::string_view bytes);
@@ -105,8 +109,10 @@ class Client {
                             const Pairs& headers = {}, std::string_view body = {});
   void backoff(int attempt);
   // Bytes [offset, offset + length) into `fd` at the same offsets, resumed on drops; `etag`
-  // pins the object (set from the answer when empty).
-  Status fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64_t length, std::string* etag);
+  // pins the object (set from the answer when empty). Each answer's Content-Range must name
+  // the bytes asked for; `first_headers` (if given and empty) gets the first answer's headers.
+  Status fetch_range(const ObjectUri& uri, int fd, uint64_t offset, uint64_t length, std::string* etag,
+                     Pairs* first_headers);
 
   Settings settings_;
   Credentials credentials_;

@@ -37,11 +37,37 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
-std::string md5_base64(std::string_view data) {
-  std::string md5 = digest(EVP_md5(), data);
-  unsigned char out[32];
-  int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(md5.data()), static_cast<int>(md5.size()));
-  return std::string(reinterpret_cast<const char*>(out), n);
+std::string base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+std::string md5_base64(std::string_view data) { return base64(digest(EVP_md5(), data)); }
+
+struct StreamingDigest::Context {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  ~Context() { EVP_MD_CTX_free(ctx); }
+};
+
+StreamingDigest::StreamingDigest(Kind kind) : ctx_(std::make_unique<Context>()) {
+  const EVP_MD* md = kind == Kind::kMd5 ? EVP_md5() : kind == Kind::kSha1 ? EVP_sha1() : EVP_sha256();
+  EVP_DigestInit_ex(ctx_->ctx, md, nullptr);
+}
+
+StreamingDigest::~StreamingDigest() = default;
+
+void StreamingDigest::add(std::string_view bytes) { EVP_DigestUpdate(ctx_->ctx, bytes.data(), bytes.size()); }
+
+std::string StreamingDigest::value() const {
+  Context copy;
+  EVP_MD_CTX_copy_ex(copy.ctx, ctx_->ctx);
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(copy.ctx, out, &len);
+  return std::string(reinterpret_cast<const char*>(out), len);
 }
 
 }  // namespace ckpt::s3

@@ -1,6 +1,9 @@
 // ckpt/object_store.h over s3::Client.
 #include "ckpt/object_store.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "s3/client.h"
@@ -78,8 +81,16 @@ Status ObjectStore::download(const std::string& uri, const std::string& local_pa
 Status ObjectStore::download(const std::string& uri, const std::string& local_path, uint64_t size, int jobs) {
   auto u = s3::parse_object_uri(uri);
   if (!u) return std::move(u).error();
-  if (size < kPartedDownload || jobs < 2) return impl_->client->download(u.value(), local_path);
-  return impl_->client->download_parts(u.value(), local_path, size, jobs);
+  Status got = size < kPartedDownload || jobs < 2 ? impl_->client->download(u.value(), local_path)
+                                                  : impl_->client->download_parts(u.value(), local_path, size, jobs);
+  if (!got.ok()) return got;
+  // The object the listing named, not another version written since (or a short answer).
+  struct stat st {};
+  if (::stat(local_path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) == size) return {};
+  ::unlink(local_path.c_str());
+  return Error(ErrorCode::kCorruption, fmt::format("downloaded {} bytes, the listing says the object has {}",
+                                                   static_cast<uint64_t>(st.st_size), size))
+      .with_file(uri);
 }
 
 Status ObjectStore::upload(const std::string& local_path, const std::string& uri) {

@@ -1,4 +1,5 @@
-// support/io_internal.h - what the output layer's files (io.cc, temp_dir.cc) share.
+// support/io_internal.h - what the output layer's files (io.cc, temp_dir.cc) share, and the
+// marker of ckpt's scratch directories (the object-store staging's too).
 #pragma once
 
 #include <sys/types.h>
@@ -21,5 +22,13 @@ std::string parent_directory(const std::string& path);
 mode_t process_umask();
 inline mode_t file_mode() { return 0666 & ~process_umask(); }
 inline mode_t directory_mode() { return 0777 & ~process_umask(); }
+
+// The marker of a directory that ckpt works in (TempDir's, the object-store staging's): a lock
+// file in `dir`, held locked (flock) by the returned descriptor while the run lives. It gets its
+// name only once locked, so no other run ever finds it unlocked while this one lives.
+Result<int> hold_temp_lock(const std::string& dir);
+// Removes `dir` if it is a directory (not a symlink) holding that marker and nobody holds it
+// locked: the directory of a ckpt that was killed. Anything else stays.
+void remove_temp_if_abandoned(const std::string& dir);
 
 }  // namespace ckpt

@@ -33,6 +33,7 @@ struct RemoteFiles::State {
   mutable std::mutex mu;
   std::condition_variable changed;
   std::unordered_map<std::string, std::unique_ptr<Entry>> entries;  // by lexically normal path
+  std::unordered_map<std::string, std::string> path_by_uri;
   uint64_t cached = 0;
   uint64_t clock = 0;
   uint64_t fetch_serial = 0;
@@ -133,7 +134,15 @@ void RemoteFiles::add(const std::string& path, const std::string& uri, uint64_t 
   e->uri = uri;
   e->size = size;
   std::lock_guard<std::mutex> lock(state_->mu);
+  state_->path_by_uri[uri] = path;
   state_->entries[normal(path)] = std::move(e);
+}
+
+std::optional<std::string> RemoteFiles::path_of(const std::string& uri) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  auto it = state_->path_by_uri.find(uri);
+  if (it == state_->path_by_uri.end()) return std::nullopt;
+  return it->second;
 }
 
 void RemoteFiles::install(std::shared_ptr<RemoteFiles> files) {

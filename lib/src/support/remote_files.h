@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ class RemoteFiles {
 
   // Whether `path` stands for an object, and whether its bytes are here now.
   bool holds(const std::string& path) const;
+  // The path that stands for the object `uri` (as add() was given it), if any: where a reader
+  // finds a file a `_metadata` names by its URI in the store.
+  std::optional<std::string> path_of(const std::string& uri) const;
 
   // Keeps a downloaded file from eviction while it lives. The registry must outlive its pins:
   // the staging uninstalls and destroys it only after the command's readers are gone.

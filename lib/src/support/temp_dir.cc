@@ -18,16 +18,12 @@
 namespace ckpt {
 namespace fs = std::filesystem;
 
-namespace {
-
 // The marker: a file named TempDir::kLockName with this content in a "<final>.ckpt-tmp-*"
 // directory says ckpt made it, and its flock says whether the ckpt that made it still runs.
 constexpr const char* kLockName = TempDir::kLockName;
 constexpr std::string_view kLockText = "ckpt temporary directory; removed by the next ckpt once unlocked\n";
 
-// The marker in `dir`, locked by the returned descriptor. It gets its name only once locked, so
-// no other run ever finds it unlocked while this one lives.
-Result<int> hold_lock(const std::string& dir) {
+Result<int> hold_temp_lock(const std::string& dir) {
   const std::string pending = dir + "/" + kLockName + ".new";
   int fd = ::open(pending.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return io_error(pending, "cannot create lock file", errno);
@@ -47,9 +43,7 @@ Result<int> hold_lock(const std::string& dir) {
   return fd;
 }
 
-// Removes `dir` if it is a directory (not a symlink) holding ckpt's marker that nobody holds
-// locked: the temporary directory of a ckpt that was killed. Anything else stays.
-void remove_if_abandoned(const std::string& dir) {
+void remove_temp_if_abandoned(const std::string& dir) {
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dfd < 0) return;
   int fd = ::openat(dfd, kLockName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -67,6 +61,8 @@ void remove_if_abandoned(const std::string& dir) {
   ::close(fd);
 }
 
+namespace {
+
 void remove_abandoned_siblings(const std::string& final_path) {
   const fs::path p(final_path);
   const std::string prefix = p.filename().string() + ".ckpt-tmp-";
@@ -74,8 +70,7 @@ void remove_abandoned_siblings(const std::string& final_path) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() > prefix.size() && name.starts_with(prefix))
-      remove_if_abandoned(it->path().string());
+    if (name.size() > prefix.size() && name.starts_with(prefix)) remove_temp_if_abandoned(it->path().string());
   }
 }
 
@@ -120,7 +115,7 @@ Result<TempDir> TempDir::create_beside(const std::string& final_path) {
   if (::mkdtemp(tmpl.data()) == nullptr) return io_error(final_path, "cannot create temporary directory", errno);
   TempDir t(tmpl + "/" + inner_name(p), p);
   t.holder_ = tmpl;
-  CKPT_ASSIGN_OR_RETURN(t.lock_fd_, hold_lock(tmpl));
+  CKPT_ASSIGN_OR_RETURN(t.lock_fd_, hold_temp_lock(tmpl));
   // It becomes the output: the mode mkdir(2) would give it there.
   if (::mkdir(t.path_.c_str(), directory_mode()) != 0)
     return io_error(t.path_, "cannot create temporary directory", errno);

@@ -6,7 +6,9 @@
 
 #include "ckpt/io.h"
 #include "ckpt/verify.h"
+#include "ckpt/object_store.h"
 #include "ops/output_guard.h"
+#include "support/remote_files.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -25,6 +27,10 @@ bool remap(std::string& path, const std::vector<PrefixRule>& maps) {
 // The path of `uri` relative to `dir` if it lies inside it (no "..", not the directory itself).
 std::optional<std::string> inside(const std::string& uri, const fs::path& dir) {
   std::optional<std::string> local = local_path_of_uri(uri);
+  // A snapshot in an object store is read from its staging (ckpt/staging.h): its objects'
+  // URIs are where they lie there, as a disk's absolute paths are.
+  if (!local && is_object_store_uri(uri))
+    if (auto files = RemoteFiles::installed()) local = files->path_of(canonical_object_uri(uri));
   if (!local) return std::nullopt;
   std::error_code ec;
   fs::path p = fs::weakly_canonical(*local, ec);

@@ -10,9 +10,12 @@
 #include <mutex>
 #include <set>
 
+#include "ckpt/io.h"
 #include "ckpt/metadata.h"
+#include "ckpt/resolve.h"
 #include "ckpt/staging.h"
 #include "ckpt/walk.h"
+#include "support/io_internal.h"
 #include "support/remote_files.h"
 #include "support/worker_threads.h"
 
@@ -74,6 +77,7 @@ struct ObjectStoreStaging::Impl {
   std::shared_ptr<ObjectStore> store;
   Options options;
   std::string root;
+  int lock_fd = -1;  // the marker's lock (support/io_internal.h): held while the staging lives
   std::shared_ptr<RemoteFiles> files;
   std::vector<std::pair<std::string, std::string>> names;    // local path, URI
   std::vector<std::pair<std::string, std::string>> outputs;  // local path, URI
@@ -84,6 +88,14 @@ struct ObjectStoreStaging::Impl {
   std::set<std::pair<std::string, std::string>> remapped;  // scheme and bucket as references spell them
   std::map<std::string, std::string> path_of;  // s3:// URI of a staged placeholder, its path
   std::set<std::string> queued;  // placeholders handed to the downloads ahead
+  std::set<std::string> referenced_dirs;  // of staged_prefixes, those listed for references only
+
+  // Whether `uri` lies in a directory listed only for the references found in it (its other
+  // objects are not staged).
+  bool referenced_dir(const std::string& uri) const {
+    return std::any_of(referenced_dirs.begin(), referenced_dirs.end(),
+                       [&](const std::string& d) { return uri.rfind(d, 0) == 0; });
+  }
 
   bool staged(const std::string& uri) const {
     return std::any_of(staged_prefixes.begin(), staged_prefixes.end(),
@@ -136,6 +148,41 @@ struct ObjectStoreStaging::Impl {
     });
   }
 
+  // A `_metadata` written here names the files its writer put beside it by local paths (a
+  // chain's SSTs: "file:<root>/out/<bucket>/<job>/shared/<name>", as Flink's FileStateHandle
+  // names a file by its absolute URI). Uploaded, they are at the output's URI, and that is what
+  // the `_metadata` in the store names, as Flink writes "s3://<bucket>/<job>/shared/<name>".
+  Status name_outputs_by_uri(const std::string& metadata_path) {
+    CKPT_ASSIGN_OR_RETURN(Metadata md, read_metadata_file(metadata_path));
+    bool changed = false;
+    auto name_by_uri = [&](std::string& path) {
+      std::optional<std::string> local = local_path_of_uri(path);
+      if (!local) return;
+      const std::string p = fs::path(*local).lexically_normal().string();
+      for (const auto& [dir, uri] : outputs)
+        if (p.rfind(dir, 0) == 0 && (p.size() == dir.size() || p[dir.size()] == '/')) {
+          path = uri + p.substr(dir.size());
+          changed = true;
+          return;
+        }
+    };
+    for_each_stream(md, [&](StreamHandle& h, const StreamSite&) {
+      if (h.type == handle_type::kFile || h.type == handle_type::kSegmentFile) name_by_uri(h.path);
+    });
+    for (OperatorState& op : md.operators)
+      for (SubtaskState& st : op.subtasks)
+        for (auto* list : {&st.managed_operator, &st.raw_operator})
+          for (OperatorHandle& h : *list) {
+            if (h.type != handle_type::kFileMergingOperator) continue;
+            name_by_uri(h.taskowned_dir);
+            name_by_uri(h.shared_dir);
+          }
+    if (!changed) return {};
+    Result<std::string> bytes = encode_metadata(md);
+    if (!bytes.ok()) return std::move(bytes).error().with_file(metadata_path);
+    return write_file_atomic(metadata_path, bytes.value());
+  }
+
   // Files a staged `_metadata` names by an s3:// URI outside the staged prefixes: one LIST per
   // distinct directory, then each referenced object staged at its mirror path root/in/bucket/key.
   Status stage_references() {
@@ -147,7 +194,11 @@ struct ObjectStoreStaging::Impl {
         if (h.type != handle_type::kFile && h.type != handle_type::kSegmentFile) return;
         if (!is_object_store_uri(h.path)) return;
         std::string uri = canonical_object_uri(h.path);
-        if (!staged(uri) && uri.find("/../") == std::string::npos && uri.find("/./") == std::string::npos) {
+        // Staged already: an object of a listed prefix or a reference of an earlier input. A
+        // directory listed for an earlier input's references may hold this one's too (the
+        // chain's next checkpoint in the same shared/): only its objects count, not the prefix.
+        const bool here = path_of.count(uri) != 0 || (staged(uri) && !referenced_dir(uri));
+        if (!here && uri.find("/../") == std::string::npos && uri.find("/./") == std::string::npos) {
           wanted.insert(uri);
           remapped.emplace(h.path.substr(0, h.path.find("://")), staging_bucket_of(uri));
         }
@@ -171,7 +222,10 @@ struct ObjectStoreStaging::Impl {
         mirrored_buckets.insert(staging_bucket_of(o.uri));
         CKPT_RETURN_IF_ERROR(stage(o, root + "/in/" + bucket_and_key(o.uri), &fetch));
       }
-    for (const std::string& d : dir_list) staged_prefixes.push_back(d);
+    for (const std::string& d : dir_list) {
+      staged_prefixes.push_back(d);
+      referenced_dirs.insert(d);
+    }
     for (const std::string& b : mirrored_buckets) names.emplace_back(root + "/in/" + b, "s3://" + b);
     return fetch_all(fetch);
   }
@@ -184,7 +238,25 @@ ObjectStoreStaging::~ObjectStoreStaging() {
   impl_->files.reset();
   std::error_code ec;
   if (!impl_->root.empty()) fs::remove_all(impl_->root, ec);
+  if (impl_->lock_fd >= 0) ::close(impl_->lock_fd);
 }
+
+namespace {
+
+constexpr std::string_view kStagingPrefix = "ckpt-s3-";
+
+// Stagings of runs that were killed (no destructor ran): each a "ckpt-s3-*" directory in `tmp`
+// whose marker nobody holds locked. A live run's, and whatever lacks the marker, stay.
+void remove_abandoned_stagings(const std::string& tmp) {
+  std::error_code ec;
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > kStagingPrefix.size() && name.starts_with(kStagingPrefix))
+      remove_temp_if_abandoned(it->path().string());
+  }
+}
+
+}  // namespace
 
 Result<std::unique_ptr<ObjectStoreStaging>> ObjectStoreStaging::create(std::shared_ptr<ObjectStore> store,
                                                                        const Options& options) {
@@ -192,10 +264,22 @@ Result<std::unique_ptr<ObjectStoreStaging>> ObjectStoreStaging::create(std::shar
     return Error(ErrorCode::kInvalidArgument, "another object-store staging is in use in this process");
   auto impl = std::make_unique<Impl>();
   std::error_code ec;
-  std::string tmpl = fs::temp_directory_path(ec).string() + "/ckpt-s3-XXXXXX";
+  const std::string tmp = fs::temp_directory_path(ec).string();
+  // What killed runs left, up to their --cache-size each, goes before this run adds its own.
+  if (!ec) remove_abandoned_stagings(tmp);
+  std::string tmpl = tmp + "/" + std::string(kStagingPrefix) + "XXXXXX";
   if (ec || !::mkdtemp(tmpl.data()))
     return Error(ErrorCode::kIOError, "cannot create a staging directory").with_file(tmpl);
-  impl->root = tmpl;
+  // Canonical: writers name their files by absolute paths (a chain's shared/), and the upload
+  // finds them by this spelling.
+  impl->root = fs::weakly_canonical(tmpl, ec).string();
+  if (ec) impl->root = tmpl;
+  Result<int> lock = hold_temp_lock(impl->root);
+  if (!lock.ok()) {
+    fs::remove_all(impl->root, ec);
+    return std::move(lock).error();
+  }
+  impl->lock_fd = lock.value();
   impl->options = options;
   impl->files = std::make_shared<RemoteFiles>(std::make_shared<StoreSource>(store, options.connections),
                                               options.cache_bytes);
@@ -321,6 +405,14 @@ Status ObjectStoreStaging::upload_outputs() {
   for (const auto& [local, uri] : outputs) {
     std::error_code ec;
     if (!fs::exists(local, ec)) continue;
+    if (fs::is_directory(local, ec))
+      for (const auto& e : fs::recursive_directory_iterator(local))
+        if (e.is_regular_file() && e.path().filename() == "_metadata")
+          CKPT_RETURN_IF_ERROR(m.name_outputs_by_uri(e.path().string()));
+  }
+  for (const auto& [local, uri] : outputs) {
+    std::error_code ec;
+    if (!fs::exists(local, ec)) continue;
     std::vector<std::pair<std::string, std::string>> data, metadata;
     if (fs::is_regular_file(local, ec)) {
       metadata.emplace_back(local, uri);
@@ -356,7 +448,10 @@ Status ObjectStoreStaging::upload_outputs() {
 void ObjectStoreStaging::rename_paths(std::string* text) const {
   auto sorted = impl_->names;
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  for (const auto& [local, uri] : sorted) replace_all(text, local, uri);
+  for (const auto& [local, uri] : sorted) {
+    replace_all(text, "file:" + local, uri);  // a handle's URI as a writer spelled it
+    replace_all(text, local, uri);
+  }
 }
 
 ObjectStoreStaging::Stats ObjectStoreStaging::stats() const {

@@ -1,7 +1,7 @@
-// RocksDB's checksums: CRC32C table-driven here; xxHash from the copy librocksdb carries.
+// RocksDB's checksums: CRC32C from support/crc32 (masked as RocksDB stores it); xxHash from the
+// copy librocksdb carries.
 #include "state/rocksdb/rocks_checksum.h"
 
-#include <array>
 #include <cstddef>
 
 // librocksdb exports the xxHash it is built with under the ROCKSDB_ prefix (XXH_NAMESPACE in
@@ -13,21 +13,6 @@ uint64_t ROCKSDB_XXH3_64bits(const void* input, size_t length);
 }
 
 namespace ckpt {
-
-uint32_t crc32c(uint32_t crc, std::string_view data) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (unsigned char b : data) crc = table[(crc ^ b) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
 
 uint32_t crc32c_mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xa282ead8u; }
 

@@ -6,10 +6,11 @@
 #include <optional>
 #include <string_view>
 
+#include "support/crc32.h"
+
 namespace ckpt {
 
-// CRC32C (Castagnoli), continuing `crc`, as RocksDB's util/crc32c.
-uint32_t crc32c(uint32_t crc, std::string_view data);
+// crc32c() itself is support/crc32.h's.
 // RocksDB stores crc32c::Mask(crc): rotated right by 15 bits plus a constant.
 uint32_t crc32c_mask(uint32_t crc);
 uint32_t crc32c_unmask(uint32_t masked);
