@@ -49,6 +49,8 @@ void one_value_per_flag(CLI::App& sub) {
   for (CLI::Option* opt : sub.get_options())
     if (opt->nonpositional() && opt->get_allow_extra_args() && opt->get_delimiter() == '\0')
       opt->allow_extra_args(false);
+}
+
 // The options every command takes anywhere on its line, for `ckpt --help` (they are taken off
 // the line before parsing, so CLI11 never lists them).
 std::string global_options_help() {
