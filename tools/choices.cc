@@ -19,6 +19,7 @@ const std::vector<Row>& table() {
       {"edit", "--to", {"rocksdb", "heap", "hashmap", "canonical"}},
       {"generate", "--backend", {"rocksdb", "heap", "hashmap", "canonical"}},
       {"dump", "--format", {"ndjson", "table"}},
+      {"query", "--format", {"table", "csv", "ndjson", "json"}},
       {"diff", "--format", {"ndjson"}},
       {"compact", "--compression", {"zstd", "lz4", "snappy", "none"}},
       {"completion", "SHELL", {"bash", "zsh", "fish"}},

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "choices.h"
 #include "ckpt/query.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -220,9 +222,9 @@ Runner setup_query(CLI::App& sub) {
   sub.add_option("--format", a->format,
                  "table (default when stdout is a terminal), csv, ndjson (default otherwise) or json")
       ->type_name("table|csv|ndjson|json")
-      ->check(CLI::IsMember({"table", "csv", "ndjson", "json"}));
+      ->check(CLI::IsMember(option_choices("query", "--format")).description(""));
   add_naming_options(sub, &a->naming);
-  sub.add_option("-j,--jobs", a->jobs, "Decode N subtasks at once")->type_name("N")->check(CLI::Range(1, 256));
+  add_jobs_option(sub, &a->jobs, "Decode N subtasks at once");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {

@@ -223,7 +223,8 @@ TEST_CASE("absolute URIs resolve through --remap - file: paths and base names - 
   CHECK(got["inline_bytes"] == 8);
 
   // The longest matching prefix wins; a shorter one pointing elsewhere is ignored.
-  auto remapped = run_cli({"inspect", "--json", snap, "--remap", "hdfs://nn:8020=" + (scratch / "wrong"),
+  // The fixture's meta files are placeholders whose states cannot be read: --allow-unread.
+  auto remapped = run_cli({"inspect", "--json", "--allow-unread", snap, "--remap", "hdfs://nn:8020=" + (scratch / "wrong"),
                            "--remap", "hdfs://nn:8020/flink=" + (scratch / "mirror")});
   CHECK(remapped.status == 0);
   const json remapped_json = parse(remapped.out);  // a range over a temporary's member would dangle
@@ -237,7 +238,7 @@ TEST_CASE("absolute URIs resolve through --remap - file: paths and base names - 
 
   // Copied beside _metadata, the shared file is found by its base name.
   fs::copy_file(shared + "/sst-1", snap + "/sst-1");
-  auto beside = run_cli({"inspect", "--json", snap});
+  auto beside = run_cli({"inspect", "--json", "--allow-unread", snap});
   CHECK(beside.status == 0);
   const json beside_json = parse(beside.out);
   int beside_ssts = 0;
@@ -265,7 +266,7 @@ TEST_CASE("a --remap rule that matches no file reference is reported - spelled a
   // The snapshot's own files are file: URIs; a rule in any local spelling matches them.
   for (const std::string& prefix : {snap, "file:" + snap, "file://" + snap}) {
     INFO(prefix);
-    auto local = run_cli({"inspect", snap, "--remap", prefix + "=" + snap, "--remap",
+    auto local = run_cli({"inspect", "--allow-unread", snap, "--remap", prefix + "=" + snap, "--remap",
                           "hdfs://nn:8020/flink=" + (scratch / "mirror")});
     CHECK(local.status == 0);
     INFO(local.err);

@@ -152,6 +152,8 @@ std::vector<std::pair<std::string, std::string>> world_names() {
       {"/flink/savepoints/compacted-4711", "compacted-4711"},
       {"/flink/checkpoints/7d3e1f00c0ffee", "world-job"},
       {"/flink/checkpoints/9a0b2c00d15ea5e", "world-job-2"},
+      {"ls /flink/checkpoints --json", "ls " + world + " --json"},
+      {"savepoint-3f0c1e-ab12cd34ef56", "world-job/chk-2"},
       {"s3-mount/checkpoints/7d3e1f00c0ffee", "world-job"},
       {"/data/flink/checkpoints/4a8b.../chk-42", "chk-42"},
       {"s3-copy/chk-42", "s3-copy/relocated"},
@@ -170,6 +172,8 @@ std::vector<std::pair<std::string, std::string>> world_names() {
       {"chk-42", "world-job/chk-2"},
       // Names of another job's operators, states and keys.
       {"41e91aae0bee218c44306cf7d21940ad", chain_op},
+      {"20ba6b65f97481d5570070de90e4e791", chain_op},
+      {"state = 'counts'", "state = 'value-state'"},
       {"my-uid", chain_op},
       {"9f3c1a2b7d6e5f40a1b2c3d4e5f60718=enrich-orders", unnamed + "=enrich-payments"},
       {"2b9c4f0e", unnamed.substr(0, 8)},

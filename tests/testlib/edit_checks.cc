@@ -77,6 +77,8 @@ void check_edit(const std::string& in, const std::string& out, const ExpectedEdi
   std::multiset<std::string> structure;
   for (const StructureChange& c : diff->structure)
     structure.insert(fmt::format("{} {} {}", c.what, c.operator_id, c.state));
+  for (const DiffReport::Renamed& r : diff->renamed)
+    structure.insert(fmt::format("operator-renamed {} {}", r.operator_a, r.operator_b));
   CHECK(structure == expected.structure);
   for (const KeyDiffCounts& k : diff->keys) {
     INFO(k.operator_id << " " << k.state);

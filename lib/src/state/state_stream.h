@@ -63,6 +63,12 @@ class StateStream {
   // Where bytes read through read() are counted (the opener's), or null. Readers that hand
   // path() to RocksDB count what it read themselves (SstFile).
   Progress* progress() const { return progress_; }
+  // The same bytes, read without counting them (a check ahead of a read that counts them).
+  StateStream uncounted() const {
+    StateStream s = *this;
+    s.progress_ = nullptr;
+    return s;
+  }
   template <class T>
   Result<T> stamp(Result<T> r) const {
     if (r.ok()) return r;

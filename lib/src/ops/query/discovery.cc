@@ -55,7 +55,7 @@ struct Found {
   gc_detail::SnapshotDir dir;
 };
 
-Status search(const std::string& dir, int depth, std::vector<Found>& out) {
+Status search_for_snapshots(const std::string& dir, int depth, std::vector<Found>& out) {
   gc_detail::FindSnapshots how;
   how.in_progress = true;
   how.context = nullptr;
@@ -72,7 +72,7 @@ Status search(const std::string& dir, int depth, std::vector<Found>& out) {
   }
   if (ec) return Error(ErrorCode::kIOError, "cannot list '" + dir + "': " + ec.message());
   std::sort(subdirs.begin(), subdirs.end());
-  for (const std::string& sub : subdirs) CKPT_RETURN_IF_ERROR(search(sub, depth + 1, out));
+  for (const std::string& sub : subdirs) CKPT_RETURN_IF_ERROR(search_for_snapshots(sub, depth + 1, out));
   return Status::OK();
 }
 
@@ -121,7 +121,7 @@ Result<std::vector<ListedSnapshot>> list_snapshots(const std::string& path, cons
     found.push_back({normal_dir(where.directory).parent_path().filename().string(),
                      gc_detail::SnapshotDir{name_of(where.directory), where.directory, where.metadata_path}});
   } else {
-    CKPT_RETURN_IF_ERROR(search(path, 0, found));
+    CKPT_RETURN_IF_ERROR(search_for_snapshots(path, 0, found));
   }
   if (found.empty())
     return Error(ErrorCode::kNotFound,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "ckpt/walk.h"
 #include "format/metadata_offsets.h"
 #include "format/state_bytes.h"
 #include "state/heap/key_groups_reader.h"
@@ -192,8 +193,17 @@ Status check_input(const Metadata& m, const SnapshotLocation& where, const std::
     uint64_t total = 0;
     // What decoding reads: operator state always, keyed streams only when asked to (SSTs are
     // counted by check_ssts below).
-    for (const auto& [op, st] : subtasks)
-      total += checks.keyed_streams ? subtask_state_bytes(*st) : subtask_state_bytes(*st) - subtask_state_bytes(*st, false);
+    for (const auto& [op, st] : subtasks) {
+      total += subtask_state_bytes(*st) - subtask_state_bytes(*st, false);
+      // Decoded whole: the key-group streams of heap and canonical handles (a RocksDB handle's
+      // files are not read here).
+      const uint8_t t = st->managed_keyed.type;
+      if (checks.keyed_streams && (t == handle_type::kKeyGroups || t == handle_type::kKeyGroupsWithId ||
+                                   t == handle_type::kSavepointKeyGroups))
+        visit_streams(st->managed_keyed, [&total](const StreamHandle& s, StreamRole, const std::string*) {
+          if (s.size > 0) total += static_cast<uint64_t>(s.size);
+        });
+    }
     checks.progress->bytes_total.fetch_add(total, std::memory_order_relaxed);
   }
   CKPT_RETURN_IF_ERROR(run_parallel(subtasks.size(), checks.jobs, [&](size_t i) {

@@ -157,7 +157,7 @@ Result<std::unique_ptr<RocksInstanceReader>> RocksInstanceReader::open(const Key
       // RocksDB 7.8's DB iterator can end a scan early with an OK status where an SST's block
       // fails its checksum (tests/corpus/sst_damage_test.cc): a scan through the instance would
       // leave entries out silently, so every table is verified whole before the instance opens.
-      if (is_sst_name(f.name)) CKPT_RETURN_IF_ERROR(SstFile::verify_checksum(stream));
+      if (is_sst_name(f.name)) CKPT_RETURN_IF_ERROR(SstFile::verify_checksum(stream.uncounted()));
       // write_out links a whole local file (no read counts it) and copies the others by reads.
       if (!stream.path().empty() && stream.base() == 0) rep.linked_bytes += stream.size();
       CKPT_RETURN_IF_ERROR(write_out(stream, rep.dir + "/" + f.name));
