@@ -24,6 +24,7 @@ struct QueryArgs {
   std::string sql;
   std::string format;
   int jobs = 1;
+  bool keep_going = false;
   std::vector<std::string> remap;
   NamingArgs naming;
   ProgressMode progress = ProgressMode::kAuto;
@@ -217,7 +218,9 @@ Runner setup_query(CLI::App& sub) {
             return std::string("SQL, not a PATH");
           },
           "", "PATH"));
-  sub.add_option("SQL", a->sql, "SQL (SQLite's dialect) over the tables entries, snapshots, operators, states, files")
+  sub.add_option("SQL", a->sql,
+                 "SQL (SQLite's dialect) over the tables entries, snapshots, operators, states, files and "
+                 "\"<operator>.<state>\"")
       ->required();
   sub.add_option("--format", a->format,
                  "table (default when stdout is a terminal), csv, ndjson (default otherwise) or json")
@@ -225,6 +228,7 @@ Runner setup_query(CLI::App& sub) {
       ->check(CLI::IsMember(option_choices("query", "--format")).description(""));
   add_naming_options(sub, &a->naming);
   add_jobs_option(sub, &a->jobs, "Decode N subtasks at once");
+  sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, give the rows of the rest and exit 1");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
@@ -233,6 +237,7 @@ Runner setup_query(CLI::App& sub) {
     if (!names) return kExitError;
     options.names = std::move(*names);
     options.jobs = a->jobs;
+    options.keep_going = a->keep_going;
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
     if (!remap) return kExitError;
     options.remap = std::move(*remap);
@@ -253,7 +258,8 @@ Runner setup_query(CLI::App& sub) {
     meter.finish();
     sink->finish();
     if (!summary.ok()) return report_error(io, summary.error());
-    return kExitOk;
+    for (const Error& e : summary->problems) print_error(io, e.to_string());
+    return summary->problems.empty() ? kExitOk : kExitProblems;
   };
 }
 

@@ -136,3 +136,9 @@ TEST_CASE("WHERE key = on a SQL savepoint finds the key as printed with the plan
   REQUIRE(!expected.empty());
   CHECK(one.lines == expected);
 }
+
+TEST_CASE("SELECT * FROM entries equals ckpt dump line for line on every corpus snapshot", "[corpus][ops][large]") {
+  CKPT_REQUIRE_SHARED();
+  for (const std::string& s : test::corpus_snapshots()) check_same_as_dump(s);
+  for (const std::string& s : test::sql_corpus_snapshots()) check_same_as_dump(s, test::sql_plan_of(s));
+}

@@ -11,6 +11,8 @@
 // `snapshot`, `operator`, `state`, `subtask`, `key_group` and `key` narrows what is read (a key
 // reads only the key group Flink assigns it, as `ckpt dump --key` does). `snapshots`,
 // `operators`, `states` and `files` describe the snapshots (ckpt-query(1) lists the columns).
+// Each state has a table of its own, "<operator>.<state>" (the operator by its uid, V5+ name
+// or id), with its key, user key and value split into the columns its serializers name.
 #pragma once
 
 #include <cstdint>
@@ -77,11 +79,16 @@ struct CKPT_API QueryOptions {
   std::vector<PrefixRule> remap;
   int jobs = 1;                  // subtasks decoded at once
   Progress* progress = nullptr;  // bytes read and entries decoded (ckpt/progress.h)
+  // A damaged part (handle, key group, SST, change log) met mid-query is listed in
+  // QuerySummary::problems and stepped over: the rows are those of the undamaged parts.
+  // Without it, it ends the query with its error.
+  bool keep_going = false;
 };
 
 struct CKPT_API QuerySummary {
   uint64_t rows = 0;
   std::vector<ListedSnapshot> snapshots;  // what the paths held
+  std::vector<Error> problems;            // QueryOptions::keep_going: the parts stepped over
 };
 
 // Runs every statement of `sql` over the snapshots under `paths`, handing result rows to

@@ -249,6 +249,7 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
   o.jobs = ctx.options.jobs;
   o.progress = ctx.options.progress;
   o.raw_bytes = true;  // entry_bytes
+  if (ctx.options.keep_going) o.on_problem = [&ctx](const Error& e) { ctx.problems.push_back(e); };
   if (p.state) o.state = *p.state;
   if (p.subtask) o.subtask = static_cast<int32_t>(*p.subtask);
   if (p.key_group)

@@ -103,6 +103,10 @@ const InfoTableDef kInfoTables[] = {
      "CREATE TABLE x(snapshot TEXT, uri TEXT, path TEXT, size INTEGER, file_size INTEGER, missing INTEGER, "
      "role TEXT, slot TEXT, operator TEXT, subtask INTEGER, reference_count INTEGER)",
      file_rows},
+    {"state_columns",
+     "CREATE TABLE x(snapshot TEXT, table_name TEXT, operator TEXT, state TEXT, kind TEXT, column_name TEXT, "
+     "field TEXT, path TEXT, type TEXT)",
+     state_column_rows},
 };
 
 // A table's module data: its definition and the run's context.

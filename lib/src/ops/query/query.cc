@@ -1,5 +1,7 @@
 // run_query (ckpt/query.h): the snapshots found under the paths, an in-memory SQLite database
 // with the virtual tables over them, and each statement's rows handed to the sink.
+#include <set>
+
 #include <fmt/format.h>
 
 #include "ckpt/query.h"
@@ -108,6 +110,17 @@ Error sql_error(sqlite3* db, std::string_view statement) {
       .with_context(fmt::format("in '{}'", text));
 }
 
+// After a statement failed to prepare: declares the state table whose absence it names, once
+// (a name still missing after that is not the table's: `op.state` unquoted names a schema).
+Result<bool> declare_missing_table(sqlite3* db, QueryContext* ctx, std::set<std::string>& declared) {
+  constexpr std::string_view kNoSuchTable = "no such table: ";
+  std::string_view message = sqlite3_errmsg(db);
+  if (message.substr(0, kNoSuchTable.size()) != kNoSuchTable) return false;
+  std::string name(message.substr(kNoSuchTable.size()));
+  if (!declared.insert(name).second) return false;
+  return query_detail::declare_state_table(db, ctx, name);
+}
+
 QueryCell cell_of(sqlite3_stmt* s, int i) {
   QueryCell c;
   switch (sqlite3_column_type(s, i)) {
@@ -152,7 +165,9 @@ Result<QuerySummary> run_query(const std::vector<std::string>& paths, const std:
   sqlite3_set_authorizer(db.get(), deny_attach, nullptr);
   CKPT_RETURN_IF_ERROR(query_detail::register_entries_table(db.get(), &ctx));
   CKPT_RETURN_IF_ERROR(query_detail::register_info_tables(db.get(), &ctx));
+  CKPT_RETURN_IF_ERROR(query_detail::register_state_tables(db.get(), &ctx));
 
+  std::set<std::string> declared;
   const char* next = sql.c_str();
   const char* const end = sql.c_str() + sql.size();
   while (next < end) {
@@ -160,7 +175,13 @@ Result<QuerySummary> run_query(const std::vector<std::string>& paths, const std:
     sqlite3_stmt* raw_statement = nullptr;
     rc = sqlite3_prepare_v2(db.get(), next, static_cast<int>(end - next), &raw_statement, &tail);
     std::unique_ptr<sqlite3_stmt, StatementFinalizer> statement(raw_statement);
-    if (rc != SQLITE_OK) return sql_error(db.get(), std::string_view(next, end - next));
+    if (rc != SQLITE_OK) {
+      // A state's table is declared when a statement first names it; then the statement is
+      // prepared again.
+      CKPT_ASSIGN_OR_RETURN(bool declared, declare_missing_table(db.get(), &ctx, declared));
+      if (declared) continue;
+      return sql_error(db.get(), std::string_view(next, end - next));
+    }
     const std::string_view text(next, (tail ? tail : end) - next);
     next = tail ? tail : end;
     if (!statement) continue;  // only white space or a comment
@@ -181,6 +202,7 @@ Result<QuerySummary> run_query(const std::vector<std::string>& paths, const std:
       return sql_error(db.get(), text);
     }
   }
+  summary.problems = std::move(ctx.problems);
   return summary;
 }
 

@@ -29,6 +29,8 @@ class QueryContext {
   // The library's error behind a table's SQLITE_ERROR: what the query fails with, as it names
   // the file and offset that SQLite's message cannot carry.
   std::optional<Error> failure;
+  // With QueryOptions::keep_going: the damaged parts the readers stepped over, in order.
+  std::vector<Error> problems;
 
   // Snapshot i's `_metadata`, decoded on first use.
   const Result<Metadata>& metadata(size_t i);
@@ -58,9 +60,20 @@ sqlite3_module eponymous_module(int (*connect)(sqlite3*, void*, int, const char*
                                 int (*eof)(Cursor*), int (*column)(Cursor*, sqlite3_context*, int),
                                 int (*rowid)(Cursor*, sqlite3_int64*));
 
-// Registers `entries` (entries_table.cc) and `snapshots`, `operators`, `states`, `files`
-// (info_tables.cc) as eponymous virtual tables of `db`; `ctx` outlives `db`.
+// Registers `entries` (entries_table.cc) and `snapshots`, `operators`, `states`, `files`,
+// `state_columns` (info_tables.cc) as eponymous virtual tables of `db`; `ctx` outlives `db`.
 Status register_entries_table(sqlite3* db, QueryContext* ctx);
 Status register_info_tables(sqlite3* db, QueryContext* ctx);
+
+// The tables of one state each, "<operator>.<state>" (state_tables.cc): registered as a module,
+// each declared (in `temp`) when a statement first names it. declare_state_table() returns false
+// when no snapshot has a state of that name; state_table_names() lists every one, an operator
+// by its uid where known, else its id.
+Status register_state_tables(sqlite3* db, QueryContext* ctx);
+Result<bool> declare_state_table(sqlite3* db, QueryContext* ctx, const std::string& name);
+Result<std::vector<std::string>> state_table_names(QueryContext& ctx);
+// The rows of `state_columns` (an info table) for snapshot i: each state table's columns, where
+// in the entry each comes from.
+Status state_column_rows(QueryContext& ctx, size_t i, std::vector<std::vector<QueryCell>>& out);
 
 }  // namespace ckpt::query_detail
