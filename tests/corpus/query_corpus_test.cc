@@ -137,7 +137,7 @@ TEST_CASE("WHERE key = on a SQL savepoint finds the key as printed with the plan
   CHECK(one.lines == expected);
 }
 
-TEST_CASE("SELECT * FROM entries equals ckpt dump line for line on every corpus snapshot", "[corpus][ops][large]") {
+TEST_CASE("SELECT * FROM entries equals ckpt dump line for line on every corpus snapshot", "[corpus][ops]") {
   CKPT_REQUIRE_SHARED();
   for (const std::string& s : test::corpus_snapshots()) check_same_as_dump(s);
   for (const std::string& s : test::sql_corpus_snapshots()) check_same_as_dump(s, test::sql_plan_of(s));

@@ -8,6 +8,7 @@
 
 #include "ckpt/entries.h"
 #include "ops/dump/key_names.h"
+#include "ops/query/entry_scans.h"
 #include "ops/query/query_tables.h"
 
 namespace ckpt::query_detail {
@@ -47,28 +48,15 @@ struct OperatorLabel {
   const std::vector<std::string>* key_columns = nullptr;  // the plan's names of the key row's fields
 };
 
-struct EntryScan {
-  size_t snapshot = 0;
-  EntryReaderOptions options;
-};
-
 struct EntriesCursor {
+  explicit EntriesCursor(QueryContext* c) : ctx(c), scans(*c) {}
   sqlite3_vtab_cursor base{};
   QueryContext* ctx = nullptr;
-  std::vector<EntryScan> scans;
-  size_t next_scan = 0;
-  std::unique_ptr<EntryReader> reader;
-  std::unique_ptr<EntryIterator> it;            // reset before `reader`, which it reads from
+  EntryScans scans;
+  std::vector<EntryScans::Scan> planned;        // filled by plan_scans(), then handed to `scans`
   std::map<std::string, OperatorLabel> labels;  // the open reader's operators, by id
   const OperatorLabel* label = nullptr;         // the current entry's operator
   sqlite3_int64 rowid = 0;
-
-  void close_reader() {
-    it.reset();
-    reader.reset();
-    labels.clear();
-    label = nullptr;
-  }
 };
 
 EntriesCursor* cursor_of(sqlite3_vtab_cursor* c) { return reinterpret_cast<EntriesCursor*>(c); }
@@ -119,48 +107,30 @@ int entries_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
 }
 
 int entries_open(sqlite3_vtab* t, sqlite3_vtab_cursor** out) {
-  auto* c = new EntriesCursor;
-  c->ctx = reinterpret_cast<EntriesTable*>(t)->ctx;
+  auto* c = new EntriesCursor(reinterpret_cast<EntriesTable*>(t)->ctx);
   *out = &c->base;
   return SQLITE_OK;
 }
 
 int entries_close(sqlite3_vtab_cursor* base) {
-  EntriesCursor* c = cursor_of(base);
-  c->close_reader();
-  delete c;
+  delete cursor_of(base);
   return SQLITE_OK;
 }
 
 // Until the cursor is on an entry or past the last scan.
 int advance(EntriesCursor* c) {
-  sqlite3_vtab* table = c->base.pVtab;
-  while (!c->it || !c->it->valid()) {
-    if (c->it && !c->it->status().ok()) {
-      Error e = c->it->status().error();
-      c->close_reader();
-      c->next_scan = c->scans.size();
-      return c->ctx->fail(table, std::move(e));
-    }
-    c->close_reader();
-    if (c->next_scan >= c->scans.size()) return SQLITE_OK;
-    const EntryScan& scan = c->scans[c->next_scan++];
-    Result<std::unique_ptr<EntryReader>> reader =
-        EntryReader::open(c->ctx->snapshots[scan.snapshot].path, scan.options);
-    if (!reader.ok()) {
-      c->next_scan = c->scans.size();
-      return c->ctx->fail(table, std::move(reader).error());
-    }
-    c->reader = std::move(*reader);
-    for (const OperatorState& op : c->reader->metadata().operators) {
+  int rc = c->scans.advance(c->base.pVtab, [c](const EntryReader& reader) {
+    c->labels.clear();
+    for (const OperatorState& op : reader.metadata().operators) {
       OperatorLabel& l = c->labels[operator_id_hex(op.id)];
       l.uid = c->ctx->options.names.uid_of(op);
       const OperatorName* name = c->ctx->options.names.find(op.id);
       if (name && !name->key_columns.empty()) l.key_columns = &name->key_columns;
     }
-    c->it = c->reader->entries();
-  }
-  auto l = c->labels.find(c->it->entry().operator_id);
+  });
+  c->label = nullptr;
+  if (rc != SQLITE_OK || !c->scans.on_entry()) return rc;
+  auto l = c->labels.find(c->scans.entry().operator_id);
   c->label = l == c->labels.end() ? nullptr : &l->second;
   return SQLITE_OK;
 }
@@ -244,12 +214,7 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
   QueryContext& ctx = *c->ctx;
   const ListedSnapshot& s = ctx.snapshots[i];
   if (!s.complete || (p.snapshot && *p.snapshot != s.path)) return true;
-  EntryReaderOptions o;
-  o.remap = ctx.options.remap;
-  o.jobs = ctx.options.jobs;
-  o.progress = ctx.options.progress;
-  o.raw_bytes = true;  // entry_bytes
-  if (ctx.options.keep_going) o.on_problem = [&ctx](const Error& e) { ctx.problems.push_back(e); };
+  EntryReaderOptions o = entry_reader_options(ctx);
   if (p.state) o.state = *p.state;
   if (p.subtask) o.subtask = static_cast<int32_t>(*p.subtask);
   if (p.key_group)
@@ -275,7 +240,7 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
     if (!p.key_group && has_broadcast_state(*m, p.op)) {
       EntryReaderOptions broadcast = o;
       broadcast.operator_state_only = true;
-      c->scans.push_back({i, std::move(broadcast)});
+      c->planned.push_back({i, std::move(broadcast)});
     }
     o.keys.push_back(*p.key);
     // A SQL key shows its fields named after the plan's columns; the reader looks up the row.
@@ -286,31 +251,32 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
       if (row && std::find(o.keys.begin(), o.keys.end(), *row) == o.keys.end()) o.keys.push_back(*row);
     }
   }
-  c->scans.push_back({i, std::move(o)});
+  c->planned.push_back({i, std::move(o)});
   return true;
 }
 
 int entries_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_value** argv) {
   EntriesCursor* c = cursor_of(base);
-  c->close_reader();
-  c->scans.clear();
-  c->next_scan = 0;
+  c->scans.reset();
+  c->planned.clear();
   c->rowid = 0;
   Pushed p = pushed_of(mask, argv);
   if (p.none) return SQLITE_OK;
   for (size_t i = 0; i < c->ctx->snapshots.size(); ++i)
     if (!plan_scans(c, i, p)) return SQLITE_ERROR;
+  c->scans.reset(std::move(c->planned));
+  c->planned.clear();
   return advance(c);
 }
 
 int entries_next(sqlite3_vtab_cursor* base) {
   EntriesCursor* c = cursor_of(base);
-  c->it->next();
+  c->scans.next();
   ++c->rowid;
   return advance(c);
 }
 
-int entries_eof(sqlite3_vtab_cursor* base) { return !cursor_of(base)->it; }
+int entries_eof(sqlite3_vtab_cursor* base) { return !cursor_of(base)->scans.on_entry(); }
 
 void result_text(sqlite3_context* ctx, const std::string& s) {
   sqlite3_result_text64(ctx, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
@@ -325,9 +291,9 @@ void result_json(sqlite3_context* ctx, const std::optional<Value>& v) {
 
 int entries_column(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int column) {
   EntriesCursor* c = cursor_of(base);
-  const Entry& e = c->it->entry();
+  const Entry& e = c->scans.entry();
   switch (column) {
-    case kSnapshotColumn: result_text(ctx, c->ctx->snapshots[c->scans[c->next_scan - 1].snapshot].path); break;
+    case kSnapshotColumn: result_text(ctx, c->ctx->snapshots[c->scans.scan().snapshot].path); break;
     case kOperatorColumn: result_text(ctx, e.operator_id); break;
     case kUidColumn:
       if (c->label && !c->label->uid.empty())

@@ -66,12 +66,11 @@ Status register_entries_table(sqlite3* db, QueryContext* ctx);
 Status register_info_tables(sqlite3* db, QueryContext* ctx);
 
 // The tables of one state each, "<operator>.<state>" (state_tables.cc): registered as a module,
-// each declared (in `temp`) when a statement first names it. declare_state_table() returns false
-// when no snapshot has a state of that name; state_table_names() lists every one, an operator
-// by its uid where known, else its id.
+// each declared (in `temp`) when a statement first names it; declare_state_table() returns
+// false when no snapshot has a state of that name. `SELECT DISTINCT table_name FROM
+// state_columns` lists them all (an operator by its uid where known, else its id).
 Status register_state_tables(sqlite3* db, QueryContext* ctx);
 Result<bool> declare_state_table(sqlite3* db, QueryContext* ctx, const std::string& name);
-Result<std::vector<std::string>> state_table_names(QueryContext& ctx);
 // The rows of `state_columns` (an info table) for snapshot i: each state table's columns, where
 // in the entry each comes from.
 Status state_column_rows(QueryContext& ctx, size_t i, std::vector<std::vector<QueryCell>>& out);

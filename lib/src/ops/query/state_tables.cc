@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "ckpt/entries.h"
+#include "ops/query/entry_scans.h"
 #include "ops/query/query_tables.h"
 #include "ops/query/state_columns.h"
 #include "state/proxy_reader.h"
@@ -202,29 +202,15 @@ struct StateTable {
   StateTableDef def;
 };
 
-struct StateScan {
-  const StatePart* part = nullptr;
-  EntryReaderOptions options;
-};
-
 struct StateCursor {
+  explicit StateCursor(StateTable* t) : table(t), scans(*t->ctx) {}
   sqlite3_vtab_cursor base{};
   StateTable* table = nullptr;
-  std::vector<StateScan> scans;
-  size_t next_scan = 0;
-  std::unique_ptr<EntryReader> reader;
-  std::unique_ptr<EntryIterator> it;  // reset before `reader`, which it reads from
+  EntryScans scans;  // Scan::part: the index of the table's part
   // The rows of the current entry (a LIST entry has one per element) and the one shown.
   std::vector<std::vector<QueryCell>> rows;
   size_t row = 0;
   sqlite3_int64 rowid = 0;
-
-  void close_reader() {
-    it.reset();
-    reader.reset();
-    rows.clear();
-    row = 0;
-  }
 };
 
 StateCursor* state_cursor(sqlite3_vtab_cursor* c) { return reinterpret_cast<StateCursor*>(c); }
@@ -305,24 +291,21 @@ int state_best_index(sqlite3_vtab* base, sqlite3_index_info* info) {
 }
 
 int state_open(sqlite3_vtab* t, sqlite3_vtab_cursor** out) {
-  auto* c = new StateCursor;
-  c->table = reinterpret_cast<StateTable*>(t);
+  auto* c = new StateCursor(reinterpret_cast<StateTable*>(t));
   *out = &c->base;
   return SQLITE_OK;
 }
 
 int state_close(sqlite3_vtab_cursor* base) {
-  StateCursor* c = state_cursor(base);
-  c->close_reader();
-  delete c;
+  delete state_cursor(base);
   return SQLITE_OK;
 }
 
 // The rows of the iterator's entry.
 void state_make_rows(StateCursor* c) {
   const StateTableDef& def = c->table->def;
-  const StatePart& part = *c->scans[c->next_scan - 1].part;
-  const Entry& e = c->it->entry();
+  const StatePart& part = def.parts[c->scans.scan().part];
+  const Entry& e = c->scans.entry();
   std::vector<QueryCell> row(def.columns.size());
   row[kStateSnapshotColumn] = text_cell(c->table->ctx->snapshots[part.snapshot].path);
   row[kStateSubtaskColumn] = integer_cell(e.subtask);
@@ -358,32 +341,12 @@ void state_make_rows(StateCursor* c) {
 
 // Until the cursor is on a row or past the last scan.
 int state_advance(StateCursor* c) {
-  QueryContext& ctx = *c->table->ctx;
-  sqlite3_vtab* table = c->base.pVtab;
   if (c->row < c->rows.size()) return SQLITE_OK;
   c->rows.clear();
   c->row = 0;
-  while (!c->it || !c->it->valid()) {
-    if (c->it && !c->it->status().ok()) {
-      Error e = c->it->status().error();
-      c->close_reader();
-      c->next_scan = c->scans.size();
-      return ctx.fail(table, std::move(e));
-    }
-    c->close_reader();
-    if (c->next_scan >= c->scans.size()) return SQLITE_OK;
-    const StateScan& scan = c->scans[c->next_scan++];
-    Result<std::unique_ptr<EntryReader>> reader =
-        EntryReader::open(ctx.snapshots[scan.part->snapshot].path, scan.options);
-    if (!reader.ok()) {
-      c->next_scan = c->scans.size();
-      return ctx.fail(table, std::move(reader).error());
-    }
-    c->reader = std::move(*reader);
-    c->it = c->reader->entries();
-  }
-  state_make_rows(c);
-  return SQLITE_OK;
+  int rc = c->scans.advance(c->base.pVtab);
+  if (rc == SQLITE_OK && c->scans.on_entry()) state_make_rows(c);
+  return rc;
 }
 
 // A whole key's equality as the keys a lookup takes (JSON text as `ckpt dump` prints keys): a
@@ -427,18 +390,13 @@ std::optional<std::string> field_lookup_key(const StateTableDef& def, sqlite3_va
 int state_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_value** argv) {
   StateCursor* c = state_cursor(base);
   QueryContext& ctx = *c->table->ctx;
-  c->close_reader();
-  c->scans.clear();
-  c->next_scan = 0;
+  c->scans.reset();
+  c->rows.clear();
+  c->row = 0;
   c->rowid = 0;
   int a = 0;
   std::optional<std::string> snapshot;
-  EntryReaderOptions o;
-  o.remap = ctx.options.remap;
-  o.jobs = ctx.options.jobs;
-  o.progress = ctx.options.progress;
-  o.raw_bytes = true;  // entry_bytes
-  if (ctx.options.keep_going) o.on_problem = [&ctx](const Error& e) { ctx.problems.push_back(e); };
+  EntryReaderOptions o = entry_reader_options(ctx);
   for (int bit : {kSnapshotBit, kSubtaskBit, kKeyGroupBit}) {
     if (!(mask & bit)) continue;
     sqlite3_value* v = argv[a++];
@@ -464,13 +422,16 @@ int state_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_
       o.keys = {*one};
     }
   }
-  for (const StatePart& part : c->table->def.parts) {
-    if (snapshot && *snapshot != ctx.snapshots[part.snapshot].path) continue;
-    StateScan scan{&part, o};
-    scan.options.operator_filter = part.operator_id;
-    scan.options.state = part.state;
-    c->scans.push_back(std::move(scan));
+  std::vector<EntryScans::Scan> scans;
+  const std::vector<StatePart>& parts = c->table->def.parts;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (snapshot && *snapshot != ctx.snapshots[parts[i].snapshot].path) continue;
+    EntryScans::Scan scan{parts[i].snapshot, o, i};
+    scan.options.operator_filter = parts[i].operator_id;
+    scan.options.state = parts[i].state;
+    scans.push_back(std::move(scan));
   }
+  c->scans.reset(std::move(scans));
   return state_advance(c);
 }
 
@@ -478,7 +439,7 @@ int state_next(sqlite3_vtab_cursor* base) {
   StateCursor* c = state_cursor(base);
   ++c->rowid;
   if (++c->row < c->rows.size()) return SQLITE_OK;
-  c->it->next();
+  c->scans.next();
   return state_advance(c);
 }
 
@@ -561,29 +522,6 @@ Result<bool> declare_state_table(sqlite3* db, QueryContext* ctx, const std::stri
     return e;
   }
   return true;
-}
-
-Result<std::vector<std::string>> state_table_names(QueryContext& ctx) {
-  std::vector<std::string> names;
-  std::set<std::string> seen;
-  for (size_t i = 0; i < ctx.snapshots.size(); ++i) {
-    const ListedSnapshot& s = ctx.snapshots[i];
-    if (!s.complete || !s.problem.empty()) continue;
-    const Result<Metadata>& m = ctx.metadata(i);
-    if (!m.ok()) return m.error();
-    for (const OperatorState& op : m->operators) {
-      const std::string label = state_table_labels(ctx, op).front();
-      std::set<std::string> states;
-      CKPT_RETURN_IF_ERROR(visit_operator_states(s.path, ctx.options.remap, op,
-                                                 [&](const StateMetaInfo& info, const SerializerSnapshot*) {
-                                                   states.insert(info.name);
-                                                   return false;
-                                                 }));
-      for (const std::string& state : states)
-        if (seen.insert(label + "." + state).second) names.push_back(label + "." + state);
-    }
-  }
-  return names;
 }
 
 Status state_column_rows(QueryContext& ctx, size_t i, std::vector<std::vector<QueryCell>>& out) {
