@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -57,6 +58,26 @@ sqlite3_module eponymous_module(int (*connect)(sqlite3*, void*, int, const char*
                                 int (*filter)(Cursor*, int, const char*, int, sqlite3_value**), int (*next)(Cursor*),
                                 int (*eof)(Cursor*), int (*column)(Cursor*, sqlite3_context*, int),
                                 int (*rowid)(Cursor*, sqlite3_int64*));
+
+struct DatabaseCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StatementFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using Database = std::unique_ptr<sqlite3, DatabaseCloser>;
+
+// The snapshots under each of `paths`, in turn.
+Result<std::vector<ListedSnapshot>> list_paths(const std::vector<std::string>& paths, const QueryOptions& options);
+// An in-memory database holding every table over `ctx`'s snapshots (`ctx` outlives it), and
+// nothing else: ATTACH is refused, as the inputs are read-only and a query writes nothing.
+Result<Database> open_database(QueryContext* ctx);
+// SQLite's error on `db` as the query's, quoting the statement.
+Error sql_error(sqlite3* db, std::string_view statement);
+// Column i of the current row of `s`.
+QueryCell cell_of(sqlite3_stmt* s, int i);
+// `c` as parameter i of `s`.
+void bind_cell(sqlite3_stmt* s, int i, const QueryCell& c);
 
 // Registers `entries` (entries_table.cc) and `snapshots`, `operators`, `states`, `files`
 // (info_tables.cc) as eponymous virtual tables of `db`; `ctx` outlives `db`.
