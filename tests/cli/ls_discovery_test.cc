@@ -1,6 +1,7 @@
 // ckpt ls on a root of three jobs, each with five retained checkpoints and two savepoints, and
 // checkpoints in progress (no _metadata): exactly what is there, which is complete, what gc
-// does about each; ckpt inspect on a job directory or a root points to ckpt ls.
+// does about each; ckpt inspect on a job directory or a root points to ckpt ls. The same root
+// in a bucket of a loopback moto server lists the same.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -38,6 +39,7 @@ void generated(const std::string& output, GenerateBackend backend, int32_t chain
 // root/flink/job-N: chk-1..chk-5 and two savepoints each; job-2/chk-6 in progress now,
 // job-3/chk-6 in progress for two days (with a file it uploaded to shared/ as old).
 void write_jobs(const std::string& root) {
+  fs::create_directories(root + "/flink");
   for (int j = 1; j <= 3; ++j) {
     const std::string job = root + "/flink/job-" + std::to_string(j);
     generated(job, GenerateBackend::kRocksDb, 5, static_cast<uint64_t>(j));
@@ -133,7 +135,8 @@ TEST_CASE("ckpt ls and ckpt query on a bucket list the same jobs and snapshots a
     INFO(r.err);
     REQUIRE(r.status == 0);
     std::vector<std::string> out;
-    for (const auto& s : nlohmann::json::parse(r.out)["snapshots"])
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& s : doc["snapshots"])
       out.push_back(s["job"].get<std::string>() + "/" + s["name"].get<std::string>() + " " +
                     s["kind"].get<std::string>() + (s["complete"].get<bool>() ? " complete" : " in-progress") +
                     (s["id"].is_null() ? "" : " " + std::to_string(s["id"].get<int64_t>())));

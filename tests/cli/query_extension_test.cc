@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "testlib/cli_process.h"
 #include "testlib/cli_run.h"
 #include "testlib/damaged_key_group.h"
+#include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
@@ -25,6 +27,21 @@ std::string shell_quoted(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
+
+// Built with AddressSanitizer (.ci/sanitize), the extension needs ASan's runtime loaded first
+// in the uninstrumented sqlite3 and python3 that load it, and their own leaks are not ours.
+struct SanitizerRuntime {
+  std::vector<std::unique_ptr<test::ScopedEnv>> vars;
+  SanitizerRuntime() {
+#if defined(__SANITIZE_ADDRESS__)
+    test::CliResult r = test::run_program({"gcc", "-print-file-name=libasan.so"});
+    REQUIRE(r.status == 0);
+    std::string path = r.out.substr(0, r.out.find('\n'));
+    vars.push_back(std::make_unique<test::ScopedEnv>("LD_PRELOAD", path));
+    vars.push_back(std::make_unique<test::ScopedEnv>("ASAN_OPTIONS", std::string("detect_leaks=0")));
+#endif
+  }
+};
 
 // The extension as built (`.load` adds the ".so").
 std::string built_extension() { return test::build_dir() + "/lib/libckpt_sqlite"; }
@@ -47,7 +64,8 @@ std::string small_savepoint(const test::ScratchDir& tmp) {
 std::string fingerprint(const std::string& table) {
   return "SELECT count(*) || '|' || total(entry_bytes) || '|' || total(length(key)) || '|' || total(length(value)) || "
          "'|' || total(length(user_key)) || '|' || total(length(namespace)) || '|' || total(key_group) || '|' || "
-         "total(subtask) || '|' || group_concat(DISTINCT state || kind || operator || snapshot) FROM " +
+         "total(subtask) || '|' || replace(group_concat(DISTINCT state || kind || operator || snapshot), ',', ';') "
+         "FROM " +
          table;
 }
 
@@ -72,6 +90,7 @@ std::string query_value(const std::vector<std::string>& paths, const std::string
 }  // namespace
 
 TEST_CASE("libckpt_sqlite loads in the sqlite3 shell and gives the tables of ckpt query as functions", "[cli]") {
+  SanitizerRuntime sanitizer;
   REQUIRE(test::program_available("/usr/bin/sqlite3"));  // .ci/install-deps installs it
   test::ScratchDir tmp;
   const std::string sp = small_savepoint(tmp);
@@ -105,6 +124,7 @@ TEST_CASE("libckpt_sqlite loads in the sqlite3 shell and gives the tables of ckp
 }
 
 TEST_CASE("libckpt_sqlite reads one key group for WHERE key = and names a damaged file in its error", "[cli]") {
+  SanitizerRuntime sanitizer;
   REQUIRE(test::program_available("/usr/bin/sqlite3"));
   test::ScratchDir tmp;
   const std::string sp = tmp / "sp";
@@ -130,6 +150,7 @@ TEST_CASE("libckpt_sqlite reads one key group for WHERE key = and names a damage
 }
 
 TEST_CASE("libckpt_sqlite loads in Python's sqlite3 module", "[cli]") {
+  SanitizerRuntime sanitizer;
   // Debian's Python: its sqlite3 module can load extensions (some others are built without).
   REQUIRE(test::program_available("/usr/bin/python3"));
   test::ScratchDir tmp;
@@ -163,6 +184,7 @@ TEST_CASE("libckpt_sqlite loads in Python's sqlite3 module", "[cli]") {
 }
 
 TEST_CASE("ckpt query --to-sqlite writes the tables or the result into a new SQLite file", "[cli]") {
+  SanitizerRuntime sanitizer;
   REQUIRE(test::program_available("/usr/bin/sqlite3"));
   test::ScratchDir tmp;
   const std::string sp = small_savepoint(tmp);
@@ -173,11 +195,11 @@ TEST_CASE("ckpt query --to-sqlite writes the tables or the result into a new SQL
   // The rows as ckpt query gives them, typed as its columns are.
   auto tables = test::run_program({"sqlite3", db, "SELECT name FROM sqlite_schema ORDER BY name",
                                    fingerprint("entries"), "SELECT typeof(key_group) FROM entries LIMIT 1",
-                                   "SELECT group_concat(name || kind || value_serializer) FROM states"});
+                                   "SELECT group_concat(name || kind || value_serializer, ';') FROM states"});
   REQUIRE(tables.status == 0);
   CHECK(tables.out == "entries\nfiles\noperators\nsnapshots\nstates\n" + query_value({sp}, fingerprint("entries")) +
                           "integer\n" +
-                          query_value({sp}, "SELECT group_concat(name || kind || value_serializer) FROM states"));
+                          query_value({sp}, "SELECT group_concat(name || kind || value_serializer, ';') FROM states"));
 
   // An existing file stays as it is without --force; nothing is left beside it.
   auto again = test::run_cli({"query", sp, "--to-sqlite", db, "SELECT 1"});
@@ -214,6 +236,7 @@ TEST_CASE("ckpt query --to-sqlite writes the tables or the result into a new SQL
 }
 
 TEST_CASE("ckpt query --shell runs the sqlite3 shell over the tables", "[cli]") {
+  SanitizerRuntime sanitizer;
   REQUIRE(test::program_available("/usr/bin/sqlite3"));
   test::ScratchDir tmp;
   const std::string sp = small_savepoint(tmp);
@@ -225,6 +248,7 @@ TEST_CASE("ckpt query --shell runs the sqlite3 shell over the tables", "[cli]") 
   CHECK(r.status == 0);
   std::string n = query_csv({sp}, "SELECT count(*) AS n FROM entries");
   std::erase(n, '\r');
+  std::erase(r.out, '\r');  // sqlite3's CSV lines end in CRLF too
   CHECK(r.out == n + "gc\nretained\n");
   // A PATH without a snapshot is this command's error, before any shell.
   auto missing = test::run_shell(ckpt + " query --shell " + shell_quoted(tmp / "nowhere") + " < /dev/null", 60);
