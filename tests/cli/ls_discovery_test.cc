@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void generated(const std::string& output, GenerateBackend backend, int32_t chain, uint64_t seed) {
+void generate_in_job(const std::string& output, GenerateBackend backend, int32_t chain, uint64_t seed) {
   GenerateOptions g;
   g.output = output;
   g.backend = backend;
@@ -42,9 +42,9 @@ void write_jobs(const std::string& root) {
   fs::create_directories(root + "/flink");
   for (int j = 1; j <= 3; ++j) {
     const std::string job = root + "/flink/job-" + std::to_string(j);
-    generated(job, GenerateBackend::kRocksDb, 5, static_cast<uint64_t>(j));
-    generated(job + "/savepoint-00000" + std::to_string(j) + "-0000000000a1", GenerateBackend::kCanonical, 0, 7);
-    generated(job + "/savepoint-00000" + std::to_string(j) + "-0000000000b2", GenerateBackend::kHeap, 0, 8);
+    generate_in_job(job, GenerateBackend::kRocksDb, 5, static_cast<uint64_t>(j));
+    generate_in_job(job + "/savepoint-00000" + std::to_string(j) + "-0000000000a1", GenerateBackend::kCanonical, 0, 7);
+    generate_in_job(job + "/savepoint-00000" + std::to_string(j) + "-0000000000b2", GenerateBackend::kHeap, 0, 8);
   }
   fs::create_directories(root + "/flink/job-2/chk-6");
   fs::create_directories(root + "/flink/job-3/chk-6");
