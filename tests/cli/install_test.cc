@@ -62,9 +62,9 @@ TEST_CASE("install puts the program - library - headers and packaging files unde
   // The SQLite extension under the name `.load` looks for, found by the linker's search, and
   // the shell of `ckpt query --shell` finding it beside the installed libckpt.
   REQUIRE(fs::exists(lib + "/libckpt_sqlite.so"));
+  const std::string sql = "SELECT kind FROM ckpt_snapshots('" + test::sample_savepoint_dir() + "')";
   test::CliResult loaded =
-      test::run_shell("LD_LIBRARY_PATH=" + q(lib) + " sqlite3 :memory: '.load libckpt_sqlite' " +
-                      q("SELECT kind FROM ckpt_snapshots('" + test::sample_savepoint_dir() + "')"));
+      test::run_program({"env", "LD_LIBRARY_PATH=" + lib, "sqlite3", ":memory:", ".load libckpt_sqlite", sql});
   INFO(loaded.err);
   CHECK(loaded.out == "savepoint\n");
   test::CliResult shell = test::run_shell("echo 'SELECT count(*) > 0 FROM entries;' | env -u LD_LIBRARY_PATH " +
