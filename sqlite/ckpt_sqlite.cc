@@ -9,6 +9,7 @@
 // share an object: the session's database is libckpt's own, and rows cross as QueryCell values.
 #include <sqlite3ext.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -29,6 +30,7 @@ struct TableDef {
   std::string table;               // the session's table
   bool function = true;            // ckpt_<table>(PATH): the paths are the hidden column `source`
   std::vector<std::string> paths;  // CREATE VIRTUAL TABLE ... USING ckpt(PATH...)
+  ckpt::QueryOptions options;      // and its plan=, uids=, uid= and jobs= arguments
 };
 
 struct ExtTable {
@@ -91,16 +93,33 @@ int ext_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlit
   if (aux) {
     def = *static_cast<const TableDef*>(aux);
   } else {
-    // USING ckpt(PATH..., table=NAME): argv[0..2] are the module, database and table names.
+    // USING ckpt(PATH..., table=NAME, plan=FILE, uids=FILE, uid=NAME..., jobs=N), as ckpt
+    // query's flags: argv[0..2] are the module, database and table names.
     def.function = false;
     def.table = "entries";
     for (int i = 3; i < argc; ++i) {
-      std::string a = argv[i];
+      const std::string a = argv[i];
       const size_t eq = a.find('=');
-      if (eq != std::string::npos && unquoted(a.substr(0, eq)) == "table")
-        def.table = unquoted(a.substr(eq + 1));
-      else
+      const std::string key = eq == std::string::npos ? "" : unquoted(a.substr(0, eq));
+      const std::string value = eq == std::string::npos ? "" : unquoted(a.substr(eq + 1));
+      ckpt::Status named = ckpt::Status::OK();
+      if (key == "table") {
+        def.table = value;
+      } else if (key == "plan") {
+        named = def.options.names.add_plan_file(value);
+      } else if (key == "uids") {
+        named = def.options.names.add_uids_file(value);
+      } else if (key == "uid") {
+        def.options.names.add_uid(value);
+      } else if (key == "jobs") {
+        def.options.jobs = std::max(1, std::atoi(value.c_str()));
+      } else {
         def.paths.push_back(unquoted(a));
+      }
+      if (!named.ok()) {
+        *err = sqlite3_mprintf("ckpt: %s", named.error().to_string().c_str());
+        return SQLITE_ERROR;
+      }
     }
     if (def.paths.empty()) {
       *err = sqlite3_mprintf("ckpt: no PATH given: USING ckpt('/path/to/chk-42', table='entries')");
@@ -236,7 +255,7 @@ int ext_filter(sqlite3_vtab_cursor* base, int, const char* idx, int argc, sqlite
                                    "('/path/to/chk-42')");
   if (!c->session || paths != c->session_paths) {
     c->session.reset();
-    auto session = QuerySession::open(paths, {});
+    auto session = QuerySession::open(paths, t->def.options);
     if (!session.ok()) return set_error(&t->base, session.error().to_string());
     c->session = std::move(*session);
     c->session_paths = paths;

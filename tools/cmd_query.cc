@@ -249,7 +249,19 @@ Runner setup_query(CLI::App& sub) {
         print_error(io, "--shell reads SQL from the terminal: give only PATHs");
         return kExitError;
       }
-      return run_query_shell(io, a->paths);
+      // The naming flags and -j, as the `ckpt` module takes them; files by absolute path.
+      std::vector<std::string> module_args = {"jobs=" + std::to_string(a->jobs)};
+      std::error_code ec;
+      if (!a->naming.plan.empty())
+        module_args.push_back("plan=" + sql_literal(std::filesystem::absolute(a->naming.plan, ec).string()));
+      if (!a->naming.uids_file.empty())
+        module_args.push_back("uids=" + sql_literal(std::filesystem::absolute(a->naming.uids_file, ec).string()));
+      for (const std::string& uid : a->naming.uids) module_args.push_back("uid=" + sql_literal(uid));
+      if (!a->remap.empty()) {
+        print_error(io, "--remap is not taken with --shell");
+        return kExitError;
+      }
+      return run_query_shell(io, a->paths, module_args);
     }
     if (a->sql.empty() && a->to_sqlite.empty()) {
       print_error(io, "SQL is required (it may be left out only with --to-sqlite or --shell)");

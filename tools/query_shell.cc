@@ -47,7 +47,7 @@ std::string sqlite_extension_path() {
   return "";
 }
 
-int run_query_shell(Io& io, const std::vector<std::string>& paths) {
+int run_query_shell(Io& io, const std::vector<std::string>& paths, const std::vector<std::string>& module_args) {
   // The paths checked here, so that a mistyped one is this command's error, not the shell's.
   Result<std::unique_ptr<QuerySession>> session = QuerySession::open(paths, {});
   if (!session.ok()) return report_error(io, session.error());
@@ -68,6 +68,7 @@ int run_query_shell(Io& io, const std::vector<std::string>& paths) {
     std::error_code ec;
     located += ", " + sql_literal(fs::absolute(p, ec).string());
   }
+  for (const std::string& a : module_args) located += ", " + a;
   std::vector<std::string> args = {shell, "-header", "-cmd", ".load " + sql_literal(extension)};
   for (const std::string& table : (*session)->tables())
     args.insert(args.end(), {"-cmd", "CREATE VIRTUAL TABLE temp." + sql_identifier(table) +

@@ -16,6 +16,7 @@ std::string sqlite_extension_path();
 // Runs `sqlite3` on the terminal with each table of a session over `paths` (ckpt_sqlite.cc's
 // `ckpt` module), and returns its exit status; kExitError, said on io.err, when the paths hold
 // no snapshot or the shell or the extension cannot be found.
-int run_query_shell(Io& io, const std::vector<std::string>& paths);
+// `module_args` go to each table as the `ckpt` module takes them (`plan='FILE'`, `jobs=2`).
+int run_query_shell(Io& io, const std::vector<std::string>& paths, const std::vector<std::string>& module_args);
 
 }  // namespace ckpt::cli

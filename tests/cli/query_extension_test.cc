@@ -114,6 +114,15 @@ TEST_CASE("libckpt_sqlite loads in the sqlite3 shell and gives the tables of ckp
   CHECK(fixed.status == 0);
   CHECK(fixed.out == "list-state|\"user-0000000007\"\n");
 
+  // ckpt query's naming flags as the module's arguments: a plan that is not there is named.
+  auto plan =
+      in_sqlite3({"CREATE VIRTUAL TABLE p USING ckpt('" + sp + "', plan='" + tmp / "no-plan.json" + "', jobs=2)"});
+  CHECK(plan.status != 0);
+  CHECK(test::contains(plan.err, tmp / "no-plan.json"));
+  auto uid = in_sqlite3({"CREATE VIRTUAL TABLE u USING ckpt('" + sp + "', uid='orders', jobs=2)",
+                         "SELECT count(*) FROM u WHERE state = 'value-state'"});
+  CHECK(uid.out == "300\n");
+
   // Without a PATH, or with one that holds no snapshot: an error that says so.
   auto no_path = in_sqlite3({"SELECT count(*) FROM ckpt_entries"});
   CHECK(no_path.status != 0);
