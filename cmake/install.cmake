@@ -1,5 +1,6 @@
 # What `cmake --install` puts under the prefix, and the .deb CPack makes of it:
-#   bin/ckpt, lib/<multiarch>/libckpt.so.0 (+ the development symlink), include/ckpt/*.h,
+#   bin/ckpt, lib/<multiarch>/libckpt.so.0 (+ the development symlink), the SQLite extension
+#   lib/<multiarch>/libckpt_sqlite.so(.0) (its unversioned name is what `.load` looks for), include/ckpt/*.h,
 #   lib/<multiarch>/cmake/ckpt/ (find_package(ckpt) -> ckpt::ckpt), .../pkgconfig/ckpt.pc,
 #   share/man/man1/*.1.gz (man/CMakeLists.txt), shell completion for bash, zsh and fish, and
 #   share/doc/ckpt/ (copyright, changelog.Debian.gz).
@@ -9,13 +10,17 @@ install(TARGETS ckpt EXPORT ckptTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ckpt_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS ckpt_sqlite LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT runtime)
 # Under /usr (and in the .deb, staged under .../usr) ld.so finds libckpt in the multiarch
 # directory by itself, and a RUNPATH is what Debian forbids (lintian: custom-library-search-path);
 # elsewhere ($ORIGIN/../lib/...) the program needs it to find the library beside it.
 install(CODE "set(ckpt_installed_program \"${CMAKE_INSTALL_BINDIR}/$<TARGET_FILE_NAME:ckpt_bin>\")" COMPONENT runtime)
+install(CODE "set(ckpt_installed_extension \"${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:ckpt_sqlite>\")"
+  COMPONENT runtime)
 install(CODE [[
   if(CMAKE_INSTALL_PREFIX MATCHES "/usr$")
     file(RPATH_REMOVE FILE "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${ckpt_installed_program}")
+    file(RPATH_REMOVE FILE "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${ckpt_installed_extension}")
   endif()
 ]] COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/ckpt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
@@ -85,10 +90,10 @@ library and its headers.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # Depends: the libraries' packages, computed by dpkg-shlibdeps, and Chart.js, which `ckpt report`
 # reads at run time (it exits 2 without it). rocksdb-tools has the `ldb` that restore's output
-# is for.
+# is for; sqlite3 is the shell `ckpt query --shell` runs.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libjs-chart.js")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "rocksdb-tools")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "rocksdb-tools, sqlite3")
 # libckpt.so.0's shlibs file, for packages built against it, and the ldconfig trigger a package
 # with a shared library in the linker's path needs.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)

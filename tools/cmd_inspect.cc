@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "ckpt/inspect.h"
+#include "ckpt/query.h"
 #include "command.h"
 #include "jobs_arg.h"
 #include "naming_arg.h"
@@ -56,7 +57,10 @@ Runner setup_inspect(CLI::App& sub) {
       const std::vector<std::string> inside = snapshots_in(a->snapshot);
       if (!inside.empty())
         io.err << "run 'ckpt inspect " << (std::filesystem::path(a->snapshot) / inside.back()).string()
-               << "' to inspect the newest of them\n";
+               << "' to inspect the newest of them, 'ckpt ls " << a->snapshot << "' to list them all\n";
+      // A directory of jobs: discovery finds their snapshots.
+      else if (report.error().code == ErrorCode::kNotFound && list_snapshots(a->snapshot).ok())
+        io.err << "run 'ckpt ls " << a->snapshot << "' to list the snapshots of the jobs under it\n";
       return status;
     }
     if (a->json) write_inspect_json(*report, a->verbose, io.out);

@@ -48,6 +48,7 @@ void write_ls_json(Io& io, const std::string& path, const std::vector<ListedSnap
     o["operator_count"] = read ? nlohmann::ordered_json(s.operator_count) : nlohmann::ordered_json();
     o["file_count"] = read ? nlohmann::ordered_json(s.file_count) : nlohmann::ordered_json();
     o["problem"] = text_or_null(s.problem);
+    o["gc"] = s.gc;
     doc["snapshots"].push_back(std::move(o));
   }
   doc["snapshot_count"] = found.size();
@@ -57,8 +58,8 @@ void write_ls_json(Io& io, const std::string& path, const std::vector<ListedSnap
 }
 
 void write_ls_text(Io& io, const std::vector<ListedSnapshot>& found) {
-  const std::string row = "{:<20} {:<32} {:<10} {:>8} {:<20} {:>10} {:<9} {}\n";
-  io.out << fmt::format(fmt::runtime(row), "JOB", "NAME", "KIND", "ID", "TIME", "SIZE", "BACKEND", "STATUS");
+  const std::string row = "{:<20} {:<32} {:<10} {:>8} {:<20} {:>10} {:<9} {:<8} {}\n";
+  io.out << fmt::format(fmt::runtime(row), "JOB", "NAME", "KIND", "ID", "TIME", "SIZE", "BACKEND", "GC", "STATUS");
   for (const ListedSnapshot& s : found) {
     const bool read = s.complete && s.problem.empty();
     std::string status = !s.complete          ? "in progress (no _metadata)"
@@ -66,7 +67,7 @@ void write_ls_text(Io& io, const std::vector<ListedSnapshot>& found) {
                                               : "complete";
     io.out << fmt::format(fmt::runtime(row), s.job, s.name, s.kind, s.id ? std::to_string(*s.id) : "-",
                           s.time.empty() ? "-" : s.time, read ? human_size(s.state_size) : "-",
-                          s.backend.empty() ? "-" : s.backend, status);
+                          s.backend.empty() ? "-" : s.backend, s.gc, status);
   }
 }
 

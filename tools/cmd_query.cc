@@ -9,10 +9,12 @@
 
 #include "choices.h"
 #include "ckpt/query.h"
+#include "ckpt/query_session.h"
 #include "command.h"
 #include "jobs_arg.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
+#include "query_shell.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -28,6 +30,10 @@ struct QueryArgs {
   std::vector<std::string> remap;
   NamingArgs naming;
   ProgressMode progress = ProgressMode::kAuto;
+  std::string to_sqlite;
+  std::vector<std::string> tables;
+  bool force = false;
+  bool shell = false;
 };
 
 std::string hex_of(const std::string& bytes) {
@@ -220,18 +226,53 @@ Runner setup_query(CLI::App& sub) {
           "", "PATH"));
   sub.add_option("SQL", a->sql,
                  "SQL (SQLite's dialect) over the tables entries, snapshots, operators, states, files and "
-                 "\"<operator>.<state>\"")
-      ->required();
+                 "\"<operator>.<state>\" (optional with --to-sqlite and --shell)");
   sub.add_option("--format", a->format,
                  "table (default when stdout is a terminal), csv, ndjson (default otherwise) or json")
       ->type_name("table|csv|ndjson|json")
       ->check(CLI::IsMember(option_choices("query", "--format")).description(""));
+  auto* to_sqlite = sub.add_option("--to-sqlite", a->to_sqlite,
+                                   "Write the tables (or SQL's result, as table `result`) into a new SQLite file")
+                        ->type_name("FILE");
+  sub.add_option("--table", a->tables, "With --to-sqlite: write this table (repeatable; default: every table)")
+      ->type_name("NAME")
+      ->needs(to_sqlite);
+  sub.add_flag("--force", a->force, "With --to-sqlite: replace an existing FILE")->needs(to_sqlite);
+  sub.add_flag("--shell", a->shell, "Open the sqlite3 shell over the tables (SQLite's extension libckpt_sqlite)")
+      ->excludes(to_sqlite);
   add_naming_options(sub, &a->naming);
   add_jobs_option(sub, &a->jobs, "Decode N subtasks at once");
   sub.add_flag("--keep-going", a->keep_going, "Report damaged parts, give the rows of the rest and exit 1");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
+    if (a->shell) {
+      if (!a->sql.empty()) {
+        print_error(io, "--shell reads SQL from the terminal: give only PATHs");
+        return kExitError;
+      }
+      // The naming flags and -j, as the `ckpt` module takes them; files by absolute path.
+      std::vector<std::string> module_args = {"jobs=" + std::to_string(a->jobs)};
+      std::error_code ec;
+      if (!a->naming.plan.empty())
+        module_args.push_back("plan=" + sql_literal(std::filesystem::absolute(a->naming.plan, ec).string()));
+      if (!a->naming.uids_file.empty())
+        module_args.push_back("uids=" + sql_literal(std::filesystem::absolute(a->naming.uids_file, ec).string()));
+      for (const std::string& uid : a->naming.uids) module_args.push_back("uid=" + sql_literal(uid));
+      if (!a->remap.empty()) {
+        print_error(io, "--remap is not taken with --shell");
+        return kExitError;
+      }
+      return run_query_shell(io, a->paths, module_args);
+    }
+    if (a->sql.empty() && a->to_sqlite.empty()) {
+      print_error(io, "SQL is required (it may be left out only with --to-sqlite or --shell)");
+      return kExitError;
+    }
+    if (!a->sql.empty() && !a->tables.empty()) {
+      print_error(io, "--table names tables to write as they are: not with SQL, whose result is written");
+      return kExitError;
+    }
     QueryOptions options;
     std::optional<OperatorNames> names = names_or_report(io, a->naming);
     if (!names) return kExitError;
@@ -241,6 +282,21 @@ Runner setup_query(CLI::App& sub) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap);
     if (!remap) return kExitError;
     options.remap = std::move(*remap);
+    if (!a->to_sqlite.empty()) {
+      ProgressMeter meter(io, "query", a->progress);
+      options.progress = meter.counters();
+      SqliteExport what;
+      what.output = a->to_sqlite;
+      what.replace = a->force;
+      what.tables = a->tables;
+      what.sql = a->sql;
+      Result<SqliteExportSummary> written = export_to_sqlite(a->paths, options, what);
+      meter.finish();
+      if (!written.ok()) return report_error(io, written.error());
+      io.out << fmt::format("wrote {} rows in {} table{} ({}) to {}\n", written->rows, written->tables.size(),
+                            written->tables.size() == 1 ? "" : "s", fmt::join(written->tables, ", "), a->to_sqlite);
+      return kExitOk;
+    }
     std::string format = a->format.empty() ? (io.out_is_terminal ? "table" : "ndjson") : a->format;
     std::unique_ptr<FormattedSink> sink;
     if (format == "table")

@@ -59,6 +59,18 @@ TEST_CASE("install puts the program - library - headers and packaging files unde
   INFO(v.err);
   REQUIRE(v.status == 0);
   CHECK(v.out.find("checkpoint id     7") != std::string::npos);
+  // The SQLite extension under the name `.load` looks for, found by the linker's search, and
+  // the shell of `ckpt query --shell` finding it beside the installed libckpt.
+  REQUIRE(fs::exists(lib + "/libckpt_sqlite.so"));
+  const std::string sql = "SELECT kind FROM ckpt_snapshots('" + test::sample_savepoint_dir() + "')";
+  test::CliResult loaded =
+      test::run_program({"env", "LD_LIBRARY_PATH=" + lib, "sqlite3", ":memory:", ".load libckpt_sqlite", sql});
+  INFO(loaded.err);
+  CHECK(loaded.out == "savepoint\n");
+  test::CliResult shell = test::run_shell("echo 'SELECT count(*) > 0 FROM entries;' | env -u LD_LIBRARY_PATH " +
+                                          q(p + "/bin/ckpt") + " query --shell " + q(test::sample_savepoint_dir()));
+  INFO(shell.err);
+  CHECK(shell.out == "count(*) > 0\n1\n");
 }
 
 TEST_CASE("man finds every installed page", "[cli][install]") {
@@ -188,9 +200,12 @@ TEST_CASE("cpack makes a .deb with the program - library - pages and its Debian 
   CHECK(depends.out.find("libsnappy") != std::string::npos);
   // `ckpt report` reads Chart.js at run time; restore's output is for RocksDB's ldb.
   CHECK(depends.out.find("libjs-chart.js") != std::string::npos);
-  CHECK(test::run_program({"dpkg-deb", "-f", deb, "Recommends"}).out == "rocksdb-tools\n");
+  CHECK(test::run_program({"dpkg-deb", "-f", deb, "Recommends"}).out == "rocksdb-tools, sqlite3\n");
+  // The SQLite extension, under the name `.load libckpt_sqlite` finds, declared in shlibs.
+  CHECK(std::regex_search(contents.out, std::regex(R"( \./usr/lib/[a-z0-9_]+-linux-[a-z0-9]+/libckpt_sqlite\.so )")));
   // The shlibs file of libckpt.so.0 and the ldconfig trigger.
   CHECK(test::contains(test::run_program({"dpkg-deb", "-I", deb, "shlibs"}).out, "libckpt 0 ckpt"));
+  CHECK(test::contains(test::run_program({"dpkg-deb", "-I", deb, "shlibs"}).out, "libckpt_sqlite 0 ckpt"));
   CHECK(test::contains(test::run_program({"dpkg-deb", "-I", deb, "triggers"}).out, "activate-noawait ldconfig"));
 
   // Debian's own checker: no error (.ci/install-deps installs lintian).

@@ -46,6 +46,11 @@ struct CKPT_API ListedSnapshot {
   size_t operator_count = 0;
   size_t file_count = 0;  // distinct files referenced
   std::string problem;    // why `_metadata` could not be read; "" when it could
+  // What `ckpt gc` on its job directory does about it (its default margin, ckpt/gc.h):
+  // "retained" (its files are kept), "refused" (its `_metadata` cannot be read: gc stops),
+  // "young" or "orphaned" (in progress: what it uploaded to shared/ and taskowned/ is kept
+  // for now, or deleted, unless a retained snapshot references it).
+  std::string gc;
 };
 
 struct CKPT_API ListOptions {

@@ -197,6 +197,10 @@ std::string parent_directory(const std::string& path) {
 
 Status publish_file(const std::string& path, std::string_view bytes, bool replace) {
   CKPT_ASSIGN_OR_RETURN(std::string tmp, write_synced_temp(path, bytes));
+  return publish_synced_temp(tmp, path, replace);
+}
+
+Status publish_synced_temp(const std::string& tmp, const std::string& path, bool replace) {
   int err = 0;
   if (replace) {
     if (::rename(tmp.c_str(), path.c_str()) != 0) err = errno;

@@ -16,6 +16,10 @@ Error io_error(const std::string& path, const std::string& what, int err);
 // The directory holding `path` ("." for a bare name): what to sync after a rename into it.
 std::string parent_directory(const std::string& path);
 
+// A synced file `tmp` beside `path` renamed to it, as publish_file() does with the bytes it
+// wrote there: an existing `path` replaced only with `replace`; `tmp` is gone afterwards.
+Status publish_synced_temp(const std::string& tmp, const std::string& path, bool replace);
+
 // The process's umask. Outputs made through mkstemp/mkdtemp (0600/0700) are given the modes
 // open()/mkdir() would give them, 0666 or 0777 less the umask: a Flink process running as
 // another user can read what ckpt wrote, and a umask of 077 keeps it private.

@@ -95,6 +95,23 @@ Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, const Fi
   return out;
 }
 
+GcFate gc_fate(const SnapshotDir& s, bool readable, int64_t age_seconds, int64_t margin_seconds) {
+  // As collect_garbage: find_snapshots() without in_progress, read_snapshot() or refuse, and
+  // the margin for the files no retained snapshot references.
+  if (!s.metadata_path.empty()) return readable ? GcFate::kRetained : GcFate::kRefused;
+  return age_seconds < margin_seconds ? GcFate::kYoung : GcFate::kOrphaned;
+}
+
+const char* gc_fate_name(GcFate fate) {
+  switch (fate) {
+    case GcFate::kRetained: return "retained";
+    case GcFate::kRefused: return "refused";
+    case GcFate::kYoung: return "young";
+    case GcFate::kOrphaned: return "orphaned";
+  }
+  return "";
+}
+
 Error no_snapshot_in(const std::string& dir) {
   return Error(ErrorCode::kNotFound,
                "a referencing directory holds no snapshot: no _metadata, chk-*/_metadata or "

@@ -40,6 +40,20 @@ inline Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, b
   return find_snapshots(dir, FindSnapshots{.self = self});
 }
 
+// What `ckpt gc` does about a snapshot directory find_snapshots() finds (`ckpt ls` shows it).
+enum class GcFate : uint8_t {
+  kRetained,  // a readable `_metadata`: every file it references is kept
+  kRefused,   // a `_metadata` that cannot be read: gc refuses to run in its job directory at all
+  // In progress (no `_metadata`): it protects nothing; what it uploaded to shared/ and
+  // taskowned/ that no retained snapshot references is an orphan, kept while younger than the
+  // margin (its directory's age stands for its files'), deleted after. Its own directory stays.
+  kYoung,
+  kOrphaned,
+};
+GcFate gc_fate(const SnapshotDir& s, bool readable, int64_t age_seconds, int64_t margin_seconds);
+// "retained", "refused", "young", "orphaned"
+const char* gc_fate_name(GcFate fate);
+
 // The id of a checkpoint directory's name ("chk-42" -> 42); nullopt for any other name,
 // including one whose digits overflow an i64.
 std::optional<int64_t> checkpoint_id(std::string_view name);

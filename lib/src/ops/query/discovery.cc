@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
+#include "ckpt/gc.h"
 #include "ckpt/inspect.h"
 #include "ckpt/metadata.h"
 #include "ckpt/query.h"
@@ -34,12 +36,18 @@ fs::path normal_dir(const std::string& path) {
 // A directory's own name, also for "." and a trailing '/'.
 std::string name_of(const std::string& path) { return normal_dir(path).filename().string(); }
 
+// The modification time of `path` (seconds since the epoch), nullopt when it cannot be read.
+std::optional<time_t> modified_at(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st.st_mtime;
+}
+
 // The modification time of `path`, ISO 8601 UTC; "" when it cannot be read.
 std::string modified(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return "";
+  const std::optional<time_t> at = modified_at(path);
   struct tm t;
-  if (!::gmtime_r(&st.st_mtime, &t)) return "";
+  if (!at || !::gmtime_r(&*at, &t)) return "";
   char buf[32];
   return std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &t) ? std::string(buf) : std::string();
 }
@@ -85,11 +93,17 @@ ListedSnapshot describe(const Found& f, const ListOptions& options) {
   s.id = gc_detail::checkpoint_id(s.name);
   s.complete = !f.dir.metadata_path.empty();
   s.time = modified(s.complete ? f.dir.metadata_path : f.dir.directory);
-  if (!s.complete) return s;
+  if (!s.complete) {
+    const std::optional<time_t> at = modified_at(f.dir.directory);
+    const int64_t age = at ? static_cast<int64_t>(std::time(nullptr) - *at) : 0;
+    s.gc = gc_detail::gc_fate_name(gc_detail::gc_fate(f.dir, false, age, GcOptions{}.older_than_seconds));
+    return s;
+  }
   InspectOptions io;
   io.remap = options.remap;
   io.states = false;
   Result<InspectReport> r = inspect_snapshot(f.dir.metadata_path, io);
+  s.gc = gc_detail::gc_fate_name(gc_detail::gc_fate(f.dir, r.ok(), 0, GcOptions{}.older_than_seconds));
   if (!r.ok()) {
     s.problem = r.error().to_string();
     return s;

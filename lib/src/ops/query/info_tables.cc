@@ -28,7 +28,7 @@ Status snapshot_rows(QueryContext& ctx, size_t i, Rows& out) {
                  s.id ? integer_cell(*s.id) : null_cell(), integer_cell(s.complete), optional_text(s.time),
                  optional_text(s.format), optional_text(s.backend), known(s.metadata_version), known(s.state_size),
                  known(static_cast<int64_t>(s.operator_count)), known(static_cast<int64_t>(s.file_count)),
-                 optional_text(s.problem)});
+                 optional_text(s.problem), optional_text(s.gc)});
   return Status::OK();
 }
 
@@ -88,7 +88,7 @@ const InfoTableDef kInfoTables[] = {
     {"snapshots",
      "CREATE TABLE x(snapshot TEXT, job TEXT, name TEXT, kind TEXT, id INTEGER, complete INTEGER, time TEXT, "
      "format TEXT, backend TEXT, metadata_version INTEGER, state_size INTEGER, operator_count INTEGER, "
-     "file_count INTEGER, problem TEXT)",
+     "file_count INTEGER, problem TEXT, gc TEXT)",
      snapshot_rows},
     {"operators",
      "CREATE TABLE x(snapshot TEXT, id TEXT, uid TEXT, name TEXT, description TEXT, parallelism INTEGER, "

@@ -84,23 +84,37 @@ sqlite3_module eponymous_module(int (*connect)(sqlite3*, void*, int, const char*
   return m;
 }
 
-}  // namespace query_detail
-
 namespace {
-
-using query_detail::QueryContext;
-
-struct DatabaseCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
-};
-struct StatementFinalizer {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
 
 // The inputs are read-only and a query writes nothing: no other database is attached (which
 // would create or change a file).
 int deny_attach(void*, int action, const char*, const char*, const char*, const char*) {
   return action == SQLITE_ATTACH || action == SQLITE_DETACH ? SQLITE_DENY : SQLITE_OK;
+}
+
+}  // namespace
+
+Result<std::vector<ListedSnapshot>> list_paths(const std::vector<std::string>& paths, const QueryOptions& options) {
+  std::vector<ListedSnapshot> out;
+  ListOptions lo;
+  lo.remap = options.remap;
+  for (const std::string& path : paths) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<ListedSnapshot> found, list_snapshots(path, lo));
+    for (ListedSnapshot& s : found) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<Database> open_database(QueryContext* ctx) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  Database db(raw);
+  if (rc != SQLITE_OK) return Error(ErrorCode::kIOError, fmt::format("cannot open SQLite: {}", sqlite3_errstr(rc)));
+  sqlite3_set_authorizer(db.get(), deny_attach, nullptr);
+  CKPT_RETURN_IF_ERROR(register_entries_table(db.get(), ctx));
+  CKPT_RETURN_IF_ERROR(register_info_tables(db.get(), ctx));
+  CKPT_RETURN_IF_ERROR(register_state_tables(db.get(), ctx));
+  return db;
 }
 
 Error sql_error(sqlite3* db, std::string_view statement) {
@@ -146,26 +160,16 @@ QueryCell cell_of(sqlite3_stmt* s, int i) {
   return c;
 }
 
-}  // namespace
+}  // namespace query_detail
 
 Result<QuerySummary> run_query(const std::vector<std::string>& paths, const std::string& sql,
                                const QueryOptions& options, QuerySink& sink) {
+  using query_detail::StatementFinalizer;
   QuerySummary summary;
-  ListOptions lo;
-  lo.remap = options.remap;
-  for (const std::string& path : paths) {
-    CKPT_ASSIGN_OR_RETURN(std::vector<ListedSnapshot> found, list_snapshots(path, lo));
-    for (ListedSnapshot& s : found) summary.snapshots.push_back(std::move(s));
-  }
-  QueryContext ctx(summary.snapshots, options);
-  sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  std::unique_ptr<sqlite3, DatabaseCloser> db(raw);
-  if (rc != SQLITE_OK) return Error(ErrorCode::kIOError, fmt::format("cannot open SQLite: {}", sqlite3_errstr(rc)));
-  sqlite3_set_authorizer(db.get(), deny_attach, nullptr);
-  CKPT_RETURN_IF_ERROR(query_detail::register_entries_table(db.get(), &ctx));
-  CKPT_RETURN_IF_ERROR(query_detail::register_info_tables(db.get(), &ctx));
-  CKPT_RETURN_IF_ERROR(query_detail::register_state_tables(db.get(), &ctx));
+  CKPT_ASSIGN_OR_RETURN(summary.snapshots, query_detail::list_paths(paths, options));
+  query_detail::QueryContext ctx(summary.snapshots, options);
+  CKPT_ASSIGN_OR_RETURN(query_detail::Database db, query_detail::open_database(&ctx));
+  int rc = SQLITE_OK;
 
   std::set<std::string> declared;
   const char* next = sql.c_str();
@@ -178,9 +182,9 @@ Result<QuerySummary> run_query(const std::vector<std::string>& paths, const std:
     if (rc != SQLITE_OK) {
       // A state's table is declared when a statement first names it; then the statement is
       // prepared again.
-      CKPT_ASSIGN_OR_RETURN(bool declared, declare_missing_table(db.get(), &ctx, declared));
-      if (declared) continue;
-      return sql_error(db.get(), std::string_view(next, end - next));
+      CKPT_ASSIGN_OR_RETURN(bool now_declared, query_detail::declare_missing_table(db.get(), &ctx, declared));
+      if (now_declared) continue;
+      return query_detail::sql_error(db.get(), std::string_view(next, end - next));
     }
     const std::string_view text(next, (tail ? tail : end) - next);
     next = tail ? tail : end;
@@ -193,13 +197,13 @@ Result<QuerySummary> run_query(const std::vector<std::string>& paths, const std:
     }
     std::vector<QueryCell> row(static_cast<size_t>(n));
     while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
-      for (int i = 0; i < n; ++i) row[static_cast<size_t>(i)] = cell_of(statement.get(), i);
+      for (int i = 0; i < n; ++i) row[static_cast<size_t>(i)] = query_detail::cell_of(statement.get(), i);
       sink.row(row);
       ++summary.rows;
     }
     if (rc != SQLITE_DONE) {
       if (ctx.failure) return std::move(*ctx.failure);
-      return sql_error(db.get(), text);
+      return query_detail::sql_error(db.get(), text);
     }
   }
   summary.problems = std::move(ctx.problems);

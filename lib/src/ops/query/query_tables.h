@@ -6,7 +6,9 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -60,6 +62,26 @@ sqlite3_module eponymous_module(int (*connect)(sqlite3*, void*, int, const char*
                                 int (*eof)(Cursor*), int (*column)(Cursor*, sqlite3_context*, int),
                                 int (*rowid)(Cursor*, sqlite3_int64*));
 
+struct DatabaseCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StatementFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using Database = std::unique_ptr<sqlite3, DatabaseCloser>;
+
+// The snapshots under each of `paths`, in turn.
+Result<std::vector<ListedSnapshot>> list_paths(const std::vector<std::string>& paths, const QueryOptions& options);
+// An in-memory database holding every table over `ctx`'s snapshots (`ctx` outlives it), and
+// nothing else: ATTACH is refused, as the inputs are read-only and a query writes nothing.
+Result<Database> open_database(QueryContext* ctx);
+// SQLite's error on `db` as the query's, quoting the statement.
+Error sql_error(sqlite3* db, std::string_view statement);
+// Column i of the current row of `s`.
+QueryCell cell_of(sqlite3_stmt* s, int i);
+// `c` as parameter i of `s`.
+void bind_cell(sqlite3_stmt* s, int i, const QueryCell& c);
+
 // Registers `entries` (entries_table.cc) and `snapshots`, `operators`, `states`, `files`,
 // `state_columns` (info_tables.cc) as eponymous virtual tables of `db`; `ctx` outlives `db`.
 Status register_entries_table(sqlite3* db, QueryContext* ctx);
@@ -71,6 +93,9 @@ Status register_info_tables(sqlite3* db, QueryContext* ctx);
 // state_columns` lists them all (an operator by its uid where known, else its id).
 Status register_state_tables(sqlite3* db, QueryContext* ctx);
 Result<bool> declare_state_table(sqlite3* db, QueryContext* ctx, const std::string& name);
+// After a statement failed to prepare on `db`: declares the state table SQLite says is missing,
+// once per name in `declared`; true when the statement is worth preparing again.
+Result<bool> declare_missing_table(sqlite3* db, QueryContext* ctx, std::set<std::string>& declared);
 // The rows of `state_columns` (an info table) for snapshot i: each state table's columns, where
 // in the entry each comes from.
 Status state_column_rows(QueryContext& ctx, size_t i, std::vector<std::vector<QueryCell>>& out);
