@@ -5,6 +5,7 @@
 #include <Python.h>
 #include <datetime.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -33,24 +34,36 @@ bool has_members(const Value& v, const char* a, const char* b) {
   return v.size() == 2 && v.keys()[0] == a && v.keys()[1] == b;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;  // `ckpt dump` writes lower-case hex; anything else is some other object
+// Lower-case hex digits' values, -1 for every other byte: `ckpt dump` writes lower case, so
+// anything else is some other object. A table: a byte[] value is hundreds of digits.
+const std::array<int8_t, 256>& hex_digits() {
+  static const std::array<int8_t, 256> table = [] {
+    std::array<int8_t, 256> t;
+    t.fill(-1);
+    for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<int8_t>(i);
+    for (int i = 0; i < 6; ++i) t['a' + i] = static_cast<int8_t>(10 + i);
+    return t;
+  }();
+  return table;
 }
 
 // {"bytes":"<hex>"}: what the decoders print for byte strings (formats/serializers.md).
+// Decoded straight into the new bytes object: values of byte[] state are often large.
 bool bytes_of(const Value& v, py::object* out) {
   if (v.size() != 1 || v.keys()[0] != "bytes" || v.elements()[0].kind() != Value::Kind::kString) return false;
   const std::string& hex = v.elements()[0].as_string();
   if (hex.size() % 2 != 0) return false;
-  std::string bytes(hex.size() / 2, '\0');
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    const int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    bytes[i] = static_cast<char>(hi << 4 | lo);
+  const Py_ssize_t n = static_cast<Py_ssize_t>(hex.size() / 2);
+  py::object bytes = steal(PyBytes_FromStringAndSize(nullptr, n));
+  char* data = PyBytes_AS_STRING(bytes.ptr());
+  const std::array<int8_t, 256>& digit = hex_digits();
+  const auto* in = reinterpret_cast<const unsigned char*>(hex.data());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const int hi = digit[in[2 * i]], lo = digit[in[2 * i + 1]];
+    if ((hi | lo) < 0) return false;
+    data[i] = static_cast<char>(hi << 4 | lo);
   }
-  *out = steal(PyBytes_FromStringAndSize(bytes.data(), static_cast<Py_ssize_t>(bytes.size())));
+  *out = std::move(bytes);
   return true;
 }
 
