@@ -104,6 +104,8 @@ class EntryStream {
     return entry(batch_[pos_++]);
   }
 
+  bool busy() const { return busy_; }
+
   // Stops the workers and frees what the iteration holds; later next() calls end it.
   void close() {
     if (busy_) throw std::runtime_error("ckpt: this iterator is in use by another thread");
@@ -204,9 +206,12 @@ class EntryStream {
 
 // Run by Python's atexit, before the interpreter tears down: iterators still referenced (a
 // module global, a reference cycle) stop their workers here, while everything they use lives.
+// One a daemon thread is still taking entries from is left alone: closing it under that
+// thread would free what it reads.
 void close_live_streams() {
   std::vector<EntryStream*> streams(live_streams().begin(), live_streams().end());
-  for (EntryStream* s : streams) s->close();
+  for (EntryStream* s : streams)
+    if (!s->busy()) s->close();
 }
 
 class Snapshot {
