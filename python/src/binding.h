@@ -1,9 +1,10 @@
 // python/src/binding.h - what the sources of the Python module `ckpt` share.
 //
 // The module is thin over the public API (lib/include/ckpt/): values become Python objects
-// (values.cc), errors become ckpt.Error exceptions (errors.cc), entries stream through an
-// iterator that owns its reader and worker threads (entry_stream.cc), the operations return
-// the documents their `--json` prints (operations.cc), and module.cc puts them together.
+// (values.cc), errors become ckpt.Error exceptions (errors.cc), a snapshot is opened with its
+// names and rules (snapshot.cc), entries stream through an iterator that owns its reader and
+// worker threads (entry_stream.cc), the operations return the documents their `--json`
+// prints (operations.cc), and module.cc puts them together.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -72,8 +73,14 @@ std::vector<PrefixRule> prefix_rules(const std::vector<std::string>& remap);
 py::object inspect_document(const SnapshotSource& source, bool count, bool verbose, int jobs);
 py::object verify_document(const SnapshotSource& source, bool deep, int jobs);
 
-// Binds Snapshot, the entry iterator and Entry into `m`.
+// An iteration over `reader`'s entries, as a ckpt.Entries object (bind_entries() first).
+py::object entry_stream(std::shared_ptr<const SnapshotSource> source, std::unique_ptr<EntryReader> reader, bool typed,
+                        bool raw);
+
+// Binds Entry and the entry iterator into `m`.
 void bind_entries(py::module_& m);
+// Binds Snapshot and ckpt._open into `m`.
+void bind_snapshot(py::module_& m);
 // Binds the functions over the operations' reports (inspect, verify, diff, gc, restore).
 void bind_operations(py::module_& m);
 

@@ -7,5 +7,6 @@ PYBIND11_MODULE(_ckpt, m) {
   m.attr("__version__") = ckpt::version_string();
   ckpt::python::init_values();
   ckpt::python::bind_entries(m);
+  ckpt::python::bind_snapshot(m);
   ckpt::python::bind_operations(m);
 }
