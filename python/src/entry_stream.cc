@@ -159,6 +159,16 @@ class EntryStream {
     return last_state_;
   }
 
+  // Namespaces repeat entry after entry (VoidNamespace, a window): the last string is reused.
+  py::object namespace_of(const Value& ns) {
+    if (ns.kind() != Value::Kind::kString) return to_python(ns, typed_);
+    if (!last_namespace_ || last_namespace_text_ != ns.as_string()) {
+      last_namespace_ = to_python(ns, typed_);
+      last_namespace_text_ = ns.as_string();
+    }
+    return last_namespace_;
+  }
+
   static py::object bytes(const std::string& s) { return py::bytes(s); }
 
   py::object entry(const Entry& e) {
@@ -170,7 +180,7 @@ class EntryStream {
                              kinds_[static_cast<int>(e.kind)],
                              e.key_group ? py::object(py::int_(*e.key_group)) : py::none(),
                              e.key ? key_to_python(*e.key, typed_, op.key_columns) : py::none(),
-                             e.ns ? to_python(*e.ns, typed_) : py::none(),
+                             e.ns ? namespace_of(*e.ns) : py::none(),
                              e.user_key ? to_python(*e.user_key, typed_) : py::none(),
                              to_python(e.value, typed_),
                              py::int_(entry_bytes(e)),
@@ -200,6 +210,8 @@ class EntryStream {
   const OperatorInfo* last_operator_ = nullptr;
   std::string last_state_name_;
   py::object last_state_;
+  std::string last_namespace_text_;
+  py::object last_namespace_;
   py::object kinds_[3];
 };
 
