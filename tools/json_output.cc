@@ -3,6 +3,8 @@
 
 #include <ostream>
 
+#include "ckpt/error_codes.h"
+
 namespace ckpt::cli {
 
 nlohmann::ordered_json json_document(const std::string& command) {
@@ -17,16 +19,7 @@ void print_json(Io& io, const nlohmann::ordered_json& doc) {
   io.json_written = true;
 }
 
-const char* json_error_code(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kCorruption: return "corruption";
-    case ErrorCode::kNotSupported: return "not_supported";
-    case ErrorCode::kIOError: return "io_error";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kNotFound: return "not_found";
-  }
-  return "corruption";
-}
+const char* json_error_code(ErrorCode code) { return error_code_id(code); }
 
 nlohmann::ordered_json json_error(const std::string& code, const std::string& message, const std::string& file,
                                   std::optional<uint64_t> offset, const std::string& context) {

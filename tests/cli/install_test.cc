@@ -36,6 +36,26 @@ std::string libdir(const std::string& prefix) {
   return {};
 }
 
+// The directory holding the installed package ckpt/ (site-packages) under `lib`.
+std::string package_dir_of(const std::string& lib) {
+  for (const auto& e : fs::recursive_directory_iterator(lib))
+    if (e.path().filename() == "__init__.py" && e.path().parent_path().filename() == "ckpt")
+      return e.path().parent_path().parent_path().string();
+  FAIL("no ckpt/__init__.py under " << lib);
+  return {};
+}
+
+bool python_module_built() { return fs::exists(test::build_dir() + "/python/ckpt/__init__.py"); }
+
+// Debian's python3 importing ckpt from `site` alone: its version and the sample's entry count.
+test::CliResult run_python(const std::string& site, const std::string& library_path) {
+  return test::run_shell("cd / && env -u PYTHONHOME -u LD_LIBRARY_PATH PYTHONPATH=" + q(site) +
+                         (library_path.empty() ? "" : " LD_LIBRARY_PATH=" + q(library_path)) +
+                         " /usr/bin/python3 -c 'import ckpt, sys; print(ckpt.__version__, "
+                         "sum(1 for _ in ckpt.open(sys.argv[1]).entries()))' " +
+                         q(test::sample_savepoint_dir()));
+}
+
 }  // namespace
 
 TEST_CASE("install puts the program - library - headers and packaging files under the prefix", "[cli][install]") {
@@ -214,4 +234,33 @@ TEST_CASE("cpack makes a .deb with the program - library - pages and its Debian 
   INFO(lintian.out << lintian.err);
   CHECK_FALSE(std::regex_search(lintian.out, std::regex("(^|\n)E: ")));
   CHECK(lintian.status == 0);
+
+  // The Python module, unpacked into a clean directory: it imports and reads with the
+  // package's own libckpt (under /usr it has no RUNPATH: ld.so's path finds the library).
+  if (!python_module_built()) return;
+  const std::string root = scratch / "unpacked";
+  REQUIRE(test::run_program({"dpkg-deb", "-x", deb, root}).status == 0);
+  const std::string site = package_dir_of(root + "/usr/lib");
+  CHECK(site == root + "/usr/lib/python3/dist-packages");  // Debian's place for Python 3 modules
+  // An extension of the interpreter it was built for.
+  CHECK(std::regex_search(depends.out, std::regex(R"(python3 \(>= 3\.[0-9]+~\), python3 \(<< 3\.[0-9]+\))")));
+  test::CliResult imported = run_python(site, libdir(root + "/usr"));
+  INFO(imported.err);
+  REQUIRE(imported.status == 0);
+  CHECK(imported.out == "0.1.0 11\n");
+}
+
+TEST_CASE("install puts the python module into site-packages where it imports and reads a snapshot", "[cli][install]") {
+  if (!python_module_built()) CKPT_SKIP("the build has no Python module (CKPT_PYTHON=OFF)");
+  const std::string& p = installed_prefix();
+  const std::string site = package_dir_of(p + "/lib");
+  for (const char* f : {"/ckpt/__init__.py", "/ckpt/__init__.pyi", "/ckpt/py.typed", "/ckpt/_pandas.py"}) {
+    INFO(f);
+    CHECK(fs::is_regular_file(site + f));
+  }
+  // Its RUNPATH leads to the prefix's libckpt: nothing else is on the library path.
+  test::CliResult imported = run_python(site, "");
+  INFO(imported.err);
+  REQUIRE(imported.status == 0);
+  CHECK(imported.out == "0.1.0 11\n");
 }

@@ -70,6 +70,7 @@ TEST_CASE("no two sources of a unity-built target define the same file-local nam
   const std::vector<UnityTarget> targets = {
       {"libckpt", {"lib/src"}, true},
       {"ckpt_cli", {"tools"}, false},
+      {"ckpt_python", {"python/src"}, false},
       {"ckpt_tests", {"tests/unit", "tests/corpus", "tests/cli", "tests/docs", "tests/testlib"}, true},
   };
   int scanned = 0;

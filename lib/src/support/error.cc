@@ -1,5 +1,6 @@
 // Formatting of errors for people.
 #include "ckpt/error.h"
+#include "ckpt/error_codes.h"
 
 #include <fmt/format.h>
 
@@ -14,6 +15,17 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kNotFound: return "not found";
   }
   return "error";
+}
+
+const char* error_code_id(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kCorruption: return "corruption";
+    case ErrorCode::kNotSupported: return "not_supported";
+    case ErrorCode::kIOError: return "io_error";
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kNotFound: return "not_found";
+  }
+  return "corruption";
 }
 
 std::string Error::to_string() const {
