@@ -66,7 +66,8 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
 bool parse_max_parallelism(Io& io, const std::vector<std::string>& specs, EditOptions* out) {
   for (const std::string& spec : specs) {
     const size_t eq = spec.rfind('=');
-    const std::string_view number = eq == std::string::npos ? std::string_view(spec) : std::string_view(spec).substr(eq + 1);
+    const std::string_view number =
+        eq == std::string::npos ? std::string_view(spec) : std::string_view(spec).substr(eq + 1);
     int32_t n = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
     if (ec != std::errc() || end != number.data() + number.size() || n < 1 || n > 32768 || eq == 0) {

@@ -391,8 +391,8 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
     e.regular = S_ISREG(st.st_mode);
     e.size = e.regular ? static_cast<uint64_t>(st.st_size) : 0;
     struct stat ls;
-    e.link = e.type == DT_LNK || (e.type == DT_UNKNOWN && ::lstat(std::string(path).c_str(), &ls) == 0 &&
-                                  S_ISLNK(ls.st_mode));
+    e.link = e.type == DT_LNK ||
+             (e.type == DT_UNKNOWN && ::lstat(std::string(path).c_str(), &ls) == 0 && S_ISLNK(ls.st_mode));
   }
   Found f{std::string(path), e.size, e.regular, false, {}};
   if (absolute_handle) {
@@ -427,8 +427,9 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
   if (e.link && e.real.empty()) e.real = Cache::real_path(f.path);
   if (e.link ? path_within(e.real, real_root) : path_within(l.real, real_root)) return f;
   const std::string real = e.link ? e.real : join_path(l.real, name);
-  f.escape = fmt::format("leads through a symbolic link to '{}', outside {} '{}': not followed without --follow-symlinks",
-                         real, root_name, root);
+  f.escape =
+      fmt::format("leads through a symbolic link to '{}', outside {} '{}': not followed without --follow-symlinks",
+                  real, root_name, root);
   f.regular = false;
   f.size = 0;
   return f;
@@ -456,8 +457,8 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
     return f && f->regular;
   };
   if (const PrefixRule* r = longest_prefix_rule(remap_, uri, PrefixMatch::kLocalPath))
-    if (auto f = lookup(apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath), true, r->replacement,
-                        "the --remap target");
+    if (auto f =
+            lookup(apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath), true, r->replacement, "the --remap target");
         usable(f))
       return f;
   if (auto local = local_path_of_uri(uri))

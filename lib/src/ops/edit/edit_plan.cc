@@ -91,9 +91,8 @@ Result<EditPlan> plan_edit(const Metadata& m, const EditOptions& options) {
                    fmt::format("--max-parallelism: operator {} is dropped", operator_id_hex(op->id)));
     auto [at, fresh] = plan.max_parallelism.emplace(op->id, n);
     if (!fresh && at->second != n)
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("--max-parallelism: operator {} is given {} and {}", operator_id_hex(op->id),
-                               at->second, n));
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--max-parallelism: operator {} is given {} and {}",
+                                                            operator_id_hex(op->id), at->second, n));
   }
   if (options.max_parallelism != 0)
     for (const OperatorState& op : m.operators)

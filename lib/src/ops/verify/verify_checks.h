@@ -20,7 +20,7 @@ std::string site_description(const StreamSite& site);
 // deep checks do not report the same fault again. Errors: a file that is a symbolic link out
 // of the snapshot (FileResolver::Found::escape), which is not read at all.
 Status check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report,
-                 std::unordered_set<std::string>& faulty);
+                   std::unordered_set<std::string>& faulty);
 
 // Key-group ranges of each operator: inside the job, disjoint, covering every key group
 // whose subtask has keyed state.
