@@ -7,6 +7,7 @@
 #include "ckpt/version.h"
 #include "command.h"
 #include "help_footer.h"
+#include "input_options.h"
 #include "json_output.h"
 #include "object_store.h"
 #include "synopsis.h"
@@ -54,12 +55,17 @@ void one_value_per_flag(CLI::App& sub) {
 // The options every command takes anywhere on its line, for `ckpt --help` (they are taken off
 // the line before parsing, so CLI11 never lists them).
 std::string global_options_help() {
-  std::string out = "Object-store options (every command, anywhere on its line; ckpt(1) OBJECT STORES):\n";
-  for (const GlobalOption& o : object_store_options()) {
-    std::string flag = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
-    out += "  " + flag + std::string(flag.size() < 24 ? 24 - flag.size() : 1, ' ') + o.help + "\n";
-  }
-  return out + "\n";
+  auto listed = [](const std::vector<GlobalOption>& options) {
+    std::string out;
+    for (const GlobalOption& o : options) {
+      std::string flag = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
+      out += "  " + flag + std::string(flag.size() < 24 ? 24 - flag.size() : 1, ' ') + o.help + "\n";
+    }
+    return out;
+  };
+  return "Input options (every command, anywhere on its line; ckpt(1) OPTIONS):\n" + listed(input_options()) +
+         "\nObject-store options (every command, anywhere on its line; ckpt(1) OBJECT STORES):\n" +
+         listed(object_store_options()) + "\n";
 }
 
 // The first word that is not an option: the command ckpt was asked to run, if any.
@@ -145,10 +151,11 @@ int run_local(const std::vector<std::string>& args, Io& io) {
 
 int run(int argc, const char* const* argv, Io& io) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  InputOptions inputs(args);
   // s3:// URIs and the object-store options (ckpt(1) OBJECT STORES) go through a staging copy.
   if (uses_object_store(args))
     return run_with_object_store(args, io, [](const std::vector<std::string>& a, Io& i) { return run_local(a, i); });
-  return run_local(argc, argv, io);
+  return run_local(args, io);
 }
 
 int run(const std::vector<std::string>& args, Io& io) {

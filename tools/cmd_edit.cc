@@ -1,6 +1,7 @@
 // ckpt edit: change a savepoint offline (man/ckpt-edit.1.md).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -39,7 +40,7 @@ struct EditArgs {
   std::string delete_keys;
   std::string keys_operator;
   std::string key_serializers_from;
-  int32_t max_parallelism = 0;
+  std::vector<std::string> max_parallelism;
   int32_t parallelism = 0;
   std::vector<std::string> expire;
   std::string now;
@@ -56,6 +57,31 @@ bool split_all(Io& io, const std::vector<std::string>& specs, char sep, const ch
     auto pair = split_or_report(io, spec, sep, flag, shape);
     if (!pair) return false;
     out->push_back(std::move(*pair));
+  }
+  return true;
+}
+
+// --max-parallelism M (every operator) or OP=M (that one); OP is what comes before the last '='
+// (a uid may hold one, a number does not).
+bool parse_max_parallelism(Io& io, const std::vector<std::string>& specs, EditOptions* out) {
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.rfind('=');
+    const std::string_view number =
+        eq == std::string::npos ? std::string_view(spec) : std::string_view(spec).substr(eq + 1);
+    int32_t n = 0;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+    if (ec != std::errc() || end != number.data() + number.size() || n < 1 || n > 32768 || eq == 0) {
+      print_error(io, fmt::format("--max-parallelism: '{}' is not M or OP=M with M in 1..32768", spec));
+      return false;
+    }
+    if (eq != std::string::npos) {
+      out->operator_max_parallelism.emplace_back(spec.substr(0, eq), n);
+    } else if (out->max_parallelism != 0 && out->max_parallelism != n) {
+      print_error(io, fmt::format("--max-parallelism: {} and {} given for every operator", out->max_parallelism, n));
+      return false;
+    } else {
+      out->max_parallelism = n;
+    }
   }
   return true;
 }
@@ -139,9 +165,9 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_option("--delete-keys", a->delete_keys, "Erase every entry of the keys in FILE (one JSON key a line)")
       ->type_name("FILE");
   sub.add_option("--operator", a->keys_operator, "Erase the keys from this operator only")->type_name("ID|UID");
-  sub.add_option("--max-parallelism", a->max_parallelism, "Move every key to its key group under M key groups")
-      ->type_name("M")
-      ->check(CLI::Range(1, 32768));
+  sub.add_option("--max-parallelism", a->max_parallelism,
+                 "Move every key to its key group under M key groups (OP=M: OP's only; repeatable)")
+      ->type_name("[OP=]M");
   sub.add_option("--parallelism", a->parallelism, "With --max-parallelism: subtasks of the keyed operators")
       ->type_name("P")
       ->check(CLI::Range(1, 32768));
@@ -190,7 +216,8 @@ Runner setup_edit(CLI::App& sub) {
       print_error(io, "--operator restricts --delete-keys, which is not given");
       return kExitError;
     }
-    if (a->parallelism && !a->max_parallelism) {
+    if (!parse_max_parallelism(io, a->max_parallelism, &options)) return kExitError;
+    if (a->parallelism && a->max_parallelism.empty()) {
       print_error(io, "--parallelism needs --max-parallelism (give the current one to keep it)");
       return kExitError;
     }
@@ -199,7 +226,7 @@ Runner setup_edit(CLI::App& sub) {
     // --plan names operators; it expires with --now, and without another operation it can only
     // have been meant to expire.
     const bool other = !options.set_uids.empty() || !options.set_ids.empty() || !options.drop_states.empty() ||
-                       !a->drop_operators.empty() || !options.delete_keys.empty() || a->max_parallelism ||
+                       !a->drop_operators.empty() || !options.delete_keys.empty() || !a->max_parallelism.empty() ||
                        !a->to.empty();
     if ((!options.expire.empty() || (!a->naming.plan.empty() && !other)) && !options.now) {
       print_error(io, fmt::format("{} needs --now (the time Flink would measure the TTL from)",
@@ -209,7 +236,6 @@ Runner setup_edit(CLI::App& sub) {
     std::optional<OperatorNames> names = names_or_report(io, a->naming);
     if (!names) return kExitError;
     if (options.now) options.plan = a->naming.plan;
-    options.max_parallelism = a->max_parallelism;
     options.parallelism = a->parallelism;
     options.keys_operator = a->keys_operator;
     options.drop_operators = a->drop_operators;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "choices.h"
+#include "input_options.h"
 #include "object_store.h"
 
 namespace ckpt::cli {
@@ -53,7 +54,8 @@ std::vector<Sub> model(const CLI::App& app) {
       f.choices = option_choices(s.name, f.names.front());
       s.flags.push_back(std::move(f));
     }
-    for (const GlobalOption& g : object_store_options()) s.flags.push_back(Flag{{g.name}, g.help, *g.value != 0, {}});
+    for (const auto* globals : {&input_options(), &object_store_options()})
+      for (const GlobalOption& g : *globals) s.flags.push_back(Flag{{g.name}, g.help, *g.value != 0, {}});
     out.push_back(std::move(s));
   }
   return out;

@@ -10,6 +10,7 @@
 #include "ckpt/convert.h"
 #include "ckpt/generate.h"
 #include "command.h"
+#include "input_options.h"
 #include "object_store.h"
 #include "testlib/cli_process.h"
 #include "testlib/cli_run.h"
@@ -78,6 +79,23 @@ TEST_CASE("ckpt --help lists the object-store options ckpt(1) documents", "[cli]
     const std::string spelled = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
     CHECK(help.find("\n  " + spelled + " ") != std::string::npos);
     CHECK(page.find("* `" + spelled + "`:") != std::string::npos);
+  }
+}
+
+TEST_CASE("ckpt --help ckpt(1) and completion give the input options every command takes", "[cli][docs]") {
+  // --follow-symlinks is taken off the line before parsing, as the object-store options are:
+  // without this, no --help or completion would show it.
+  const std::string help = ckpt::test::run_cli_ok({"--help"}).out;
+  const std::string page = ckpt::test::read_file(ckpt::test::source_dir() + "/man/ckpt.1.md");
+  ckpt::test::ScratchDir s;
+  const std::string script = s / "ckpt.bash";
+  std::ofstream(script) << ckpt::test::run_cli_ok({"completion", "bash"}).out;
+  REQUIRE_FALSE(ckpt::cli::input_options().empty());
+  for (const ckpt::cli::GlobalOption& o : ckpt::cli::input_options()) {
+    INFO(o.name);
+    CHECK(help.find("\n  " + std::string(o.name) + " ") != std::string::npos);
+    CHECK(page.find("* `" + std::string(o.name) + "`:") != std::string::npos);
+    CHECK(bash_completes(script, "ckpt dump --follow-s") == std::string(o.name) + "\n");
   }
 }
 

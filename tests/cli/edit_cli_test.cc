@@ -137,6 +137,15 @@ TEST_CASE("edit refuses malformed operation specs and a missing output with exit
       {{"edit", in, "--dry-run", "--to", "parquet"}, "unknown conversion target 'parquet'"},
       {{"edit", in, "--dry-run", "--operator", "x"}, "--operator restricts --delete-keys"},
       {{"edit", in, "--dry-run", "--delete-keys", s / "none"}, "none"},
+      {{"edit", in, "--dry-run", "--max-parallelism", "0"}, "--max-parallelism: '0' is not M or OP=M"},
+      {{"edit", in, "--dry-run", "--max-parallelism", "op=40000"}, "'op=40000' is not M or OP=M with M in 1..32768"},
+      {{"edit", in, "--dry-run", "--max-parallelism", "=8"}, "'=8' is not M or OP=M"},
+      {{"edit", in, "--dry-run", "--max-parallelism", "op=8x"}, "'op=8x' is not M or OP=M"},
+      {{"edit", in, "--dry-run", "--max-parallelism", "8", "--max-parallelism", "16"}, "8 and 16 given for every"},
+      {{"edit", in, "--dry-run", "--max-parallelism", "no-such-op=8"}, "no-such-op"},
+      {{"edit", in, "--dry-run", "--max-parallelism", first_operator(in) + "=8", "--max-parallelism",
+        first_operator(in) + "=16"},
+       "is given 8 and 16"},
   };
   for (const Case& c : cases) {
     auto r = run_cli(c.args);
@@ -145,4 +154,36 @@ TEST_CASE("edit refuses malformed operation specs and a missing output with exit
     CHECK(r.err.find(c.says) != std::string::npos);
   }
   CHECK_FALSE(fs::exists(s / "out"));
+}
+
+TEST_CASE("edit --max-parallelism OP=M changes the operators named and M alone the others", "[cli]") {
+  // Operators of one savepoint may need different max parallelisms (a SQL job's singletons have
+  // 1): OP=M sets OP's, a bare M every other operator's; named back, the input is given back.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated_heap(s);
+  auto m = ckpt::read_metadata_file(in + "/_metadata");
+  REQUIRE(m.ok());
+  REQUIRE(m->operators.size() == 2);
+  const std::string a = ckpt::operator_id_hex(m->operators[0].id), b = ckpt::operator_id_hex(m->operators[1].id);
+  const int32_t own_a = m->operators[0].max_parallelism, own_b = m->operators[1].max_parallelism;
+  auto one = run_cli_ok({"edit", in, "--max-parallelism", a + "=64", "--output", s / "one"});
+  CHECK(one.out.find(fmt::format("operator {}: max parallelism {} -> 64 (", a, own_a)) != std::string::npos);
+  CHECK(one.out.find("operator " + b) == std::string::npos);
+  auto edited = ckpt::read_metadata_file(s / "one/_metadata");
+  REQUIRE(edited.ok());
+  CHECK(edited->operators[0].max_parallelism == 64);
+  CHECK(edited->operators[1].max_parallelism == own_b);
+
+  run_cli_ok({"edit", s / "one", "--max-parallelism", "300", "--max-parallelism", a + "=2", "--output", s / "two"});
+  edited = ckpt::read_metadata_file(s / "two/_metadata");
+  REQUIRE(edited.ok());
+  CHECK(edited->operators[0].max_parallelism == 2);
+  CHECK(edited->operators[1].max_parallelism == 300);
+
+  run_cli_ok({"edit", s / "two", "--max-parallelism", fmt::format("{}={}", a, own_a), "--max-parallelism",
+              fmt::format("{}={}", b, own_b), "--output", s / "back"});
+  auto diff = run_cli({"diff", "--keys", in, s / "back"});
+  INFO(diff.out << diff.err);
+  CHECK(diff.status == 0);
+  CHECK(run_cli_ok({"dump", in}).out == run_cli_ok({"dump", s / "back"}).out);
 }

@@ -392,3 +392,122 @@ TEST_CASE("control characters in paths names and uids from _metadata are printed
                      [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }));
   CHECK(nlohmann::json::parse(j.out)["operators"][0]["uid"] == "uid\x1b[31m\nforged");
 }
+
+namespace {
+
+// What every command says of `path`, a state file reached through a link to `target`.
+std::string link_refusal(const std::string& path, const std::string& target, const std::string& root) {
+  return "'" + path + "': leads through a symbolic link to '" + fs::canonical(target).string() + "', outside " + root;
+}
+
+// A copy of the sample savepoint at `snap` and an empty directory `outside` beside it.
+void sample_and_outside(const std::string& snap, const std::string& outside) {
+  fs::create_directories(snap);
+  fs::copy(sample_savepoint_dir(), snap, fs::copy_options::recursive);
+  fs::create_directories(outside);
+}
+
+}  // namespace
+
+TEST_CASE("a state file or directory that is a symbolic link out of the snapshot is refused unless --follow-symlinks",
+          "[cli][safety]") {
+  // Before, a state file replaced by a link to a file elsewhere (/etc/passwd, another job's
+  // state) was opened, read and copied into outputs as if it were the snapshot's.
+  test::ScratchDir scratch;
+  const std::string snap = scratch / "job/snap";
+  sample_and_outside(snap, scratch / "outside");
+  const std::string file = relative_file_of_subtask0(snap);
+  const std::string secret = scratch / "outside/secret";
+  fs::rename(file, secret);
+  fs::create_symlink(secret, file);
+  const std::string says = link_refusal(file, secret, "the snapshot directory '" + snap + "'");
+
+  const std::vector<std::vector<std::string>> readers = {
+      {"dump", snap, "--format", "ndjson"},
+      {"verify", "--deep", snap},
+      {"verify", snap},
+      {"convert", snap, "--to", "rocksdb", "--output", scratch / "converted"},
+      {"restore", snap, "--output", scratch / "restored"},
+      {"edit", snap, "--max-parallelism", "256", "--output", scratch / "edited"},
+      {"compact", snap, "--output", scratch / "compacted"}};
+  for (const std::vector<std::string>& args : readers) {
+    CliResult r = run_cli(args);
+    INFO(args[0] << ": " << r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, says));
+    CHECK(contains(r.err, "not followed without --follow-symlinks"));
+    if (args.size() > 4) CHECK_FALSE(fs::exists(args.back()));
+  }
+  CliResult in = run_cli({"inspect", snap});
+  INFO(in.out + in.err);
+  CHECK(in.status == 1);
+  CHECK(contains(in.out, "REFUSED (leads through a symbolic link to '" + fs::canonical(secret).string() + "'"));
+
+  // --follow-symlinks, anywhere on the line: read as the snapshot it was copied from.
+  const std::string want = test::run_cli_ok({"dump", sample_savepoint_dir(), "--format", "ndjson"}).out;
+  CHECK(test::run_cli_ok({"--follow-symlinks", "dump", snap, "--format", "ndjson"}).out == want);
+  CHECK(test::run_cli_ok({"dump", snap, "--follow-symlinks", "--format", "ndjson"}).out == want);
+  test::run_cli_ok({"verify", "--deep", snap, "--follow-symlinks"});
+  test::run_cli_ok({"convert", snap, "--to", "rocksdb", "--output", scratch / "converted", "--follow-symlinks"});
+  CHECK(test::run_cli_ok({"dump", scratch / "converted", "--format", "ndjson"}).out ==
+        test::run_cli_ok({"dump", snap, "--format", "ndjson", "--follow-symlinks"}).out);
+  test::run_cli_ok({"--follow-symlinks", "restore", snap, "--output", scratch / "restored"});
+  // The setting lasts for its command only.
+  CHECK(run_cli({"dump", snap}).status == 2);
+
+  // A link that stays inside the snapshot is followed.
+  fs::remove(file);
+  fs::rename(secret, snap + "/moved-inside");
+  fs::create_symlink(snap + "/moved-inside", file);
+  CHECK(test::run_cli_ok({"dump", snap, "--format", "ndjson"}).out == want);
+  test::run_cli_ok({"verify", "--deep", snap});
+}
+
+TEST_CASE("a sub-directory or a --remap target's file that links out of where it is looked up is refused",
+          "[cli][safety]") {
+  test::ScratchDir scratch;
+  // A relative handle "sub/<name>" whose sub/ is a link to a directory elsewhere.
+  const std::string snap = scratch / "snap", elsewhere = scratch / "elsewhere";
+  sample_and_outside(snap, elsewhere);
+  Result<Metadata> m = read_metadata_file(snap + "/_metadata");
+  REQUIRE(m.ok());
+  std::string moved;
+  for_each_stream(*m, [&](StreamHandle& s, const StreamSite& site) {
+    if (!moved.empty() || s.type != handle_type::kRelativeFile || site.slot != HandleSlot::kManagedKeyed) return;
+    moved = s.path;
+    fs::rename(snap + "/" + s.path, elsewhere + "/" + s.path);
+    s.path = "sub/" + s.path;
+  });
+  REQUIRE_FALSE(moved.empty());
+  Result<std::string> bytes = encode_metadata(*m);
+  REQUIRE(bytes.ok());
+  test::write_file(snap + "/_metadata", *bytes);
+  fs::create_directory_symlink(elsewhere, snap + "/sub");
+  const std::string says =
+      link_refusal(snap + "/sub/" + moved, elsewhere + "/" + moved, "the snapshot directory '" + snap + "'");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"dump", snap}, {"verify", "--deep", snap}, {"restore", snap, "--output", scratch / "restored"}}) {
+    CliResult r = run_cli(args);
+    INFO(args[0] << ": " << r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, says));
+  }
+  test::run_cli_ok({"verify", "--deep", snap, "--follow-symlinks"});
+
+  // An absolute handle found under a --remap target, where the file is a link out of it.
+  const std::string job = scratch / "job/chk-11";
+  test::write_absolute_snapshot(job, "file:/nonexistent/shared", "");
+  const std::string target = scratch / "remapped", outside = scratch / "outside";
+  fs::create_directories(target);
+  fs::create_directories(outside);
+  test::write_file(outside + "/sst-1", std::string(300, 'x'));
+  fs::create_symlink(outside + "/sst-1", target + "/sst-1");
+  const std::string rule = "file:/nonexistent/shared=" + target;
+  CliResult v = run_cli({"verify", job, "--remap", rule});
+  INFO(v.out + v.err);
+  CHECK(v.status == 2);
+  CHECK(contains(v.err, link_refusal(target + "/sst-1", outside + "/sst-1", "the --remap target '" + target + "'")));
+  CliResult i = run_cli({"inspect", "--allow-unread", job, "--remap", rule});
+  CHECK(contains(i.out, "REFUSED (leads through a symbolic link"));
+  CHECK(run_cli({"verify", job, "--remap", rule, "--follow-symlinks"}).status == 0);
+}

@@ -186,20 +186,23 @@ TEST_CASE("edit --set-uid with flink-sql plan uids gives back the ids Flink's pl
 
 namespace {
 
+// An entry's operator and the key group it was found in (-1: none).
+using Place = std::pair<std::string, int32_t>;
+
 struct Placed : DumpSink {
-  // entry without its place -> key groups it was found in
-  std::multimap<std::string, int32_t> groups;
+  // entry without its place -> where it was found
+  std::multimap<std::string, Place> groups;
   void entry(const DumpEntry& e) override {
     DumpEntry x = e;
     const int32_t kg = x.key_group.value_or(-1);
     x.key_group.reset();
     x.subtask = 0;
-    groups.emplace(to_ndjson(x), kg);
+    groups.emplace(to_ndjson(x), Place{e.operator_id, kg});
   }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::multimap<std::string, int32_t> placed(const std::string& dir) {
+std::multimap<std::string, Place> placed(const std::string& dir) {
   Placed sink;
   REQUIRE(dump_snapshot(dir, DumpOptions{}, sink).ok());
   return sink.groups;
@@ -282,6 +285,15 @@ bool has_keyed_state(const Metadata& m) {
   return false;
 }
 
+// The max parallelisms of the operators with keyed state.
+std::set<int32_t> keyed_max_parallelisms(const Metadata& m) {
+  std::set<int32_t> out;
+  for (const OperatorState& op : m.operators)
+    for (const SubtaskState& st : op.subtasks)
+      if (!st.managed_keyed.is_null() || !st.raw_keyed.is_null()) out.insert(op.max_parallelism);
+  return out;
+}
+
 // Every file under `dir`, by relative path, with its bytes.
 std::map<std::string, std::string> snapshot_bytes_by_file(const std::string& dir) {
   std::map<std::string, std::string> out;
@@ -294,59 +306,59 @@ std::map<std::string, std::string> snapshot_bytes_by_file(const std::string& dir
   return out;
 }
 
-// `dir` taken to max parallelism 128, then 4096, then back to its own (every operator's, one
-// for all in the corpus), or through `steps` to its own: at each step every key is where Flink puts it (SQL keys:
-// hashed here from their bytes; every key: at a multiple of Flink's max parallelism, its group modulo Flink's is the
-// group Flink stored it in), and the round trip dumps as the input and has the bytes of the snapshot rewritten at its
-// own max parallelism directly, in every layout the rewrite writes deterministically (heap, canonical, raw keyed
-// timers; RocksDB's SSTs are compared by their entries; with `compare_bytes`). Returns the number of SQL keys checked.
-size_t check_rescale_round_trip(const std::string& dir, bool sql, std::vector<int32_t> steps = {},
+// `dir` taken to max parallelism 128, then 4096 (or through `steps`, every operator at once), then
+// back to each operator's own max parallelism, named operator by operator (a SQL job has its
+// singletons at 1 and its keyed operators at 128): at each step every key is where Flink puts it
+// (SQL keys: hashed here from their bytes; every key: at a multiple of its operator's own max
+// parallelism, its group modulo that is the group Flink stored it in), and the round trip dumps as
+// the input and has the bytes of the snapshot rewritten at its own max parallelisms directly, in
+// every layout the rewrite writes deterministically (heap, canonical, raw keyed timers; RocksDB's
+// SSTs are compared by their entries; with `compare_bytes`). Returns the number of SQL keys
+// checked.
+size_t check_rescale_round_trip(const std::string& dir, bool sql, std::vector<int32_t> steps = {128, 4096},
                                 bool compare_bytes = true) {
   INFO(dir);
   const Metadata m = metadata_of(dir);
-  // The max parallelism of the keyed operators, which the round trip gives back; the others
-  // (a SQL job's singletons have 1) end at it too, which diff reports.
-  std::set<int32_t> keyed_max;
-  for (const OperatorState& op : m.operators)
-    for (const SubtaskState& st : op.subtasks)
-      if (!st.managed_keyed.is_null() || !st.raw_keyed.is_null()) keyed_max.insert(op.max_parallelism);
-  if (keyed_max.size() != 1) return 0;  // one --max-parallelism cannot give back two
-  const int32_t flink_max = *keyed_max.begin();
+  std::map<std::string, int32_t> own;  // operator -> the max parallelism Flink wrote it at
+  std::vector<std::pair<std::string, int32_t>> back;
+  for (const OperatorState& op : m.operators) {
+    own[operator_id_hex(op.id)] = op.max_parallelism;
+    back.emplace_back(operator_id_hex(op.id), op.max_parallelism);
+  }
   test::ScratchDir tmp;
   size_t keys = 0;
   std::string from = dir;
-  std::multimap<std::string, int32_t> flink;
-  if (steps.empty()) steps = {128, 4096, flink_max};
-  REQUIRE(steps.back() == flink_max);
-  for (size_t step = 0; step < steps.size(); ++step) {
-    const int32_t n = steps[step];
+  std::multimap<std::string, Place> flink;
+  for (size_t step = 0; step <= steps.size(); ++step) {
+    const bool last = step == steps.size();
     EditOptions o;
-    o.output = tmp / fmt::format("{}-mp{}", step, n);
+    o.output = tmp / fmt::format("{}-mp{}", step, last ? 0 : steps[step]);
     o.jobs = 2;
-    o.max_parallelism = n;
+    if (last)
+      o.operator_max_parallelism = back;
+    else
+      o.max_parallelism = steps[step];
     auto r = edit_snapshot(from, o);
     if (!r.ok()) FAIL(r.error().to_string());
-    for (const OperatorState& op : metadata_of(o.output).operators) CHECK(op.max_parallelism == n);
+    auto max_of = [&](const std::string& op) { return last ? own.at(op) : steps[step]; };
+    for (const OperatorState& op : metadata_of(o.output).operators)
+      CHECK(op.max_parallelism == max_of(operator_id_hex(op.id)));
     from = o.output;
     if (sql) keys += check_sql_key_groups(from);
-    if (n % flink_max != 0) continue;
     if (flink.empty()) flink = placed(dir);
     auto ours = placed(from);
     REQUIRE(flink.size() == ours.size());
     for (auto f = flink.begin(), g = ours.begin(); f != flink.end(); ++f, ++g) {
       REQUIRE(f->first == g->first);
-      if (f->second >= 0) CHECK(g->second % flink_max == f->second);
+      const auto& [op, kg] = f->second;
+      if (kg >= 0 && max_of(op) % own.at(op) == 0) CHECK(g->second.second % own.at(op) == kg);
     }
   }
-  test::ExpectedEdit same;
-  for (const OperatorState& op : m.operators)
-    if (op.max_parallelism != flink_max)
-      same.structure.insert(fmt::format("max-parallelism {} ", operator_id_hex(op.id)));
-  test::check_edit(dir, from, same);
+  test::check_edit(dir, from, test::ExpectedEdit{});
   if (!compare_bytes) return keys;
   EditOptions direct;
   direct.output = tmp / "direct";
-  direct.max_parallelism = flink_max;
+  direct.operator_max_parallelism = back;
   REQUIRE(edit_snapshot(dir, direct).ok());
   const auto want = snapshot_bytes_by_file(direct.output), got = snapshot_bytes_by_file(from);
   CHECK(want.size() == got.size());
@@ -374,7 +386,7 @@ TEST_CASE("edit --max-parallelism on every udf-job snapshot agrees with Flink's 
   for (const std::string& dir : snapshots_of("new-stateful-udf-migration-itcase")) {
     if (dir.ends_with(kChangelogOnly)) continue;  // its keys dump as hex (see above)
     const int32_t flink_max = metadata_of(dir).operators.at(0).max_parallelism;
-    check_rescale_round_trip(dir, false, {1024 * flink_max, 96, flink_max}, false);  // bytes: the tests below
+    check_rescale_round_trip(dir, false, {1024 * flink_max, 96}, false);  // bytes: the tests below
     ++edited;
   }
   CHECK(edited >= 49);
@@ -400,11 +412,23 @@ TEST_CASE("edit --max-parallelism takes a sample of keyed savepoints to 128 and 
   CHECK(keys > 0);
 }
 
+TEST_CASE("edit --max-parallelism gives each operator of a SQL savepoint its own max parallelism back",
+          "[ops][corpus][sql]") {
+  // A window rank job: its keyed operators are at max parallelism 1 (a global window rank) and
+  // 128. All at 128, then 4096, then each operator named with its own: Flink's key groups at
+  // every step, and the input again, byte for byte as rewritten directly.
+  CKPT_REQUIRE_SHARED();
+  const std::string dir =
+      test::sql_corpus_dir() + "/stream-exec-window-rank_1/window-rank-tumble-tvf-agg-max-top-n/savepoint";
+  CHECK(keyed_max_parallelisms(metadata_of(dir)) == std::set<int32_t>{1, 128});
+  CHECK(check_rescale_round_trip(dir, true) > 0);
+}
+
 TEST_CASE("edit --max-parallelism takes every keyed corpus snapshot to 128 and 4096 and back",
           "[ops][corpus][sql][large]") {
   // Every snapshot with keyed state of flink/ (but the changelog checkpoint whose keys need
-  // another snapshot's serializers) and every flink-sql savepoint, as the sample above; a
-  // savepoint whose keyed operators have two max parallelisms is left out (see below).
+  // another snapshot's serializers) and every flink-sql savepoint, as the sample above, those
+  // whose keyed operators have two max parallelisms (1 and 128) included.
   CKPT_REQUIRE_SHARED();
   int edited = 0;
   for (const std::string& dir : test::corpus_snapshots()) {
@@ -414,15 +438,15 @@ TEST_CASE("edit --max-parallelism takes every keyed corpus snapshot to 128 and 4
   }
   CHECK(edited >= 90);
   size_t keys = 0;
-  int sql = 0;
+  int sql = 0, mixed = 0;
   for (const std::string& dir : test::sql_corpus_snapshots()) {
     if (!has_keyed_state(metadata_of(dir))) continue;
     keys += check_rescale_round_trip(dir, true);
     ++sql;
+    mixed += keyed_max_parallelisms(metadata_of(dir)).size() > 1;
   }
-  // Two savepoints have keyed operators at max parallelism 128 and at 1: one --max-parallelism
-  // cannot give both back, so they are only read (every other SQL savepoint round-trips).
   CHECK(sql >= 58);
+  CHECK(mixed >= 2);
   CHECK(keys > 400);
 }
 

@@ -1,8 +1,11 @@
 // Path rules of file resolution and relocation: prefixes, file: URIs, rule parsing.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
+#include "testlib/test_support.h"
 
 using namespace ckpt;
 
@@ -109,4 +112,48 @@ TEST_CASE("relative handle paths stay inside the snapshot directory or are refus
   REQUIRE_FALSE(at.ok());
   CHECK(at.error().to_string() == "'s/_metadata': operator 00ff, subtask 3: relative handle path '../x' leaves the snapshot "
                                   "directory: it has a '..' component");
+}
+
+TEST_CASE("FileResolver refuses a link out of the directory it looks in unless links are followed",
+          "[format][unit][safety]") {
+  // Links that stay in the snapshot are followed; a file or a directory on the way that leads
+  // out of it is found but flagged, with the path it leads to, and usable() says why.
+  namespace fs = std::filesystem;
+  test::ScratchDir s;
+  const std::string snap = s / "snap", outside = s / "outside";
+  fs::create_directories(snap + "/dir");
+  fs::create_directories(outside);
+  test::write_file(snap + "/real", "1234");
+  test::write_file(outside + "/secret", "12345678");
+  fs::create_symlink(snap + "/real", snap + "/inside");
+  fs::create_symlink(outside + "/secret", snap + "/out");
+  fs::create_directory_symlink(outside, snap + "/linked");
+  {
+    FileResolver r(snap, {});
+    for (const char* name : {"real", "inside"}) {
+      auto f = r.find(handle_type::kRelativeFile, name);
+      REQUIRE(f);
+      CHECK(f->escape.empty());
+      CHECK(f->size == 4);
+      CHECK(f->usable().ok());
+    }
+    for (const char* name : {"out", "linked/secret"}) {
+      INFO(name);
+      auto f = r.find(handle_type::kRelativeFile, name);
+      REQUIRE(f);
+      CHECK_FALSE(f->regular);
+      CHECK(f->escape.find("leads through a symbolic link to '" + fs::canonical(outside + "/secret").string() +
+                           "', outside the snapshot directory '" + snap + "'") == 0);
+      Status u = f->usable();
+      REQUIRE_FALSE(u.ok());
+      CHECK(u.error().file == snap + "/" + name);
+    }
+  }
+  set_follow_symlinks(true);
+  FileResolver following(snap, {});
+  set_follow_symlinks(false);
+  auto f = following.find(handle_type::kRelativeFile, "out");
+  REQUIRE(f);
+  CHECK(f->escape.empty());
+  CHECK(f->size == 8);
 }

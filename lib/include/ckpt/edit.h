@@ -68,8 +68,14 @@ struct CKPT_API EditOptions {
   // Every operator's max parallelism becomes this (0: kept): each key moves to the key group
   // Flink's assignment gives it, each subtask gets the key-group range Flink assigns it.
   int32_t max_parallelism = 0;
-  // With max_parallelism: the parallelism of every operator with keyed state (0: kept); refused
-  // for an operator that also has operator, raw keyed or channel state.
+  // (operator, M): that operator's max parallelism becomes M instead, its keys moved as above;
+  // the operators not named get `max_parallelism` (0: keep theirs). A SQL job's savepoint has
+  // keyed operators at different max parallelisms (its singletons at 1): one number cannot
+  // give each back its own.
+  std::vector<std::pair<std::string, int32_t>> operator_max_parallelism;
+  // With a max parallelism changed: the parallelism of every operator with keyed state whose max
+  // parallelism is set (0: kept); refused for an operator that also has operator, raw keyed or
+  // channel state.
   int32_t parallelism = 0;
   // (keyed state name, ttl in ms): entries of that TTL state in every operator whose last
   // access is too old at `now` (ms since the epoch) are dropped, as Flink's TTL cleanup would.

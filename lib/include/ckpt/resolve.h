@@ -12,6 +12,11 @@
 // - An inline handle (type 1) is never a file, even when its name looks like a path.
 // - What is found must be a regular file to be read; a FIFO, device, socket or directory in
 //   its place is found, flagged, and refused by whatever would open it.
+// - A file (or a directory on its way) that is a symbolic link leading out of the directory it
+//   was looked up in, the snapshot directory for a relative handle or a base name, a --remap
+//   target, the job directory for an absolute path into it, is refused the same way, unless
+//   follow_symlinks(): a link to /etc/passwd in a snapshot from elsewhere is not state. Links
+//   that stay inside are followed.
 #pragma once
 
 #include <cstdint>
@@ -89,6 +94,11 @@ CKPT_API Status check_relative_path_at(std::string_view path, const std::string&
 // check_relative_path_at() of every relative handle of `m`: the first that fails.
 CKPT_API Status check_relative_paths(const Metadata& m, const std::string& metadata_path);
 
+// Whether FileResolvers made from now on follow symbolic links out of where they look (the
+// process's setting, off by default; `ckpt --follow-symlinks` turns it on for its command).
+CKPT_API void set_follow_symlinks(bool follow);
+CKPT_API bool follow_symlinks();
+
 // Where a file is referenced from.
 struct CKPT_API FileReference {
   uint32_t operator_index = 0;
@@ -109,8 +119,9 @@ struct CKPT_API ReferencedFile {
   bool exists = false;
   uint64_t actual_size = 0;  // meaningful when exists
   // Why the file is not read although something may stand there: a relative path that leaves
-  // the snapshot directory, a path that is not a regular file (`path` says where), or a RocksDB
-  // name that is not a plain file name (format/local_names.h). Empty
+  // the snapshot directory, a path that is not a regular file or a symbolic link out of the
+  // snapshot (`path` says where), or a RocksDB name that is not a plain file name
+  // (format/local_names.h). Empty
   // when nothing was refused; exists is false when something was.
   std::string refused;
   // An absolute handle's file found outside the job directory and every --remap target
@@ -141,6 +152,12 @@ class CKPT_API FileResolver {
     // target. Flink stores absolute paths into checkpoint storage that may since have moved,
     // so this is worth a warning, not an error.
     bool outside = false;
+    // Set (and `regular` false) when the path leads through a symbolic link out of the directory
+    // it was looked up in and links are not followed: why, naming the path and the link's
+    // target. Nothing may open it.
+    std::string escape;
+    // OK, or why nothing may open the file: the escape, or what check_regular_input() says.
+    Status usable() const;
   };
   // Where the file of a type-2/6/15 handle's `uri` is, or nullopt: nothing there, or a relative
   // path that check_relative_path() refuses.
@@ -152,13 +169,17 @@ class CKPT_API FileResolver {
   const std::string& job_directory() const { return job_dir_; }
 
  private:
-  std::optional<Found> lookup(std::string_view path, bool absolute_handle);
+  // `root`: the directory the file must not leave through a link, `root_name` what it is; empty:
+  // the job directory or the --remap target the file lies in, else its own directory.
+  std::optional<Found> lookup(std::string_view path, bool absolute_handle, std::string_view root = {},
+                              const char* root_name = "");
   bool outside_dir(std::string_view dir) const;
   struct Cache;
   std::string directory_;
   std::vector<PrefixRule> remap_;
   std::string job_dir_;
   std::vector<std::string> remap_dirs_;  // the rules' targets, absolute and lexically normal
+  bool follow_ = false;                  // follow_symlinks() when made
   std::unique_ptr<Cache> cache_;
 };
 

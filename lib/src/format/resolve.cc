@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <unordered_map>
@@ -114,6 +115,27 @@ Result<SnapshotLocation> locate_snapshot(const std::string& path) {
   size_t slash = path.rfind('/');
   loc.directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   return loc;
+}
+
+namespace {
+std::atomic<bool> g_follow_symlinks{false};
+}  // namespace
+
+void set_follow_symlinks(bool follow) { g_follow_symlinks.store(follow, std::memory_order_relaxed); }
+bool follow_symlinks() { return g_follow_symlinks.load(std::memory_order_relaxed); }
+
+Status FileResolver::Found::usable() const {
+  if (!escape.empty()) {
+    Error e(ErrorCode::kInvalidArgument, escape);
+    e.file = path;
+    return e;
+  }
+  if (!regular) {
+    Status what = check_regular_input(path);
+    if (what.ok()) return Error(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a regular file", path));
+    return what;
+  }
+  return Status::OK();
 }
 
 Status check_relative_path(std::string_view path) {
@@ -255,13 +277,20 @@ struct FileResolver::Cache {
   struct Entry {
     bool stated = false;
     bool regular = false;
+    uint8_t type = DT_UNKNOWN;  // as readdir says
+    bool link = false;          // once stated
+    std::string real;           // a link's target, resolved, once asked
     uint64_t size = 0;
   };
   struct Listing {
     Map<Entry> entries;
     int8_t outside = -1;  // outside_dir() of the directory, once asked: 0 / 1
+    std::string real;     // the directory with its links resolved, once asked
+    std::string root;     // for absolute paths: what it must not leave through a link, once asked
+    const char* root_name = nullptr;
   };
   Map<Listing> dirs;
+  Map<std::string> real_roots;  // root as given -> its links resolved
   // References come in runs from one directory: the last listing used, found without hashing.
   std::string last_dir;
   Listing* last = nullptr;
@@ -277,7 +306,11 @@ struct FileResolver::Cache {
       if (DIR* h = ::opendir(d.c_str())) {
         while (const dirent* e = ::readdir(h)) {
           std::string_view n = e->d_name;
-          if (n != "." && n != "..") l.entries.emplace(std::string(n), Entry{});
+          if (n != "." && n != "..") {
+            Entry entry;
+            entry.type = e->d_type;
+            l.entries.emplace(std::string(n), std::move(entry));
+          }
         }
         ::closedir(h);
       }
@@ -285,6 +318,19 @@ struct FileResolver::Cache {
     }
     last_dir.assign(dir);
     last = &it->second;  // node-based map: stays valid as directories are added
+    return it->second;
+  }
+
+  // `path` with every link resolved (lexically normal and absolute if it cannot be).
+  static std::string real_path(const std::string& path) {
+    std::error_code ec;
+    fs::path real = fs::canonical(path, ec);
+    if (!ec) return real.string();
+    return fs::absolute(path, ec).lexically_normal().string();
+  }
+  const std::string& real_root(std::string_view root) {
+    auto it = real_roots.find(root);
+    if (it == real_roots.end()) it = real_roots.emplace(std::string(root), real_path(std::string(root))).first;
     return it->second;
   }
 };
@@ -304,7 +350,10 @@ static bool path_within(std::string_view path, std::string_view dir) {
 }
 
 FileResolver::FileResolver(std::string directory, std::vector<PrefixRule> remap)
-    : directory_(std::move(directory)), remap_(std::move(remap)), cache_(std::make_unique<Cache>()) {
+    : directory_(std::move(directory)),
+      remap_(std::move(remap)),
+      follow_(follow_symlinks()),
+      cache_(std::make_unique<Cache>()) {
   job_dir_ = fs::path(normal_absolute(directory_)).parent_path().string();
   for (const PrefixRule& r : remap_)
     if (!r.replacement.empty()) remap_dirs_.push_back(normal_absolute(r.replacement));
@@ -322,7 +371,8 @@ bool FileResolver::outside_dir(std::string_view dir) const {
   return true;
 }
 
-std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, bool absolute_handle) {
+std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, bool absolute_handle,
+                                                        std::string_view root, const char* root_name) {
   size_t slash = path.rfind('/');
   std::string_view dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   std::string_view name = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -340,12 +390,48 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
     e.stated = true;
     e.regular = S_ISREG(st.st_mode);
     e.size = e.regular ? static_cast<uint64_t>(st.st_size) : 0;
+    struct stat ls;
+    e.link = e.type == DT_LNK ||
+             (e.type == DT_UNKNOWN && ::lstat(std::string(path).c_str(), &ls) == 0 && S_ISLNK(ls.st_mode));
   }
-  Found f{std::string(path), e.size, e.regular, false};
+  Found f{std::string(path), e.size, e.regular, false, {}};
   if (absolute_handle) {
     if (l.outside < 0) l.outside = outside_dir(dir) ? 1 : 0;
     f.outside = l.outside == 1;
   }
+  if (follow_) return f;
+  // Where the file really is, against where it was looked for, both with their links resolved:
+  // a link in the snapshot may point anywhere in it, and nowhere else.
+  if (root.empty()) {
+    if (!l.root_name) {
+      const std::string d = normal_absolute(std::string(dir));
+      l.root = d;
+      l.root_name = "its directory";
+      if (path_within(d, job_dir_)) {
+        l.root = job_dir_;
+        l.root_name = "the job directory";
+      } else {
+        for (const std::string& t : remap_dirs_)
+          if (path_within(d, t)) {
+            l.root = t;
+            l.root_name = "the --remap target";
+            break;
+          }
+      }
+    }
+    root = l.root;
+    root_name = l.root_name;
+  }
+  if (l.real.empty()) l.real = Cache::real_path(std::string(dir));
+  const std::string& real_root = cache_->real_root(root);
+  if (e.link && e.real.empty()) e.real = Cache::real_path(f.path);
+  if (e.link ? path_within(e.real, real_root) : path_within(l.real, real_root)) return f;
+  const std::string real = e.link ? e.real : join_path(l.real, name);
+  f.escape =
+      fmt::format("leads through a symbolic link to '{}', outside {} '{}': not followed without --follow-symlinks",
+                  real, root_name, root);
+  f.regular = false;
+  f.size = 0;
   return f;
 }
 
@@ -362,7 +448,7 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   if (handle_type == handle_type::kRelativeFile) {
     if (!check_relative_path(uri).ok()) return std::nullopt;
     assign_joined(cache_->scratch, directory_, uri);  // no allocation per reference
-    return lookup(cache_->scratch, false);
+    return lookup(cache_->scratch, false, directory_, "the snapshot directory");
   }
   // The first place holding a regular file wins; failing that, the first holding anything.
   std::optional<Found> irregular;
@@ -371,7 +457,10 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
     return f && f->regular;
   };
   if (const PrefixRule* r = longest_prefix_rule(remap_, uri, PrefixMatch::kLocalPath))
-    if (auto f = lookup(apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath), true); usable(f)) return f;
+    if (auto f =
+            lookup(apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath), true, r->replacement, "the --remap target");
+        usable(f))
+      return f;
   if (auto local = local_path_of_uri(uri))
     if (auto f = lookup(*local, true); usable(f)) return f;
   // A snapshot kept in an object store names its files by their URIs there: while a staging of
@@ -385,7 +474,7 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
   if (!base.empty()) {
     assign_joined(cache_->scratch, directory_, base);
-    if (auto f = lookup(cache_->scratch, true); usable(f)) return f;
+    if (auto f = lookup(cache_->scratch, true, directory_, "the snapshot directory"); usable(f)) return f;
   }
   return irregular;
 }
@@ -451,6 +540,8 @@ std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
         f.exists = true;
         f.actual_size = found->size;
         f.outside = found->outside;
+      } else if (!found->escape.empty()) {
+        f.refused = found->escape;
       } else {
         Status what = check_regular_input(*f.path);
         f.refused = what.ok() ? "not a regular file" : what.error().message;

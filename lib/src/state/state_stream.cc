@@ -84,7 +84,7 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
                    fmt::format("stream handle type {:#04x} ({}) has no readable bytes", handle.type,
                                handle_type_name(handle.type)));
   }
-  std::optional<std::string> found = resolve(handle.type, handle.path);
+  CKPT_ASSIGN_OR_RETURN(std::optional<std::string> found, resolve(handle.type, handle.path));
   if (!found) {
     Error e(ErrorCode::kNotFound, fmt::format("state file '{}' not found", handle.path));
     e.file = metadata_file;

@@ -21,8 +21,9 @@
 namespace ckpt {
 
 // Where the file of a type 2, 6 or 15 handle is on this machine (ckpt/resolve.h's
-// FileResolver in practice), or nullopt.
-using PathResolver = std::function<std::optional<std::string>(uint8_t handle_type, const std::string& uri)>;
+// FileResolver in practice), nullopt when nothing is there, or why what is there may not be
+// read (a symbolic link out of the snapshot).
+using PathResolver = std::function<Result<std::optional<std::string>>(uint8_t handle_type, const std::string& uri)>;
 
 class StateStream {
  public:

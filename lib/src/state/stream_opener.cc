@@ -11,18 +11,19 @@ StreamOpener StreamOpener::for_snapshot(const SnapshotLocation& where, const std
   // FileResolver caches directory listings and is not thread-safe; dump's workers share it.
   auto resolver = std::make_shared<FileResolver>(where.directory, remap);
   auto mutex = std::make_shared<std::mutex>();
-  PathResolver resolve = [resolver, mutex](uint8_t type, const std::string& uri) -> std::optional<std::string> {
+  PathResolver resolve = [resolver, mutex](uint8_t type, const std::string& uri) -> Result<std::optional<std::string>> {
     std::lock_guard<std::mutex> lock(*mutex);
     auto found = resolver->find(type, uri);
-    if (!found) return std::nullopt;
-    return found->path;
+    if (!found) return std::optional<std::string>();
+    if (!found->escape.empty()) return found->usable().error();
+    return std::optional<std::string>(found->path);
   };
   return StreamOpener(std::move(resolve), where.metadata_path);
 }
 
 Result<StateStream> StreamOpener::open(const StreamHandle& handle) const {
-  static const PathResolver kNoFiles = [](uint8_t, const std::string&) -> std::optional<std::string> {
-    return std::nullopt;
+  static const PathResolver kNoFiles = [](uint8_t, const std::string&) -> Result<std::optional<std::string>> {
+    return std::optional<std::string>();
   };
   Result<StateStream> stream = StateStream::open(handle, resolve_ ? resolve_ : kNoFiles, metadata_file_);
   if (stream.ok()) stream->progress_ = progress_;

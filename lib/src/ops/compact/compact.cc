@@ -48,8 +48,9 @@ class FileCopier {
     if (!found) return Error(ErrorCode::kNotFound, "referenced file '" + s.path + "' not found");
     auto it = copied_.find(found->path);
     if (it == copied_.end()) {
-      // Copying a FIFO would block; a device or directory is no state file.
-      CKPT_RETURN_IF_ERROR(check_regular_input(found->path));
+      // Copying a FIFO would block; a device or directory is no state file, a link out of the
+      // snapshot no state of it.
+      CKPT_RETURN_IF_ERROR(found->usable());
       std::string base = fs::path(s.path).filename().string();
       std::string name = used_.insert(base).second ? base : fmt::format("{}-{}", copied_.size(), base);
       used_.insert(name);
@@ -153,6 +154,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
                                                    ", subtask " + std::to_string(op.subtasks[si].index) +
                                                    " not found or not a file")
                 .with_file(report.input);
+          CKPT_RETURN_IF_ERROR(found->usable());
           in.job.files.emplace_back(n.name, found->path);
           if (n.name.ends_with(".sst")) ++report.sst_files_before;
         }

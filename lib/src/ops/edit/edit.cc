@@ -91,9 +91,8 @@ std::unique_ptr<KeyedEdit> chained(std::vector<std::unique_ptr<KeyedEdit>> edits
   return std::make_unique<EditChain>(std::move(edits));
 }
 
-// What --max-parallelism and --parallelism need of an operator.
-Status check_regroup(const OperatorState& op, const EditOptions& options) {
-  const int32_t n = options.max_parallelism;
+// What --max-parallelism `n` and --parallelism need of an operator.
+Status check_regroup(const OperatorState& op, int32_t n, const EditOptions& options) {
   if (n < 1 || n > 32768)
     return Error(ErrorCode::kInvalidArgument, fmt::format("--max-parallelism {} is not in 1..32768", n));
   const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
@@ -163,20 +162,21 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
       CKPT_ASSIGN_OR_RETURN(auto ttls, plan_ttls(plan_names, in, options.plan, "--plan"));
       expiry->set_plan_ttls(std::move(ttls));
     }
-    if (options.max_parallelism == 0) return Status::OK();
     for (const OperatorState& op : in.operators) {
-      if (plan.dropped.count(op.id)) continue;
-      CKPT_RETURN_IF_ERROR(check_regroup(op, options));
+      auto target = plan.max_parallelism.find(op.id);
+      if (target == plan.max_parallelism.end()) continue;
+      const int32_t n = target->second;
+      CKPT_RETURN_IF_ERROR(check_regroup(op, n, options));
       bool keyed = false;
       for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null() || !st.raw_keyed.is_null();
       if (!keyed) continue;
       const int32_t parallelism = options.parallelism ? options.parallelism : op.parallelism;
-      auto r = Regrouper::make(op, options.max_parallelism, parallelism, streams, options.jobs);
+      auto r = Regrouper::make(op, n, parallelism, streams, options.jobs);
       if (!r.ok()) return std::move(r).error().with_context(fmt::format("operator {}", operator_id_hex(op.id)));
       EditChange c;
       c.operator_id = c.new_id = operator_id_hex(op.id);
       c.what = "max-parallelism";
-      c.detail = fmt::format("{} -> {}", op.max_parallelism, options.max_parallelism);
+      c.detail = fmt::format("{} -> {}", op.max_parallelism, n);
       if (parallelism != op.parallelism) c.detail += fmt::format(", parallelism {} -> {}", op.parallelism, parallelism);
       c.entries = (*r)->pairs();
       regrouped.push_back(std::move(c));
@@ -211,15 +211,16 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
       }
     }
     CKPT_RETURN_IF_ERROR(apply_operator_changes(plan, m));
-    if (options.max_parallelism == 0) return Status::OK();
+    if (plan.max_parallelism.empty()) return Status::OK();
     std::map<OperatorId, std::unique_ptr<Regrouper>> by_output;
-    for (auto& [id, r] : regroupers) {
-      auto renamed = plan.new_ids.find(id);
-      by_output[renamed == plan.new_ids.end() ? id : renamed->second] = std::move(r);
-    }
+    for (auto& [id, r] : regroupers) by_output[hooks.output_id(id)] = std::move(r);
     regroupers = std::move(by_output);
+    std::map<OperatorId, int32_t> max_by_output;
+    for (const auto& [id, n] : plan.max_parallelism) max_by_output[hooks.output_id(id)] = n;
     for (OperatorState& op : m.operators) {
-      op.max_parallelism = options.max_parallelism;
+      auto target = max_by_output.find(op.id);
+      if (target == max_by_output.end()) continue;
+      op.max_parallelism = target->second;
       if (!regroupers.count(op.id)) continue;
       // `_metadata` lists only the subtasks that had state, but a key may now belong to any
       // subtask: each gets a record. With a new parallelism there is only keyed state
@@ -337,7 +338,13 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   r.finish = options.finish;
   // Regrouped, every keyed operator's SSTs are read entry by entry (Regrouper), each block
   // checked as RocksDB reads it; a dropped one's never reach the output.
-  if (options.max_parallelism != 0) r.entries_read = [](const OperatorState&) { return true; };
+  if (options.max_parallelism != 0 || !options.operator_max_parallelism.empty())
+    r.entries_read = [&options](const OperatorState& op) {
+      if (options.max_parallelism != 0) return true;
+      for (const auto& [name, n] : options.operator_max_parallelism)
+        if (operator_matches(op, name)) return true;
+      return false;
+    };
   if (options.shard || options.finish) {
     // What changes the entries but not the operators written: the parts must agree on it.
     std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),
@@ -345,6 +352,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     for (const auto& [op, state] : options.drop_states) f += fmt::format("|drop {}/{}", op, state);
     for (const std::string& key : options.delete_keys) f += "|key " + key;
     for (const auto& [state, ttl] : options.expire) f += fmt::format("|expire {}={}", state, ttl);
+    for (const auto& [op, n] : options.operator_max_parallelism) f += fmt::format("|max-parallelism {}={}", op, n);
     r.fingerprint = std::move(f);
   }
   CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(snapshot, r, hooks));

@@ -84,6 +84,19 @@ Result<EditPlan> plan_edit(const Metadata& m, const EditOptions& options) {
     c.state = state;
     plan.changes.push_back(std::move(c));
   }
+  for (const auto& [name, n] : options.operator_max_parallelism) {
+    CKPT_ASSIGN_OR_RETURN(const OperatorState* op, one_operator(m, name, "--max-parallelism"));
+    if (plan.dropped.count(op->id))
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("--max-parallelism: operator {} is dropped", operator_id_hex(op->id)));
+    auto [at, fresh] = plan.max_parallelism.emplace(op->id, n);
+    if (!fresh && at->second != n)
+      return Error(ErrorCode::kInvalidArgument, fmt::format("--max-parallelism: operator {} is given {} and {}",
+                                                            operator_id_hex(op->id), at->second, n));
+  }
+  if (options.max_parallelism != 0)
+    for (const OperatorState& op : m.operators)
+      if (!plan.dropped.count(op.id)) plan.max_parallelism.emplace(op.id, options.max_parallelism);
   // Flink maps state to operators by id: two operators of one id cannot both be restored.
   std::map<OperatorId, OperatorId> owner;  // output id -> input id
   for (const OperatorState& op : m.operators) {

@@ -20,6 +20,7 @@ struct EditPlan {
   std::map<OperatorId, OperatorId> new_ids;                 // input id -> output id
   std::map<OperatorId, std::string> new_uids;               // input id -> uid stored (V5+), "" clears it
   std::map<OperatorId, std::set<std::string>> drop_states;  // output id -> state names
+  std::map<OperatorId, int32_t> max_parallelism;            // input id -> its new max parallelism
   std::vector<EditChange> changes;                          // one per operation, in the order given
 };
 

@@ -123,7 +123,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
                        fmt::format("operator {}, subtask {}: state file '{}' not found", operator_id_hex(job.op->id),
                                    job.subtask->index, s->path),
                        ErrorCode::kNotFound);
-      CKPT_RETURN_IF_ERROR(check_regular_input(found->path));
+      CKPT_RETURN_IF_ERROR(found->usable());
       paths.emplace(s->path, found->path);
     }
   }

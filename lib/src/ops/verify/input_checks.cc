@@ -154,7 +154,7 @@ Status check_structure(const Metadata& m, const SnapshotLocation& where, const s
   std::unordered_set<std::string> files;
   {
     FileResolver resolver(where.directory, remap);
-    check_files(m, resolver, report, files);
+    CKPT_RETURN_IF_ERROR(check_files(m, resolver, report, files));
   }
   if (faulty) faulty->insert(files.begin(), files.end());
   check_key_groups(m, report);

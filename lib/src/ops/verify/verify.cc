@@ -73,8 +73,8 @@ VerifyProblem at(const Metadata& m, const Reference& r, ProblemKind kind, const 
 
 }  // namespace
 
-void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report,
-                 std::unordered_set<std::string>& faulty) {
+Status check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report,
+                   std::unordered_set<std::string>& faulty) {
   std::vector<std::string> order;  // URIs in order of first reference
   std::map<std::string, std::vector<Reference>> refs;
   for_each_stream(m, [&](const StreamHandle& s, const StreamSite& site) {
@@ -122,6 +122,8 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
       per_subtask(ProblemKind::kPathOutsideSnapshot, escape.error().message + "; not followed");
     } else if (!found) {
       per_subtask(ProblemKind::kMissingFile, "referenced file not found");
+    } else if (!found->escape.empty()) {
+      return found->usable();
     } else if (!found->regular) {
       Status what = check_regular_input(found->path);
       per_subtask(ProblemKind::kNotRegularFile, what.ok() ? found->path + " is not a regular file" : what.error().to_string());
@@ -170,6 +172,7 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
       if (found) faulty.insert(found->path);
     }
   }
+  return Status::OK();
 }
 
 namespace {
@@ -204,7 +207,7 @@ Result<VerifyReport> verify_snapshot(const std::string& snapshot, const VerifyOp
 
   FileResolver resolver(where.directory, options.remap);
   std::unordered_set<std::string> faulty;
-  check_files(m, resolver, report, faulty);
+  CKPT_RETURN_IF_ERROR(check_files(m, resolver, report, faulty));
   check_key_groups(m, report);
   check_offsets(m, report);
   if (options.deep) check_deep(m, where, options, faulty, report);

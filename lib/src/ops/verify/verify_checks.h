@@ -17,9 +17,10 @@ std::string site_description(const StreamSite& site);
 
 // Files: existence, declared sizes, segments inside their files, one file referenced
 // consistently. Adds every file with a problem (URI and local path) to `faulty`, so that
-// deep checks do not report the same fault again.
-void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report,
-                 std::unordered_set<std::string>& faulty);
+// deep checks do not report the same fault again. Errors: a file that is a symbolic link out
+// of the snapshot (FileResolver::Found::escape), which is not read at all.
+Status check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report,
+                   std::unordered_set<std::string>& faulty);
 
 // Key-group ranges of each operator: inside the job, disjoint, covering every key group
 // whose subtask has keyed state.

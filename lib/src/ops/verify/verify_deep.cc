@@ -165,12 +165,13 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   std::unordered_map<std::string, std::string> paths;
   for (const SstTask& t : tasks)
     if (t.file->handle.is_file())
-      if (auto found = resolver.find(t.file->handle.type, t.file->handle.path)) paths[t.file->handle.path] = found->path;
+      if (auto found = resolver.find(t.file->handle.type, t.file->handle.path); found && found->escape.empty())
+        paths[t.file->handle.path] = found->path;
   StreamOpener streams(
-      [&paths](uint8_t, const std::string& uri) -> std::optional<std::string> {
+      [&paths](uint8_t, const std::string& uri) -> Result<std::optional<std::string>> {
         auto it = paths.find(uri);
-        if (it == paths.end()) return std::nullopt;
-        return it->second;
+        if (it == paths.end()) return std::optional<std::string>();
+        return std::optional<std::string>(it->second);
       },
       where.metadata_path);
   if (options.progress) {
