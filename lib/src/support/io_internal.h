@@ -16,6 +16,13 @@ Error io_error(const std::string& path, const std::string& what, int err);
 // The directory holding `path` ("." for a bare name): what to sync after a rename into it.
 std::string parent_directory(const std::string& path);
 
+// fsync of one file or directory (e.g. the parent of a rename that published an output).
+Status sync_path(const std::string& path);
+// fsync of every regular file and directory under `dir`, then of `dir` itself: what must be
+// durable before a rename publishes it (TempDir::commit; writers that skip per-file syncs rely
+// on it).
+Status sync_tree(const std::string& dir);
+
 // The process's umask. Outputs made through mkstemp/mkdtemp (0600/0700) are given the modes
 // open()/mkdir() would give them, 0666 or 0777 less the umask: a Flink process running as
 // another user can read what ckpt wrote, and a umask of 077 keeps it private.
