@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ckpt/advise.h"
 #include "ckpt/object_store.h"
 #include "ckpt/staging.h"
+#include "memory_size_arg.h"
 
 namespace ckpt::cli {
 

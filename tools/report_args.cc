@@ -2,6 +2,7 @@
 #include "report_args.h"
 
 #include "jobs_arg.h"
+#include "memory_size_arg.h"
 #include "remap_arg.h"
 #include "ttl_args.h"
 

@@ -1,14 +1,17 @@
-// The build compiles each target's sources in batches, one translation unit per batch
-// (CKPT_UNITY_BUILD, CMakeLists.txt). Two sources of a target that each define the same name in
-// their anonymous namespace then meet in one unit: a redefinition stops the build, but two
-// overloads compile, and a call in one source can silently bind to the other source's function
-// (gc once resolved `checkpoint_id` of a string to the other file's version that way). So each
-// file-local name is unique within its target, and no file-local name reuses a name that a
-// header of the target declares. The scan follows the project's layout: `namespace {` and its
-// closing `}  // namespace` at the start of a line, definitions unindented inside.
+// The build compiles each target's sources in batches of one folder each, one translation unit
+// per batch (CKPT_UNITY_BUILD, cmake/unity.cmake): a folder is a layer of lib/src (its subfolders
+// included), a folder of tests/, or tools/. Two sources of a folder that each define the same
+// name in their anonymous namespace may then meet in one unit: a redefinition stops the build,
+// but two overloads compile, and a call in one source can silently bind to the other source's
+// function (gc once resolved `checkpoint_id` of a string to the other file's version that way).
+// So each file-local name is unique within its folder, and no file-local name reuses a name that
+// a header of the target declares. The scan follows the project's layout: `namespace {` and its
+// closing `}  // namespace` at the start of a line, definitions unindented inside. A second test
+// reads the batches the build made and checks that none holds two folders' sources.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -16,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "testlib/cli_process.h"
 #include "testlib/test_support.h"
 
 namespace fs = std::filesystem;
@@ -58,6 +64,14 @@ std::set<std::string> header_function_names(const std::string& text) {
   return names;
 }
 
+// The folder a source (relative to the checkout) is batched with: as cmake/unity.cmake cuts them.
+std::string unity_folder(const std::string& source) {
+  static const std::regex layered(R"(^(lib/src/[^/]+|tests/[^/]+)/)");
+  std::smatch m;
+  if (std::regex_search(source, m, layered)) return m[1].str();
+  return fs::path(source).parent_path().string();
+}
+
 struct UnityTarget {
   std::string name;
   std::vector<std::string> dirs;  // relative to the checkout
@@ -66,7 +80,7 @@ struct UnityTarget {
 
 }  // namespace
 
-TEST_CASE("no two sources of a unity-built target define the same file-local name", "[docs]") {
+TEST_CASE("no two sources of a unity-built folder define the same file-local name", "[docs]") {
   const std::vector<UnityTarget> targets = {
       {"libckpt", {"lib/src"}, true},
       {"ckpt_cli", {"tools"}, false},
@@ -75,7 +89,7 @@ TEST_CASE("no two sources of a unity-built target define the same file-local nam
   };
   int scanned = 0;
   for (const UnityTarget& t : targets) {
-    std::map<std::string, std::set<std::string>> defined_in;  // name -> sources
+    std::map<std::string, std::map<std::string, std::set<std::string>>> defined_in;  // folder -> name -> sources
     std::map<std::string, std::string> declared_in;          // name -> a header
     std::vector<fs::path> files;
     for (const std::string& d : t.dirs) {
@@ -91,17 +105,19 @@ TEST_CASE("no two sources of a unity-built target define the same file-local nam
       const std::string text = ckpt::test::read_file(p.string());
       if (p.extension() == ".cc") {
         ++scanned;
-        for (const std::string& n : file_local_names(text)) defined_in[n].insert(rel);
+        for (const std::string& n : file_local_names(text)) defined_in[unity_folder(rel)][n].insert(rel);
       } else if (p.extension() == ".h") {
         for (const std::string& n : header_function_names(text)) declared_in.emplace(n, rel);
       }
     }
-    for (const auto& [name, sources] : defined_in) {
-      INFO(t.name << ": `" << name << "` is file-local in " << Catch::Detail::stringify(sources));
-      CHECK(sources.size() == 1);
-      auto h = declared_in.find(name);
-      INFO("and declared by " << (h == declared_in.end() ? std::string("no header") : h->second));
-      CHECK(h == declared_in.end());
+    for (const auto& [folder, names] : defined_in) {
+      for (const auto& [name, sources] : names) {
+        INFO(t.name << ": `" << name << "` is file-local in " << Catch::Detail::stringify(sources));
+        CHECK(sources.size() == 1);
+        auto h = declared_in.find(name);
+        INFO("and declared by " << (h == declared_in.end() ? std::string("no header") : h->second));
+        CHECK(h == declared_in.end());
+      }
     }
   }
   CHECK(scanned > 250);  // the scan found the sources: lib, tools and tests
@@ -128,4 +144,33 @@ TEST_CASE("the file-local name scan sees functions types aliases and constants",
         std::set<std::string>{"kChunk", "kWhy", "Slot", "Item", "checkpoint_id", "helper"});
   CHECK(header_function_names("Result<Metadata> read_snapshot(const SnapshotDir& s);\n  int member(int);\n") ==
         std::set<std::string>{"read_snapshot"});
+}
+
+TEST_CASE("each unity batch of the build holds the sources of one folder", "[docs]") {
+  // The batches this build compiles, as its compilation database lists them (a unity build's
+  // sources appear there only through their batch files).
+  const std::string database = ckpt::test::build_dir() + "/compile_commands.json";
+  if (!fs::exists(database)) CKPT_SKIP("no compile_commands.json in the build tree");
+  const nlohmann::json commands = nlohmann::json::parse(ckpt::test::read_file(database));
+  static const std::regex included(R"re(^#include "([^"]+)")re");
+  const std::string root = fs::weakly_canonical(ckpt::test::source_dir()).string() + "/";
+  int batches = 0;
+  for (const nlohmann::json& c : commands) {
+    const std::string file = c.at("file").get<std::string>();
+    if (file.find("/Unity/unity_") == std::string::npos) continue;
+    ++batches;
+    std::set<std::string> folders;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, included)) continue;
+      std::string source = fs::weakly_canonical(m[1].str()).string();
+      if (source.starts_with(root)) source = source.substr(root.size());
+      folders.insert(unity_folder(source));
+    }
+    INFO(file << " batches " << Catch::Detail::stringify(folders));
+    CHECK(folders.size() == 1);
+  }
+  // None when the build is not a unity build (-DCKPT_UNITY_BUILD=OFF): nothing to check.
+  if (batches == 0) WARN("no unity batches in " << database);
 }

@@ -322,14 +322,6 @@ TEST_CASE("advise ttl: TTL states with many expired values -> cleanup but none e
   CHECK_FALSE(ckpt::build_report(s / "plain", wrong).ok());
 }
 
-TEST_CASE("advise parses memory sizes as Flink writes them", "[ops]") {
-  CHECK(*ckpt::parse_memory_size("512m") == int64_t{512} << 20);
-  CHECK(*ckpt::parse_memory_size("4g") == int64_t{4} << 30);
-  CHECK(*ckpt::parse_memory_size("1.5GB") == int64_t{3} << 29);
-  CHECK(*ckpt::parse_memory_size("2048") == 2048);
-  for (const char* bad : {"", "g", "4x", "-1m", "1e400"}) CHECK_FALSE(ckpt::parse_memory_size(bad).ok());
-}
-
 TEST_CASE("advise state-backend reasons from Flink's memory model: task heap and managed memory of the process size",
           "[ops]") {
   // TaskManagerOptions' defaults: 4 GiB of process: JVM overhead 0.1 (409.6 MiB, within 192m-1g),

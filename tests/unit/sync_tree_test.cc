@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "ckpt/io.h"
+#include "support/io_internal.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;

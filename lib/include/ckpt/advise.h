@@ -95,9 +95,6 @@ struct CKPT_API AdviseReport {
 
 CKPT_API AdviseReport advise(const Report& report, const AdviseOptions& options);
 
-// "512m", "4g", "1.5gb", "2048" (bytes); 1024-based. kInvalidArgument otherwise.
-CKPT_API Result<int64_t> parse_memory_size(const std::string& text);
-
 // The `ckpt.advise/1` document (ckpt-advise(1)).
 CKPT_API std::string advise_json(const Report& report, const AdviseReport& a);
 // The text: one paragraph per recommendation.

@@ -15,7 +15,7 @@ namespace ckpt {
 
 // The whole file; kIOError / kNotFound naming `path` on failure. Refuses files larger than
 // `max_size` (a metadata file is small; callers with larger files stream instead).
-Result<std::string> read_whole_file(const std::string& path, uint64_t max_size = uint64_t{1} << 32);
+CKPT_API Result<std::string> read_whole_file(const std::string& path, uint64_t max_size = uint64_t{1} << 32);
 
 // An input file opened read-only, for the caller to read and ::close(). Its type is checked
 // before anything can block: opened with O_NONBLOCK (a FIFO without a writer would block
@@ -42,12 +42,6 @@ CKPT_API Status publish_file(const std::string& path, std::string_view bytes, bo
 // The regular file `from` copied to `to` (created, or truncated). A failure keeps its errno:
 // a full disk is "No space left on device", naming `to`.
 CKPT_API Status copy_file_contents(const std::string& from, const std::string& to);
-
-// fsync of one file or directory (e.g. the parent of a rename that published an output).
-CKPT_API Status sync_path(const std::string& path);
-// fsync of every regular file and directory under `dir`, then of `dir` itself: what must be
-// durable before a rename publishes it. Writers that skip per-file syncs call this once.
-CKPT_API Status sync_tree(const std::string& dir);
 
 // A fresh temporary directory for an output at `final_path`: "<final_path>.ckpt-tmp-XXXXXX/NAME"
 // (NAME: the output's own name). Its holder "<final_path>.ckpt-tmp-XXXXXX" is marked as ckpt's by

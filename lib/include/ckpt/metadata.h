@@ -264,7 +264,7 @@ CKPT_API Result<std::vector<const OperatorState*>> select_operators(const Metada
 
 // Decode a whole `_metadata` image. Errors carry the absolute offset; `file` (if given) is put
 // into the error so callers can print it directly. Every byte must be consumed.
-Result<Metadata> decode_metadata(std::string_view bytes, const std::string& file = {});
+CKPT_API Result<Metadata> decode_metadata(std::string_view bytes, const std::string& file = {});
 // Encode back; decode(encode(m)) == m and, for a decoded file, encode(decode(f)) == f.
 CKPT_API Result<std::string> encode_metadata(const Metadata& m);
 

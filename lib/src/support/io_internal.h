@@ -19,6 +19,12 @@ std::string parent_directory(const std::string& path);
 // A synced file `tmp` beside `path` renamed to it, as publish_file() does with the bytes it
 // wrote there: an existing `path` replaced only with `replace`; `tmp` is gone afterwards.
 Status publish_synced_temp(const std::string& tmp, const std::string& path, bool replace);
+// fsync of one file or directory (e.g. the parent of a rename that published an output).
+Status sync_path(const std::string& path);
+// fsync of every regular file and directory under `dir`, then of `dir` itself: what must be
+// durable before a rename publishes it (TempDir::commit; writers that skip per-file syncs rely
+// on it).
+Status sync_tree(const std::string& dir);
 
 // The process's umask. Outputs made through mkstemp/mkdtemp (0600/0700) are given the modes
 // open()/mkdir() would give them, 0666 or 0777 less the umask: a Flink process running as

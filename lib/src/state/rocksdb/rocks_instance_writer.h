@@ -54,7 +54,7 @@ class RocksInstanceWriter {
   // proxy order; add() addresses them by index.
   // With `deferred_sync`, RocksDB's own fsyncs (each SST, MANIFEST, CURRENT, directory: some
   // thirty per instance) are skipped and the caller syncs the finished output once, before the
-  // rename that publishes it (sync_tree in ckpt/io.h); otherwise every file is synced as written.
+  // rename that publishes it (TempDir::commit syncs the tree); otherwise every file is synced as written.
   // A family's SST file is closed once it reaches `target_file_bytes` and the next pair opens
   // another (non-overlapping, ingested together): SstFileWriter keeps a file's index and filter
   // in memory until it finishes, so bounded files keep memory independent of the state's size.

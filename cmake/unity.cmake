@@ -1,0 +1,76 @@
+# Unity batches by folder: each target's sources are compiled in batches of at most
+# CMAKE_UNITY_BUILD_BATCH_SIZE sources of one folder, so what one source leaves in force for the
+# rest of its batch (a `using namespace`, a name of its anonymous namespace) only ever meets
+# sources of its own folder. A folder is a layer of the library (lib/src/<layer>, its subfolders
+# included: lib/README.md), a folder of tests/ (unit, corpus, cli, docs, testlib, fuzz), or any
+# other source's own directory (tools, bench, examples, testdata). A folder's sources are cut in
+# path order into batches of even size. Sources outside the checkout (generated ones) are
+# compiled alone. tests/docs/unity_names_test.cc checks the names this lets meet.
+
+# The folder that `source` (a path relative to the checkout) is batched with, as an identifier.
+function(ckpt_unity_folder source out)
+  if(source MATCHES "^lib/src/([^/]+)/")
+    set(folder "lib/src/${CMAKE_MATCH_1}")
+  elseif(source MATCHES "^tests/([^/]+)/")
+    set(folder "tests/${CMAKE_MATCH_1}")
+  else()
+    get_filename_component(folder "${source}" DIRECTORY)
+  endif()
+  string(MAKE_C_IDENTIFIER "${folder}" folder)
+  set(${out} "${folder}" PARENT_SCOPE)
+endfunction()
+
+function(ckpt_unity_by_folder target)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(dir ${target} SOURCE_DIR)
+  set(folders "")
+  foreach(s IN LISTS sources)
+    if(s MATCHES "^\\$<" OR NOT s MATCHES "\\.(cc|cpp|cxx)$")
+      continue()
+    endif()
+    get_filename_component(abs "${s}" ABSOLUTE BASE_DIR "${dir}")
+    file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${abs}")
+    cmake_path(IS_PREFIX PROJECT_BINARY_DIR "${abs}" NORMALIZE generated)
+    if(generated OR rel MATCHES "^\\.\\./")
+      continue()
+    endif()
+    ckpt_unity_folder("${rel}" folder)
+    list(APPEND folders ${folder})
+    list(APPEND in_${folder} "${abs}")
+  endforeach()
+  list(REMOVE_DUPLICATES folders)
+  set(size ${CMAKE_UNITY_BUILD_BATCH_SIZE})
+  if(NOT size GREATER 0)
+    set(size 16)
+  endif()
+  foreach(folder IN LISTS folders)
+    list(SORT in_${folder})
+    list(LENGTH in_${folder} n)
+    # Even batches: 17 sources make two of 9 and 8, not one of 16 and one of 1.
+    math(EXPR batches "(${n} + ${size} - 1) / ${size}")
+    math(EXPR per "(${n} + ${batches} - 1) / ${batches}")
+    set(i 0)
+    foreach(abs IN LISTS in_${folder})
+      math(EXPR batch "${i} / ${per}")
+      set_source_files_properties("${abs}" TARGET_DIRECTORY ${target} PROPERTIES UNITY_GROUP "${folder}_${batch}")
+      math(EXPR i "${i} + 1")
+    endforeach()
+  endforeach()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD_MODE GROUP)
+endfunction()
+
+# Every unity-built target defined in `dir` and the directories below it.
+function(ckpt_unity_by_folder_under dir)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    get_target_property(unity ${t} UNITY_BUILD)
+    if(unity AND type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+      ckpt_unity_by_folder(${t})
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(d IN LISTS subdirs)
+    ckpt_unity_by_folder_under("${d}")
+  endforeach()
+endfunction()
