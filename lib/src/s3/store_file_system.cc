@@ -28,7 +28,7 @@ namespace {
 class ObjectFile : public ReadableFile {
  public:
   static constexpr uint64_t kFirstBlock = 64 << 10;
-  static constexpr uint64_t kLastBlock = 2 << 20;  // a scan's memory: one block per open file
+  static constexpr uint64_t kLastBlock = 1 << 20;  // a scan's memory: one block per open file
   ObjectFile(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name, uint64_t size,
              std::function<Result<std::string>()> whole)
       : files_(std::move(files)),
