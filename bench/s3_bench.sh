@@ -7,8 +7,13 @@
 #     ~2 GB): `ckpt restore s3://... --output DIR` (which downloads every object: the restored
 #     instances hold the SSTs) beside `aws s3 cp --recursive` of the same prefix to the same
 #     disk, and `ckpt inspect s3://...`, which reads each file's meta data by ranges.
-# What ckpt's runs cost the store is the staging's own count (CKPT_S3_STATS, ckpt(1)).
-# Usage: bench/s3_bench.sh [BUILD_DIR] [FILES_PARALLELISM] [BIG_KEYS] [WORK_DIR]  (0 skips a part)
+#  3. `ckpt dump` of one heap savepoint (DUMP_KEYS keys of 100-byte values in value and map
+#     state, two subtasks: 100000 is ~37 MB) from the disk copy and through s3://: peak RSS (GNU
+#     time's maximum resident set size), seconds of the whole dump, and time to first byte
+#     (`ckpt dump ... | head -c 200`), each the best of three runs.
+# What ckpt's runs cost the store is its own count (CKPT_S3_STATS, ckpt(1)).
+# Usage: bench/s3_bench.sh [BUILD_DIR] [FILES_PARALLELISM] [BIG_KEYS] [WORK_DIR] [DUMP_KEYS]
+# (0 skips a part; an empty WORK_DIR is a new temporary directory)
 # Needs moto_server and the AWS CLI (`aws`: Debian's awscli package, or pip's); neither is a
 # test dependency. WORK_DIR (default a temporary directory under TMPDIR) holds the snapshots
 # and both downloads: about 3x the big snapshot's size.
@@ -17,6 +22,7 @@ build=$(cd "${1:-build}" && pwd)
 par=${2:-1664}
 big_keys=${3:-2000000}
 work=${4:-$(mktemp -d)}
+dump_keys=${5:-100000}
 mkdir -p "$work"
 ckpt=$build/tools/ckpt
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -50,7 +56,7 @@ rm -rf "$work/snap"
 fi
 
 # 2. Download throughput.
-[ "$big_keys" -gt 0 ] || exit 0
+if [ "$big_keys" -gt 0 ]; then
 "$ckpt" generate --backend rocksdb --keys "$big_keys" --value-size 1000 --states value --parallelism 4 \
   --output "$work/big" > /dev/null
 big_files=$(find "$work/big" -type f | wc -l)
@@ -75,3 +81,20 @@ mbps() { echo "scale=1; $big_bytes / $1 / 1000000" | bc; }
 echo "  aws s3 cp --recursive: ${aws_s}s ($(mbps "$aws_s") MB/s)"
 echo "  ckpt restore s3://: ${ckpt_s}s ($(mbps "$ckpt_s") MB/s incl. restoring), $ckpt_requests requests; $ckpt_stats"
 echo "  ckpt inspect s3://: ${inspect_s}s (${disk}s on the disk copy), $inspect_requests requests; $(tail -1 "$work/stats")"
+fi
+
+# 3. Dump: memory and time to first byte.
+[ "$dump_keys" -gt 0 ] || exit 0
+"$ckpt" generate --backend heap --keys "$dump_keys" --value-size 100 --states value,map --parallelism 2 \
+  --output "$work/heap" > /dev/null
+aws s3 cp --recursive --quiet "$work/heap" s3://bench/heap
+echo "dump: heap savepoint of $(find "$work/heap" -type f | wc -l) files, $(du -sb "$work/heap" | cut -f1) bytes"
+best() { sort -n | head -1; }
+for where in "$work/heap" s3://bench/heap; do
+  rss=$(for _ in 1 2 3; do /usr/bin/time -f %M "$ckpt" dump "$where" 2>&1 > /dev/null | tail -1; done | best)
+  whole=$(for _ in 1 2 3; do t "$ckpt" dump "$where"; done | best)
+  first=$(for _ in 1 2 3; do
+    s=$(date +%s.%N); { "$ckpt" dump "$where" || true; } | head -c 200 > /dev/null; echo "$(date +%s.%N) - $s" | bc
+  done | best)
+  echo "  $([ "$where" = s3://bench/heap ] && echo s3 || echo disk): peak RSS $rss KiB, dump ${whole}s, first 200 bytes ${first}s"
+done

@@ -52,7 +52,6 @@ Runner setup_gc(CLI::App& sub) {
     options.referenced_by = a->referenced_by;
     options.allow_empty = a->allow_empty;
     options.entropy_key = a->entropy_key;
-    options.store = io.object_store;
     options.jobs = io.connections;
     options.on_batch = [&io](const std::vector<const GcFile*>& batch) {
       uint64_t bytes = 0;

@@ -15,10 +15,6 @@
 
 #include "ckpt/error.h"
 
-namespace ckpt {
-class ObjectStore;
-}
-
 namespace ckpt::cli {
 
 // Exit statuses shared by every subcommand (documented in man/ckpt.1.md).
@@ -38,9 +34,6 @@ struct Io {
   // A JSON document or error object is on `out`: run() adds no error object of its own.
   bool json_written = false;
   std::string last_error = {};  // print_error's last message, for the error object of a failure
-  // The store the object-store options name (tools/object_store.h), for a command that works
-  // in a store in place (gc); null when none was opened.
-  std::shared_ptr<ObjectStore> object_store = {};
   int connections = 8;  // --connections
 };
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckpt/file_system.h"
 #include "ckpt/object_store.h"
 #include "ckpt/staging.h"
 #include "memory_size_arg.h"
@@ -135,14 +136,29 @@ const std::set<std::string>& remap_commands() {
   return s;
 }
 
-// Whether gc's ROOT (its positional, not a --referenced-by value) is a URI.
-bool gc_root_in_store(const std::vector<std::string>& args) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--") return i + 1 < args.size() && is_object_store_uri(args[i + 1]);
-    if (args[i - 1] == "--referenced-by" || args[i - 1] == "--older-than" || args[i - 1] == "--entropy-key") continue;
-    if (is_object_store_uri(args[i])) return true;
+// Commands whose library reads s3:// paths through ckpt/file_system.h itself (gc works in the
+// store in place): their URIs pass through unchanged and their output streams.
+bool reads_through_file_system(const std::string& sub) {
+  static const std::set<std::string> s = {"advise", "diff", "dump", "gc", "inspect", "plan", "report", "verify"};
+  return s.count(sub) != 0;
+}
+
+// Bench and tests: what the run cost the store, as one JSON line in the file CKPT_S3_STATS names.
+void record_store_stats(const StoreFileSystemStats& st) {
+  const char* file = std::getenv("CKPT_S3_STATS");
+  if (!file) return;
+  const nlohmann::ordered_json line = {{"requests", st.requests},
+                                       {"ranged_reads", st.ranged_reads},
+                                       {"ranged_bytes", st.ranged_bytes},
+                                       {"downloads", st.downloads},
+                                       {"downloaded_bytes", st.downloaded_bytes},
+                                       {"evictions", st.evictions},
+                                       {"peak_cached_bytes", st.peak_cached_bytes},
+                                       {"prefetched", st.prefetched}};
+  if (FILE* f = std::fopen(file, "a")) {
+    std::fputs((line.dump() + "\n").c_str(), f);
+    std::fclose(f);
   }
-  return false;
 }
 
 }  // namespace
@@ -173,25 +189,21 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   bool any_uri = false;
   for (size_t i = 0; i < p.rest.size(); ++i) any_uri |= names_object(p.rest, i);
   if (!any_uri) return local(p.rest, io);
+  set_store_file_system_options({p.options, p.connections, p.cache_bytes});
+  const std::string sub = p.rest.empty() ? "" : p.rest[0];
+  if (reads_through_file_system(sub)) {
+    io.connections = p.connections;
+    int status = local(p.rest, io);
+    record_store_stats(store_file_system_stats());
+    return status;
+  }
   auto store = ObjectStore::open(p.options);
   if (!store) return report_error(io, store.error());
-  const std::string sub = p.rest.empty() ? "" : p.rest[0];
-  const bool deep = std::find(p.rest.begin(), p.rest.end(), "--deep") != p.rest.end();
-  // gc works in the store itself (ckpt/gc.h, "Object stores"): it lists, reads the _metadata
-  // objects and deletes there, so nothing is staged.
-  if (sub == "gc" && gc_root_in_store(p.rest)) {
-    io.object_store = store.value();
-    io.connections = p.connections;
-    return local(p.rest, io);
-  }
-  // Commands that read every byte fetch whole objects (fewer requests than ranges); the others
-  // read ranges of what they read: inspect a file's meta data, a quick verify nothing at all.
-  const bool fast = std::find(p.rest.begin(), p.rest.end(), "--fast") != p.rest.end();
   const bool finish = std::find(p.rest.begin(), p.rest.end(), "--finish") != p.rest.end();
   ObjectStoreStaging::Options so;
   so.connections = p.connections;
   so.cache_bytes = p.cache_bytes;
-  so.whole_files = !(sub == "inspect" || sub == "plan" || sub == "gc" || (sub == "verify" && !deep) || fast);
+  so.whole_files = true;  // the writing commands read every byte: whole objects take fewer requests
   auto created = ObjectStoreStaging::create(store.value(), so);
   if (!created) return report_error(io, created.error());
   ObjectStoreStaging& staging = *created.value();
@@ -232,19 +244,7 @@ int run_with_object_store(const std::vector<std::string>& args, Io& io,
   std::ostringstream out, err;
   Io inner{out, err, io.out_is_terminal, io.err_is_terminal};
   int status = local(rewritten, inner);
-  if (const char* stats = std::getenv("CKPT_S3_STATS")) {
-    // Bench and tests: what the run cost the store, as one JSON line in the named file.
-    const ObjectStoreStaging::Stats st = staging.stats();
-    const nlohmann::ordered_json line = {
-        {"requests", st.requests},         {"ranged_reads", st.ranged_reads},
-        {"ranged_bytes", st.ranged_bytes}, {"downloads", st.downloads},
-        {"downloaded_bytes", st.downloaded_bytes}, {"evictions", st.evictions},
-        {"peak_cached_bytes", st.peak_cached_bytes}, {"prefetched", st.prefetched}};
-    if (FILE* f = std::fopen(stats, "a")) {
-      std::fputs((line.dump() + "\n").c_str(), f);
-      std::fclose(f);
-    }
-  }
+  record_store_stats(staging.stats());
   std::string o = out.str(), e = err.str();
   staging.rename_paths(&o);
   staging.rename_paths(&e);

@@ -67,7 +67,8 @@ struct CKPT_API GcOptions {
   // apply: called after each deletion attempt (deleted, or error set).
   std::function<void(const GcFile&)> on_delete;
 
-  // ROOT an s3:// URI (see "Object stores" below): the store it is in.
+  // ROOT an s3:// URI (see "Object stores" below): the store it is in (null: the one
+  // ckpt/file_system.h reads the URI through).
   std::shared_ptr<ObjectStore> store;
   // Flink's `s3.entropy.key`: ROOT is spelled as `state.checkpoints.dir` is, with the key in it.
   std::string entropy_key;

@@ -42,6 +42,13 @@ class CKPT_API ObjectStore {
   Result<std::vector<StoredObject>> list(const std::string& prefix_uri);
   // The URIs one level below `prefix_uri` ending in '/' (ListObjectsV2 with delimiter "/").
   Result<std::vector<std::string>> list_prefixes(const std::string& prefix_uri);
+  // The objects and the prefixes ending in '/' one level below `prefix_uri` (a listing with
+  // delimiter "/"): a directory's files and subdirectories.
+  Result<std::vector<StoredObject>> list_level(const std::string& prefix_uri, std::vector<std::string>* prefixes);
+  // The object's size and time (HEAD); kNotFound when there is none.
+  Result<StoredObject> stat(const std::string& uri);
+  // `bytes` as the object (one PUT: readers see the old object or the new one).
+  Status write(const std::string& uri, std::string_view bytes);
   // The whole object's bytes (small objects: `_metadata`).
   Result<std::string> read(const std::string& uri);
   // Bytes [offset, offset + length) of the object (fewer at its end), one ranged GET.

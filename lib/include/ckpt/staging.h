@@ -8,6 +8,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/export.h"
+#include "ckpt/file_system.h"
 #include "ckpt/object_store.h"
 
 namespace ckpt {
@@ -33,13 +34,7 @@ class CKPT_API ObjectStoreStaging {
     // its `_metadata`, while those not yet read take at most half the cache.
     bool whole_files = false;
   };
-  struct Stats {
-    uint64_t requests = 0;  // every request made to the store
-    uint64_t ranged_reads = 0, ranged_bytes = 0;
-    uint64_t downloads = 0, downloaded_bytes = 0;
-    uint64_t evictions = 0, peak_cached_bytes = 0;
-    uint64_t prefetched = 0;  // of the downloads, those made ahead of the command's reads
-  };
+  using Stats = StoreFileSystemStats;
   static Result<std::unique_ptr<ObjectStoreStaging>> create(std::shared_ptr<ObjectStore> store, const Options& options);
   ~ObjectStoreStaging();
   ObjectStoreStaging(const ObjectStoreStaging&) = delete;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/file_system.h"
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java/java_serialization.h"
@@ -592,7 +593,20 @@ std::optional<uint64_t> MetadataOffsets::find(const Metadata& m, const std::stri
   return std::nullopt;
 }
 
+// `_metadata` of a snapshot in an object store (ckpt/file_system.h): the object, or the one
+// under the prefix `path` names.
+static Result<Metadata> read_stored_metadata_file(const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> files, file_system_for(path));
+  std::string file = path;
+  if (Result<FileInfo> info = files->stat(path); info.ok() && info->directory)
+    file = (path.back() == '/') ? path + "_metadata" : path + "/_metadata";
+  Result<std::string> bytes = read_through_file_system(file);
+  if (!bytes.ok()) return std::move(bytes).error().with_file(file);
+  return decode_metadata(*bytes, file);
+}
+
 Result<Metadata> read_metadata_file(const std::string& path) {
+  if (is_object_store_uri(path)) return read_stored_metadata_file(path);
   std::error_code ec;
   std::string file = path;
   if (std::filesystem::is_directory(path, ec))

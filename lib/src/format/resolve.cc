@@ -12,9 +12,10 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/file_system.h"
 #include "ckpt/io.h"
-#include "format/local_names.h"
 #include "ckpt/object_store.h"
+#include "format/local_names.h"
 #include "support/remote_files.h"
 
 namespace ckpt {
@@ -59,13 +60,16 @@ static std::string join_path(const std::string& dir, std::string_view name) {
 }
 
 std::vector<std::string> snapshots_in(const std::string& directory) {
-  namespace fs = std::filesystem;
   std::vector<std::pair<int64_t, std::string>> found;  // chk-N by N; others after, by name
-  std::error_code ec;
-  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code e2;
-    if (!it->is_directory(e2) || !fs::is_regular_file(it->path() / "_metadata", e2)) continue;
-    const std::string name = it->path().filename().string();
+  Result<std::shared_ptr<FileSystem>> files = file_system_for(directory);
+  if (!files.ok()) return {};
+  Result<std::vector<FileInfo>> listed = files.value()->list(directory);
+  if (!listed.ok()) return {};
+  for (const FileInfo& f : listed.value()) {
+    if (!f.directory) continue;
+    Result<FileInfo> metadata = files.value()->stat(join_path(f.path, "_metadata"));
+    if (!metadata.ok() || !metadata->regular) continue;
+    const std::string name = f.path.substr(f.path.rfind('/') + 1);
     int64_t n = INT64_MAX;
     if (name.starts_with("chk-") && name.size() > 4 && name.size() < 20 &&
         name.find_first_not_of("0123456789", 4) == std::string::npos)
@@ -78,7 +82,42 @@ std::vector<std::string> snapshots_in(const std::string& directory) {
   return out;
 }
 
+// kNotFound for a directory without `_metadata`, naming the snapshots it holds (a job's
+// checkpoint directory: the user meant one of them).
+static Error no_metadata_file(const std::string& path) {
+  const std::vector<std::string> inside = snapshots_in(path);
+  Error e(ErrorCode::kNotFound, "directory holds no _metadata file");
+  e.file = path;
+  if (inside.empty()) return e;
+  std::string names;
+  for (size_t i = 0; i < inside.size() && i < 20; ++i) names += (i ? ", " : "") + inside[i];
+  if (inside.size() > 20) names += fmt::format(" and {} more", inside.size() - 20);
+  e.message = fmt::format("directory holds no _metadata file but {} snapshot{} ({}): name one, as {}", inside.size(),
+                          inside.size() == 1 ? "" : "s", names, join_path(path, inside.back()));
+  return e;
+}
+
+// A snapshot in an object store: a prefix holding `_metadata`, or the `_metadata` object.
+static Result<SnapshotLocation> locate_stored_snapshot(const std::string& given) {
+  std::string path = given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> files, file_system_for(path));
+  CKPT_ASSIGN_OR_RETURN(FileInfo info, files->stat(path));
+  SnapshotLocation loc;
+  if (!info.directory) {
+    loc.metadata_path = path;
+    loc.directory = path.substr(0, path.rfind('/'));
+    return loc;
+  }
+  loc.directory = path;
+  loc.metadata_path = join_path(path, "_metadata");
+  Result<FileInfo> metadata = files->stat(loc.metadata_path);
+  if (!metadata.ok() || metadata->directory) return no_metadata_file(path);
+  return loc;
+}
+
 Result<SnapshotLocation> locate_snapshot(const std::string& path) {
+  if (is_object_store_uri(path)) return locate_stored_snapshot(path);
   auto not_found = [&](const std::string& what) {
     Error e(ErrorCode::kNotFound, what);
     e.file = path;
@@ -95,17 +134,7 @@ Result<SnapshotLocation> locate_snapshot(const std::string& path) {
     loc.directory = path;
     loc.metadata_path = join_path(path, "_metadata");
     struct stat ls;
-    if (::lstat(loc.metadata_path.c_str(), &ls) != 0) {
-      const std::vector<std::string> inside = snapshots_in(path);
-      if (inside.empty()) return not_found("directory holds no _metadata file");
-      // A job's checkpoint directory: the user meant one of its snapshots.
-      std::string names;
-      for (size_t i = 0; i < inside.size() && i < 20; ++i) names += (i ? ", " : "") + inside[i];
-      if (inside.size() > 20) names += fmt::format(" and {} more", inside.size() - 20);
-      return not_found(fmt::format("directory holds no _metadata file but {} snapshot{} ({}): name one, as {}",
-                                   inside.size(), inside.size() == 1 ? "" : "s", names,
-                                   join_path(path, inside.back())));
-    }
+    if (::lstat(loc.metadata_path.c_str(), &ls) != 0) return no_metadata_file(path);
     CKPT_RETURN_IF_ERROR(check_regular_input(loc.metadata_path));
     return loc;
   }
@@ -303,7 +332,13 @@ struct FileResolver::Cache {
     if (it == dirs.end()) {
       Listing l;
       std::string d(dir);
-      if (DIR* h = ::opendir(d.c_str())) {
+      if (is_object_store_uri(d)) {
+        // A store lists sizes with names: nothing to stat later.
+        if (auto files = file_system_for(d); files.ok())
+          if (auto listed = files.value()->list(d); listed.ok())
+            for (const FileInfo& f : listed.value())
+              l.entries.emplace(f.path.substr(f.path.rfind('/') + 1), Entry{true, !f.directory, f.size});
+      } else if (DIR* h = ::opendir(d.c_str())) {
         while (const dirent* e = ::readdir(h)) {
           std::string_view n = e->d_name;
           if (n != "." && n != "..") {
@@ -337,6 +372,11 @@ struct FileResolver::Cache {
 
 // `p` absolute and lexically normal, without a trailing '/' (but "/" itself).
 static std::string normal_absolute(const std::string& p) {
+  if (is_object_store_uri(p)) {
+    std::string uri = canonical_object_uri(p);
+    while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
+    return uri;
+  }
   std::error_code ec;
   std::string out = fs::absolute(p.empty() ? "." : p, ec).lexically_normal().string();
   while (out.size() > 1 && out.back() == '/') out.pop_back();
@@ -438,8 +478,10 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
 std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
   if (const PrefixRule* r = longest_prefix_rule(remap_, uri, PrefixMatch::kLocalPath))
     return apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath);
-  if (is_object_store_uri(uri))
+  if (is_object_store_uri(uri)) {
     if (auto files = RemoteFiles::installed()) return files->path_of(canonical_object_uri(uri));
+    return canonical_object_uri(uri);
+  }
   return local_path_of_uri(uri);
 }
 
@@ -466,10 +508,14 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   // A snapshot kept in an object store names its files by their URIs there: while a staging of
   // the store is installed (ckpt/staging.h), they are its placeholders, wherever the command
   // was told to look, as a disk's absolute paths are.
-  if (is_object_store_uri(uri))
-    if (auto files = RemoteFiles::installed())
+  if (is_object_store_uri(uri)) {
+    if (auto files = RemoteFiles::installed()) {
       if (auto staged = files->path_of(canonical_object_uri(uri)))
         if (auto f = lookup(*staged, true); usable(f)) return f;
+    } else if (auto f = lookup(canonical_object_uri(uri), true); usable(f)) {
+      return f;
+    }
+  }
   size_t slash = uri.rfind('/');
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
   if (!base.empty()) {

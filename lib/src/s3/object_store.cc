@@ -59,6 +59,35 @@ Result<std::vector<std::string>> ObjectStore::list_prefixes(const std::string& p
   return out;
 }
 
+Result<std::vector<StoredObject>> ObjectStore::list_level(const std::string& prefix_uri,
+                                                          std::vector<std::string>* prefixes) {
+  auto u = s3::parse_object_uri(prefix_uri);
+  if (!u) return std::move(u).error();
+  auto page = impl_->client->list(u.value(), "/");
+  if (!page) return std::move(page).error();
+  std::vector<StoredObject> out;
+  for (const auto& o : page.value().objects)
+    out.push_back({s3::ObjectUri{u.value().bucket, o.key}.to_string(), o.size, o.last_modified});
+  if (prefixes)
+    for (const auto& p : page.value().common_prefixes)
+      prefixes->push_back(s3::ObjectUri{u.value().bucket, p}.to_string());
+  return out;
+}
+
+Result<StoredObject> ObjectStore::stat(const std::string& uri) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  auto info = impl_->client->head(u.value());
+  if (!info) return std::move(info).error();
+  return StoredObject{u.value().to_string(), info.value().size, info.value().last_modified};
+}
+
+Status ObjectStore::write(const std::string& uri, std::string_view bytes) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  return impl_->client->put(u.value(), bytes);
+}
+
 Result<std::string> ObjectStore::read(const std::string& uri) {
   auto u = s3::parse_object_uri(uri);
   if (!u) return std::move(u).error();

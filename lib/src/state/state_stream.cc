@@ -1,57 +1,26 @@
 // Opening stream handles: inline bytes, relative and absolute files, file segments.
 #include "state/state_stream.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "ckpt/file_system.h"
 #include "ckpt/io.h"
 #include "state/state_entry.h"
-#include "support/remote_files.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
 
+// The open file behind a stream, shared by its copies.
 struct StateStream::Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  // A file standing for an object: ranges fetched in blocks that double while reads go on
-  // sequentially (kFirstBlock up to kLastBlock), so that a header costs one small request and
-  // a scan few large ones; memory stays one block per open stream.
-  static constexpr uint64_t kFirstBlock = 64 << 10;
-  static constexpr uint64_t kLastBlock = 8 << 20;
-  std::shared_ptr<RemoteFiles> remote;  // set when the bytes are read by ranges
-  // The registry the path stands in, in either mode: `fd` may hold a download whose name the
-  // cache has since evicted, so whoever opens the name again goes through local_file().
-  std::shared_ptr<RemoteFiles> store;
-  uint64_t file_size = 0;
-  std::mutex mu;
-  RemoteFiles::Pin pin;  // local_file()'s download, held while the stream lives
-  bool pinned = false;
-  std::string block;
-  uint64_t block_at = 0;
-  uint64_t next_block = kFirstBlock;
+  std::shared_ptr<ReadableFile> file;
 };
-
-namespace {
-
-Error file_error(const std::string& path, const std::string& what, int err) {
-  Error e(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIOError,
-          fmt::format("{}: {}", what, std::strerror(err)));
-  e.file = path;
-  return e;
-}
-
-}  // namespace
 
 Result<StateStream> StateStream::open(const StreamHandle& handle, const PathResolver& resolve,
                                       const std::string& metadata_file) {
@@ -94,23 +63,9 @@ Result<StateStream> StateStream::open(const StreamHandle& handle, const PathReso
   s.file_ = s.path_;
   s.description_ = fmt::format("file '{}'", fs::path(s.path_).filename().string());
   auto fd = std::make_shared<Fd>();
-  uint64_t file_size = 0;
-  std::shared_ptr<RemoteFiles> remote = RemoteFiles::installed();
-  if (remote && !remote->prefer_whole() && remote->holds(s.path_)) {
-    // The placeholder has the object's listed size; its bytes come by ranges.
-    CKPT_RETURN_IF_ERROR(check_regular_input(s.path_));
-    struct stat st;
-    if (::stat(s.path_.c_str(), &st) != 0) return file_error(s.path_, "cannot stat", errno);
-    file_size = static_cast<uint64_t>(st.st_size);
-    fd->store = remote;
-    fd->remote = std::move(remote);
-    fd->file_size = file_size;
-  } else {
-    if (remote && remote->holds(s.path_)) fd->store = std::move(remote);
-    CKPT_ASSIGN_OR_RETURN(InputFile in, open_regular_input(s.path_));
-    fd->fd = in.fd;
-    file_size = in.size;
-  }
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> files, file_system_for(s.path_));
+  CKPT_ASSIGN_OR_RETURN(fd->file, files->open(s.path_));
+  const uint64_t file_size = fd->file->size();
   if (handle.type == handle_type::kSegmentFile) {
     if (s.base_ > file_size || s.size_ > file_size - s.base_) {
       Error e(ErrorCode::kCorruption,
@@ -160,49 +115,11 @@ Result<std::string_view> StateStream::view(uint64_t offset, uint64_t len, std::s
   return std::string_view(*buffer);
 }
 
-bool StateStream::is_remote() const { return fd_ && fd_->store; }
+bool StateStream::is_remote() const { return fd_ && fd_->file->is_copy(); }
 
 Result<std::string> StateStream::local_file() const {
-  if (!is_remote()) return path_;
-  std::lock_guard<std::mutex> lock(fd_->mu);
-  if (!fd_->pinned) {
-    CKPT_ASSIGN_OR_RETURN(fd_->pin, fd_->store->fetch(path_));
-    fd_->pinned = true;
-  }
-  return path_;
-}
-
-Status StateStream::read_remote(uint64_t at, uint64_t len, std::string* out) const {
-  Fd& f = *fd_;
-  std::lock_guard<std::mutex> lock(f.mu);
-  if (at >= f.block_at && at - f.block_at <= f.block.size() && len <= f.block.size() - (at - f.block_at)) {
-    out->assign(f.block, at - f.block_at, len);
-    return Status::OK();
-  }
-  const bool sequential = !f.block.empty() && at >= f.block_at + f.block.size() &&
-                          at - (f.block_at + f.block.size()) < Fd::kFirstBlock;
-  f.next_block = sequential ? std::min(f.next_block * 2, Fd::kLastBlock) : Fd::kFirstBlock;
-  const uint64_t want = std::min(std::max(len, f.next_block), f.file_size - at);
-  Result<std::string> got = f.remote->read_range(path_, at, want);
-  if (!got.ok()) {
-    Error e = std::move(got).error();
-    if (!e.offset) e.offset = at;  // where in the file the read was going
-    return stamp(Status(std::move(e)));
-  }
-  if (got.value().size() < len) {
-    Error e(ErrorCode::kCorruption, "state file shrank while being read", at + got.value().size());
-    e.file = file_;
-    return e;
-  }
-  if (len >= Fd::kLastBlock) {
-    *out = std::move(got).value();
-    out->resize(len);
-    return Status::OK();
-  }
-  f.block = std::move(got).value();
-  f.block_at = at;
-  out->assign(f.block, 0, len);
-  return Status::OK();
+  if (!fd_) return path_;
+  return fd_->file->local_path();
 }
 
 Status StateStream::read(uint64_t offset, uint64_t len, std::string* out) const {
@@ -212,23 +129,11 @@ Status StateStream::read(uint64_t offset, uint64_t len, std::string* out) const 
     out->assign(*inline_, offset, len);
     return Status::OK();
   }
-  if (fd_->remote) return read_remote(base_ + offset, len, out);
-  out->resize(len);
-  uint64_t done = 0;
-  while (done < len) {
-    ssize_t n = ::pread(fd_->fd, out->data() + done, len - done, static_cast<off_t>(base_ + offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return file_error(file_, "cannot read state file", errno);
-    }
-    if (n == 0) {
-      Error e(ErrorCode::kCorruption, "state file shrank while being read", base_ + offset + done);
-      e.file = file_;
-      return e;
-    }
-    done += static_cast<uint64_t>(n);
-  }
-  return Status::OK();
+  Status got = fd_->file->read(base_ + offset, len, out);
+  if (got.ok()) return got;
+  Error e = std::move(got).error();
+  if (!e.offset) e.offset = base_ + offset;  // where in the file the read was going
+  return stamp(Status(std::move(e)));
 }
 
 }  // namespace ckpt

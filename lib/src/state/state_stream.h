@@ -39,13 +39,14 @@ class StateStream {
   // What errors name: the file opened, or the `_metadata` file for inline bytes.
   const std::string& file() const { return file_; }
   // A plain file readable in place from base() to base() + size(); empty for inline bytes.
-  // A file that stands for an object in a store (support/remote_files.h) holds its bytes only
-  // after local_file(): code that opens path() itself (RocksDB, links) asks for that.
+  // An object in a store (ckpt/file_system.h) is no local path at all, and a file of a staging
+  // tree holds its bytes only after local_file(): code that opens files by name (RocksDB,
+  // links) asks for that.
   const std::string& path() const { return path_; }
-  // path() with its bytes present and kept while this stream (or a copy) lives.
+  // A local path with the bytes of path(), kept while this stream (or a copy) lives.
   Result<std::string> local_file() const;
-  // Whether path() stands for an object in a store: its name may hold a placeholder (before
-  // local_file(), or again after the cache evicted it), never to be linked to or opened as is.
+  // Whether local_file() is a download of an object: it may be evicted once the stream is
+  // gone, never to be linked to by name.
   bool is_remote() const;
   bool is_inline() const { return inline_ != nullptr; }
   // A short description of the handle for error context, e.g. "file 'ab12-…'".
@@ -82,8 +83,6 @@ class StateStream {
   static Result<StateStream> open(const StreamHandle& handle, const PathResolver& resolve,
                                   const std::string& metadata_file);
   Status check_range(uint64_t offset, uint64_t len) const;
-  // Absolute bytes [at, at + len) of a file standing for an object.
-  Status read_remote(uint64_t at, uint64_t len, std::string* out) const;
 
   struct Fd;
   std::shared_ptr<Fd> fd_;

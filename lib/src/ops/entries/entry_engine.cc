@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/file_system.h"
 #include "ckpt/verify.h"
 #include "format/state_bytes.h"
 #include "ops/key_serializers.h"
@@ -163,6 +164,23 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
   }
 }
 
+// The files RocksDB opens by name (an instance's SSTs and the rest), of the operators read: a
+// store downloads them whole ahead of the readers, in the order of `_metadata`.
+static void announce_whole_files(const Metadata& m, const std::vector<const OperatorState*>& operators,
+                                 const StreamOpener& streams) {
+  std::vector<std::string> paths;
+  for_each_stream(m, [&](const StreamHandle& h, const StreamSite& site) {
+    if (site.role != StreamRole::kSharedFile && site.role != StreamRole::kPrivateFile) return;
+    const OperatorState* op = &m.operators[site.operator_index];
+    if (std::find(operators.begin(), operators.end(), op) == operators.end()) return;
+    Result<StateStream> s = streams.open(h);
+    if (s.ok() && s->is_remote() && s->base() == 0) paths.push_back(s->path());
+  });
+  if (paths.empty()) return;
+  if (Result<std::shared_ptr<FileSystem>> files = file_system_for(paths.front()); files.ok())
+    files.value()->will_read(paths);
+}
+
 Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapshot,
                                                        const EntryReaderOptions& options) {
   auto impl = std::make_unique<Impl>();
@@ -197,6 +215,8 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
   Result<std::vector<const OperatorState*>> selected = select_operators(impl->metadata, options.operator_filter);
   if (!selected.ok()) return std::move(selected).error().with_file(impl->where.metadata_path);
   impl->operators = *selected;
+  if (is_object_store_uri(impl->where.metadata_path))
+    announce_whole_files(impl->metadata, impl->operators, impl->streams);
   if (!options.key_serializers_from.empty()) {
     CKPT_ASSIGN_OR_RETURN(impl->key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
   }

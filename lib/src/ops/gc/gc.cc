@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ckpt/file_system.h"
 #include "ckpt/object_store.h"
 #include "ckpt/resolve.h"
 #include "ckpt/walk.h"
@@ -217,7 +218,12 @@ Result<int64_t> parse_duration(const std::string& text) {
 }
 
 Result<GcReport> collect_garbage(const std::string& root, const GcOptions& options) {
-  if (is_object_store_uri(root)) return gc_detail::collect_store_garbage(root, options);
+  if (is_object_store_uri(root)) {
+    if (options.store) return gc_detail::collect_store_garbage(root, options);
+    GcOptions in_store = options;
+    CKPT_ASSIGN_OR_RETURN(in_store.store, object_store_for(root));
+    return gc_detail::collect_store_garbage(root, in_store);
+  }
   if (!options.entropy_key.empty())
     return Error(ErrorCode::kInvalidArgument, "an entropy key applies to a ROOT in an object store (s3://)")
         .with_file(root);

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <optional>
 
+#include "ckpt/file_system.h"
+
 namespace fs = std::filesystem;
 
 namespace ckpt::gc_detail {
@@ -55,41 +57,78 @@ Result<std::optional<std::string>> metadata_in(const std::string& dir, const cha
   return std::optional<std::string>(path);
 }
 
+// The `_metadata` of directory `dir` in a store: nullopt when there is none.
+Result<std::optional<std::string>> stored_metadata_in(FileSystem& files, const std::string& dir, const char* context) {
+  const std::string path = (dir.ends_with('/') ? dir : dir + "/") + "_metadata";
+  Result<FileInfo> f = files.stat(path);
+  if (!f.ok()) {
+    if (f.error().code == ErrorCode::kNotFound) return std::optional<std::string>();
+    return std::move(f).error();
+  }
+  if (f->directory) return unreadable(path, "not a regular file", context);
+  return std::optional<std::string>(path);
+}
+
+// The names in `dir` of snapshot directories (chk-N, savepoint-*): one listing of a store.
+Result<std::vector<std::string>> stored_snapshot_names(FileSystem& files, const std::string& dir) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<FileInfo> listed, files.list(dir));
+  std::vector<std::string> names;
+  for (const FileInfo& f : listed)
+    if (f.directory) names.push_back(f.path.substr(f.path.rfind('/') + 1));
+  return names;
+}
+
 }  // namespace
 
 Result<std::vector<SnapshotDir>> find_snapshots(const std::string& dir, const FindSnapshots& how) {
+  std::shared_ptr<FileSystem> store;
+  if (is_object_store_uri(dir)) {
+    CKPT_ASSIGN_OR_RETURN(store, file_system_for(dir));
+  }
+  auto metadata = [&](const std::string& d) {
+    return store ? stored_metadata_in(*store, d, how.context) : metadata_in(d, how.context);
+  };
   std::vector<SnapshotDir> out;
   if (how.self) {
-    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(dir, how.context));
+    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata(dir));
     if (m) out.push_back(SnapshotDir{".", dir, *m});
   }
   std::vector<std::pair<int64_t, std::string>> checkpoints;
   std::vector<std::string> savepoints;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    std::optional<int64_t> id = checkpoint_id(name);
-    if (!id && !is_savepoint_name(name)) continue;
-    struct stat st;
-    std::string path = it->path().string();
-    if (::stat(path.c_str(), &st) != 0) {
-      // A snapshot directory that is a symlink to nowhere: what it held cannot be known.
-      if (errno == ENOENT) return unreadable(path, "a symbolic link to nowhere", how.context);
-      return unreadable(path, std::string("cannot stat: ") + std::strerror(errno), how.context);
+  auto add = [&](const std::string& name) {
+    if (std::optional<int64_t> id = checkpoint_id(name))
+      checkpoints.emplace_back(*id, name);
+    else if (is_savepoint_name(name))
+      savepoints.push_back(name);
+  };
+  if (store) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<std::string> names, stored_snapshot_names(*store, dir));
+    for (const std::string& name : names) add(name);
+  } else {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (!checkpoint_id(name) && !is_savepoint_name(name)) continue;
+      struct stat st;
+      std::string path = it->path().string();
+      if (::stat(path.c_str(), &st) != 0) {
+        // A snapshot directory that is a symlink to nowhere: what it held cannot be known.
+        if (errno == ENOENT) return unreadable(path, "a symbolic link to nowhere", how.context);
+        return unreadable(path, std::string("cannot stat: ") + std::strerror(errno), how.context);
+      }
+      if (!S_ISDIR(st.st_mode)) continue;  // a stray file named like a snapshot holds nothing
+      add(name);
     }
-    if (!S_ISDIR(st.st_mode)) continue;  // a stray file named like a snapshot holds nothing
-    if (id) checkpoints.emplace_back(*id, name);
-    else savepoints.push_back(name);
+    if (ec) return Error(ErrorCode::kIOError, "cannot list '" + dir + "': " + ec.message());
   }
-  if (ec) return Error(ErrorCode::kIOError, "cannot list '" + dir + "': " + ec.message());
   std::sort(checkpoints.begin(), checkpoints.end());
   std::sort(savepoints.begin(), savepoints.end());
   std::vector<std::string> names;
   for (auto& [id, name] : checkpoints) names.push_back(std::move(name));
   names.insert(names.end(), savepoints.begin(), savepoints.end());
   for (const std::string& name : names) {
-    std::string sub = (fs::path(dir) / name).string();
-    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata_in(sub, how.context));
+    std::string sub = store ? (dir.ends_with('/') ? dir : dir + "/") + name : (fs::path(dir) / name).string();
+    CKPT_ASSIGN_OR_RETURN(std::optional<std::string> m, metadata(sub));
     if (m || how.in_progress) out.push_back(SnapshotDir{name, sub, m.value_or("")});
   }
   return out;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/file_system.h"
 #include "ckpt/io.h"
 #include "ckpt/verify.h"
 #include "format/metadata_streaming.h"
@@ -354,7 +355,7 @@ Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOpt
   std::optional<FileImage> image = FileImage::read(where.metadata_path);
   std::string read;
   if (!image) {
-    CKPT_ASSIGN_OR_RETURN(read, read_whole_file(where.metadata_path));  // says why it cannot
+    CKPT_ASSIGN_OR_RETURN(read, read_through_file_system(where.metadata_path));  // says why it cannot
   }
   std::string_view bytes = image ? image->bytes() : std::string_view(read);
   StreamingBuilder builder(where, options);

@@ -12,6 +12,7 @@
 
 #include "ckpt/diff.h"
 #include "ckpt/entries.h"
+#include "ckpt/file_system.h"
 #include "ckpt/names.h"
 #include "ops/gc/gc_snapshots.h"
 #include "ops/report/report_estimate.h"
@@ -27,11 +28,20 @@ struct Located {
   SnapshotLocation where;
 };
 
+// Whether PATH is a directory without `_metadata` (a job's checkpoint directory), on disk or in
+// a store.
+bool is_job_directory(const std::string& path) {
+  Result<std::shared_ptr<FileSystem>> files = file_system_for(path);
+  if (!files.ok()) return false;
+  Result<FileInfo> dir = files.value()->stat(path);
+  if (!dir.ok() || !dir->directory) return false;
+  return !files.value()->stat((path.ends_with('/') ? path : path + "/") + "_metadata").ok();
+}
+
 // The snapshots PATH stands for, oldest first: its `chk-*` directories, or PATH itself.
 Result<std::vector<Located>> locate(const std::string& path, bool* job_directory) {
-  std::error_code ec;
   *job_directory = false;
-  if (fs::is_directory(path, ec) && !fs::exists(fs::path(path) / "_metadata", ec)) {
+  if (is_job_directory(path)) {
     CKPT_ASSIGN_OR_RETURN(std::vector<gc_detail::SnapshotDir> dirs, gc_detail::find_snapshots(path, false));
     std::vector<Located> out;
     for (auto& d : dirs)

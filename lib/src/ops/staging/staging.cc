@@ -15,7 +15,7 @@
 #include "ckpt/resolve.h"
 #include "ckpt/staging.h"
 #include "ckpt/walk.h"
-#include "support/io_internal.h"
+#include "s3/store_files.h"
 #include "support/remote_files.h"
 #include "support/worker_threads.h"
 
@@ -55,29 +55,13 @@ Status placeholder(const std::string& path, uint64_t size, int64_t last_modified
   return {};
 }
 
-class StoreSource : public RemoteSource {
- public:
-  StoreSource(std::shared_ptr<ObjectStore> store, int connections) : store_(std::move(store)), jobs_(connections) {}
-  Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) override {
-    return store_->read_range(uri, offset, length);
-  }
-  Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) override {
-    // Downloads ahead run `jobs_` at once: two connections each keep the total near it.
-    return store_->download(uri, local_path, size, ahead ? std::min(jobs_, 2) : jobs_);
-  }
-
- private:
-  std::shared_ptr<ObjectStore> store_;
-  int jobs_;
-};
-
 }  // namespace
 
 struct ObjectStoreStaging::Impl {
   std::shared_ptr<ObjectStore> store;
   Options options;
+  StoreScratch scratch;  // root: the staging tree
   std::string root;
-  int lock_fd = -1;  // the marker's lock (support/io_internal.h): held while the staging lives
   std::shared_ptr<RemoteFiles> files;
   std::vector<std::pair<std::string, std::string>> names;    // local path, URI
   std::vector<std::pair<std::string, std::string>> outputs;  // local path, URI
@@ -236,50 +220,16 @@ ObjectStoreStaging::ObjectStoreStaging(std::unique_ptr<Impl> impl) : impl_(std::
 ObjectStoreStaging::~ObjectStoreStaging() {
   if (RemoteFiles::installed() == impl_->files) RemoteFiles::install(nullptr);
   impl_->files.reset();
-  std::error_code ec;
-  if (!impl_->root.empty()) fs::remove_all(impl_->root, ec);
-  if (impl_->lock_fd >= 0) ::close(impl_->lock_fd);
+  remove_store_scratch(impl_->scratch);
 }
-
-namespace {
-
-constexpr std::string_view kStagingPrefix = "ckpt-s3-";
-
-// Stagings of runs that were killed (no destructor ran): each a "ckpt-s3-*" directory in `tmp`
-// whose marker nobody holds locked. A live run's, and whatever lacks the marker, stay.
-void remove_abandoned_stagings(const std::string& tmp) {
-  std::error_code ec;
-  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() > kStagingPrefix.size() && name.starts_with(kStagingPrefix))
-      remove_temp_if_abandoned(it->path().string());
-  }
-}
-
-}  // namespace
 
 Result<std::unique_ptr<ObjectStoreStaging>> ObjectStoreStaging::create(std::shared_ptr<ObjectStore> store,
                                                                        const Options& options) {
   if (RemoteFiles::installed())
     return Error(ErrorCode::kInvalidArgument, "another object-store staging is in use in this process");
   auto impl = std::make_unique<Impl>();
-  std::error_code ec;
-  const std::string tmp = fs::temp_directory_path(ec).string();
-  // What killed runs left, up to their --cache-size each, goes before this run adds its own.
-  if (!ec) remove_abandoned_stagings(tmp);
-  std::string tmpl = tmp + "/" + std::string(kStagingPrefix) + "XXXXXX";
-  if (ec || !::mkdtemp(tmpl.data()))
-    return Error(ErrorCode::kIOError, "cannot create a staging directory").with_file(tmpl);
-  // Canonical: writers name their files by absolute paths (a chain's shared/), and the upload
-  // finds them by this spelling.
-  impl->root = fs::weakly_canonical(tmpl, ec).string();
-  if (ec) impl->root = tmpl;
-  Result<int> lock = hold_temp_lock(impl->root);
-  if (!lock.ok()) {
-    fs::remove_all(impl->root, ec);
-    return std::move(lock).error();
-  }
-  impl->lock_fd = lock.value();
+  CKPT_ASSIGN_OR_RETURN(impl->scratch, create_store_scratch());
+  impl->root = impl->scratch.root;
   impl->options = options;
   impl->files = std::make_shared<RemoteFiles>(std::make_shared<StoreSource>(store, options.connections),
                                               options.cache_bytes);
@@ -455,17 +405,7 @@ void ObjectStoreStaging::rename_paths(std::string* text) const {
 }
 
 ObjectStoreStaging::Stats ObjectStoreStaging::stats() const {
-  Stats s;
-  s.requests = impl_->store->requests();
-  RemoteFileStats f = impl_->files->stats();
-  s.ranged_reads = f.ranged_reads;
-  s.ranged_bytes = f.ranged_bytes;
-  s.downloads = f.downloads;
-  s.downloaded_bytes = f.downloaded_bytes;
-  s.evictions = f.evictions;
-  s.peak_cached_bytes = f.peak_cached_bytes;
-  s.prefetched = f.prefetched;
-  return s;
+  return store_stats(impl_->store->requests(), impl_->files->stats());
 }
 
 }  // namespace ckpt

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/file_system.h"
 #include "ckpt/io.h"
 #include "ckpt/walk.h"
 #include "format/metadata_offsets.h"
@@ -56,7 +57,7 @@ Error error_of(const VerifyProblem& p, const Metadata& m, const std::string& met
   e.file = metadata_path;
   if (!p.file.empty()) e.message += fmt::format(" (file '{}')", p.file);
   // Decoded a second time, on this error path only, to learn where the handle lies.
-  Result<std::string> bytes = read_whole_file(metadata_path);
+  Result<std::string> bytes = read_through_file_system(metadata_path);
   MetadataOffsets offsets;
   if (bytes.ok() && decode_metadata_located(*bytes, metadata_path, offsets).ok())
     e.offset = offsets.find(m, p.operator_id, p.subtask, p.handle);

@@ -174,6 +174,14 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
         return std::optional<std::string>(it->second);
       },
       where.metadata_path);
+  // A store downloads the SSTs ahead of the checks, in their order.
+  std::vector<std::string> order;
+  for (const SstTask& t : tasks)
+    if (auto it = paths.find(t.file->handle.path); it != paths.end() && is_object_store_uri(it->second))
+      order.push_back(it->second);
+  if (!order.empty())
+    if (Result<std::shared_ptr<FileSystem>> files = file_system_for(order.front()); files.ok())
+      files.value()->will_read(order);
   if (options.progress) {
     streams.set_progress(options.progress);
     uint64_t total = 0;

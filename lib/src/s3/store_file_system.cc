@@ -1,0 +1,388 @@
+// ckpt/file_system.h over an object store: objects read by ranges or downloaded into a bounded
+// cache of whole files (support/remote_files.h), written by one PUT each; and the choice of a
+// file system by a path's scheme.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ckpt/file_system.h"
+#include "ckpt/io.h"
+#include "s3/store_files.h"
+#include "support/io_internal.h"
+
+namespace ckpt {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Ranges fetched in blocks that double while reads go on sequentially (kFirstBlock up to
+// kLastBlock), so that a header costs one small request and a scan few large ones; memory
+// stays one block per open file.
+class ObjectFile : public ReadableFile {
+ public:
+  static constexpr uint64_t kFirstBlock = 64 << 10;
+  static constexpr uint64_t kLastBlock = 1 << 20;  // a scan's memory: one block per open file
+  ObjectFile(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name, uint64_t size,
+             std::function<Result<std::string>()> whole)
+      : files_(std::move(files)),
+        cache_path_(std::move(cache_path)),
+        name_(std::move(name)),
+        size_(size),
+        whole_(std::move(whole)) {}
+  uint64_t size() const override { return size_; }
+
+  Status read(uint64_t at, uint64_t len, std::string* out) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (at >= block_at_ && at - block_at_ <= block_.size() && len <= block_.size() - (at - block_at_)) {
+      out->assign(block_, at - block_at_, len);
+      return Status::OK();
+    }
+    // On from the block (a read straddling its end, or starting just past it): the next block
+    // is larger.
+    const bool sequential = !block_.empty() && at >= block_at_ && at - block_at_ < block_.size() + kFirstBlock;
+    next_block_ = sequential ? std::min(next_block_ * 2, kLastBlock) : kFirstBlock;
+    const uint64_t want = at > size_ ? 0 : std::min(std::max(len, next_block_), size_ - at);
+    Result<std::string> got = whole_ && at == 0 && want == size_ ? whole_() : files_->read_range(cache_path_, at, want);
+    if (!got.ok()) {
+      Error e = std::move(got).error();
+      if (!e.offset) e.offset = at;  // where in the file the read was going
+      if (e.file.empty()) e.file = name_;
+      return e;
+    }
+    if (got.value().size() < len)
+      return Error(ErrorCode::kCorruption, "state file shrank while being read", at + got.value().size())
+          .with_file(name_);
+    if (len >= kLastBlock) {
+      *out = std::move(got).value();
+      out->resize(len);
+      return Status::OK();
+    }
+    block_ = std::move(got).value();
+    block_at_ = at;
+    out->assign(block_, 0, len);
+    return Status::OK();
+  }
+
+  Result<std::string> local_path() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!pinned_) {
+      CKPT_ASSIGN_OR_RETURN(pin_, files_->fetch(cache_path_));
+      pinned_ = true;
+    }
+    return cache_path_;
+  }
+  bool is_copy() const override { return true; }
+
+ private:
+  std::shared_ptr<RemoteFiles> files_;
+  std::string cache_path_, name_;
+  uint64_t size_;
+  std::function<Result<std::string>()> whole_;
+  mutable std::mutex mu_;
+  mutable RemoteFiles::Pin pin_;
+  mutable bool pinned_ = false;
+  mutable std::string block_;
+  mutable uint64_t block_at_ = 0;
+  mutable uint64_t next_block_ = kFirstBlock;
+};
+
+constexpr std::string_view kScratchPrefix = "ckpt-s3-";
+
+// "bucket/key" of a URI, for paths in the cache.
+std::string cache_key_of(const std::string& uri) { return uri.substr(uri.find("://") + 3); }
+
+std::string without_trailing_slashes(std::string s) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+class StoreFileSystem : public FileSystem {
+ public:
+  StoreFileSystem(std::shared_ptr<ObjectStore> store, const StoreFileSystemOptions& options)
+      : store_(std::move(store)), options_(options) {}
+  ~StoreFileSystem() override {
+    files_.reset();
+    remove_store_scratch(scratch_);
+  }
+
+  Result<std::shared_ptr<ReadableFile>> open(const std::string& path) override {
+    const std::string uri = canonical_object_uri(without_trailing_slashes(path));
+    CKPT_ASSIGN_OR_RETURN(FileInfo info, stat_object(uri));
+    std::lock_guard<std::mutex> lock(mu_);
+    CKPT_ASSIGN_OR_RETURN(std::string cached, cache_path(uri, info.size));
+    return object_file(files_, cached, path, info.size, [store = store_, uri] { return store->read(uri); });
+  }
+
+  Result<FileInfo> stat(const std::string& path) override {
+    const std::string uri = canonical_object_uri(without_trailing_slashes(path));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = known_.find(uri);
+      if (it != known_.end()) return it->second;
+    }
+    // A prefix with objects under it is a directory (a snapshot is named by one: one listing
+    // answers for it and its files); else the object, if there is one.
+    std::vector<std::string> prefixes;
+    CKPT_ASSIGN_OR_RETURN(std::vector<StoredObject> inside, store_->list_level(uri + "/", &prefixes));
+    remember(inside);
+    if (!inside.empty() || !prefixes.empty()) {
+      FileInfo dir;
+      dir.path = path;
+      dir.directory = true;
+      dir.regular = false;
+      return dir;
+    }
+    // A bucket is no object (a HEAD of it answers for the bucket).
+    if (uri.find('/', uri.find("://") + 3) != std::string::npos) {
+      Result<FileInfo> object = stat_object(uri);
+      if (object.ok() || object.error().code != ErrorCode::kNotFound) return object;
+    }
+    return Error(ErrorCode::kNotFound, "no objects under this prefix").with_file(without_trailing_slashes(path) + "/");
+  }
+
+  Result<std::vector<FileInfo>> list(const std::string& path) override {
+    const std::string uri = canonical_object_uri(without_trailing_slashes(path));
+    std::vector<std::string> prefixes;
+    CKPT_ASSIGN_OR_RETURN(std::vector<StoredObject> inside, store_->list_level(uri + "/", &prefixes));
+    remember(inside);
+    std::vector<FileInfo> out;
+    for (const StoredObject& o : inside) {
+      if (o.uri.back() == '/') continue;  // a "directory" marker
+      FileInfo f;
+      f.path = o.uri;
+      f.size = o.size;
+      f.modified = o.last_modified;
+      out.push_back(std::move(f));
+    }
+    for (const std::string& p : prefixes) {
+      FileInfo d;
+      d.path = without_trailing_slashes(p);
+      d.directory = true;
+      d.regular = false;
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+  Status write(const std::string& path, std::string_view bytes) override {
+    const std::string uri = canonical_object_uri(path);
+    CKPT_RETURN_IF_ERROR(store_->write(uri, bytes));
+    std::lock_guard<std::mutex> lock(mu_);
+    known_.erase(uri);
+    return Status::OK();
+  }
+
+  Status remove(const std::string& path) override {
+    const std::string uri = canonical_object_uri(path);
+    CKPT_RETURN_IF_ERROR(store_->remove({uri}, {}));
+    std::lock_guard<std::mutex> lock(mu_);
+    known_.erase(uri);
+    return Status::OK();
+  }
+
+  void will_read(const std::vector<std::string>& paths) override {
+    std::vector<std::string> order;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& p : paths) {
+      auto it = known_.find(canonical_object_uri(p));
+      if (it == known_.end()) continue;  // not listed: read when asked for
+      Result<std::string> cached = cache_path(it->first, it->second.size);
+      if (cached.ok()) order.push_back(std::move(cached).value());
+    }
+    if (files_ && !order.empty()) files_->prefetch(order, options_.connections);
+  }
+
+  const std::shared_ptr<ObjectStore>& object_store() const { return store_; }
+
+  // The whole object: one GET, checked in full.
+  Result<std::string> read_whole(const std::string& path, uint64_t max_size) {
+    const std::string uri = canonical_object_uri(path);
+    CKPT_ASSIGN_OR_RETURN(FileInfo info, stat_object(uri));
+    if (info.size > max_size)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("file of {} bytes, more than the {} read whole", info.size, max_size))
+          .with_file(path);
+    return store_->read(uri);
+  }
+
+  StoreFileSystemStats stats() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return store_stats(store_->requests(), files_ ? files_->stats() : RemoteFileStats());
+  }
+
+ private:
+  // What a listing said of the object, else a HEAD.
+  Result<FileInfo> stat_object(const std::string& uri) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = known_.find(uri);
+      if (it != known_.end()) return it->second;
+    }
+    CKPT_ASSIGN_OR_RETURN(StoredObject o, store_->stat(uri));
+    remember({o});
+    FileInfo f;
+    f.path = uri;
+    f.size = o.size;
+    f.modified = o.last_modified;
+    return f;
+  }
+
+  void remember(const std::vector<StoredObject>& objects) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const StoredObject& o : objects) {
+      FileInfo& f = known_[o.uri];
+      f.path = o.uri;
+      f.size = o.size;
+      f.modified = o.last_modified;
+    }
+  }
+
+  // Where the cache keeps `uri`'s bytes once downloaded (the cache and its directory made on
+  // first use). Under mu_.
+  Result<std::string> cache_path(const std::string& uri, uint64_t size) {
+    if (!files_) {
+      CKPT_ASSIGN_OR_RETURN(scratch_, create_store_scratch());
+      files_ = std::make_shared<RemoteFiles>(std::make_shared<StoreSource>(store_, options_.connections),
+                                             options_.cache_bytes);
+    }
+    std::string path = scratch_.root + "/" + cache_key_of(uri);
+    if (!files_->holds(path)) {
+      std::error_code ec;
+      fs::create_directories(fs::path(path).parent_path(), ec);
+      if (ec) return Error(ErrorCode::kIOError, "cannot create the cache directory: " + ec.message()).with_file(path);
+      files_->add(path, uri, size);
+    }
+    return path;
+  }
+
+  std::shared_ptr<ObjectStore> store_;
+  StoreFileSystemOptions options_;
+  mutable std::mutex mu_;
+  StoreScratch scratch_;
+  std::shared_ptr<RemoteFiles> files_;
+  std::map<std::string, FileInfo> known_;  // by canonical URI
+};
+
+std::mutex g_store_mu;
+StoreFileSystemOptions g_store_options;
+std::shared_ptr<StoreFileSystem> g_store;
+
+// Stagings and caches of runs that were killed (no destructor ran): each a "ckpt-s3-*"
+// directory in `tmp` whose marker nobody holds locked. A live run's, and whatever lacks the
+// marker, stay.
+void remove_abandoned_scratch(const std::string& tmp) {
+  std::error_code ec;
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > kScratchPrefix.size() && name.starts_with(kScratchPrefix))
+      remove_temp_if_abandoned(it->path().string());
+  }
+}
+
+}  // namespace
+
+Result<StoreScratch> create_store_scratch() {
+  std::error_code ec;
+  const std::string tmp = fs::temp_directory_path(ec).string();
+  // What killed runs left, up to their --cache-size each, goes before this run adds its own.
+  if (!ec) remove_abandoned_scratch(tmp);
+  std::string tmpl = tmp + "/" + std::string(kScratchPrefix) + "XXXXXX";
+  if (ec || !::mkdtemp(tmpl.data()))
+    return Error(ErrorCode::kIOError, "cannot create a staging directory").with_file(tmpl);
+  StoreScratch s;
+  // Canonical: writers name their files by absolute paths (a chain's shared/), and the upload
+  // finds them by this spelling.
+  s.root = fs::weakly_canonical(tmpl, ec).string();
+  if (ec) s.root = tmpl;
+  Result<int> lock = hold_temp_lock(s.root);
+  if (!lock.ok()) {
+    fs::remove_all(s.root, ec);
+    return std::move(lock).error();
+  }
+  s.lock_fd = lock.value();
+  return s;
+}
+
+void remove_store_scratch(StoreScratch& scratch) {
+  std::error_code ec;
+  if (!scratch.root.empty()) fs::remove_all(scratch.root, ec);
+  if (scratch.lock_fd >= 0) ::close(scratch.lock_fd);
+  scratch = StoreScratch();
+}
+
+StoreFileSystemStats store_stats(uint64_t requests, const RemoteFileStats& f) {
+  StoreFileSystemStats s;
+  s.requests = requests;
+  s.ranged_reads = f.ranged_reads;
+  s.ranged_bytes = f.ranged_bytes;
+  s.downloads = f.downloads;
+  s.downloaded_bytes = f.downloaded_bytes;
+  s.evictions = f.evictions;
+  s.peak_cached_bytes = f.peak_cached_bytes;
+  s.prefetched = f.prefetched;
+  return s;
+}
+
+std::shared_ptr<ReadableFile> object_file(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name,
+                                          uint64_t size, std::function<Result<std::string>()> whole) {
+  return std::make_shared<ObjectFile>(std::move(files), std::move(cache_path), std::move(name), size, std::move(whole));
+}
+
+Result<std::shared_ptr<FileSystem>> open_store_file_system(const StoreFileSystemOptions& options) {
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, ObjectStore::open(options.store));
+  return std::shared_ptr<FileSystem>(std::make_shared<StoreFileSystem>(std::move(store), options));
+}
+
+void set_store_file_system_options(const StoreFileSystemOptions& options) {
+  std::lock_guard<std::mutex> lock(g_store_mu);
+  g_store_options = options;
+  g_store.reset();
+}
+
+// The process's store file system, opened on first use. Under g_store_mu.
+static Result<std::shared_ptr<StoreFileSystem>> process_store() {
+  if (!g_store) {
+    CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, ObjectStore::open(g_store_options.store));
+    g_store = std::make_shared<StoreFileSystem>(std::move(store), g_store_options);
+  }
+  return g_store;
+}
+
+Result<std::shared_ptr<FileSystem>> file_system_for(std::string_view path) {
+  if (!is_object_store_uri(path)) return local_file_system();
+  std::lock_guard<std::mutex> lock(g_store_mu);
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<StoreFileSystem> store, process_store());
+  return std::shared_ptr<FileSystem>(std::move(store));
+}
+
+Result<std::shared_ptr<ObjectStore>> object_store_for(std::string_view uri) {
+  if (!is_object_store_uri(uri))
+    return Error(ErrorCode::kInvalidArgument, "not an object-store URI").with_file(std::string(uri));
+  std::lock_guard<std::mutex> lock(g_store_mu);
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<StoreFileSystem> store, process_store());
+  return store->object_store();
+}
+
+Result<std::string> read_through_file_system(const std::string& path, uint64_t max_size) {
+  if (!is_object_store_uri(path)) return read_whole_file(path, max_size);
+  std::shared_ptr<StoreFileSystem> store;
+  {
+    std::lock_guard<std::mutex> lock(g_store_mu);
+    CKPT_ASSIGN_OR_RETURN(store, process_store());
+  }
+  return store->read_whole(path, max_size);
+}
+
+StoreFileSystemStats store_file_system_stats() {
+  std::lock_guard<std::mutex> lock(g_store_mu);
+  return g_store ? g_store->stats() : StoreFileSystemStats();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,54 @@
+// s3/store_files.h - what the object-store file system (ckpt/file_system.h) and the staging of
+// snapshots (ckpt/staging.h) share: the store as the source of a cache of downloaded files, the
+// scratch directory that cache lives in, and a file standing for an object in that cache.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ckpt/error.h"
+#include "ckpt/file_system.h"
+#include "ckpt/object_store.h"
+#include "support/remote_files.h"
+
+namespace ckpt {
+
+class StoreSource : public RemoteSource {
+ public:
+  StoreSource(std::shared_ptr<ObjectStore> store, int connections) : store_(std::move(store)), jobs_(connections) {}
+  Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) override {
+    return store_->read_range(uri, offset, length);
+  }
+  Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) override {
+    // Downloads ahead run `jobs_` at once: two connections each keep the total near it.
+    return store_->download(uri, local_path, size, ahead ? std::min(jobs_, 2) : jobs_);
+  }
+
+ private:
+  std::shared_ptr<ObjectStore> store_;
+  int jobs_;
+};
+
+// A "ckpt-s3-*" directory in the temp directory, canonical, marked as in use while `lock_fd`
+// is held (support/io_internal.h); those of killed runs are removed first.
+struct StoreScratch {
+  std::string root;
+  int lock_fd = -1;
+};
+Result<StoreScratch> create_store_scratch();
+// Removes the directory and lets go of its marker.
+void remove_store_scratch(StoreScratch& scratch);
+
+// What a store's `requests` and a cache's `files` cost, as CKPT_S3_STATS reports it.
+StoreFileSystemStats store_stats(uint64_t requests, const RemoteFileStats& files);
+
+// The object that `cache_path` stands for in `files` (RemoteFiles::add() done), of `size` bytes:
+// ranges read in blocks that grow while the reads go on sequentially, local_path() a download
+// pinned while the file lives. Errors name `name`. With `whole`, a first read that covers the
+// object takes it by `whole()`, one GET checked in full (length, ETag, checksums), not a range.
+std::shared_ptr<ReadableFile> object_file(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name,
+                                          uint64_t size, std::function<Result<std::string>()> whole = {});
+
+}  // namespace ckpt

@@ -1,0 +1,118 @@
+// ckpt/file_system.h: one interface over the disk and an object store. Snapshots in different
+// buckets open side by side in one process, and read as their copies on disk do.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ckpt/entries.h"
+#include "ckpt/file_system.h"
+#include "ckpt/generate.h"
+#include "testlib/s3_fixtures.h"
+#include "testlib/test_support.h"
+
+using namespace ckpt;
+
+namespace {
+
+std::vector<std::string> entry_texts(EntryReader& reader) {
+  std::vector<std::string> out;
+  Status s = reader.for_each([&](const Entry& e) -> Status {
+    out.push_back(e.operator_id + " " + std::to_string(e.subtask) + " " + e.state + " " +
+                  (e.key ? e.key->json() : "-") + " " + e.value.json());
+    return Status::OK();
+  });
+  INFO((s.ok() ? std::string() : s.error().to_string()));
+  REQUIRE(s.ok());
+  return out;
+}
+
+std::set<std::string> listed_names(FileSystem& files, const std::string& dir) {
+  auto listed = files.list(dir);
+  REQUIRE(listed.ok());
+  std::set<std::string> out;
+  for (const FileInfo& f : listed.value()) out.insert(f.path.substr(f.path.rfind('/') + 1) + (f.directory ? "/" : ""));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("snapshots in two buckets open at once through the store file system and read as on disk", "[ops][s3]") {
+  CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  set_store_file_system_options({});
+  test::ScratchDir dir;
+  const GenerateOptions heap{
+      .output = dir / "heap", .backend = GenerateBackend::kHeap, .keys = 60, .states = {"value", "map"}};
+  const GenerateOptions rocks{
+      .output = dir / "rocks", .backend = GenerateBackend::kRocksDb, .keys = 60, .states = {"list"}};
+  REQUIRE(generate_snapshot(heap).ok());
+  REQUIRE(generate_snapshot(rocks).ok());
+  REQUIRE(m->create_bucket("vfs-one"));
+  REQUIRE(m->create_bucket("vfs-two"));
+  REQUIRE(m->upload_tree(heap.output, "vfs-one", "jobs/heap"));
+  REQUIRE(m->upload_tree(rocks.output, "vfs-two", "jobs/rocks"));
+
+  auto one = EntryReader::open("s3://vfs-one/jobs/heap", {});
+  auto two = EntryReader::open("s3a://vfs-two/jobs/rocks/", {});
+  REQUIRE(one.ok());
+  INFO((two.ok() ? std::string() : two.error().to_string()));
+  REQUIRE(two.ok());
+  auto heap_disk = EntryReader::open(heap.output, {});
+  auto rocks_disk = EntryReader::open(rocks.output, {});
+  REQUIRE(heap_disk.ok());
+  REQUIRE(rocks_disk.ok());
+  // Both readers open while either reads.
+  const std::vector<std::string> from_two = entry_texts(**two);
+  const std::vector<std::string> from_one = entry_texts(**one);
+  CHECK(from_one.size() > 60);
+  CHECK(from_one == entry_texts(**heap_disk));
+  CHECK(from_two == entry_texts(**rocks_disk));
+  CHECK(store_file_system_stats().requests > 0);
+}
+
+TEST_CASE("the file system of a path lists stats reads writes and removes alike on disk and in a bucket", "[ops][s3]") {
+  CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  set_store_file_system_options({});
+  REQUIRE(m->create_bucket("vfs-rw"));
+  test::ScratchDir dir;
+  for (const std::string& root : {dir.path(), std::string("s3://vfs-rw/root")}) {
+    INFO(root);
+    auto files = file_system_for(root);
+    REQUIRE(files.ok());
+    FileSystem& f = *files.value();
+    std::string bytes(300000, '\0');
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+    if (root == dir.path()) REQUIRE(::mkdir((root + "/sub").c_str(), 0755) == 0);
+    REQUIRE(f.write(root + "/a", bytes).ok());
+    REQUIRE(f.write(root + "/sub/b", "bee").ok());
+    CHECK(listed_names(f, root) == std::set<std::string>{"a", "sub/"});
+    auto info = f.stat(root + "/a");
+    REQUIRE(info.ok());
+    CHECK(info->size == bytes.size());
+    CHECK(!info->directory);
+    auto sub = f.stat(root + "/sub");
+    REQUIRE(sub.ok());
+    CHECK(sub->directory);
+    auto in = f.open(root + "/a");
+    REQUIRE(in.ok());
+    std::string got;
+    REQUIRE(in.value()->read(200000, 1000, &got).ok());
+    CHECK(got == bytes.substr(200000, 1000));
+    REQUIRE(in.value()->read(0, 100, &got).ok());
+    CHECK(got == bytes.substr(0, 100));
+    Status past = in.value()->read(299990, 20, &got);
+    CHECK(!past.ok());
+    auto local = in.value()->local_path();
+    REQUIRE(local.ok());
+    CHECK(test::read_file(local.value()) == bytes);
+    REQUIRE(f.remove(root + "/a").ok());
+    CHECK(f.stat(root + "/a").error().code == ErrorCode::kNotFound);
+  }
+}
