@@ -171,24 +171,27 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
     }
   }
 
-  // Flink's restore opens a native handle's instance by its CURRENT file: a handle whose files
-  // include none of that name (one damaged byte of it) cannot be restored, although each of
-  // its tables reads.
+  // Flink's restore opens a native handle's instance by its CURRENT file: a handle with a
+  // MANIFEST but no file of that name (one damaged byte of it) cannot be restored, although each
+  // of its tables reads.
   for (size_t i = 0; i < m.operators.size(); ++i)
     for (const SubtaskState& st : m.operators[i].subtasks) {
       const KeyedHandle& h = st.managed_keyed;
       if (h.type != handle_type::kIncremental && h.type != handle_type::kIncrementalV1) continue;
-      if (h.private_files.empty() && h.shared_files.empty()) continue;
-      bool current = false;
+      bool current = false, manifest = false;
       for (const auto* list : {&h.private_files, &h.shared_files})
-        for (const NamedStream& f : *list) current = current || f.name == "CURRENT";
-      if (current) continue;
+        for (const NamedStream& f : *list) {
+          current = current || f.name == "CURRENT";
+          manifest = manifest || f.name.starts_with("MANIFEST-");
+        }
+      if (current || !manifest) continue;
       Reference r;
       r.operator_index = i;
       r.subtask = st.index;
       r.handle = "managed-keyed incremental";
-      report.problems.push_back(at(m, r, ProblemKind::kBadFileName, "",
-                                   "the handle lists no file named CURRENT, by which RocksDB opens the instance"));
+      report.problems.push_back(
+          at(m, r, ProblemKind::kBadFileName, "",
+             "the handle lists a MANIFEST but no file named CURRENT, by which RocksDB opens the instance"));
     }
 }
 
