@@ -170,29 +170,6 @@ void check_files(const Metadata& m, FileResolver& resolver, VerifyReport& report
       if (found) faulty.insert(found->path);
     }
   }
-
-  // Flink's restore opens a native handle's instance by its CURRENT file: a handle with a
-  // MANIFEST but no file of that name (one damaged byte of it) cannot be restored, although each
-  // of its tables reads.
-  for (size_t i = 0; i < m.operators.size(); ++i)
-    for (const SubtaskState& st : m.operators[i].subtasks) {
-      const KeyedHandle& h = st.managed_keyed;
-      if (h.type != handle_type::kIncremental && h.type != handle_type::kIncrementalV1) continue;
-      bool current = false, manifest = false;
-      for (const auto* list : {&h.private_files, &h.shared_files})
-        for (const NamedStream& f : *list) {
-          current = current || f.name == "CURRENT";
-          manifest = manifest || f.name.starts_with("MANIFEST-");
-        }
-      if (current || !manifest) continue;
-      Reference r;
-      r.operator_index = i;
-      r.subtask = st.index;
-      r.handle = "managed-keyed incremental";
-      report.problems.push_back(
-          at(m, r, ProblemKind::kBadFileName, "",
-             "the handle lists a MANIFEST but no file named CURRENT, by which RocksDB opens the instance"));
-    }
 }
 
 namespace {

@@ -236,19 +236,27 @@ Status check_instance_files(const KeyedHandle& h, const StreamOpener& streams) {
   };
   // CURRENT first: the MANIFEST it names is the one whose tables RocksDB opens.
   std::string opened;
+  bool current = false;
   for (const auto* list : {&h.private_files, &h.shared_files})
-    for (const NamedStream& f : *list)
-      if (f.name == "CURRENT")
-        CKPT_RETURN_IF_ERROR(read_whole(f, [&](std::string_view bytes, const StateStream& stream) -> Status {
-          CKPT_RETURN_IF_ERROR(check_current(bytes, stream.base(), stream.file(), h));
-          opened = std::string(bytes.substr(0, bytes.size() - 1));
-          return Status::OK();
-        }));
+    for (const NamedStream& f : *list) {
+      if (f.name != "CURRENT") continue;
+      current = true;
+      CKPT_RETURN_IF_ERROR(read_whole(f, [&](std::string_view bytes, const StateStream& stream) -> Status {
+        CKPT_RETURN_IF_ERROR(check_current(bytes, stream.base(), stream.file(), h));
+        opened = std::string(bytes.substr(0, bytes.size() - 1));
+        return Status::OK();
+      }));
+    }
   for (const auto* list : {&h.private_files, &h.shared_files})
     for (const NamedStream& f : *list) {
       if (f.name.rfind("MANIFEST-", 0) != 0) continue;
       CKPT_RETURN_IF_ERROR(read_whole(f, [&](std::string_view bytes, const StateStream& stream) -> Status {
         if (f.name == opened) return check_manifest_tables(bytes, stream.base(), stream.file(), h);
+        // Without a CURRENT (one damaged byte of its name) RocksDB, and Flink's restore, cannot
+        // open the instance, although each of its tables reads.
+        if (!current)
+          return manifest_corrupt(stream.file(), stream.base(),
+                                  "no file of the handle is named CURRENT, by which RocksDB opens the instance");
         return check_manifest(bytes, stream.base(), stream.file());
       }));
     }
