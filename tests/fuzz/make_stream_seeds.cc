@@ -2,26 +2,32 @@
 // in-memory change logs of the real snapshots, and a heap stream built with the project's own
 // writers whose state names a serializer ckpt cannot decode (so that seeds reach the heap
 // value-length inference), and hostile Avro schemas (also as fuzz_avro_schema inputs, into
-// AVRO_OUT_DIR). Usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR [AVRO_OUT_DIR]
+// AVRO_OUT_DIR); the tables of a small generated RocksDB savepoint, whole and with bytes
+// flipped where ckpt checks them before RocksDB reads them (footer, meta-index, properties),
+// and for fuzz_metadata (into METADATA_OUT_DIR) that savepoint's `_metadata` with hostile
+// RocksDB file names and key-group ranges (issue 27).
+// Usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR [AVRO_OUT_DIR [METADATA_OUT_DIR]]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ckpt/generate.h"
 #include "ckpt/metadata.h"
 #include "state/backend_meta.h"
 #include "state/heap/key_groups_reader.h"
 #include "state/raw_keyed_reader.h"
-#include "types/serializer_snapshot.h"
 #include "state/state_stream.h"
-#include "types/value_decoder.h"
 #include "support/byte_writer.h"
 #include "testlib/change_records.h"
 #include "testlib/hostile_inputs.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -326,18 +332,120 @@ void hand_built_changelog() {
   }
 }
 
+// The SST mode (bit 7) of the target: each table of `snapshot`, whole and with one byte flipped
+// at a distance from its end (the footer's magic, checksum type and block handles, the
+// meta-index block, the properties block: Flink 1.20's small tables carry the restart count
+// whose top bit made RocksDB 7.8 assert at len-96), so that mutations start where the checks are.
+void sst_seeds(const fs::path& snapshot) {
+  for (const auto& e : fs::recursive_directory_iterator(snapshot)) {
+    if (!e.is_regular_file() || e.path().extension() != ".sst") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::string table((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string name = e.path().stem().string();
+    seed("sst-" + name, "\x80" + table);
+    for (size_t back : {1, 8, 9, 48, 53, 96, 120, 200, 400}) {
+      if (back > table.size()) continue;
+      std::string bad = table;
+      bad[table.size() - back] = static_cast<char>(bad[table.size() - back] ^ 0x80);
+      seed("sst-" + name + "-flip-len-" + std::to_string(back), "\x80" + bad);
+    }
+  }
+}
+
+// fuzz_metadata seeds: `snapshot`'s `_metadata` as written, then with what the issue-27 checks
+// refuse: RocksDB file names that are paths (`..`, absolute, nested, empty, a NUL), a max
+// parallelism of 2^31-1, key-group ranges beyond the max parallelism and beyond key group 32767.
+void metadata_seeds(const fs::path& snapshot, const fs::path& dir) {
+  auto m = read_metadata_file((snapshot / "_metadata").string());
+  if (!m.ok()) {
+    std::fprintf(stderr, "make_stream_seeds: %s\n", m.error().to_string().c_str());
+    std::exit(1);
+  }
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const Metadata& model) {
+    auto bytes = encode_metadata(model);
+    if (!bytes.ok()) return;
+    std::ofstream(dir / name, std::ios::binary) << *bytes;
+    ++written;
+  };
+  write("generated-rocksdb", *m);
+  KeyedHandle* keyed = nullptr;
+  OperatorState* op = nullptr;
+  for (OperatorState& o : m->operators)
+    for (SubtaskState& st : o.subtasks)
+      if (!keyed && !st.managed_keyed.private_files.empty()) keyed = &st.managed_keyed, op = &o;
+  if (!keyed) return;
+  const std::vector<std::pair<std::string, std::string>> names = {{"dotdot", "../../../../tmp/PWNED"},
+                                                                  {"absolute", "/etc/passwd"},
+                                                                  {"nested", "a/b"},
+                                                                  {"parent", ".."},
+                                                                  {"self", "."},
+                                                                  {"empty", ""},
+                                                                  {"nul", std::string("000010\0.sst", 11)}};
+  for (const auto& [tag, name] : names) {
+    Metadata bad = *m;
+    for (OperatorState& o : bad.operators)
+      for (SubtaskState& st : o.subtasks)
+        if (!st.managed_keyed.private_files.empty()) st.managed_keyed.private_files.front().name = name;
+    write("bad-file-name-" + tag, bad);
+  }
+  const int32_t max_parallelism = op->max_parallelism;
+  auto ranged = [&](const std::string& name, int32_t mp, KeyGroupRange range) {
+    op->max_parallelism = mp;
+    const KeyGroupRange kept = keyed->range;
+    keyed->range = range;
+    write(name, *m);
+    keyed->range = kept;
+    op->max_parallelism = max_parallelism;
+  };
+  ranged("max-parallelism-2147483647", 2147483647, keyed->range);
+  ranged("max-parallelism-0", 0, keyed->range);
+  ranged("range-beyond-max-parallelism", max_parallelism, {0, max_parallelism + 1});
+  ranged("range-beyond-32767", 32768, {0, 32769});
+  ranged("range-negative-first", max_parallelism, {-1, 2});
+  ranged("range-wrapping", 2147483647, {2147483600, 100});
+}
+
+// A RocksDB savepoint of one subtask and three states, small (tables of about a KiB), written by
+// ckpt generate into a fresh directory under `parent`.
+fs::path generated_rocksdb(const fs::path& parent) {
+  fs::create_directories(parent);
+  GenerateOptions o;
+  o.output = (parent / "generated-rocksdb").string();
+  o.force = true;
+  o.parallelism = 1;
+  o.max_parallelism = 4;
+  o.keys = 6;
+  o.value_size = 8;
+  o.states = {"value", "list", "map"};
+  auto s = generate_snapshot(o);
+  if (!s.ok()) {
+    std::fprintf(stderr, "make_stream_seeds: %s\n", s.error().to_string().c_str());
+    std::exit(1);
+  }
+  return o.output;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR [AVRO_OUT_DIR]\n");
+  if (argc < 3 || argc > 5) {
+    std::fprintf(stderr, "usage: make_stream_seeds SHARED_FLINK_DIR OUT_DIR [AVRO_OUT_DIR [METADATA_OUT_DIR]]\n");
     return 2;
   }
   out_dir = argv[2];
   fs::create_directories(out_dir);
   heap_with_unknown_serializer();
   hand_built_changelog();
-  avro_seeds(argc == 4 ? fs::path(argv[3]) : out_dir / "avro");
+  avro_seeds(argc >= 4 ? fs::path(argv[3]) : out_dir / "avro");
+  {
+    // The generated savepoint lives beside the seeds only while they are cut from it.
+    const fs::path scratch = out_dir / "generated-scratch";
+    const fs::path snapshot = generated_rocksdb(scratch);
+    sst_seeds(snapshot);
+    metadata_seeds(snapshot, argc == 5 ? fs::path(argv[4]) : out_dir / "metadata");
+    fs::remove_all(scratch);
+  }
   if (fs::is_directory(argv[1])) from_corpus(argv[1]);
   std::printf("make_stream_seeds: %d seeds in %s\n", written, argv[2]);
   return 0;

@@ -54,6 +54,9 @@ replay_seed_step(fuzz_seeds_streams ${replay_out}/stream-seeds fuzz_stream_seeds
   $<TARGET_FILE:make_stream_seeds> ${replay_out}/no-corpus ${replay_out}/stream-seeds)
 add_test(NAME replay_fuzz_state_streams_seeds COMMAND replay_fuzz_state_streams ${replay_out}/stream-seeds)
 set_tests_properties(replay_fuzz_state_streams_seeds PROPERTIES FIXTURES_REQUIRED fuzz_stream_seeds)
+# make_stream_seeds also writes a generated `_metadata` with hostile file names and key-group ranges.
+add_test(NAME replay_fuzz_metadata_hostile COMMAND replay_fuzz_metadata ${replay_out}/stream-seeds/metadata)
+set_tests_properties(replay_fuzz_metadata_hostile PROPERTIES FIXTURES_REQUIRED fuzz_stream_seeds)
 
 # (c) seeds derived from Flink's snapshots, read in place from ../shared ($CKPT_SHARED_DIR
 # overrides): every _metadata of flink and flink-sql, every serializer snapshot followed by its
@@ -73,6 +76,6 @@ set_tests_properties(replay_fuzz_state_streams_shared PROPERTIES FIXTURES_REQUIR
 set_tests_properties(
   replay_driver_selftest replay_fuzz_metadata_regression replay_fuzz_serializer_regression replay_fuzz_state_streams_regression
   replay_fuzz_avro_schema_regression replay_fuzz_s3_xml_regression
-  replay_fuzz_metadata_generated replay_fuzz_state_streams_seeds
+  replay_fuzz_metadata_generated replay_fuzz_state_streams_seeds replay_fuzz_metadata_hostile
   replay_fuzz_metadata_shared replay_fuzz_serializer_shared replay_fuzz_state_streams_shared
   PROPERTIES LABELS fuzz-replay SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -307,9 +307,14 @@ Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& st
     CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &buffers, &view, &base));
     if (!ks.meta.compression) view.remove_prefix(skip);
     Status s = fn(ks.meta, layout, region->key_group, view, base + skip);
-    if (!s.ok())
-      return std::move(s).error().with_context(
+    if (!s.ok()) {
+      Error e = std::move(s).error();
+      // What `fn` refuses of the block as a whole (a writer's: a key repeated, which Flink's heap
+      // restore lets the later one win) is located at the block, in this stream's file.
+      if (!e.offset && e.file.empty()) e.offset = stream.base() + region->start;
+      return std::move(e).with_context(
           fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
+    }
   }
   return Status::OK();
 }

@@ -2,10 +2,14 @@
 #include "state/rocksdb/rocks_manifest.h"
 
 #include <cctype>
+#include <functional>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "state/rocksdb/rocks_checksum.h"
+#include "support/byte_reader.h"
 
 namespace ckpt {
 namespace {
@@ -42,11 +46,14 @@ Status check_current(std::string_view bytes, uint64_t base, const std::string& f
   return manifest_corrupt(file, base, fmt::format("CURRENT names '{}', which the handle does not list", name));
 }
 
-}  // namespace
+// A whole record's payload (its fragments joined) and the offset of its first fragment.
+using ManifestRecordFn = std::function<void(std::string_view payload, uint64_t at)>;
 
-Status check_manifest(std::string_view bytes, uint64_t base, const std::string& file) {
+Status walk_manifest(std::string_view bytes, uint64_t base, const std::string& file, const ManifestRecordFn& each) {
   bool in_record = false;  // between a FIRST fragment and its LAST
   uint64_t records = 0;
+  std::string joined;  // the fragments of a FIRST .. LAST record so far
+  uint64_t joined_at = 0;
   for (uint64_t pos = 0; pos < bytes.size();) {
     const uint64_t left = kBlockSize - pos % kBlockSize;
     if (left < kHeaderSize) {
@@ -72,6 +79,14 @@ Status check_manifest(std::string_view bytes, uint64_t base, const std::string& 
     if (starts == in_record)
       return manifest_corrupt(file, base + pos + 6, in_record ? "log record starts inside another" : "log record fragment without its start");
     in_record = type == kFirst || type == kMiddle;
+    const std::string_view payload = bytes.substr(pos + kHeaderSize, length);
+    if (type == kFull) {
+      each(payload, base + pos);
+    } else {
+      if (type == kFirst) joined.clear(), joined_at = base + pos;
+      joined.append(payload);
+      if (type == kLast) each(joined, joined_at);
+    }
     ++records;
     pos += kHeaderSize + length;
   }
@@ -80,16 +95,169 @@ Status check_manifest(std::string_view bytes, uint64_t base, const std::string& 
   return Status::OK();
 }
 
+// RocksDB's VersionEdit tags (db/version_edit.h) that add, delete and place table files; every
+// other known tag is read past. Tags with bit 13 set are RocksDB's forward-compatible records
+// (a length-prefixed payload any reader may skip).
+namespace version_edit_tag {
+enum : uint32_t {
+  kComparator = 1,
+  kLogNumber = 2,
+  kNextFileNumber = 3,
+  kLastSequence = 4,
+  kCompactCursor = 5,
+  kDeletedFile = 6,
+  kNewFile = 7,
+  kPrevLogNumber = 9,
+  kMinLogNumberToKeep = 10,
+  kNewFile2 = 100,
+  kNewFile3 = 102,
+  kNewFile4 = 103,
+  kColumnFamily = 200,
+  kColumnFamilyAdd = 201,
+  kColumnFamilyDrop = 202,
+  kMaxColumnFamily = 203,
+  kInAtomicGroup = 300,
+  kSafeIgnoreMask = 1 << 13,
+};
+constexpr uint32_t kNewFile4Terminate = 1;
+// The low 62 bits of a kNewFile3 number; the top two carry the path id.
+constexpr uint64_t kFileNumberMask = 0x3FFFFFFFFFFFFFFFull;
+}  // namespace version_edit_tag
+
+// The table files live at the end of a MANIFEST: file number -> (column family, offset of the
+// record that added it). None (live() is null) when a record holds what this reader does not
+// know (a tag of a later RocksDB, blob files): then it claims nothing, and RocksDB's open judges.
+class LiveTables {
+ public:
+  void apply(std::string_view edit, uint64_t at) {
+    using namespace version_edit_tag;
+    if (!known_) return;
+    ByteReader r(edit);
+    uint32_t family = 0;
+    bool drop = false;
+    std::vector<uint64_t> added, deleted;
+    auto lp = [&r] { r.skip(r.varint(5)); };
+    while (known_ && r.ok() && !r.at_end()) {
+      const uint64_t tag = r.varint(5);
+      switch (tag) {
+        case kComparator:
+        case kColumnFamilyAdd: lp(); break;
+        case kLogNumber:
+        case kNextFileNumber:
+        case kLastSequence:
+        case kPrevLogNumber:
+        case kMinLogNumberToKeep: r.varint(); break;
+        case kCompactCursor:
+          r.varint(5);  // level
+          lp();
+          break;
+        case kDeletedFile:
+          r.varint(5);  // level
+          deleted.push_back(r.varint());
+          break;
+        case kNewFile:
+        case kNewFile2:
+        case kNewFile3:
+        case kNewFile4: {
+          r.varint(5);  // level
+          added.push_back(r.varint() & kFileNumberMask);
+          if (tag == kNewFile3) r.varint(5);  // path id
+          r.varint();                         // file size
+          lp();                               // smallest key
+          lp();                               // largest key
+          if (tag != kNewFile) {              // smallest and largest sequence numbers
+            r.varint();
+            r.varint();
+          }
+          // Custom fields, each length-prefixed, up to the terminating tag.
+          while (tag == kNewFile4 && r.ok() && r.varint(5) != kNewFile4Terminate) lp();
+          break;
+        }
+        case kColumnFamily: family = static_cast<uint32_t>(r.varint(5)); break;
+        case kColumnFamilyDrop: drop = true; break;
+        case kMaxColumnFamily:
+        case kInAtomicGroup: r.varint(5); break;
+        default:
+          if (tag & kSafeIgnoreMask)
+            lp();
+          else
+            known_ = false;
+      }
+    }
+    if (!r.ok()) known_ = false;
+    if (!known_) return;
+    for (uint64_t n : deleted) live_.erase(n);
+    for (uint64_t n : added) live_[n] = {family, at};
+    if (drop) std::erase_if(live_, [family](const auto& e) { return e.second.first == family; });
+  }
+  const std::map<uint64_t, std::pair<uint32_t, uint64_t>>* live() const { return known_ ? &live_ : nullptr; }
+
+ private:
+  bool known_ = true;
+  std::map<uint64_t, std::pair<uint32_t, uint64_t>> live_;
+};
+
+// Every table file the MANIFEST leaves live is one of the handle's files: Flink's restore opens
+// the instance through it, and RocksDB refuses an instance whose table is missing, while the
+// tables read one by one (dump, verify) would silently leave that one out.
+Status check_manifest_tables(std::string_view bytes, uint64_t base, const std::string& file, const KeyedHandle& h) {
+  LiveTables tables;
+  CKPT_RETURN_IF_ERROR(
+      walk_manifest(bytes, base, file, [&](std::string_view edit, uint64_t at) { tables.apply(edit, at); }));
+  if (!tables.live()) return Status::OK();
+  for (const auto& [number, where] : *tables.live()) {
+    // RocksDB looks for "<number>.sst", then the old "<number>.ldb".
+    const std::string sst = fmt::format("{:06}.sst", number), ldb = fmt::format("{:06}.ldb", number);
+    bool listed = false;
+    for (const auto* list : {&h.private_files, &h.shared_files})
+      for (const NamedStream& f : *list) listed = listed || f.name == sst || f.name == ldb;
+    if (!listed)
+      return manifest_corrupt(
+          file, where.second,
+          fmt::format("the MANIFEST record here adds table file {}, which the handle does not list", sst));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status check_manifest(std::string_view bytes, uint64_t base, const std::string& file) {
+  return walk_manifest(bytes, base, file, [](std::string_view, uint64_t) {});
+}
+
 Status check_instance_files(const KeyedHandle& h, const StreamOpener& streams) {
+  auto read_whole = [&streams](const NamedStream& f,
+                               const std::function<Status(std::string_view, const StateStream&)>& check) {
+    return streams.read(f.handle, [&](const StateStream& stream) -> Status {
+      std::string bytes;
+      CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
+      return check(bytes, stream);
+    });
+  };
+  // CURRENT first: the MANIFEST it names is the one whose tables RocksDB opens.
+  std::string opened;
+  bool current = false;
   for (const auto* list : {&h.private_files, &h.shared_files})
     for (const NamedStream& f : *list) {
-      const bool current = f.name == "CURRENT";
-      if (!current && f.name.rfind("MANIFEST-", 0) != 0) continue;
-      CKPT_RETURN_IF_ERROR(streams.read(f.handle, [&](const StateStream& stream) -> Status {
-        std::string bytes;
-        CKPT_RETURN_IF_ERROR(stream.read_all(&bytes));
-        return current ? check_current(bytes, stream.base(), stream.file(), h)
-                       : check_manifest(bytes, stream.base(), stream.file());
+      if (f.name != "CURRENT") continue;
+      current = true;
+      CKPT_RETURN_IF_ERROR(read_whole(f, [&](std::string_view bytes, const StateStream& stream) -> Status {
+        CKPT_RETURN_IF_ERROR(check_current(bytes, stream.base(), stream.file(), h));
+        opened = std::string(bytes.substr(0, bytes.size() - 1));
+        return Status::OK();
+      }));
+    }
+  for (const auto* list : {&h.private_files, &h.shared_files})
+    for (const NamedStream& f : *list) {
+      if (f.name.rfind("MANIFEST-", 0) != 0) continue;
+      CKPT_RETURN_IF_ERROR(read_whole(f, [&](std::string_view bytes, const StateStream& stream) -> Status {
+        if (f.name == opened) return check_manifest_tables(bytes, stream.base(), stream.file(), h);
+        // Without a CURRENT (one damaged byte of its name) RocksDB, and Flink's restore, cannot
+        // open the instance, although each of its tables reads.
+        if (!current)
+          return manifest_corrupt(stream.file(), stream.base(),
+                                  "no file of the handle is named CURRENT, by which RocksDB opens the instance");
+        return check_manifest(bytes, stream.base(), stream.file());
       }));
     }
   return Status::OK();
