@@ -311,6 +311,13 @@ struct FileResolver::Cache {
     std::string real;           // a link's target, resolved, once asked
     uint64_t size = 0;
   };
+  static Entry stated_entry(bool regular, uint64_t size) {
+    Entry e;
+    e.stated = true;
+    e.regular = regular;
+    e.size = size;
+    return e;
+  }
   struct Listing {
     Map<Entry> entries;
     int8_t outside = -1;  // outside_dir() of the directory, once asked: 0 / 1
@@ -337,7 +344,7 @@ struct FileResolver::Cache {
         if (auto files = file_system_for(d); files.ok())
           if (auto listed = files.value()->list(d); listed.ok())
             for (const FileInfo& f : listed.value())
-              l.entries.emplace(f.path.substr(f.path.rfind('/') + 1), Entry{true, !f.directory, f.size});
+              l.entries.emplace(f.path.substr(f.path.rfind('/') + 1), stated_entry(!f.directory, f.size));
       } else if (DIR* h = ::opendir(d.c_str())) {
         while (const dirent* e = ::readdir(h)) {
           std::string_view n = e->d_name;
@@ -439,7 +446,8 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
     if (l.outside < 0) l.outside = outside_dir(dir) ? 1 : 0;
     f.outside = l.outside == 1;
   }
-  if (follow_) return f;
+  // An object store has no links.
+  if (follow_ || is_object_store_uri(f.path)) return f;
   // Where the file really is, against where it was looked for, both with their links resolved:
   // a link in the snapshot may point anywhere in it, and nowhere else.
   if (root.empty()) {
