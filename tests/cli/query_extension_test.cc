@@ -206,7 +206,7 @@ TEST_CASE("ckpt query --to-sqlite writes the tables or the result into a new SQL
                                    fingerprint("entries"), "SELECT typeof(key_group) FROM entries LIMIT 1",
                                    "SELECT group_concat(name || kind || value_serializer, ';') FROM states"});
   REQUIRE(tables.status == 0);
-  CHECK(tables.out == "entries\nfiles\noperators\nsnapshots\nstates\n" + query_value({sp}, fingerprint("entries")) +
+  CHECK(tables.out == "entries\nfiles\noperators\nsnapshots\nstate_columns\nstates\n" + query_value({sp}, fingerprint("entries")) +
                           "integer\n" +
                           query_value({sp}, "SELECT group_concat(name || kind || value_serializer, ';') FROM states"));
 

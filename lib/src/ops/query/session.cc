@@ -85,7 +85,16 @@ class Session : public QuerySession {
     if (sqlite3_open_v2(":memory:", &plain, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) == SQLITE_OK)
       for (const std::string& n : names_in(plain)) ours.erase(n);
     sqlite3_close_v2(plain);
-    return std::vector<std::string>(ours.begin(), ours.end());
+    // A module that is no table of its own (the state tables' module: each is declared by name)
+    // cannot be read as one.
+    std::vector<std::string> out;
+    for (const std::string& n : ours) {
+      sqlite3_stmt* raw = nullptr;
+      const std::string probe = "SELECT * FROM " + sql_identifier(n) + " LIMIT 0";
+      if (sqlite3_prepare_v2(db_.get(), probe.c_str(), -1, &raw, nullptr) == SQLITE_OK) out.push_back(n);
+      sqlite3_finalize(raw);
+    }
+    return out;
   }
 
   Result<std::unique_ptr<QueryRows>> prepare_first(const std::string& sql, const std::vector<QueryCell>& params,
