@@ -1,13 +1,17 @@
 #include "s3/crypto.h"
 
 #include <openssl/evp.h>
+#include <openssl/crypto.h>
 #include <openssl/hmac.h>
+
+#include <mutex>
 
 namespace ckpt::s3 {
 
 namespace {
 
 std::string digest(const EVP_MD* md, std::string_view data) {
+  init_openssl();
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
@@ -16,9 +20,15 @@ std::string digest(const EVP_MD* md, std::string_view data) {
 
 }  // namespace
 
+void init_openssl() {
+  static std::once_flag once;
+  std::call_once(once, [] { OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr); });
+}
+
 std::string sha256(std::string_view data) { return digest(EVP_sha256(), data); }
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
+  init_openssl();
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
@@ -48,7 +58,7 @@ std::string base64(std::string_view bytes) {
 std::string md5_base64(std::string_view data) { return base64(digest(EVP_md5(), data)); }
 
 struct StreamingDigest::Context {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_MD_CTX* ctx = (init_openssl(), EVP_MD_CTX_new());
   ~Context() { EVP_MD_CTX_free(ctx); }
 };
 

@@ -7,6 +7,11 @@
 
 namespace ckpt::s3 {
 
+// Initialises OpenSSL once, without its exit handler: OPENSSL_cleanup at exit would run before
+// the process's store file system (a static) joins its threads ahead, and the per-thread state of
+// those threads would then never be freed. Called before any other use of OpenSSL or libcurl.
+void init_openssl();
+
 // Raw 32-byte digests.
 std::string sha256(std::string_view data);
 std::string hmac_sha256(std::string_view key, std::string_view data);

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "s3/crypto.h"
+
 namespace ckpt::s3 {
 
 std::string HttpResponse::header(std::string_view name) const {
@@ -82,7 +84,10 @@ struct CurlHandle {
   CURL* curl = nullptr;
   CurlHandle() {
     static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] {
+      s3::init_openssl();
+      curl_global_init(CURL_GLOBAL_DEFAULT);
+    });
     curl = curl_easy_init();
   }
   ~CurlHandle() {
