@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/dump.h"
 #include "ckpt/entries.h"
 #include "ckpt/file_system.h"
 #include "ckpt/generate.h"
@@ -37,6 +38,13 @@ std::set<std::string> listed_names(FileSystem& files, const std::string& dir) {
   for (const FileInfo& f : listed.value()) out.insert(f.path.substr(f.path.rfind('/') + 1) + (f.directory ? "/" : ""));
   return out;
 }
+
+class CountingSink : public DumpSink {
+ public:
+  uint64_t entries = 0;
+  void entry(const DumpEntry&) override { ++entries; }
+  void problem(const Error&) override {}
+};
 
 }  // namespace
 
@@ -114,5 +122,44 @@ TEST_CASE("the file system of a path lists stats reads writes and removes alike 
     CHECK(test::read_file(local.value()) == bytes);
     REQUIRE(f.remove(root + "/a").ok());
     CHECK(f.stat(root + "/a").error().code == ErrorCode::kNotFound);
+    // Listings are reused a while within a command: never past a write or removal through them.
+    CHECK(listed_names(f, root) == std::set<std::string>{"sub/"});
+    if (root == dir.path()) REQUIRE(::mkdir((root + "/new").c_str(), 0755) == 0);
+    REQUIRE(f.write(root + "/new/c", "sea").ok());
+    CHECK(listed_names(f, root) == std::set<std::string>{"sub/", "new/"});
   }
+}
+
+TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches each byte of its files once",
+          "[ops][s3]") {
+  CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  test::ScratchDir dir;
+  const GenerateOptions heap{.output = dir / "heap",
+                             .backend = GenerateBackend::kHeap,
+                             .parallelism = 1,
+                             .keys = 3000,
+                             .states = {"value", "map"}};
+  REQUIRE(generate_snapshot(heap).ok());
+  uint64_t state_bytes = 0;
+  auto listed = local_file_system()->list(heap.output);
+  REQUIRE(listed.ok());
+  for (const FileInfo& f : listed.value())
+    if (f.path.substr(f.path.rfind('/') + 1) != "_metadata") state_bytes += f.size;
+  REQUIRE(state_bytes > 200000);  // several blocks of reading ahead
+  REQUIRE(m->create_bucket("vfs-once"));
+  REQUIRE(m->upload_tree(heap.output, "vfs-once", "heap"));
+  set_store_file_system_options({});  // a new store file system: its counts start at 0
+  CountingSink from_store, from_disk;
+  // dump checks the structure (one resolver) and reads (another): one listing answers both.
+  auto dumped = dump_snapshot("s3://vfs-once/heap", {}, from_store);
+  INFO((dumped.ok() ? std::string() : dumped.error().to_string()));
+  REQUIRE(dumped.ok());
+  REQUIRE(dump_snapshot(heap.output, {}, from_disk).ok());
+  CHECK(from_store.entries == from_disk.entries);
+  const StoreFileSystemStats st = store_file_system_stats();
+  CHECK(st.requests == st.ranged_reads + 2);  // one LIST, one GET of _metadata, then ranges
+  CHECK(st.ranged_bytes == state_bytes);      // a read straddling a block fetches only the rest
+  CHECK(st.downloads == 0);
 }

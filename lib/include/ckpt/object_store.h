@@ -53,6 +53,9 @@ class CKPT_API ObjectStore {
   Result<std::string> read(const std::string& uri);
   // Bytes [offset, offset + length) of the object (fewer at its end), one ranged GET.
   Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length);
+  // The same into `out` (its buffer reused) for an object listed with `object_size` bytes: an
+  // answer for an object of another size (replaced since) is kCorruption.
+  Status read_range(const std::string& uri, uint64_t offset, uint64_t length, uint64_t object_size, std::string* out);
   // The object into `local_path` (resumed on dropped connections; removed on failure).
   Status download(const std::string& uri, const std::string& local_path);
   // The same for an object of `size` bytes (as listed): above kPartedDownload bytes, as ranged

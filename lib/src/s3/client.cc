@@ -191,7 +191,7 @@ Client::Target Client::target(const ObjectUri& uri) const {
 Result<HttpResponse> Client::once(const ObjectUri& uri, const std::string& method, const Pairs& query,
                                   const Pairs& headers, std::string_view body,
                                   const std::function<bool(std::string_view)>& sink,
-                                  const std::function<void(const Pairs&)>& on_headers) {
+                                  const std::function<void(const Pairs&)>& on_headers, std::string* body_into) {
   Target t = target(uri);
   HttpRequest req;
   req.method = method;
@@ -202,6 +202,7 @@ Result<HttpResponse> Client::once(const ObjectUri& uri, const std::string& metho
   req.body = body;
   req.sink = sink;
   req.on_headers = on_headers;
+  req.body_into = body_into;
   req.connect_timeout_ms = settings_.connect_timeout_ms;
   req.stall_timeout_ms = settings_.stall_timeout_ms;
   if (sign_) {
@@ -234,10 +235,10 @@ void Client::backoff(int attempt) {
 }
 
 Result<HttpResponse> Client::send(const ObjectUri& uri, const std::string& method, const Pairs& query,
-                                  const Pairs& headers, std::string_view body) {
+                                  const Pairs& headers, std::string_view body, std::string* body_into) {
   const std::string name = uri.to_string();
   for (int attempt = 1;; ++attempt) {
-    auto r = once(uri, method, query, headers, body);
+    auto r = once(uri, method, query, headers, body, {}, {}, body_into);
     bool last = attempt >= settings_.max_attempts;
     if (!r) {
       if (last)
@@ -248,7 +249,7 @@ Result<HttpResponse> Client::send(const ObjectUri& uri, const std::string& metho
     }
     HttpResponse& resp = r.value();
     if (resp.status >= 200 && resp.status < 300) {
-      counts_.bytes_down += resp.body.size();
+      counts_.bytes_down += body_into ? body_into->size() : resp.body.size();
       return r;
     }
     ErrorBody e = parse_error_body(resp.body);
@@ -283,6 +284,17 @@ Result<std::string> Client::get(const ObjectUri& uri, uint64_t offset, uint64_t 
         check_range_answer(r.value().header("content-range"), offset, length, r.value().body.size(), uri.to_string()));
   }
   return std::move(r.value().body);
+}
+
+Status Client::get_range(const ObjectUri& uri, uint64_t offset, uint64_t length, uint64_t object_size,
+                         std::string* out) {
+  out->clear();
+  if (length == 0) return Status::OK();
+  const Pairs headers = {{"Range", fmt::format("bytes={}-{}", offset, offset + length - 1)}};
+  auto r = send(uri, "GET", {}, headers, {}, out);
+  if (!r) return std::move(r).error();
+  return check_range_answer(r.value().header("content-range"), offset, length, out->size(), uri.to_string(),
+                            object_size);
 }
 
 Status Client::download(const ObjectUri& uri, const std::string& local_path) {

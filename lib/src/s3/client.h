@@ -70,6 +70,10 @@ class Client {
   // s3/integrity.h says: a whole object by its length, ETag MD5 and checksums, a range by its
   // Content-Range. A mismatch is kCorruption naming the object.
   Result<std::string> get(const ObjectUri& uri, uint64_t offset = 0, uint64_t length = UINT64_MAX);
+  // Bytes [offset, offset + length) of an object of `object_size` bytes (as listed) into `out`
+  // (its buffer reused), checked by the answer's Content-Range, whose total must be
+  // `object_size`: an object replaced since it was listed is kCorruption, not other bytes.
+  Status get_range(const ObjectUri& uri, uint64_t offset, uint64_t length, uint64_t object_size, std::string* out);
   // The whole object into `local_path` (created or truncated); a connection that drops resumes
   // from the bytes already written, the object pinned by its ETag; checked as get() checks a
   // whole object, resumed answers included.
@@ -103,10 +107,11 @@ class Client {
   // One signed request, no retry.
   Result<HttpResponse> once(const ObjectUri& uri, const std::string& method, const Pairs& query, const Pairs& headers,
                             std::string_view body, const std::function<bool(std::string_view)>& sink = {},
-                            const std::function<void(const Pairs&)>& on_headers = {});
-  // once() until it succeeds, fails for good or max_attempts are spent.
+                            const std::function<void(const Pairs&)>& on_headers = {}, std::string* body_into = nullptr);
+  // once() until it succeeds, fails for good or max_attempts are spent; a 2xx answer's body in
+  // `body_into` if given (HttpRequest::body_into), else in the response.
   Result<HttpResponse> send(const ObjectUri& uri, const std::string& method, const Pairs& query,
-                            const Pairs& headers = {}, std::string_view body = {});
+                            const Pairs& headers = {}, std::string_view body = {}, std::string* body_into = nullptr);
   void backoff(int attempt);
   // Bytes [offset, offset + length) into `fd` at the same offsets, resumed on drops; `etag`
   // pins the object (set from the answer when empty). Each answer's Content-Range must name

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -49,6 +50,18 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+// The body's room at once, as its Content-Length announces it (at most what is collected): a
+// body grown by doubling holds the old and the new buffer at once, 1.5 times its size.
+void reserve_announced(const HttpResponse& response, std::string* body) {
+  for (const auto& [name, value] : response.headers) {
+    if (name != "content-length") continue;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+    if (end != value.c_str() && *end == '\0') body->reserve(std::min<unsigned long long>(n, kMaxCollectedBody));
+    return;
+  }
+}
+
 size_t on_body(char* data, size_t size, size_t n, void* user) {
   auto* x = static_cast<Exchange*>(user);
   std::string_view chunk(data, size * n);
@@ -62,11 +75,14 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
     }
     return chunk.size();
   }
-  if (x->response->body.size() + chunk.size() > kMaxCollectedBody) {
+  std::string* body = &x->response->body;
+  if (x->request->body_into && status >= 200 && status < 300) body = x->request->body_into;
+  if (body->size() + chunk.size() > kMaxCollectedBody) {
     x->too_large = true;
     return 0;
   }
-  x->response->body.append(chunk);
+  if (body->empty()) reserve_announced(*x->response, body);
+  body->append(chunk);
   return chunk.size();
 }
 
@@ -104,6 +120,7 @@ Result<HttpResponse> http_send(const HttpRequest& request) {
   curl_easy_reset(curl);
   HttpResponse response;
   Exchange x{&response, &request};
+  if (request.body_into) request.body_into->clear();
 
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -23,6 +23,9 @@ struct HttpRequest {
   // Called with a 2xx answer's headers before its first body byte reaches `sink`: a transfer
   // cut short is an Error, and the headers (an ETag to resume against) would be lost with it.
   std::function<void(const Pairs& headers)> on_headers;
+  // Without a sink, where a 2xx answer's body is collected instead of HttpResponse::body: the
+  // caller's buffer, reused (cleared first), so that reading ranges allocates nothing per read.
+  std::string* body_into = nullptr;
   long connect_timeout_ms = 10000;
   // A transfer slower than one byte a second for this long is given up (a stalled connection).
   long stall_timeout_ms = 30000;

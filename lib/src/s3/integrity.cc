@@ -154,7 +154,7 @@ std::optional<ContentRange> parse_content_range(std::string_view v) {
 }
 
 Status check_range_answer(std::string_view content_range, uint64_t offset, uint64_t asked, uint64_t received,
-                          const std::string& uri) {
+                          const std::string& uri, std::optional<uint64_t> object_size) {
   auto wrong = [&](const std::string& what) {
     return Error(ErrorCode::kCorruption, fmt::format("ranged GET of {} bytes at offset {}: {}", asked, offset, what))
         .with_file(uri);
@@ -163,6 +163,9 @@ Status check_range_answer(std::string_view content_range, uint64_t offset, uint6
   if (!r) return wrong(fmt::format("the answer's Content-Range '{}' is not 'bytes FIRST-LAST/TOTAL'", content_range));
   if (r->first != offset || r->last - r->first + 1 != received)
     return wrong(fmt::format("{} bytes received, the answer's Content-Range says '{}'", received, content_range));
+  if (object_size && r->total && *r->total != *object_size)
+    return wrong(fmt::format("the object is of {} bytes (Content-Range '{}'), it was listed with {}: it changed since",
+                             *r->total, content_range, *object_size));
   const bool at_end = r->total && r->last + 1 == *r->total;
   if (received > asked || (received < asked && !at_end))
     return wrong(fmt::format("{} bytes received (Content-Range '{}')", received, content_range));

@@ -10,8 +10,9 @@
 //   multipart upload's composite "BASE64-N" is skipped).
 // - An object fetched in ranged parts: the MD5 of all its bytes against the ETag (ranged
 //   answers carry no checksums of their own).
-// A range of an object read alone can only be checked for its length: neither the ETag nor a
-//   checksum covers part of an object (formats/object-stores.md §5).
+// A range of an object read alone can only be checked for its length, and its TOTAL against
+//   the size the object was listed with (an object replaced since is another size, mostly):
+//   neither the ETag nor a checksum covers part of an object (formats/object-stores.md §5).
 #pragma once
 
 #include <cstdint>
@@ -59,9 +60,10 @@ std::optional<ContentRange> parse_content_range(std::string_view value);
 
 // kCorruption naming `uri` unless a 206 answer to a GET of bytes [offset, offset + asked) names
 // them in its Content-Range: from `offset`, `received` bytes (fewer than asked only at the
-// object's end).
+// object's end), and, given the object's size as listed, with that total (another total is
+// another object, written since it was listed).
 Status check_range_answer(std::string_view content_range, uint64_t offset, uint64_t asked, uint64_t received,
-                          const std::string& uri);
+                          const std::string& uri, std::optional<uint64_t> object_size = std::nullopt);
 
 // The header that asks S3 for an object's checksums with a whole GET.
 inline constexpr const char* kChecksumModeHeader = "x-amz-checksum-mode";

@@ -101,6 +101,13 @@ Result<std::string> ObjectStore::read_range(const std::string& uri, uint64_t off
   return impl_->client->get(u.value(), offset, length);
 }
 
+Status ObjectStore::read_range(const std::string& uri, uint64_t offset, uint64_t length, uint64_t object_size,
+                               std::string* out) {
+  auto u = s3::parse_object_uri(uri);
+  if (!u) return std::move(u).error();
+  return impl_->client->get_range(u.value(), offset, length, object_size, out);
+}
+
 Status ObjectStore::download(const std::string& uri, const std::string& local_path) {
   auto u = s3::parse_object_uri(uri);
   if (!u) return std::move(u).error();

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -22,13 +23,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Ranges fetched in blocks that double while reads go on sequentially (kFirstBlock up to
-// kLastBlock), so that a header costs one small request and a scan few large ones; memory
-// stays one block per open file.
+// Small reads are served from blocks that double while reads go on sequentially (kFirstBlock
+// up to kLastBlock), so that a header costs one small request and a scan of small records few
+// large ones. A read of kFirstBlock or more is fetched as asked, straight into the caller's
+// buffer (a heap key-group region, an SST block run): no block is kept beside it. A block is
+// let go once its last byte has been read, so a file read to its end holds no memory while it
+// stays open (the readers keep the files of a subtask open), as a local file holds none.
 class ObjectFile : public ReadableFile {
  public:
   static constexpr uint64_t kFirstBlock = 64 << 10;
-  static constexpr uint64_t kLastBlock = 1 << 20;  // a scan's memory: one block per open file
+  static constexpr uint64_t kLastBlock = 1 << 20;
   ObjectFile(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name, uint64_t size,
              std::function<Result<std::string>()> whole)
       : files_(std::move(files)),
@@ -40,33 +44,35 @@ class ObjectFile : public ReadableFile {
 
   Status read(uint64_t at, uint64_t len, std::string* out) const override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (at >= block_at_ && at - block_at_ <= block_.size() && len <= block_.size() - (at - block_at_)) {
-      out->assign(block_, at - block_at_, len);
+    // What the block holds of the read: all of it, or its head (a read straddling the block's end).
+    uint64_t have = 0;
+    if (at >= block_at_ && at - block_at_ < block_.size()) have = std::min(len, block_.size() - (at - block_at_));
+    const bool sequential = have > 0 || (read_end_ > 0 && at >= read_end_ && at - read_end_ <= kFirstBlock);
+    if (have > 0) out->assign(block_, at - block_at_, have);
+    if (have == len) {
+      served(at + len);
       return Status::OK();
     }
-    // On from the block (a read straddling its end, or starting just past it): the next block
-    // is larger.
-    const bool sequential = !block_.empty() && at >= block_at_ && at - block_at_ < block_.size() + kFirstBlock;
+    const uint64_t from = at + have, need = len - have;
     next_block_ = sequential ? std::min(next_block_ * 2, kLastBlock) : kFirstBlock;
-    const uint64_t want = at > size_ ? 0 : std::min(std::max(len, next_block_), size_ - at);
-    Result<std::string> got = whole_ && at == 0 && want == size_ ? whole_() : files_->read_range(cache_path_, at, want);
-    if (!got.ok()) {
-      Error e = std::move(got).error();
-      if (!e.offset) e.offset = at;  // where in the file the read was going
-      if (e.file.empty()) e.file = name_;
-      return e;
+    const uint64_t want = from > size_ ? 0 : std::min(need >= kFirstBlock ? need : next_block_, size_ - from);
+    block_ = std::string();  // let go before the next arrives: one block's memory at a time
+    if (have == 0 && want == need) {
+      // Fetched as asked, into the caller's buffer.
+      CKPT_RETURN_IF_ERROR(fetch(from, want, out));
+      if (out->size() < need) return shrank(from + out->size());
+    } else {
+      std::string got;
+      CKPT_RETURN_IF_ERROR(fetch(from, want, &got));
+      if (got.size() < need) return shrank(from + got.size());
+      if (have == 0) out->clear();
+      out->append(got, 0, need);
+      if (got.size() > need) {
+        block_ = std::move(got);
+        block_at_ = from;
+      }
     }
-    if (got.value().size() < len)
-      return Error(ErrorCode::kCorruption, "state file shrank while being read", at + got.value().size())
-          .with_file(name_);
-    if (len >= kLastBlock) {
-      *out = std::move(got).value();
-      out->resize(len);
-      return Status::OK();
-    }
-    block_ = std::move(got).value();
-    block_at_ = at;
-    out->assign(block_, 0, len);
+    served(at + len);
     return Status::OK();
   }
 
@@ -91,6 +97,34 @@ class ObjectFile : public ReadableFile {
   mutable std::string block_;
   mutable uint64_t block_at_ = 0;
   mutable uint64_t next_block_ = kFirstBlock;
+  mutable uint64_t read_end_ = 0;  // where the last read ended: a read from there goes on sequentially
+
+  // Under mu_: bytes [from, from + want) into `into`, by the one GET of the whole object when
+  // that is what is asked (checked in full), else by a range.
+  Status fetch(uint64_t from, uint64_t want, std::string* into) const {
+    Status got;
+    if (whole_ && from == 0 && want == size_) {
+      Result<std::string> whole = whole_();
+      if (whole.ok()) *into = std::move(whole).value();
+      got = whole.ok() ? Status::OK() : Status(std::move(whole).error());
+    } else {
+      got = files_->read_range(cache_path_, from, want, into);
+    }
+    if (got.ok()) return got;
+    Error e = std::move(got).error();
+    if (!e.offset) e.offset = from;  // where in the file the read was going
+    if (e.file.empty()) e.file = name_;
+    return e;
+  }
+  Error shrank(uint64_t at) const {
+    return Error(ErrorCode::kCorruption, "state file shrank while being read", at).with_file(name_);
+  }
+
+  // Under mu_: the read up to `end` is done; a block read to its last byte is let go.
+  void served(uint64_t end) const {
+    read_end_ = end;
+    if (!block_.empty() && end >= block_at_ + block_.size()) block_ = std::string();
+  }
 };
 
 constexpr std::string_view kScratchPrefix = "ckpt-s3-";
@@ -128,11 +162,10 @@ class StoreFileSystem : public FileSystem {
       if (it != known_.end()) return it->second;
     }
     // A prefix with objects under it is a directory (a snapshot is named by one: one listing
-    // answers for it and its files); else the object, if there is one.
-    std::vector<std::string> prefixes;
-    CKPT_ASSIGN_OR_RETURN(std::vector<StoredObject> inside, store_->list_level(uri + "/", &prefixes));
-    remember(inside);
-    if (!inside.empty() || !prefixes.empty()) {
+    // answers for it and its files, and for the resolvers' list() of it that follow).
+    bool empty = true;
+    CKPT_ASSIGN_OR_RETURN(std::vector<FileInfo> inside, listing(uri, &empty));
+    if (!empty) {
       FileInfo dir;
       dir.path = path;
       dir.directory = true;
@@ -148,34 +181,14 @@ class StoreFileSystem : public FileSystem {
   }
 
   Result<std::vector<FileInfo>> list(const std::string& path) override {
-    const std::string uri = canonical_object_uri(without_trailing_slashes(path));
-    std::vector<std::string> prefixes;
-    CKPT_ASSIGN_OR_RETURN(std::vector<StoredObject> inside, store_->list_level(uri + "/", &prefixes));
-    remember(inside);
-    std::vector<FileInfo> out;
-    for (const StoredObject& o : inside) {
-      if (o.uri.back() == '/') continue;  // a "directory" marker
-      FileInfo f;
-      f.path = o.uri;
-      f.size = o.size;
-      f.modified = o.last_modified;
-      out.push_back(std::move(f));
-    }
-    for (const std::string& p : prefixes) {
-      FileInfo d;
-      d.path = without_trailing_slashes(p);
-      d.directory = true;
-      d.regular = false;
-      out.push_back(std::move(d));
-    }
-    return out;
+    return listing(canonical_object_uri(without_trailing_slashes(path)));
   }
 
   Status write(const std::string& path, std::string_view bytes) override {
     const std::string uri = canonical_object_uri(path);
     CKPT_RETURN_IF_ERROR(store_->write(uri, bytes));
     std::lock_guard<std::mutex> lock(mu_);
-    known_.erase(uri);
+    forget(uri);
     return Status::OK();
   }
 
@@ -183,7 +196,7 @@ class StoreFileSystem : public FileSystem {
     const std::string uri = canonical_object_uri(path);
     CKPT_RETURN_IF_ERROR(store_->remove({uri}, {}));
     std::lock_guard<std::mutex> lock(mu_);
-    known_.erase(uri);
+    forget(uri);
     return Status::OK();
   }
 
@@ -218,6 +231,66 @@ class StoreFileSystem : public FileSystem {
   }
 
  private:
+  // The files and directories directly under the directory `uri` (one listing); `empty` says
+  // whether nothing at all was there (a "directory" marker alone makes a directory).
+  Result<std::vector<FileInfo>> list_level(const std::string& uri, bool* empty = nullptr) {
+    std::vector<std::string> prefixes;
+    CKPT_ASSIGN_OR_RETURN(std::vector<StoredObject> inside, store_->list_level(uri + "/", &prefixes));
+    remember(inside);
+    if (empty) *empty = inside.empty() && prefixes.empty();
+    std::vector<FileInfo> out;
+    for (const StoredObject& o : inside) {
+      if (o.uri.back() == '/') continue;  // a "directory" marker
+      FileInfo f;
+      f.path = o.uri;
+      f.size = o.size;
+      f.modified = o.last_modified;
+      out.push_back(std::move(f));
+    }
+    for (const std::string& p : prefixes) {
+      FileInfo d;
+      d.path = without_trailing_slashes(p);
+      d.directory = true;
+      d.regular = false;
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+  // The listing of the directory `uri`: one made in the last kListingReuse through this file
+  // system, else a new one. A command opens a snapshot's directory several times over (found,
+  // checked, each resolver's lookups): one LIST answers them all, while a process that stays
+  // (a query session) sees what changed in the store soon after.
+  static constexpr auto kListingReuse = std::chrono::seconds(10);
+  Result<std::vector<FileInfo>> listing(const std::string& uri, bool* empty = nullptr) {
+    const auto now = std::chrono::steady_clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = levels_.find(uri);
+      if (it != levels_.end() && now - it->second.at < kListingReuse) {
+        if (empty) *empty = it->second.empty;
+        return it->second.files;
+      }
+    }
+    Level level;
+    level.at = now;
+    CKPT_ASSIGN_OR_RETURN(level.files, list_level(uri, &level.empty));
+    if (empty) *empty = level.empty;
+    std::lock_guard<std::mutex> lock(mu_);
+    return (levels_[uri] = std::move(level)).files;
+  }
+
+  // Under mu_: what is known of `uri` and the listings of the directories above it (a new
+  // subdirectory shows in its parent's) are out of date.
+  void forget(const std::string& uri) {
+    known_.erase(uri);
+    const size_t bucket_end = uri.find('/', uri.find("://") + 3);
+    for (size_t slash = uri.rfind('/'); slash != std::string::npos && slash >= bucket_end; slash = uri.rfind('/', slash - 1)) {
+      levels_.erase(uri.substr(0, slash));
+      if (slash == bucket_end) break;
+    }
+  }
+
   // What a listing said of the object, else a HEAD.
   Result<FileInfo> stat_object(const std::string& uri) {
     {
@@ -268,6 +341,12 @@ class StoreFileSystem : public FileSystem {
   StoreScratch scratch_;
   std::shared_ptr<RemoteFiles> files_;
   std::map<std::string, FileInfo> known_;  // by canonical URI
+  struct Level {
+    std::chrono::steady_clock::time_point at;
+    std::vector<FileInfo> files;
+    bool empty = true;  // nothing at all, not even a "directory" marker
+  };
+  std::map<std::string, Level> levels_;  // listings of directories, by canonical URI
 };
 
 std::mutex g_store_mu;

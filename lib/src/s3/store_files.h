@@ -18,8 +18,9 @@ namespace ckpt {
 class StoreSource : public RemoteSource {
  public:
   StoreSource(std::shared_ptr<ObjectStore> store, int connections) : store_(std::move(store)), jobs_(connections) {}
-  Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) override {
-    return store_->read_range(uri, offset, length);
+  Status read_range(const std::string& uri, uint64_t offset, uint64_t length, uint64_t size,
+                    std::string* out) override {
+    return store_->read_range(uri, offset, length, size, out);
   }
   Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) override {
     // Downloads ahead run `jobs_` at once: two connections each keep the total near it.

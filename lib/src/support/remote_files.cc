@@ -250,7 +250,7 @@ void RemoteFiles::unpin(Entry* e) {
   --e->pins;
 }
 
-Result<std::string> RemoteFiles::read_range(const std::string& path, uint64_t offset, uint64_t length) {
+Status RemoteFiles::read_range(const std::string& path, uint64_t offset, uint64_t length, std::string* out) {
   std::unique_lock<std::mutex> lock(state_->mu);
   auto it = state_->entries.find(normal(path));
   if (it == state_->entries.end())
@@ -264,25 +264,26 @@ Result<std::string> RemoteFiles::read_range(const std::string& path, uint64_t of
     lock.unlock();
     int fd = ::open(e->path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error(ErrorCode::kIOError, fmt::format("cannot open: {}", std::strerror(errno))).with_file(path);
-    std::string out(length, '\0');
+    out->resize(length);
     uint64_t done = 0;
     while (done < length) {
-      ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
+      ssize_t n = ::pread(fd, out->data() + done, length - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       done += static_cast<uint64_t>(n);
     }
     ::close(fd);
-    out.resize(done);
-    return out;
+    out->resize(done);
+    return Status::OK();
   }
   const std::string uri = e->uri;
+  const uint64_t size = e->size;
   lock.unlock();
-  Result<std::string> got = source_->read_range(uri, offset, length);
+  Status got = source_->read_range(uri, offset, length, size, out);
   if (got.ok()) {
     std::lock_guard<std::mutex> relock(state_->mu);
     ++state_->stats.ranged_reads;
-    state_->stats.ranged_bytes += got.value().size();
+    state_->stats.ranged_bytes += out->size();
   }
   return got;
 }

@@ -32,8 +32,10 @@ namespace ckpt {
 class RemoteSource {
  public:
   virtual ~RemoteSource() = default;
-  // Bytes [offset, offset + length) of the object.
-  virtual Result<std::string> read_range(const std::string& uri, uint64_t offset, uint64_t length) = 0;
+  // Bytes [offset, offset + length) of the object, listed with `size` bytes, into `out` (its
+  // buffer reused): fewer only at the object's end; an object of another size is kCorruption.
+  virtual Status read_range(const std::string& uri, uint64_t offset, uint64_t length, uint64_t size,
+                            std::string* out) = 0;
   // The whole object (of `size` bytes, as listed) into `local_path`; `ahead` for a download
   // ahead of the readers, one of several at once (fewer connections each).
   virtual Status download(const std::string& uri, const std::string& local_path, uint64_t size, bool ahead) = 0;
@@ -87,9 +89,9 @@ class RemoteFiles {
   // The object's bytes at `path`: downloaded (or waited for, when another thread is
   // downloading it) unless they are there. The error names the URI.
   Result<Pin> fetch(const std::string& path);
-  // Bytes [offset, offset + length) of the object `path` stands for: from the downloaded file
-  // if it is here, else by a ranged GET.
-  Result<std::string> read_range(const std::string& path, uint64_t offset, uint64_t length);
+  // Bytes [offset, offset + length) of the object `path` stands for into `out` (its buffer
+  // reused): from the downloaded file if it is here, else by a ranged GET.
+  Status read_range(const std::string& path, uint64_t offset, uint64_t length, std::string* out);
   // Downloads `paths` (files of this registry, in the order the command will read them) ahead
   // of the readers on `threads` threads (started by the first call; later calls queue more),
   // while the files downloaded ahead and not yet read take at most half the cache. A file a
