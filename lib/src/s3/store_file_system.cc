@@ -285,7 +285,8 @@ class StoreFileSystem : public FileSystem {
   void forget(const std::string& uri) {
     known_.erase(uri);
     const size_t bucket_end = uri.find('/', uri.find("://") + 3);
-    for (size_t slash = uri.rfind('/'); slash != std::string::npos && slash >= bucket_end; slash = uri.rfind('/', slash - 1)) {
+    for (size_t slash = uri.rfind('/'); slash != std::string::npos && slash >= bucket_end;
+         slash = uri.rfind('/', slash - 1)) {
       levels_.erase(uri.substr(0, slash));
       if (slash == bucket_end) break;
     }
