@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "state/legacy_backend_meta.h"
 #include "support/byte_writer.h"
 #include "types/serializer_snapshot.h"
 #include "types/value_decoder.h"
@@ -37,16 +38,21 @@ Status walk_block(ByteReader& r, int32_t* version_out, const ServiceFn& on_servi
     const size_t head = r.position();
     std::string name = r.utf();
     if (!r.ok()) return r.take_error();
-    // Version 1 stored Java-serialized serializers, which cannot be read without a JVM.
-    if (version == 1)
-      return Error(ErrorCode::kNotSupported, "timer snapshot version 1 stores Java-serialized serializers",
-                   r.offset());
-    auto ks = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
-    if (!ks.ok()) return std::move(ks).error();
-    auto ns = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
-    if (!ns.ok()) return std::move(ns).error();
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> kd, make_decoder(*ks));
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> nd, make_decoder(*ns));
+    // Version 1 (Flink 1.4.1-1.5, InternalTimersSnapshotWriterV1): the key and namespace
+    // serializers Java-serialized with their config snapshots, in one resilient block; version
+    // 2 their TypeSerializerSnapshots.
+    std::vector<SerializerSnapshot> serializers;
+    if (version == 1) {
+      CKPT_ASSIGN_OR_RETURN(serializers, read_serializers_and_configs(r, 2, "a timer service's serializers"));
+    } else {
+      for (int i = 0; i < 2; ++i) {
+        auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+        if (!s.ok()) return std::move(s).error();
+        serializers.push_back(std::move(s).value());
+      }
+    }
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> kd, make_decoder(serializers[0]));
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> nd, make_decoder(serializers[1]));
     if (!kd->decodable() || !nd->decodable())
       return Error(ErrorCode::kNotSupported,
                    fmt::format("timers of service '{}' cannot be delimited without the job's classes", name),
