@@ -1,4 +1,4 @@
-// Java-serialized TypeSerializers of Flink 1.2-1.6 as snapshot trees (formats/legacy-serializers.md).
+// Java-serialized TypeSerializers of Flink 1.2-1.6 as snapshot trees (formats/serializers.md §15).
 #include "types/legacy_serializers.h"
 
 #include <map>
@@ -30,9 +30,7 @@ bool has_fields(const Value& v) {
   return false;
 }
 
-std::string class_of(const Value* v) {
-  return v && v->kind == JavaKind::kClass ? v->class_name : std::string();
-}
+std::string class_of(const Value* v) { return v && v->kind == JavaKind::kClass ? v->class_name : std::string(); }
 
 SerializerSnapshot named(std::string snapshot_class, std::string serializer_class, SnapshotForm form) {
   SerializerSnapshot s;
@@ -65,8 +63,8 @@ SerializerSnapshot Translator::composite(const Value& v, std::string cls,
 // EnumValueSerializer keeps the Enumeration object: each value is a field of it (a
 // scala.Enumeration$Val holding its id), named by the field unless the Val carries a name.
 SerializerSnapshot Translator::scala_enum(const Value& v) {
-  SerializerSnapshot s = named("org.apache.flink.api.scala.typeutils.ScalaEnumSerializerSnapshot", v.class_name,
-                               SnapshotForm::kEnum);
+  SerializerSnapshot s =
+      named("org.apache.flink.api.scala.typeutils.ScalaEnumSerializerSnapshot", v.class_name, SnapshotForm::kEnum);
   const Value* e = v.field("enum");
   if (!e || e->kind != JavaKind::kObject) return named("", v.class_name, SnapshotForm::kUnknown);
   s.type_class = e->class_name;
@@ -103,9 +101,9 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
   // Case classes before tuples: CaseClassSerializer extends TupleSerializerBase, as TupleSerializer does.
   if (is_a(*v, std::string(kScala) + "CaseClassSerializer") || is_a(*v, runtime + "TupleSerializer")) {
     bool scala = is_a(*v, std::string(kScala) + "CaseClassSerializer");
-    SerializerSnapshot s = named(scala ? std::string(kScala) + "ScalaCaseClassSerializerSnapshot"
-                                       : runtime + "TupleSerializerSnapshot",
-                                 c, SnapshotForm::kComposite);
+    SerializerSnapshot s =
+        named(scala ? std::string(kScala) + "ScalaCaseClassSerializerSnapshot" : runtime + "TupleSerializerSnapshot", c,
+              SnapshotForm::kComposite);
     s.type_class = class_of(v->field("tupleClass"));
     const Value* fields = v->field("fieldSerializers");
     if (!fields || fields->kind != JavaKind::kArray) return named("", c, SnapshotForm::kUnknown);

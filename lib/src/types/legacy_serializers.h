@@ -2,7 +2,7 @@
 //
 // Before Flink 1.7 the type information beside state was the TypeSerializer object itself,
 // Java-serialized (TypeSerializerSerializationProxy), next to a TypeSerializerConfigSnapshot
-// that often said less (formats/legacy-serializers.md). The object's fields are self-describing
+// that often said less (formats/serializers.md §15). The object's fields are self-describing
 // in the Java stream: a TupleSerializer's tupleClass and fieldSerializers, a case class
 // serializer's (an anonymous subclass the Scala macro generated) the same, an OptionSerializer's
 // elemSerializer... So the serializer tree reads without the job's classes, and is given here as
@@ -19,7 +19,7 @@
 namespace ckpt {
 
 // The snapshot Flink 1.7+ writes for the serializer `serializer` (a Java-serialized
-// TypeSerializer object), or nullopt for a serializer not in formats/legacy-serializers.md.
+// TypeSerializer object), or nullopt for a serializer not in formats/serializers.md §15.
 // Nested serializers that are not understood become snapshots of form kUnknown naming their
 // class, so a container's values stay opaque rather than misread.
 std::optional<SerializerSnapshot> snapshot_of_java_serializer(const java::Value& serializer);

@@ -1,4 +1,4 @@
-// Kryo 2 values of the classes Kryo itself registers (formats/serializers.md §15).
+// Kryo 2 values of the classes Kryo itself registers (formats/serializers.md §16).
 //
 // Flink's KryoSerializer writes each value with Kryo.writeClassAndObject: the class (a varint
 // registration id, or a name), a reference marker for classes Kryo tracks references of, then
@@ -22,10 +22,10 @@ enum class Builtin { kInt, kString, kFloat, kBoolean, kByte, kChar, kShort, kLon
 constexpr int kBuiltins = 10;
 
 // The declared types whose every value is a builtin or, for Throwable, Java-serialized.
-constexpr std::string_view kKryoTypes[] = {
-    "java.lang.Object",  "java.lang.Integer", "java.lang.String", "java.lang.Float",  "java.lang.Boolean",
-    "java.lang.Byte",    "java.lang.Character", "java.lang.Short", "java.lang.Long", "java.lang.Double",
-    "java.lang.Throwable"};
+constexpr std::string_view kKryoTypes[] = {"java.lang.Object",    "java.lang.Integer",  "java.lang.String",
+                                           "java.lang.Float",     "java.lang.Boolean",  "java.lang.Byte",
+                                           "java.lang.Character", "java.lang.Short",    "java.lang.Long",
+                                           "java.lang.Double",    "java.lang.Throwable"};
 
 // Input.readVarInt(true) / readVarLong(false): 7-bit groups, low first; a long's ninth byte
 // carries 8 bits.
@@ -90,7 +90,8 @@ bool kryo_string(ByteReader& r, std::string* out) {
   for (uint32_t i = 1; i < n && r.ok(); ++i) {
     uint8_t c = r.u8();
     uint16_t unit = c;
-    if ((c >> 4) == 12 || (c >> 4) == 13) unit = static_cast<uint16_t>(((c & 0x1F) << 6) | (r.u8() & 0x3F));
+    if ((c >> 4) == 12 || (c >> 4) == 13)
+      unit = static_cast<uint16_t>(((c & 0x1F) << 6) | (r.u8() & 0x3F));
     else if ((c >> 4) == 14) {
       uint16_t hi = static_cast<uint16_t>((c & 0x0F) << 12);
       hi |= static_cast<uint16_t>((r.u8() & 0x3F) << 6);
@@ -168,8 +169,10 @@ class KryoDecoder final : public ValueDecoder {
         return;
       }
       std::string s;
-      if (kryo_string(r, &s)) out = std::move(s);
-      else if (r.ok()) out = nullptr;
+      if (kryo_string(r, &s))
+        out = std::move(s);
+      else if (r.ok())
+        out = nullptr;
       return;
     }
     switch (b) {
