@@ -86,7 +86,7 @@ std::string stream(const Write& w) {
   return b.bytes();
 }
 
-json decode(const SerializerSnapshot& s, const std::string& bytes) {
+json decode_legacy(const SerializerSnapshot& s, const std::string& bytes) {
   auto d = make_decoder(s);
   REQUIRE(d.ok());
   INFO((*d)->why_not());
@@ -106,7 +106,7 @@ std::string flink_string(const std::string& s) {
   return out + s;
 }
 
-std::string be64(int64_t v) {
+std::string long_bytes(int64_t v) {
   ByteWriter w;
   w.i64(v);
   return w.take();
@@ -126,7 +126,7 @@ TEST_CASE("a Java-serialized TupleSerializer of Flink 1.3 gives its field serial
   REQUIRE(s.nested.size() == 2);
   CHECK(s.nested[0].snapshot_class == kLong + "$LongSerializerSnapshot");
   CHECK(s.nested[1].snapshot_class == kString + "$StringSerializerSnapshot");
-  CHECK(decode(s, be64(7) + flink_string("ab")) == json::array({7, "ab"}));
+  CHECK(decode_legacy(s, long_bytes(7) + flink_string("ab")) == json::array({7, "ab"}));
 }
 
 TEST_CASE("Scala case class Option Either and collection serializers Java-serialized decode without the job's classes",
@@ -135,22 +135,22 @@ TEST_CASE("Scala case class Option Either and collection serializers Java-serial
   // subclass of CaseClassSerializer.
   Write case_class = tuple_like({"com.example.Job$$anon$3$$anon$1", kScala + "CaseClassSerializer"},
                                 "com.example.CustomCaseClass", {singleton(kString), singleton(kLong)});
-  std::string value = flink_string("k") + be64(2);
+  std::string value = flink_string("k") + long_bytes(2);
   SerializerSnapshot s = legacy_serializer_snapshot(stream(case_class), 0);
   CHECK(s.type_class == "com.example.CustomCaseClass");
-  CHECK(decode(s, value) == json::array({"k", 2}));
+  CHECK(decode_legacy(s, value) == json::array({"k", 2}));
   // OptionSerializer: bool isDefined, then the value.
   SerializerSnapshot option =
       legacy_serializer_snapshot(stream(holder(kScala + "OptionSerializer", {{"elemSerializer", case_class}})), 0);
-  CHECK(decode(option, std::string(1, '\1') + value) == json::array({"k", 2}));
-  CHECK(decode(option, std::string(1, '\0')).is_null());
+  CHECK(decode_legacy(option, std::string(1, '\1') + value) == json::array({"k", 2}));
+  CHECK(decode_legacy(option, std::string(1, '\0')).is_null());
   // Scala's EitherSerializer: bool isLeft, then the side's value.
   SerializerSnapshot either = legacy_serializer_snapshot(
       stream(holder(kScala + "EitherSerializer",
                     {{"leftSerializer", case_class}, {"rightSerializer", singleton(kString)}})),
       0);
-  CHECK(decode(either, std::string(1, '\0') + flink_string("r")) == json{{"right", "r"}});
-  CHECK(decode(either, std::string(1, '\1') + value) == json{{"left", json::array({"k", 2})}});
+  CHECK(decode_legacy(either, std::string(1, '\0') + flink_string("r")) == json{{"right", "r"}});
+  CHECK(decode_legacy(either, std::string(1, '\1') + value) == json{{"left", json::array({"k", 2})}});
   // TraversableSerializer (List[CustomCaseClass]): i32 n, then per element a non-null flag and the element.
   SerializerSnapshot list = legacy_serializer_snapshot(
       stream(holder("com.example.Job$$anon$9$$anon$2", {{"elementSerializer", case_class}})), 0);
@@ -164,7 +164,7 @@ TEST_CASE("Scala case class Option Either and collection serializers Java-serial
   list = legacy_serializer_snapshot(stream(traversable), 0);
   ByteWriter two;
   two.i32(2);
-  CHECK(decode(list, two.buffer() + '\1' + value + '\0') == json::array({json::array({"k", 2}), nullptr}));
+  CHECK(decode_legacy(list, two.buffer() + '\1' + value + '\0') == json::array({json::array({"k", 2}), nullptr}));
 }
 
 TEST_CASE("a Flink 1.3 LIST state's ArrayListSerializer gives its element serializer", "[unit][state]") {
@@ -172,12 +172,12 @@ TEST_CASE("a Flink 1.3 LIST state's ArrayListSerializer gives its element serial
       stream(holder("org.apache.flink.runtime.state.ArrayListSerializer", {{"elementSerializer", singleton(kLong)}})),
       0);
   REQUIRE(s.nested.size() == 1);
-  CHECK(decode(s.nested[0], be64(-3)) == -3);
+  CHECK(decode_legacy(s.nested[0], long_bytes(-3)) == -3);
   ByteWriter v;
   v.i32(2);
   v.i64(1);
   v.i64(2);
-  CHECK(decode(s, v.buffer()) == json::array({1, 2}));
+  CHECK(decode_legacy(s, v.buffer()) == json::array({1, 2}));
 }
 
 TEST_CASE("a Flink 1.7 legacy snapshot inside a current proxy decodes through its Java-serialized serializer",
@@ -206,7 +206,7 @@ TEST_CASE("a Flink 1.7 legacy snapshot inside a current proxy decodes through it
   CHECK(s->form == SnapshotForm::kLegacyConfig);
   CHECK(s->raw == w.buffer());
   REQUIRE(s->nested.size() == 2);
-  CHECK(decode(*s, be64(1) + be64(2)) == json::array({1, 2}));
+  CHECK(decode_legacy(*s, long_bytes(1) + long_bytes(2)) == json::array({1, 2}));
 }
 
 TEST_CASE("Kryo values of the classes Kryo registers itself decode and others stop at their offset", "[unit][state]") {
@@ -216,16 +216,16 @@ TEST_CASE("Kryo values of the classes Kryo registers itself decode and others st
   kryo.form = SnapshotForm::kKryo;
   kryo.type_class = "java.lang.Object";
   // Kryo.writeClassAndObject: varint id + 2 (long is 7), then writeLong(v, false): zigzag varint.
-  CHECK(decode(kryo, "\x09\x06") == 3);
-  CHECK(decode(kryo, std::string("\x09\x05", 2)) == -3);
+  CHECK(decode_legacy(kryo, "\x09\x06") == 3);
+  CHECK(decode_legacy(kryo, std::string("\x09\x05", 2)) == -3);
   // int (0): zigzag varint; String (1): a reference marker (1: new), then ASCII with the last
   // byte's high bit set, or the 0x80-flagged length + 1 and UTF-8 chars.
-  CHECK(decode(kryo, std::string("\x02\xac\x02", 3)) == 150);
-  CHECK(decode(kryo, std::string("\x03\x01"
+  CHECK(decode_legacy(kryo, std::string("\x02\xac\x02", 3)) == 150);
+  CHECK(decode_legacy(kryo, std::string("\x03\x01"
                                  "a\xe2",
                                  4)) == "ab");
-  CHECK(decode(kryo, std::string("\x03\x01\x83\xc3\xa9\x78", 6)) == "\xc3\xa9x");
-  CHECK(decode(kryo, std::string("\x00", 1)).is_null());
+  CHECK(decode_legacy(kryo, std::string("\x03\x01\x83\xc3\xa9\x78", 6)) == "\xc3\xa9x");
+  CHECK(decode_legacy(kryo, std::string("\x00", 1)).is_null());
   // A class Kryo writes by name needs the job's registrations: refused where it starts.
   auto d = make_decoder(kryo);
   REQUIRE(d.ok());

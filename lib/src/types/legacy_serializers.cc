@@ -10,7 +10,7 @@ namespace ckpt {
 namespace {
 
 using java::Value;
-using JavaKind = java::Value::Kind;
+using JavaValueKind = java::Value::Kind;
 
 constexpr int kMaxDepth = 32;
 // Scala Enumerations with more ids than this are not given names (EnumDecoder indexes by id).
@@ -30,7 +30,7 @@ bool has_fields(const Value& v) {
   return false;
 }
 
-std::string class_of(const Value* v) { return v && v->kind == JavaKind::kClass ? v->class_name : std::string(); }
+std::string class_of(const Value* v) { return v && v->kind == JavaValueKind::kClass ? v->class_name : std::string(); }
 
 SerializerSnapshot named(std::string snapshot_class, std::string serializer_class, SnapshotForm form) {
   SerializerSnapshot s;
@@ -66,16 +66,16 @@ SerializerSnapshot Translator::scala_enum(const Value& v) {
   SerializerSnapshot s =
       named("org.apache.flink.api.scala.typeutils.ScalaEnumSerializerSnapshot", v.class_name, SnapshotForm::kEnum);
   const Value* e = v.field("enum");
-  if (!e || e->kind != JavaKind::kObject) return named("", v.class_name, SnapshotForm::kUnknown);
+  if (!e || e->kind != JavaValueKind::kObject) return named("", v.class_name, SnapshotForm::kUnknown);
   s.type_class = e->class_name;
   std::map<int64_t, std::string> by_id;
   for (const auto& c : e->classes) {
     for (const auto& [name, value] : c.fields) {
-      if (!value || value->kind != JavaKind::kObject || !is_a(*value, "scala.Enumeration$Val")) continue;
+      if (!value || value->kind != JavaValueKind::kObject || !is_a(*value, "scala.Enumeration$Val")) continue;
       const Value* id = value->field("scala$Enumeration$Val$$i");
       const Value* given = value->field("name");
-      if (!id || id->kind != JavaKind::kPrimitive) continue;
-      by_id[id->number] = given && given->kind == JavaKind::kString ? given->text : name;
+      if (!id || id->kind != JavaValueKind::kPrimitive) continue;
+      by_id[id->number] = given && given->kind == JavaValueKind::kString ? given->text : name;
     }
   }
   // Ids are written as they are: the decoder needs every id from 0 on.
@@ -89,7 +89,7 @@ SerializerSnapshot Translator::scala_enum(const Value& v) {
 }
 
 SerializerSnapshot Translator::of(const Value* v, int depth) {
-  if (!v || v->kind != JavaKind::kObject || v->unfilled || depth > kMaxDepth)
+  if (!v || v->kind != JavaValueKind::kObject || v->unfilled || depth > kMaxDepth)
     return named("", v ? v->class_name : std::string(), SnapshotForm::kUnknown);
   const std::string& c = v->class_name;
   constexpr std::string_view kScala = "org.apache.flink.api.scala.typeutils.";
@@ -106,7 +106,7 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
               SnapshotForm::kComposite);
     s.type_class = class_of(v->field("tupleClass"));
     const Value* fields = v->field("fieldSerializers");
-    if (!fields || fields->kind != JavaKind::kArray) return named("", c, SnapshotForm::kUnknown);
+    if (!fields || fields->kind != JavaValueKind::kArray) return named("", c, SnapshotForm::kUnknown);
     for (const auto& f : fields->elements) s.nested.push_back(of(f.get(), depth + 1));
     return s;
   }
@@ -138,9 +138,9 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
     SerializerSnapshot s = named(base + "EnumSerializer$EnumSerializerSnapshot", c, SnapshotForm::kEnum);
     s.type_class = class_of(v->field("enumClass"));
     const Value* values = v->field("values");
-    if (!values || values->kind != JavaKind::kArray) return named("", c, SnapshotForm::kUnknown);
+    if (!values || values->kind != JavaValueKind::kArray) return named("", c, SnapshotForm::kUnknown);
     for (const auto& e : values->elements) {
-      if (!e || e->kind != JavaKind::kEnum) return named("", c, SnapshotForm::kUnknown);
+      if (!e || e->kind != JavaValueKind::kEnum) return named("", c, SnapshotForm::kUnknown);
       s.enum_constants.push_back(e->text);
     }
     return s;
