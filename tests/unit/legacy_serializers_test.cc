@@ -167,6 +167,47 @@ TEST_CASE("Scala case class Option Either and collection serializers Java-serial
   CHECK(decode_legacy(list, two.buffer() + '\1' + value + '\0') == json::array({json::array({"k", 2}), nullptr}));
 }
 
+TEST_CASE("a Java-serialized PojoSerializer gives its fields by name from what its writeObject added",
+          "[unit][state]") {
+  // PojoSerializer's serializable fields (numFields, clazz, fieldSerializers, registeredClasses,
+  // registeredSerializers), then writeObject's i32 field count and per field the declaring
+  // class and the name (FieldSerializer.serializeField).
+  JavaStreamBuilder b;
+  b.header().object().class_desc(kRuntime + "PojoSerializer", 1, kSer | java::kScWriteMethod,
+                                 {{'I', "numFields", ""},
+                                  {'L', "clazz", "Ljava/lang/Class;"},
+                                  {'[', "fieldSerializers", "[" + kSerializerSig},
+                                  {'L', "registeredClasses", "Ljava/util/LinkedHashMap;"},
+                                  {'[', "registeredSerializers", "[" + kSerializerSig}});
+  b.class_desc(kTypeSerializer, 1, kSer, {}).null();
+  b.raw().i32(2);
+  b.class_object().class_desc("com.example.Event", 1, kSer, {}).null();
+  b.array().class_desc("[L" + kTypeSerializer + ";", 1, kSer, {}).null();
+  b.raw().i32(2);
+  singleton(kString)(b);
+  singleton(kLong)(b);
+  b.null();
+  b.array().class_desc("[L" + kTypeSerializer + ";", 1, kSer, {}).null();
+  b.raw().i32(0);
+  ByteWriter count;
+  count.i32(2);
+  b.block(count.buffer());
+  for (const char* field : {"name", "count"}) {
+    b.class_object().class_desc("com.example.Event", 1, kSer, {}).null();
+    ByteWriter name;
+    name.utf(field);
+    b.block(name.buffer());
+  }
+  b.end_block();
+  SerializerSnapshot s = legacy_serializer_snapshot(b.bytes(), 0);
+  REQUIRE(s.nested.size() == 2);
+  CHECK(s.type_class == "com.example.Event");
+  // Flags 2 (no subclass), then per field a null flag and the value.
+  json v = decode_legacy(s, std::string("\x02\x00", 2) + flink_string("ev") + '\0' + long_bytes(5));
+  CHECK(v["class"] == "com.example.Event");
+  CHECK(v["fields"] == json{{"name", "ev"}, {"count", 5}});
+}
+
 TEST_CASE("a Flink 1.3 LIST state's ArrayListSerializer gives its element serializer", "[unit][state]") {
   SerializerSnapshot s = legacy_serializer_snapshot(
       stream(holder("org.apache.flink.runtime.state.ArrayListSerializer", {{"elementSerializer", singleton(kLong)}})),

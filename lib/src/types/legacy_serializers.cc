@@ -2,8 +2,12 @@
 #include "types/legacy_serializers.h"
 
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "support/byte_reader.h"
 #include "types/serializer_classes.h"
 
 namespace ckpt {
@@ -42,6 +46,11 @@ SerializerSnapshot named(std::string snapshot_class, std::string serializer_clas
   return s;
 }
 
+// A serializer not understood: named, so that a POJO field of it is opaque, not a removed field.
+SerializerSnapshot not_understood(const std::string& cls) {
+  return named(cls.empty() ? "unreadable Java-serialized serializer" : cls, cls, SnapshotForm::kUnknown);
+}
+
 class Translator {
  public:
   SerializerSnapshot of(const Value* v, int depth);
@@ -51,7 +60,26 @@ class Translator {
   SerializerSnapshot composite(const Value& v, std::string cls, std::initializer_list<std::string_view> fields,
                                int depth);
   SerializerSnapshot scala_enum(const Value& v);
+  SerializerSnapshot pojo(const Value& v, int depth);
 };
+
+// PojoSerializer.writeObject wrote, after its fields, the i32 field count and per field the
+// declaring class (an object) and the name (writeUTF): the names in field order.
+std::optional<std::vector<std::string>> pojo_field_names(const Value& v) {
+  const java::ClassData* d = v.class_data(std::string(snapshot_class::kRuntime) + "PojoSerializer");
+  if (!d) return std::nullopt;
+  std::vector<std::string> names;
+  int32_t count = -1;
+  for (const auto& item : d->annotations) {
+    if (!item || item->kind != JavaValueKind::kBlockData) continue;
+    ByteReader r(item->text);
+    if (count < 0) count = r.i32();
+    while (r.ok() && !r.at_end()) names.push_back(r.utf());
+    if (!r.ok()) return std::nullopt;
+  }
+  if (count < 0 || names.size() != static_cast<size_t>(count)) return std::nullopt;
+  return names;
+}
 
 SerializerSnapshot Translator::composite(const Value& v, std::string cls,
                                          std::initializer_list<std::string_view> fields, int depth) {
@@ -66,7 +94,7 @@ SerializerSnapshot Translator::scala_enum(const Value& v) {
   SerializerSnapshot s =
       named("org.apache.flink.api.scala.typeutils.ScalaEnumSerializerSnapshot", v.class_name, SnapshotForm::kEnum);
   const Value* e = v.field("enum");
-  if (!e || e->kind != JavaValueKind::kObject) return named("", v.class_name, SnapshotForm::kUnknown);
+  if (!e || e->kind != JavaValueKind::kObject) return not_understood(v.class_name);
   s.type_class = e->class_name;
   std::map<int64_t, std::string> by_id;
   for (const auto& c : e->classes) {
@@ -81,16 +109,43 @@ SerializerSnapshot Translator::scala_enum(const Value& v) {
   // Ids are written as they are: the decoder needs every id from 0 on.
   int64_t expected = 0;
   for (const auto& [id, name] : by_id) {
-    if (id != expected || id >= kMaxEnumId) return named("", v.class_name, SnapshotForm::kUnknown);
+    if (id != expected || id >= kMaxEnumId) return not_understood(v.class_name);
     s.enum_constants.push_back(name);
     ++expected;
   }
   return s;
 }
 
+// PojoSerializer: the class, the field serializers with the names writeObject added, and the
+// registered subclasses' serializers in tag order (registeredClasses gives their classes).
+SerializerSnapshot Translator::pojo(const Value& v, int depth) {
+  SerializerSnapshot s =
+      named(std::string(snapshot_class::kRuntime) + "PojoSerializerSnapshot", v.class_name, SnapshotForm::kPojo);
+  s.type_class = class_of(v.field("clazz"));
+  const Value* fields = v.field("fieldSerializers");
+  auto names = pojo_field_names(v);
+  if (!fields || fields->kind != JavaValueKind::kArray || !names || names->size() != fields->elements.size())
+    return not_understood(v.class_name);
+  s.field_names = std::move(*names);
+  for (const auto& f : fields->elements) s.nested.push_back(of(f.get(), depth + 1));
+  const Value* registered = v.field("registeredSerializers");
+  if (registered && registered->kind == JavaValueKind::kArray) {
+    std::vector<std::string> classes;
+    if (const Value* map = v.field("registeredClasses"); map && map->kind == JavaValueKind::kObject)
+      for (const auto& c : map->classes)
+        for (const auto& item : c.annotations)
+          if (item && item->kind == JavaValueKind::kClass) classes.push_back(item->class_name);
+    for (size_t i = 0; i < registered->elements.size(); ++i) {
+      s.pojo_registered_subclasses.push_back(i < classes.size() ? classes[i] : std::string());
+      s.pojo_registered_snapshots.push_back(of(registered->elements[i].get(), depth + 1));
+    }
+  }
+  return s;
+}
+
 SerializerSnapshot Translator::of(const Value* v, int depth) {
   if (!v || v->kind != JavaValueKind::kObject || v->unfilled || depth > kMaxDepth)
-    return named("", v ? v->class_name : std::string(), SnapshotForm::kUnknown);
+    return not_understood(v ? v->class_name : std::string());
   const std::string& c = v->class_name;
   constexpr std::string_view kScala = "org.apache.flink.api.scala.typeutils.";
   const std::string runtime(snapshot_class::kRuntime);
@@ -106,7 +161,7 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
               SnapshotForm::kComposite);
     s.type_class = class_of(v->field("tupleClass"));
     const Value* fields = v->field("fieldSerializers");
-    if (!fields || fields->kind != JavaValueKind::kArray) return named("", c, SnapshotForm::kUnknown);
+    if (!fields || fields->kind != JavaValueKind::kArray) return not_understood(c);
     for (const auto& f : fields->elements) s.nested.push_back(of(f.get(), depth + 1));
     return s;
   }
@@ -138,13 +193,14 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
     SerializerSnapshot s = named(base + "EnumSerializer$EnumSerializerSnapshot", c, SnapshotForm::kEnum);
     s.type_class = class_of(v->field("enumClass"));
     const Value* values = v->field("values");
-    if (!values || values->kind != JavaValueKind::kArray) return named("", c, SnapshotForm::kUnknown);
+    if (!values || values->kind != JavaValueKind::kArray) return not_understood(c);
     for (const auto& e : values->elements) {
-      if (!e || e->kind != JavaValueKind::kEnum) return named("", c, SnapshotForm::kUnknown);
+      if (!e || e->kind != JavaValueKind::kEnum) return not_understood(c);
       s.enum_constants.push_back(e->text);
     }
     return s;
   }
+  if (is_a(*v, runtime + "PojoSerializer")) return pojo(*v, depth);
   if (is_a(*v, runtime + "kryo.KryoSerializer")) {
     SerializerSnapshot s = named(runtime + "kryo.KryoSerializerSnapshot", c, SnapshotForm::kKryo);
     s.type_class = class_of(v->field("type"));
@@ -158,7 +214,7 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
     std::erase(simple, '$');
     return named(c + "$" + simple + "Snapshot", c, SnapshotForm::kSimple);
   }
-  return named("", c, SnapshotForm::kUnknown);
+  return not_understood(c);
 }
 
 }  // namespace
