@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "format/java/java_object_stream.h"
+#include "types/legacy_serializers.h"
 
 namespace ckpt {
 namespace {
@@ -62,9 +63,98 @@ Result<SerializerSnapshot> read_config(std::string_view frame, uint64_t at, Seri
   return serializer;
 }
 
+// LegacyStateMetaInfoReaders.KeyedBackendStateMetaInfoReaderV1V2 and V3V4: the descriptor's
+// type, the name, the namespace and state serializers.
+Result<StateMetaInfo> read_keyed_v1_to_v4(ByteReader& r, int32_t version) {
+  StateMetaInfo m;
+  m.source_offset = r.offset();
+  uint64_t type_at = r.offset();
+  int32_t ordinal = r.i32();
+  m.name = r.utf();
+  if (!r.ok()) return *r.error();
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= kStateTypes.size())
+    return Error(ErrorCode::kCorruption, fmt::format("unknown state descriptor type {} of state '{}'", ordinal, m.name),
+                 type_at);
+  m.backend_type = static_cast<int32_t>(BackendStateType::kKeyValue);
+  m.options.emplace_back(meta_key::kKeyedStateType, kStateTypes[static_cast<size_t>(ordinal)]);
+  std::vector<SerializerSnapshot> serializers;
+  if (version <= 2) {
+    for (int i = 0; i < 2; ++i) {
+      auto s = read_serializer_proxy(r);
+      if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
+      serializers.push_back(std::move(s).value());
+    }
+  } else {
+    auto s = read_serializers_and_configs(r, 2, "a keyed state's serializers");
+    if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
+    serializers = std::move(s).value();
+  }
+  m.serializers.emplace_back(meta_key::kNamespaceSerializer, std::move(serializers[0]));
+  m.serializers.emplace_back(meta_key::kValueSerializer, std::move(serializers[1]));
+  return m;
+}
+
+// StateMetaInfoSnapshotReadersWriters.V5ReaderImpl (Flink 1.6): the current record, except that
+// the serializer roles come first and the serializers after them, in one resilient block.
+Result<StateMetaInfo> read_v5(ByteReader& r) {
+  StateMetaInfo m;
+  // Flink 1.6 had no KEY_VALUE_V2.
+  CKPT_RETURN_IF_ERROR(read_state_meta_head(r, m, BackendStateType::kPriorityQueue));
+  int32_t roles_n = r.count(2, "state serializer role");
+  std::vector<std::string> roles;
+  for (int32_t i = 0; i < roles_n && r.ok(); ++i) roles.push_back(r.utf());
+  if (!r.ok()) return *r.error();
+  auto s = read_serializers_and_configs(r, roles.size(), "a state's serializers");
+  if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
+  for (size_t i = 0; i < roles.size(); ++i) m.serializers.emplace_back(std::move(roles[i]), std::move((*s)[i]));
+  return m;
+}
+
+// LegacyStateMetaInfoReaders.OperatorBackendStateMetaInfoReaderV1 (a whole Java stream) and V2V3
+// (a resilient block: one serializer for list states, key and value for broadcast states).
+Result<StateMetaInfo> read_operator_v1_to_v3(ByteReader& r, int32_t version) {
+  StateMetaInfo m;
+  m.source_offset = r.offset();
+  m.name = r.utf();
+  uint64_t mode_at = r.offset();
+  uint8_t mode = r.u8();
+  if (!r.ok()) return *r.error();
+  if (mode >= kModes.size())
+    return Error(ErrorCode::kCorruption, fmt::format("unknown distribution mode {} of state '{}'", mode, m.name),
+                 mode_at);
+  m.options.emplace_back(meta_key::kDistributionMode, kModes[mode]);
+  if (version == 1) {
+    // InstantiationUtil.deserializeObject straight from the stream: the stream's grammar ends it.
+    size_t start = r.position();
+    uint64_t at = r.offset();
+    auto object = java::read_object_stream(r);
+    if (!object.ok()) return std::move(object).error().with_context(fmt::format("serializer of state '{}'", m.name));
+    m.backend_type = static_cast<int32_t>(BackendStateType::kOperator);
+    m.serializers.emplace_back(meta_key::kValueSerializer, legacy_serializer_snapshot(r.since(start), at));
+    return m;
+  }
+  uint64_t at = r.offset();
+  auto s = read_serializers_and_configs(r, 0, "an operator state's serializers");
+  if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
+  if (s->size() == 1) {
+    m.backend_type = static_cast<int32_t>(BackendStateType::kOperator);
+    m.serializers.emplace_back(meta_key::kValueSerializer, std::move((*s)[0]));
+  } else if (s->size() == 2) {
+    m.backend_type = static_cast<int32_t>(BackendStateType::kBroadcast);
+    m.serializers.emplace_back(meta_key::kKeySerializer, std::move((*s)[0]));
+    m.serializers.emplace_back(meta_key::kValueSerializer, std::move((*s)[1]));
+  } else {
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("operator state '{}' has {} serializers, expected 1 or 2", m.name, s->size()), at);
+  }
+  return m;
+}
+
+}  // namespace
+
 // TypeSerializerSerializationUtil.readSerializersAndConfigsWithResilience: i32 n, n x (i32
 // serializer offset, i32 config offset), i32 total, then `total` bytes the offsets point into.
-Result<std::vector<SerializerSnapshot>> read_resilient(ByteReader& r, size_t expected, const char* what) {
+Result<std::vector<SerializerSnapshot>> read_serializers_and_configs(ByteReader& r, size_t expected, const char* what) {
   uint64_t at = r.offset();
   int32_t n = r.count(8, "serializer and config pair");
   std::vector<std::pair<int32_t, int32_t>> offsets;
@@ -102,95 +192,6 @@ Result<std::vector<SerializerSnapshot>> read_resilient(ByteReader& r, size_t exp
   return out;
 }
 
-// LegacyStateMetaInfoReaders.KeyedBackendStateMetaInfoReaderV1V2 and V3V4: the descriptor's
-// type, the name, the namespace and state serializers.
-Result<StateMetaInfo> read_keyed_v1_to_v4(ByteReader& r, int32_t version) {
-  StateMetaInfo m;
-  m.source_offset = r.offset();
-  uint64_t type_at = r.offset();
-  int32_t ordinal = r.i32();
-  m.name = r.utf();
-  if (!r.ok()) return *r.error();
-  if (ordinal < 0 || static_cast<size_t>(ordinal) >= kStateTypes.size())
-    return Error(ErrorCode::kCorruption, fmt::format("unknown state descriptor type {} of state '{}'", ordinal, m.name),
-                 type_at);
-  m.backend_type = static_cast<int32_t>(BackendStateType::kKeyValue);
-  m.options.emplace_back(meta_key::kKeyedStateType, kStateTypes[static_cast<size_t>(ordinal)]);
-  std::vector<SerializerSnapshot> serializers;
-  if (version <= 2) {
-    for (int i = 0; i < 2; ++i) {
-      auto s = read_serializer_proxy(r);
-      if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
-      serializers.push_back(std::move(s).value());
-    }
-  } else {
-    auto s = read_resilient(r, 2, "a keyed state's serializers");
-    if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
-    serializers = std::move(s).value();
-  }
-  m.serializers.emplace_back(meta_key::kNamespaceSerializer, std::move(serializers[0]));
-  m.serializers.emplace_back(meta_key::kValueSerializer, std::move(serializers[1]));
-  return m;
-}
-
-// StateMetaInfoSnapshotReadersWriters.V5ReaderImpl (Flink 1.6): the current record, except that
-// the serializer roles come first and the serializers after them, in one resilient block.
-Result<StateMetaInfo> read_v5(ByteReader& r) {
-  StateMetaInfo m;
-  // Flink 1.6 had no KEY_VALUE_V2.
-  CKPT_RETURN_IF_ERROR(read_state_meta_head(r, m, BackendStateType::kPriorityQueue));
-  int32_t roles_n = r.count(2, "state serializer role");
-  std::vector<std::string> roles;
-  for (int32_t i = 0; i < roles_n && r.ok(); ++i) roles.push_back(r.utf());
-  if (!r.ok()) return *r.error();
-  auto s = read_resilient(r, roles.size(), "a state's serializers");
-  if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
-  for (size_t i = 0; i < roles.size(); ++i) m.serializers.emplace_back(std::move(roles[i]), std::move((*s)[i]));
-  return m;
-}
-
-// LegacyStateMetaInfoReaders.OperatorBackendStateMetaInfoReaderV1 (a whole Java stream) and V2V3
-// (a resilient block: one serializer for list states, key and value for broadcast states).
-Result<StateMetaInfo> read_operator_v1_to_v3(ByteReader& r, int32_t version) {
-  StateMetaInfo m;
-  m.source_offset = r.offset();
-  m.name = r.utf();
-  uint64_t mode_at = r.offset();
-  uint8_t mode = r.u8();
-  if (!r.ok()) return *r.error();
-  if (mode >= kModes.size())
-    return Error(ErrorCode::kCorruption, fmt::format("unknown distribution mode {} of state '{}'", mode, m.name),
-                 mode_at);
-  m.options.emplace_back(meta_key::kDistributionMode, kModes[mode]);
-  if (version == 1) {
-    // InstantiationUtil.deserializeObject straight from the stream: the stream's grammar ends it.
-    size_t start = r.position();
-    uint64_t at = r.offset();
-    auto object = java::read_object_stream(r);
-    if (!object.ok()) return std::move(object).error().with_context(fmt::format("serializer of state '{}'", m.name));
-    m.backend_type = static_cast<int32_t>(BackendStateType::kOperator);
-    m.serializers.emplace_back(meta_key::kValueSerializer, legacy_serializer_snapshot(r.since(start), at));
-    return m;
-  }
-  uint64_t at = r.offset();
-  auto s = read_resilient(r, 0, "an operator state's serializers");
-  if (!s.ok()) return std::move(s).error().with_context(fmt::format("state '{}'", m.name));
-  if (s->size() == 1) {
-    m.backend_type = static_cast<int32_t>(BackendStateType::kOperator);
-    m.serializers.emplace_back(meta_key::kValueSerializer, std::move((*s)[0]));
-  } else if (s->size() == 2) {
-    m.backend_type = static_cast<int32_t>(BackendStateType::kBroadcast);
-    m.serializers.emplace_back(meta_key::kKeySerializer, std::move((*s)[0]));
-    m.serializers.emplace_back(meta_key::kValueSerializer, std::move((*s)[1]));
-  } else {
-    return Error(ErrorCode::kCorruption,
-                 fmt::format("operator state '{}' has {} serializers, expected 1 or 2", m.name, s->size()), at);
-  }
-  return m;
-}
-
-}  // namespace
-
 SerializerSnapshot legacy_serializer_snapshot(std::string_view java_bytes, uint64_t offset) {
   SerializerSnapshot s;
   s.form = SnapshotForm::kLegacyConfig;
@@ -202,6 +203,7 @@ SerializerSnapshot legacy_serializer_snapshot(std::string_view java_bytes, uint6
   auto object = java::read_object_stream(r);
   s.serializer_class =
       object.ok() && !(*object)->is_null() ? (*object)->class_name : "unreadable Java-serialized serializer";
+  attach_legacy_nested(s);
   return s;
 }
 
@@ -218,7 +220,7 @@ Result<KeyedBackendMeta> read_legacy_keyed_backend_meta(ByteReader& r, int32_t v
   }
   if (!r.ok()) return *r.error();
   if (version >= 3) {
-    auto key = read_resilient(r, 1, "the key serializer");
+    auto key = read_serializers_and_configs(r, 1, "the key serializer");
     if (!key.ok()) return std::move(key).error().with_context("key serializer");
     m.key_serializer = std::move((*key)[0]);
   } else {

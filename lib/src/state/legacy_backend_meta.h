@@ -16,6 +16,12 @@ namespace ckpt {
 Result<KeyedBackendMeta> read_legacy_keyed_backend_meta(ByteReader& r, int32_t version, uint64_t at);
 Result<OperatorBackendMeta> read_legacy_operator_backend_meta(ByteReader& r, int32_t version, uint64_t at);
 
+// TypeSerializerSerializationUtil.readSerializersAndConfigsWithResilience (Flink 1.3-1.6, also
+// timer snapshots version 1): i32 n, n x (i32 serializer offset, i32 config offset), i32 total,
+// then the block the offsets point into. `expected` pairs, or any number if 0; `what` names
+// them in errors.
+Result<std::vector<SerializerSnapshot>> read_serializers_and_configs(ByteReader& r, size_t expected, const char* what);
+
 // A Java-serialized TypeSerializer (what TypeSerializerSerializationProxy wraps) as a snapshot
 // in the legacy-config form: its class from the stream when the stream can be read.
 SerializerSnapshot legacy_serializer_snapshot(std::string_view java_bytes, uint64_t offset);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "format/java/java_object_stream.h"
+#include "state/legacy_backend_meta.h"
 #include "support/byte_writer.h"
 #include "types/serializer_snapshot.h"
 #include "types/value_decoder.h"
@@ -23,13 +25,34 @@ using TimerFn =
 // A service's head (name and serializer snapshots, as stored) and its name.
 using ServiceFn = std::function<Status(std::string_view head, const std::string& name)>;
 
-// One key group's block after its magic: the services, each with its event- and processing-time
-// timers (list 0 and 1).
-Status walk_block(ByteReader& r, int32_t* version_out, const ServiceFn& on_service, const TimerFn& on_timer) {
-  int32_t version = r.i32();
+// The Java-serialized serializer at r's position, as a legacy snapshot.
+Result<SerializerSnapshot> java_serializer_at(ByteReader& r) {
+  const size_t start = r.position();
+  const uint64_t at = r.offset();
+  auto object = java::read_object_stream(r);
+  if (!object.ok()) return std::move(object).error().with_context("Java-serialized timer serializer");
+  return legacy_serializer_snapshot(r.since(start), at);
+}
+
+// Whether a key group's bytes without the magic are Flink 1.2-1.4.0's timers (InternalTimeServiceManager
+// before versioning): a plausible service count, a service name, then a Java object stream.
+bool pre_versioned_timers(std::string_view data) {
+  ByteReader r(data, 0);
+  int32_t services = r.i32();
+  if (!r.ok() || services < 1 || services > 1024) return false;
+  std::string name = r.utf();
+  return r.ok() && !name.empty() && r.remaining() >= 4 && r.u16() == java::kStreamMagic &&
+         r.u16() == java::kStreamVersion;
+}
+
+// One key group's block after its magic (or from its start, kTimersNoVersion): the services,
+// each with its event- and processing-time timers (list 0 and 1).
+Status walk_block(ByteReader& r, bool pre_versioned, int32_t* version_out, const ServiceFn& on_service,
+                  const TimerFn& on_timer) {
+  int32_t version = pre_versioned ? kTimersNoVersion : r.i32();
   int32_t services = r.count(4, "timer service");
   if (!r.ok()) return r.take_error();
-  if (version != 1 && version != 2)
+  if (version != 1 && version != 2 && version != kTimersNoVersion)
     return Error(ErrorCode::kNotSupported, fmt::format("timer snapshot version {} (expected 1 or 2)", version),
                  r.offset() - 8);
   if (version_out) *version_out = version;
@@ -37,16 +60,27 @@ Status walk_block(ByteReader& r, int32_t* version_out, const ServiceFn& on_servi
     const size_t head = r.position();
     std::string name = r.utf();
     if (!r.ok()) return r.take_error();
-    // Version 1 stored Java-serialized serializers, which cannot be read without a JVM.
-    if (version == 1)
-      return Error(ErrorCode::kNotSupported, "timer snapshot version 1 stores Java-serialized serializers",
-                   r.offset());
-    auto ks = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
-    if (!ks.ok()) return std::move(ks).error();
-    auto ns = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
-    if (!ns.ok()) return std::move(ns).error();
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> kd, make_decoder(*ks));
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> nd, make_decoder(*ns));
+    // Version 1 (Flink 1.4.1-1.5, InternalTimersSnapshotWriterV1): the key and namespace
+    // serializers Java-serialized with their config snapshots, in one resilient block; version
+    // 2 their TypeSerializerSnapshots.
+    std::vector<SerializerSnapshot> serializers;
+    if (version == kTimersNoVersion) {
+      // Flink 1.2-1.4.0 (InternalTimersSnapshotWriterPreVersioned): the two serializers alone.
+      for (int i = 0; i < 2; ++i) {
+        CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, java_serializer_at(r));
+        serializers.push_back(std::move(s));
+      }
+    } else if (version == 1) {
+      CKPT_ASSIGN_OR_RETURN(serializers, read_serializers_and_configs(r, 2, "a timer service's serializers"));
+    } else {
+      for (int i = 0; i < 2; ++i) {
+        auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+        if (!s.ok()) return std::move(s).error();
+        serializers.push_back(std::move(s).value());
+      }
+    }
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> kd, make_decoder(serializers[0]));
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> nd, make_decoder(serializers[1]));
     if (!kd->decodable() || !nd->decodable())
       return Error(ErrorCode::kNotSupported,
                    fmt::format("timers of service '{}' cannot be delimited without the job's classes", name),
@@ -68,7 +102,7 @@ Status walk_block(ByteReader& r, int32_t* version_out, const ServiceFn& on_servi
 // order; `other(key group, reader)` for one whose bytes are not a timer block. An error of fn,
 // other or the read goes to `failed` (with the key group named), whose error ends the walk.
 Status for_each_block(const KeyedHandle& handle, const StateStream& stream, const std::function<bool(int32_t)>& wanted,
-                      const std::function<Status(int32_t, ByteReader&)>& fn,
+                      const std::function<Status(int32_t, ByteReader&, bool pre_versioned)>& fn,
                       const std::function<Status(int32_t, ByteReader&)>& other, const ProblemSink& failed) {
   // Key groups nothing was written for keep offset -1 (KeyedStateCheckpointOutputStream).
   std::vector<std::pair<uint64_t, int32_t>> starts;
@@ -86,11 +120,11 @@ Status for_each_block(const KeyedHandle& handle, const StateStream& stream, cons
     Status s = stream.read(start, end - start, &data);
     if (s.ok()) {
       ByteReader r(data, stream.base() + start);
-      if (data.size() < 4 || r.u32() != kPostVersionedMagic) {
-        ByteReader whole(data, stream.base() + start);
-        s = other(kg, whole);
+      if (data.size() >= 4 && r.u32() == kPostVersionedMagic) {
+        s = fn(kg, r, false);
       } else {
-        s = fn(kg, r);
+        ByteReader whole(data, stream.base() + start);
+        s = pre_versioned_timers(data) ? fn(kg, whole, true) : other(kg, whole);
       }
     }
     if (!s.ok())
@@ -105,10 +139,10 @@ Status for_each_block(const KeyedHandle& handle, const StateStream& stream, cons
 Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, const StateFilter& filter,
                        const EntrySink& sink, const ProblemSink& problems) {
   std::vector<std::string> names;
-  auto block = [&](int32_t kg, ByteReader& r) -> Status {
+  auto block = [&](int32_t kg, ByteReader& r, bool pre_versioned) -> Status {
     names.clear();
     Status s = walk_block(
-        r, nullptr,
+        r, pre_versioned, nullptr,
         [&](std::string_view, const std::string& name) {
           names.push_back(name);
           return Status::OK();
@@ -144,10 +178,10 @@ Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, con
 
 Status read_raw_timer_blocks(const KeyedHandle& handle, const StateStream& stream,
                              const std::function<Status(int32_t key_group, RawTimerBlock&& block)>& fn) {
-  auto block = [&](int32_t kg, ByteReader& r) -> Status {
+  auto block = [&](int32_t kg, ByteReader& r, bool pre_versioned) -> Status {
     RawTimerBlock b;
     Status s = walk_block(
-        r, &b.version,
+        r, pre_versioned, &b.version,
         [&](std::string_view head, const std::string&) {
           b.services.emplace_back().head = std::string(head);
           return Status::OK();
@@ -177,8 +211,10 @@ Status read_raw_timer_blocks(const KeyedHandle& handle, const StateStream& strea
 
 std::string write_raw_timer_block(const RawTimerBlock& block) {
   ByteWriter w;
-  w.u32(kPostVersionedMagic);
-  w.i32(block.version);
+  if (block.version != kTimersNoVersion) {
+    w.u32(kPostVersionedMagic);
+    w.i32(block.version);
+  }
   w.i32(static_cast<int32_t>(block.services.size()));
   for (const RawTimerService& s : block.services) {
     w.bytes(s.head);

@@ -39,8 +39,11 @@ struct RawTimerService {
   std::string head;
   std::vector<RawTimer> timers[2];  // event time, then processing time, as stored
 };
+// InternalTimersSnapshotReaderWriters.NO_VERSION: Flink 1.2-1.4.0 wrote key groups' timers
+// without the magic and version (formats/keyed-state.md §12).
+inline constexpr int32_t kTimersNoVersion = INT32_MIN;
 struct RawTimerBlock {
-  int32_t version = 0;
+  int32_t version = 0;  // 1, 2 or kTimersNoVersion
   std::vector<RawTimerService> services;
 };
 

@@ -7,6 +7,7 @@
 
 #include "types/avro_schema.h"
 #include "types/flink_string.h"
+#include "types/legacy_serializers.h"
 #include "types/logical_types.h"
 #include "types/serializer_classes.h"
 
@@ -435,6 +436,8 @@ void SnapshotParser::legacy(SerializerSnapshot& s) {
   s.legacy_java_serializer = std::string(r_.bytes(len));
   s.legacy_config_version = r_.i32();
   if (!r_.ok()) return;
+  // The serializer object says what the config payload repeats (formats/serializers.md §15).
+  attach_legacy_nested(s);
   // The config snapshot's own payload is unframed and class specific.
   if (!resync(s)) return;
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "types/legacy_serializers.h"
 #include "types/value_decoders.h"
 #include "support/byte_reader.h"
 #include "support/json_text.h"
@@ -23,9 +24,12 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) 
   if (cep) return cep;
   switch (s.form) {
     case SnapshotForm::kLegacyConfig:
+      // Flink 1.2-1.6: the serializer object, read as the snapshot Flink 1.7+ writes for it.
+      if (auto equivalent = legacy_equivalent(s)) return make_decoder(*equivalent);
       if (auto singleton = decoders::make_java_singleton(s)) return singleton;
       return make_opaque(s, "legacy TypeSerializerConfigSnapshot: the serializer is Java-serialized");
     case SnapshotForm::kKryo:
+      if (auto kryo = decoders::make_kryo(s)) return kryo;
       return make_opaque(s, fmt::format("kryo serialization of {} needs the job's classes", s.type_class));
     case SnapshotForm::kClassOnly:
       return make_opaque(s, fmt::format("{} serializes itself (user code)", s.type_class));

@@ -22,6 +22,9 @@ DecoderPtr make_java(const SerializerSnapshot& s);
 // A legacy config snapshot whose Java-serialized serializer is one of Flink's field-less
 // singletons (LongSerializer, StringSerializer, VoidNamespaceSerializer, ...); else nullptr.
 DecoderPtr make_java_singleton(const SerializerSnapshot& s);
+// KryoSerializer of a JDK type whose values Kryo writes with its own registrations (boxed
+// primitives, String, Object holding those, Throwable: Java-serialized); nullptr for others.
+DecoderPtr make_kryo(const SerializerSnapshot& s);
 // Containers and records whose nested decoders are built by make_decoder(); nullptr if the
 // class is none of them. Errors for inconsistent snapshots.
 Result<DecoderPtr> make_structured(const SerializerSnapshot& s);

@@ -21,6 +21,7 @@ enum class Shape {
   kNullable,      // bool isNull; null -> padding bytes
   kEither,        // bool isLeft + left or right
   kOption,        // Scala Option: bool isSome + value
+  kTry,           // Scala Try: bool isSuccess + value or throwable
   kGenericArray,  // i32 n + n x (bool present + element)
   kTtl,           // i64 timestamp + user value
   kTimer,         // i64 timestamp ^ sign bit, key, namespace
@@ -114,6 +115,13 @@ class StructuredDecoder final : public ValueDecoder {
         if (r.boolean()) children_[0]->read(r, out);
         else out = nullptr;
         return;
+      case Shape::kTry: {
+        bool success = r.boolean();
+        nlohmann::json v;
+        children_[success ? 0 : 1]->read(r, v);
+        out = {{success ? "success" : "failure", std::move(v)}};
+        return;
+      }
       case Shape::kGenericArray: {
         int32_t n = r.count(1, "array element");
         out = nlohmann::json::array();
@@ -519,6 +527,9 @@ constexpr ShapeByClass kShapes[] = {
     {"$NullableSerializerSnapshot", Shape::kNullable, 1},
     {".JavaEitherSerializerSnapshot", Shape::kEither, 2},
     {".ScalaOptionSerializerSnapshot", Shape::kOption, 1},
+    {".ScalaEitherSerializerSnapshot", Shape::kEither, 2},
+    {".ScalaTrySerializerSnapshot", Shape::kTry, 2},
+    {".TraversableSerializerSnapshot", Shape::kGenericArray, 1},
     {".GenericArraySerializerSnapshot", Shape::kGenericArray, 1},
     {"$TtlSerializerSnapshot", Shape::kTtl, 2},
     {".TimerSerializerSnapshot", Shape::kTimer, 2},
