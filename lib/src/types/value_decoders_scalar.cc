@@ -169,7 +169,10 @@ class ScalarDecoder final : public ValueDecoder {
       case Scalar::kNullValue: out = nullptr; return;
       case Scalar::kByteArray: {
         int32_t n = r.count(1, "byte array element");
-        out = {{"bytes", to_hex(r.bytes(n))}};
+        // Built in place: the initializer-list form checks and copies each member (the entry
+        // iterator decodes every byte[] value this way).
+        out = nlohmann::json::object();
+        out.get_ref<nlohmann::json::object_t&>().emplace("bytes", to_hex(r.bytes(n)));
         return;
       }
       case Scalar::kBooleanArray: array(r, out, 1, [](ByteReader& x) { return nlohmann::json(x.boolean()); }); return;
