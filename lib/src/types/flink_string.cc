@@ -61,8 +61,10 @@ uint32_t ascii_units(const ByteReader& r, uint32_t n) {
 void read_units(ByteReader& r, uint32_t n, std::string* out) {
   if (!units_fit(r, n)) return;
   const uint32_t ascii = ascii_units(r, n);
-  out->append(reinterpret_cast<const char*>(r.data() + r.position()), ascii);
-  r.skip(ascii);
+  if (ascii > 0) {
+    out->append(reinterpret_cast<const char*>(r.data() + r.position()), ascii);
+    r.skip(ascii);
+  }
   if (ascii == n) return;
   // A surrogate pairs only with its neighbour, never with an ASCII unit: the rest converts alone.
   std::vector<uint16_t> units;
