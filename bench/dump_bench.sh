@@ -24,20 +24,31 @@ now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
 rate() { echo "scale=1; $1 / ($3 - $2) / $4" | bc; }  # amount / seconds / unit
 
-echo "generating $bytes bytes in $subtasks subtasks under $work"
-"$build/tests/ckpt_make_native_snapshot" "$template" "$work/snapshot" "$bytes" "$subtasks" 8
-ssts=$(ls "$work/snapshot" | grep -c '\.sst$')
-sst_bytes=$(cat "$work/snapshot"/*.sst | wc -c)
-cat "$work/snapshot"/* > /dev/null  # the same warm page cache for every contender
-entries=$("$ckpt" dump --format ndjson -j "$subtasks" "$work/snapshot" | wc -l)
+# DUMP_SNAPSHOT=DIR takes an existing snapshot instead (e.g. the 8 M-key one `ckpt generate`
+# makes in dump_key_bench.sh); SST_DUMP_FLAGS adds flags to sst_dump (issue 33 compares
+# against `--output_hex`, which prints values as hex, as dump prints byte arrays).
+snapshot=${DUMP_SNAPSHOT:-}
+if [ -z "$snapshot" ]; then
+  echo "generating $bytes bytes in $subtasks subtasks under $work"
+  "$build/tests/ckpt_make_native_snapshot" "$template" "$work/snapshot" "$bytes" "$subtasks" 8
+  snapshot=$work/snapshot
+fi
+mkdir -p "$work"
+find "$snapshot" -name '*.sst' | sort > "$work/ssts"
+ssts=$(wc -l < "$work/ssts")
+sst_bytes=$(xargs cat < "$work/ssts" | wc -c)
+find "$snapshot" -type f -exec cat {} + > /dev/null  # the same warm page cache for every contender
+entries=$("$ckpt" dump --format ndjson -j "$subtasks" "$snapshot" | wc -l)
 echo "snapshot: $ssts SST files, $sst_bytes SST bytes, $entries entries"
-"$ckpt" dump --format ndjson --limit 1 "$work/snapshot"
+"$ckpt" dump --format ndjson --limit 1 "$snapshot"
 
+# CPU time (user + sys, seconds) of a command, its output discarded.
+cpu() { /usr/bin/time -f '%U %S' -o "$work/cpu" "$@" > /dev/null && awk '{ print $1 + $2 }' "$work/cpu"; }
 for round in 1 2 3; do
-  t0=$(now); "$ckpt" dump --format ndjson -j 1 "$work/snapshot" > /dev/null; t1=$(now)
-  t2=$(now); for f in "$work/snapshot"/*.sst; do "$sst_dump" --file="$f" --command=scan > /dev/null; done; t3=$(now)
-  t4=$(now); "$ckpt" dump --format ndjson -j "$subtasks" "$work/snapshot" > /dev/null; t5=$(now)
-  t6=$(now); ls "$work/snapshot"/*.sst | xargs -P "$subtasks" -I{} "$sst_dump" --file={} --command=scan > /dev/null; t7=$(now)
-  echo "round $round, one thread: ckpt dump $(secs "$t0" "$t1") s ($(rate "$entries" "$t0" "$t1" 1000000) M entries/s, $(rate "$sst_bytes" "$t0" "$t1" 1048576) MiB/s), sst_dump scan $(secs "$t2" "$t3") s ($(rate "$entries" "$t2" "$t3" 1000000) M entries/s, $(rate "$sst_bytes" "$t2" "$t3" 1048576) MiB/s)"
-  echo "round $round, $subtasks at once: ckpt dump -j $subtasks $(secs "$t4" "$t5") s, sst_dump scan (xargs -P $subtasks) $(secs "$t6" "$t7") s"
+  t0=$(now); c0=$(cpu "$ckpt" dump --format ndjson -j 1 "$snapshot"); t1=$(now)
+  t2=$(now); c1=$(cpu sh -c 'while read -r f; do "$0" --file="$f" --command=scan $1; done < "$2"' "$sst_dump" "${SST_DUMP_FLAGS:-}" "$work/ssts"); t3=$(now)
+  t4=$(now); c2=$(cpu "$ckpt" dump --format ndjson -j "$subtasks" "$snapshot"); t5=$(now)
+  t6=$(now); c3=$(cpu sh -c 'xargs -P "$3" -I{} "$0" --file={} --command=scan $1 < "$2"' "$sst_dump" "${SST_DUMP_FLAGS:-}" "$work/ssts" "$subtasks"); t7=$(now)
+  echo "round $round, one thread: ckpt dump $(secs "$t0" "$t1") s (CPU $c0 s; $(rate "$entries" "$t0" "$t1" 1000000) M entries/s, $(rate "$sst_bytes" "$t0" "$t1" 1048576) MiB/s), sst_dump scan $(secs "$t2" "$t3") s (CPU $c1 s; $(rate "$entries" "$t2" "$t3" 1000000) M entries/s, $(rate "$sst_bytes" "$t2" "$t3" 1048576) MiB/s)"
+  echo "round $round, $subtasks at once: ckpt dump -j $subtasks $(secs "$t4" "$t5") s (CPU $c2 s), sst_dump scan (xargs -P $subtasks) $(secs "$t6" "$t7") s (CPU $c3 s)"
 done

@@ -44,3 +44,21 @@ TEST_CASE("a flink string cut short is an error when skipped", "[unit][state]") 
   REQUIRE_FALSE(cut.ok());
   CHECK(cut.error()->message.find("unexpected end of data") != std::string::npos);
 }
+
+TEST_CASE("a flink string keeps its ascii run and pairs the surrogates after it - and a cut one leaves nothing", "[unit][state]") {
+  // "ab" then U+1F600 as its surrogate pair d83d de00 (units as varint7: bd b0 03, 80 bc 03):
+  // the ASCII run is copied whole, the rest converted unit by unit.
+  const std::string bytes("\x05" "ab" "\xbd\xb0\x03" "\x80\xbc\x03" "\x7e", 10);
+  ByteReader read(bytes);
+  std::string text;
+  REQUIRE(read_flink_string(read, &text));
+  CHECK(text == "ab\xf0\x9f\x98\x80");
+  CHECK(read.position() == 9);
+
+  const std::string cut_bytes("\x04" "ab\xac", 4);  // 'a', 'b', then a unit whose bytes run out
+  ByteReader cut(cut_bytes);
+  std::string partial = "stale";
+  CHECK_FALSE(read_flink_string(cut, &partial));
+  CHECK_FALSE(cut.ok());
+  CHECK(partial.empty());
+}

@@ -55,6 +55,20 @@ void skip_variable_length(ByteReader& r, uint64_t length) {
 
 Status reader_error(ByteReader& r) { return r.take_error(); }
 
+// `e` as a new StateEntry, but with the capacity its strings had (a sink may have moved from it).
+void reset_entry(StateEntry& e) {
+  e.kind = EntryKind::kKeyed;
+  e.key_group = -1;
+  e.has_key = e.has_namespace = e.has_user_key = e.is_text = e.has_raw = false;
+  e.key = nullptr;
+  e.ns = nullptr;
+  e.user_key = nullptr;
+  e.value = nullptr;
+  for (std::string* s :
+       {&e.key_text, &e.ns_text, &e.user_key_text, &e.value_text, &e.raw_key, &e.raw_ns, &e.raw_user_key, &e.raw_value})
+    s->clear();
+}
+
 }  // namespace
 
 bool is_timer_serializer(const SerializerSnapshot& s) {
@@ -289,7 +303,10 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
     if (!kr.ok()) return reader_error(kr);
     return emit_timer(std::move(element), kg, key.substr(prefix_bytes_), sink);
   }
-  StateEntry e;
+  // One entry per codec, reused: a sink that prints (dump) only reads it, so its strings keep
+  // their capacity and an entry costs no allocation (malloc and free were 7% of `ckpt dump`).
+  StateEntry& e = scratch_;
+  reset_entry(e);
   e.state = name_;
   e.key_group = kg;
   e.has_key = e.has_namespace = true;

@@ -105,6 +105,8 @@ class KeyedStateCodec {
   std::unique_ptr<ValueDecoder> value_;    // whole-state serializer (heap); PQ element
   std::unique_ptr<ValueDecoder> element_;  // LIST element; MAP user value
   std::unique_ptr<ValueDecoder> user_key_; // MAP user key
+  // read_rocks_entry()'s entry, handed to its sink each time (a codec reads on one thread).
+  mutable StateEntry scratch_;
 };
 
 }  // namespace ckpt

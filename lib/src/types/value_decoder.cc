@@ -95,7 +95,7 @@ Status decode_framed_json(const ValueDecoder& d, ByteReader& r, size_t length, s
       [&](std::string_view bytes) {
         // As the tree {"hex":..,"why":..} prints: members in key order.
         out += "{\"hex\":\"";
-        out += decoders::to_hex(bytes);
+        decoders::append_hex(out, bytes);
         out += "\",\"why\":";
         append_json_string(out, d.why_not());
         out += '}';

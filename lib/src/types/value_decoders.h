@@ -53,8 +53,9 @@ DecoderPtr make_raw_inner(const LogicalType& type, const SerializerSnapshot* raw
 // A container decodes when all its children do; its reason is the first child's that does not.
 bool all_decodable(const std::vector<DecoderPtr>& children);
 std::string first_why_not(const std::vector<DecoderPtr>& children);
-// Lower-case hex of raw bytes.
+// Lower-case hex of raw bytes; append_hex() writes it at the end of `out`.
 std::string to_hex(std::string_view bytes);
+void append_hex(std::string& out, std::string_view bytes);
 // A BigInteger magnitude (two's complement, big endian) as a JSON number if it fits 64 bits,
 // else as a decimal string.
 nlohmann::json big_integer_json(std::string_view twos_complement);

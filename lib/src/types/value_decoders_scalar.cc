@@ -169,7 +169,10 @@ class ScalarDecoder final : public ValueDecoder {
       case Scalar::kNullValue: out = nullptr; return;
       case Scalar::kByteArray: {
         int32_t n = r.count(1, "byte array element");
-        out = {{"bytes", to_hex(r.bytes(n))}};
+        // Built in place: the initializer-list form checks and copies each member (the entry
+        // iterator decodes every byte[] value this way).
+        out = nlohmann::json::object();
+        out.get_ref<nlohmann::json::object_t&>().emplace("bytes", to_hex(r.bytes(n)));
         return;
       }
       case Scalar::kBooleanArray: array(r, out, 1, [](ByteReader& x) { return nlohmann::json(x.boolean()); }); return;
@@ -224,7 +227,7 @@ class ScalarDecoder final : public ValueDecoder {
         int32_t n = r.count(1, "byte array element");
         std::string_view bytes = r.bytes(n);
         out += "{\"bytes\":\"";
-        out += to_hex(bytes);
+        append_hex(out, bytes);
         out += "\"}";
         return;
       }
@@ -379,14 +382,37 @@ DecoderPtr make_opaque(const SerializerSnapshot& s, std::string why) {
                                          std::move(why));
 }
 
-std::string to_hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
+namespace {
+
+// Both hex digits of every byte value, so that a byte costs one 2-byte copy: a digit at a time
+// into a fresh string was the dump's largest cost (byte-array values).
+struct HexPairs {
+  char digits[512];
+  constexpr HexPairs() : digits() {
+    constexpr char kDigits[] = "0123456789abcdef";
+    for (int b = 0; b < 256; ++b) {
+      digits[2 * b] = kDigits[b >> 4];
+      digits[2 * b + 1] = kDigits[b & 15];
+    }
   }
+};
+constexpr HexPairs kHexPairs;
+
+}  // namespace
+
+void append_hex(std::string& out, std::string_view bytes) {
+  const size_t at = out.size();
+  out.resize(at + 2 * bytes.size());
+  char* p = out.data() + at;
+  for (unsigned char b : bytes) {
+    std::memcpy(p, &kHexPairs.digits[2 * b], 2);
+    p += 2;
+  }
+}
+
+std::string to_hex(std::string_view bytes) {
+  std::string out;
+  append_hex(out, bytes);
   return out;
 }
 

@@ -115,9 +115,12 @@ Value value_of(nlohmann::json&& j) {
       return Value::array(std::move(elements));
     }
     case nlohmann::json::value_t::object: {
+      auto& members = j.get_ref<nlohmann::json::object_t&>();
       std::vector<std::string> keys;
       std::vector<Value> values;
-      for (auto& [k, e] : j.items()) {
+      keys.reserve(members.size());
+      values.reserve(members.size());
+      for (auto& [k, e] : members) {
         keys.push_back(k);
         values.push_back(value_of(std::move(e)));
       }
@@ -155,7 +158,9 @@ using Channels = OrderedChannels<ChunkOrError>;
 // A worker's side: entries converted on the worker thread, handed over in chunks.
 class ChunkOutput : public TaskOutput {
  public:
-  ChunkOutput(const Channels::Push& push, const EntryTask& task) : push_(push), task_(task) {}
+  ChunkOutput(const Channels::Push& push, const EntryTask& task) : push_(push), task_(task) {
+    chunk_.reserve(kChunkEntries);  // entries are large: no moves of them as the chunk grows
+  }
   bool add(StateEntry&& e) override {
     chunk_.push_back(to_entry(std::move(e), task_));
     return chunk_.size() < kChunkEntries || flush();
@@ -165,6 +170,7 @@ class ChunkOutput : public TaskOutput {
     if (chunk_.empty()) return true;
     std::vector<Entry> full = std::move(chunk_);
     chunk_.clear();
+    chunk_.reserve(kChunkEntries);
     return push_(ChunkOrError(std::move(full)));
   }
 
