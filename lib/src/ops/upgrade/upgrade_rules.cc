@@ -30,7 +30,7 @@ constexpr Removed kRemovedClasses[] = {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-std::string short_class(std::string_view c) {
+std::string unqualified(std::string_view c) {
   size_t dot = c.rfind('.');
   return std::string(dot == std::string_view::npos ? c : c.substr(dot + 1));
 }
@@ -69,11 +69,11 @@ void judge_node(const SerializerSnapshot& s, const std::string& where, bool pojo
   const std::string& cls = s.snapshot_class;
   if (s.form == SnapshotForm::kLegacyConfig)
     add(out, UpgradeVerdict::kFail, "legacy-config", s.serializer_class, where,
-        "a TypeSerializerConfigSnapshot (" + short_class(cls) +
+        "a TypeSerializerConfigSnapshot (" + unqualified(cls) +
             ", Flink < 1.8): Flink 1.17 and later read no TypeSerializerConfigSnapshot");
   if (starts_with(cls, kScalaPackage) || starts_with(s.serializer_class, kScalaPackage)) {
     add(out, UpgradeVerdict::kFail, "scala-api", s.serializer_class, where,
-        short_class(s.serializer_class) + " is a serializer of Flink's Scala API, which Flink 2.0 removed");
+        unqualified(s.serializer_class) + " is a serializer of Flink's Scala API, which Flink 2.0 removed");
     return;
   }
   if (s.form == SnapshotForm::kLegacyConfig) {
@@ -107,7 +107,7 @@ void judge_node(const SerializerSnapshot& s, const std::string& where, bool pojo
   if (!known) {
     if (starts_with(cls, "org.apache.flink."))
       add(out, UpgradeVerdict::kUnknown, "unknown-serializer", s.serializer_class, where,
-          "a Flink serializer ckpt has no rule for (" + short_class(cls) + ")");
+          "a Flink serializer ckpt has no rule for (" + unqualified(cls) + ")");
     else
       add(out, UpgradeVerdict::kUnknown, "unknown-serializer", s.serializer_class, where,
           "the job's own serializer (" + (cls.empty() ? std::string("unnamed") : cls) +
