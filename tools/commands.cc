@@ -1,7 +1,7 @@
 // The subcommand table: one row per subcommand, in the order `ckpt --help` lists them, which is
 // also the order of the README's table and of ckpt(1) (tests/docs/command_order_test.cc): reading
 // a snapshot (inspect, dump, verify), working it in parts and restoring it, rewriting it
-// (convert, edit), making and comparing snapshots, housekeeping, reports, then the shell's.
+// (convert, edit, upgrade), making and comparing snapshots, housekeeping, reports, then the shell's.
 #include "command.h"
 
 namespace ckpt::cli {
@@ -11,6 +11,7 @@ Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
 Runner setup_convert(CLI::App& sub);
 Runner setup_edit(CLI::App& sub);
+Runner setup_upgrade(CLI::App& sub);
 Runner setup_generate(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
@@ -34,6 +35,7 @@ const std::vector<Command>& commands() {
       {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
       {"convert", "Rewrite a snapshot for another state backend", setup_convert},
       {"edit", "Change a savepoint offline: operators, states, keys, max parallelism", setup_edit},
+      {"upgrade", "Check whether Flink 2.x restores each state of a 1.x snapshot, and why not", setup_upgrade},
       {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"query", "Run SQL over the state of snapshots: entries, operators, states, files", setup_query},
       {"ls", "List the jobs, checkpoints and savepoints under a path", setup_ls},

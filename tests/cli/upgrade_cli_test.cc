@@ -1,0 +1,61 @@
+// ckpt upgrade's command line: --check on a snapshot of built-in serializers, the refusals
+// (--output, no --check, a target other than 2.x, a missing snapshot) and its JSON document
+// against formats/schemas/ckpt.upgrade.schema.json.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "testlib/cli_process.h"
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
+
+using ckpt::test::CliResult;
+using ckpt::test::run_cli;
+
+TEST_CASE("upgrade --check prints a table and a schema-valid document for the sample savepoint", "[cli]") {
+  const std::string sample = ckpt::test::sample_savepoint_dir();
+  CliResult text = run_cli({"upgrade", sample, "--to", "2.x", "--check"});
+  INFO(text.err);
+  CHECK(text.status == 0);
+  CHECK(text.out.rfind("OPERATOR", 0) == 0);
+  CHECK(text.out.find("VERDICT  REASON\n") != std::string::npos);
+  CHECK(text.out.find(" 0 unknown, 0 fail\n") != std::string::npos);
+  CliResult doc = run_cli({"upgrade", sample, "--to", "2.x", "--check", "--json"});
+  REQUIRE(doc.status == 0);
+  nlohmann::json j = nlohmann::json::parse(doc.out);
+  CHECK(j["schema"] == "ckpt.upgrade/1");
+  CHECK(j["target"] == "2.x");
+  CHECK(j["ok_count"] == j["state_count"]);
+  CHECK(j["state_count"].get<int>() > 0);
+
+  ckpt::test::ScratchDir s;
+  std::filesystem::create_directories(s / "out");
+  ckpt::test::write_file(s / "out/upgrade.1.json", doc.out);
+  ckpt::test::write_file(s / "out/error.1.json",
+                         run_cli({"upgrade", s / "absent", "--to", "2.x", "--check", "--json"}).out);
+  CliResult v = ckpt::test::run_program({"python3", ckpt::test::source_dir() + "/tests/tools/validate_json.py",
+                                         ckpt::test::source_dir() + "/formats/schemas", s / "out"},
+                                        120);
+  INFO(v.out << v.err);
+  REQUIRE(v.status != 3);  // python3-jsonschema missing: a failure, not a pass
+  CHECK(v.status == 0);
+}
+
+TEST_CASE("upgrade refuses --output - a missing --check and a target other than 2.x", "[cli]") {
+  const std::string sample = ckpt::test::sample_savepoint_dir();
+  ckpt::test::ScratchDir s;
+  CliResult out = run_cli({"upgrade", sample, "--to", "2.x", "--check", "--output", s / "up"});
+  CHECK(out.status == 2);
+  CHECK(out.err.find("--output is not implemented yet") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(s / "up"));
+  CliResult no_check = run_cli({"upgrade", sample, "--to", "2.x"});
+  CHECK(no_check.status == 2);
+  CHECK(no_check.err.find("needs --check") != std::string::npos);
+  CliResult target = run_cli({"upgrade", sample, "--to", "3.x", "--check", "--json"});
+  CHECK(target.status == 2);
+  CHECK(nlohmann::json::parse(target.out)["error"]["code"] == "invalid_argument");
+  CHECK(run_cli({"upgrade", sample, "--check"}).status == 2);  // --to is required
+}

@@ -1,0 +1,58 @@
+// ckpt upgrade: will Flink 2.x restore this 1.x snapshot's states? (man/ckpt-upgrade.1.md)
+#include <memory>
+#include <ostream>
+
+#include "ckpt/upgrade.h"
+#include "command.h"
+#include "remap_arg.h"
+
+namespace ckpt::cli {
+
+namespace {
+struct UpgradeArgs {
+  std::string snapshot;
+  std::string to;
+  bool check = false;
+  std::string output;
+  bool force = false;
+  bool json = false;
+  std::vector<std::string> remap;
+};
+}  // namespace
+
+Runner setup_upgrade(CLI::App& sub) {
+  auto a = std::make_shared<UpgradeArgs>();
+  sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
+  sub.add_option("--to", a->to, "Target Flink version: 2.x")->required()->type_name("KIND");
+  sub.add_flag("--check", a->check, "Say for every state whether the target restores it, and why not");
+  sub.add_option("-o,--output", a->output, "Directory to write the upgraded snapshot to (not implemented yet)")
+      ->type_name("DIR");
+  sub.add_flag("--force", a->force, "Replace an existing output directory");
+  sub.add_flag("--json", a->json, "Print the check as JSON");
+  add_remap_option(sub, &a->remap);
+  return [a](Io& io) {
+    if (!a->output.empty()) {
+      print_error(io, "ckpt upgrade --output is not implemented yet: only --check is (it rewrites nothing)");
+      return kExitError;
+    }
+    if (!a->check) {
+      print_error(io, "ckpt upgrade needs --check (the rewrite, --output, is not implemented yet)");
+      return kExitError;
+    }
+    std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
+    if (!remap) return kExitError;
+    UpgradeOptions options;
+    options.target = a->to;
+    options.remap = std::move(*remap);
+    Result<UpgradeCheckReport> report = check_upgrade(a->snapshot, options);
+    if (!report.ok()) return report_error(io, report.error());
+    io.out << (a->json ? upgrade_check_json(*report) + "\n" : upgrade_check_text(*report));
+    io.json_written = a->json;
+    for (const std::string& p : report->problems) print_warning(io, p);
+    // States that could not be read were not judged: the answer is incomplete.
+    if (!report->problems.empty()) return kExitError;
+    return report->fail_count + report->unknown_count > 0 ? kExitProblems : kExitOk;
+  };
+}
+
+}  // namespace ckpt::cli
