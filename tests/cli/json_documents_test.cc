@@ -9,15 +9,12 @@
 #include <vector>
 
 #include "testlib/cli_run.h"
+#include "testlib/s3_fixtures.h"
 #include "testlib/test_support.h"
 
-namespace {
+using ckpt::test::replaced;
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
+namespace {
 
 // What depends on the clock (a listing's modification times, an orphan's age) left out.
 std::string without_clock(const std::string& doc) {

@@ -6,7 +6,7 @@ namespace ckpt {
 
 namespace {
 
-void write_files(JsonWriter& w, std::string_view name, size_t files, size_t ssts, uint64_t bytes) {
+void write_counts(JsonWriter& w, std::string_view name, size_t files, size_t ssts, uint64_t bytes) {
   w.key(name);
   w.begin_object();
   w.member("file_count", files);
@@ -23,8 +23,8 @@ void write_compact_json(const CompactReport& r, JsonWriter& w) {
   w.member("snapshot", r.input);
   w.member("output", r.output);
   w.member("instance_count", r.instances);
-  write_files(w, "before", r.files_before, r.sst_files_before, r.bytes_before);
-  write_files(w, "after", r.files_after, r.sst_files_after, r.bytes_after);
+  write_counts(w, "before", r.files_before, r.sst_files_before, r.bytes_before);
+  write_counts(w, "after", r.files_after, r.sst_files_after, r.bytes_after);
   w.end_object();
 }
 
