@@ -164,13 +164,14 @@ inline constexpr int kJsonIndent = 2;
 
 // The documents, one per command (formats/schemas/ckpt.<command>.schema.json). Each writes one
 // object, "schema" first; the arguments are the library's report and, where the document
-// repeats what the caller asked for, that request.
+// repeats what the caller asked for, that request. advise and report, compact on one line, return
+// their text through the same writer: advise_json() (ckpt/advise.h), report_json() (ckpt/report.h).
 struct CompactReport;
-struct Error;
 struct ConvertSummary;
 struct DiffReport;
 struct EditOptions;
 struct EditSummary;
+struct Error;
 struct GcReport;
 struct GenerateOptions;
 struct GenerateSummary;
