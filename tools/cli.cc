@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "ckpt/error_codes.h"
 #include "ckpt/printable.h"
 #include "ckpt/version.h"
 #include "command.h"
@@ -22,8 +23,7 @@ void print_error(Io& io, const std::string& message) {
 
 int report_error(Io& io, const Error& e) {
   print_error(io, e.to_string());
-  if (io.json && !io.json_written)
-    print_json(io, json_error(json_error_code(e.code), e.message, e.file, e.offset, e.context));
+  if (io.json && !io.json_written) print_json_error(io, error_code_id(e.code), e);
   return kExitError;
 }
 
@@ -33,8 +33,8 @@ namespace {
 // error object on stdout under --json.
 int with_error_object(Io& io, int status, const char* code) {
   if (status == kExitError && io.json && !io.json_written)
-    print_json(io,
-               json_error(code, io.last_error.empty() ? "the command failed" : io.last_error, "", std::nullopt, ""));
+    print_json_error(io, code,
+                     Error(ErrorCode::kInvalidArgument, io.last_error.empty() ? "the command failed" : io.last_error));
   return status;
 }
 

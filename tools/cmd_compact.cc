@@ -56,15 +56,7 @@ Runner setup_compact(CLI::App& sub) {
     meter.finish();
     if (!r.ok()) return report_error(io, r.error());
     if (a->json) {
-      nlohmann::ordered_json doc = json_document("compact");
-      doc["snapshot"] = r->input;
-      doc["output"] = r->output;
-      doc["instance_count"] = r->instances;
-      doc["before"] = {
-          {"file_count", r->files_before}, {"sst_file_count", r->sst_files_before}, {"bytes", r->bytes_before}};
-      doc["after"] = {
-          {"file_count", r->files_after}, {"sst_file_count", r->sst_files_after}, {"bytes", r->bytes_after}};
-      print_json(io, doc);
+      print_json(io, [&](JsonWriter& w) { write_compact_json(*r, w); });
       return kExitOk;
     }
     io.out << fmt::format("{}: {} compacted\n", r->output,

@@ -67,16 +67,7 @@ Runner setup_convert(CLI::App& sub) {
     meter.finish();
     if (!s.ok()) return report_error(io, s.error());
     if (a->json) {
-      nlohmann::ordered_json doc = json_document("convert");
-      doc["snapshot"] = a->snapshot;
-      doc["output"] = s->output;
-      doc["to"] = convert_target_name(*to);
-      doc["kind"] = s->kind;
-      doc["subtask_count"] = s->subtasks;
-      doc["entry_count"] = s->entries;
-      doc["file_count"] = s->files;
-      doc["bytes"] = s->bytes;
-      print_json(io, doc);
+      print_json(io, [&](JsonWriter& w) { write_convert_json(a->snapshot, *to, *s, w); });
       return kExitOk;
     }
     io.out << fmt::format("{}: {} ({}), {}\n", s->output, s->kind, convert_target_name(*to), written_counts(*s));

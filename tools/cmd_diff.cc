@@ -6,6 +6,7 @@
 #include "ckpt/diff.h"
 #include "command.h"
 #include "jobs_arg.h"
+#include "json_output.h"
 #include "naming_arg.h"
 #include "remap_arg.h"
 
@@ -74,7 +75,8 @@ Runner setup_diff(CLI::App& sub) {
     NdjsonChanges changes(io.out);
     Result<DiffReport> report = diff_snapshots(a->a, a->b, options, ndjson ? &changes : nullptr);
     if (!report.ok()) return report_error(io, report.error());
-    if (a->json) write_diff_json(*report, io.out);
+    if (a->json)
+      print_json(io, [&](JsonWriter& w) { write_diff_json(*report, w); });
     else if (!ndjson) write_diff_text(*report, io.out);
     io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);

@@ -104,52 +104,6 @@ std::string describe(const EditChange& c, const OperatorNames& names) {
   return fmt::format("{}: state '{}' dropped ({} entries)", op, c.state, c.entries);
 }
 
-// The document of formats/schemas/ckpt.edit.schema.json: what was written (as convert says it)
-// and what each operation changed.
-nlohmann::ordered_json edit_document(const EditArgs& a, const EditOptions& options, const EditSummary& s) {
-  nlohmann::ordered_json doc = json_document("edit");
-  doc["snapshot"] = a.snapshot;
-  doc["output"] = a.dry_run ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.written.output);
-  doc["dry_run"] = a.dry_run;
-  doc["to"] = options.to ? nlohmann::ordered_json(convert_target_name(*options.to)) : nlohmann::ordered_json(nullptr);
-  doc["kind"] = s.written.kind;
-  doc["subtask_count"] = s.written.subtasks;
-  doc["entry_count"] = s.written.entries;
-  doc["file_count"] = s.written.files;
-  doc["bytes"] = s.written.bytes;
-  auto text_or_null = [](const std::string& t) {
-    return t.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t);
-  };
-  nlohmann::ordered_json changes = nlohmann::ordered_json::array();
-  for (const EditChange& c : s.changes) {
-    nlohmann::ordered_json change;
-    change["operation"] = c.what;
-    change["operator"] = c.operator_id;
-    change["new_operator"] = c.new_id.empty() ? c.operator_id : c.new_id;
-    change["state"] = text_or_null(c.state);
-    change["uid"] = c.what == "set-uid" ? text_or_null(c.detail) : nlohmann::ordered_json(nullptr);
-    change["detail"] = text_or_null(c.detail);
-    change["entry_count"] = c.entries;
-    changes.push_back(std::move(change));
-  }
-  doc["changes"] = std::move(changes);
-  nlohmann::ordered_json erased = nlohmann::ordered_json::array();
-  for (const EditSummary::KeysErased& k : s.erased)
-    erased.push_back({{"operator", k.operator_id}, {"state", k.state}, {"entry_count", k.entries}});
-  doc["erased_keys"] = std::move(erased);
-  doc["unmatched_keys"] = s.unmatched_keys;
-  nlohmann::ordered_json remaining = nlohmann::ordered_json::array();
-  for (const EditSummary::KeyResidue& r : s.residues)
-    remaining.push_back({{"operator", r.operator_id},
-                         {"state", r.state},
-                         {"key", r.key},
-                         {"place", r.place},
-                         {"entry_count", r.entries}});
-  doc["remaining_keys"] = s.residues_searched ? std::move(remaining) : nlohmann::ordered_json(nullptr);
-  doc["unsearched"] = s.residue_gaps;
-  return doc;
-}
-
 }  // namespace
 
 Runner setup_edit(CLI::App& sub) {
@@ -255,7 +209,7 @@ Runner setup_edit(CLI::App& sub) {
     if (a->json) {
       for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
       for (const std::string& gap : s->residue_gaps) print_warning(io, "not searched for the erased keys: " + gap);
-      print_json(io, edit_document(*a, options, *s));
+      print_json(io, [&](JsonWriter& w) { write_edit_json(a->snapshot, options, *s, w); });
       return s->unmatched_keys.empty() ? kExitOk : kExitProblems;
     }
     const char* prefix = a->dry_run ? "would change: " : "";

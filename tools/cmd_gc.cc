@@ -8,6 +8,7 @@
 #include "ckpt/inspect.h"
 #include "ckpt/printable.h"
 #include "command.h"
+#include "json_output.h"
 
 namespace ckpt::cli {
 
@@ -68,7 +69,8 @@ Runner setup_gc(CLI::App& sub) {
     };
     Result<GcReport> report = collect_garbage(a->root, options);
     if (!report.ok()) return report_error(io, report.error());
-    if (a->json) write_gc_json(*report, io.out);
+    if (a->json)
+      print_json(io, [&](JsonWriter& w) { write_gc_json(*report, w); });
     else write_gc_text(*report, options, io.out);
     io.json_written = a->json;
     return report->failed ? kExitError : kExitOk;

@@ -96,15 +96,7 @@ Runner setup_generate(CLI::App& sub) {
     meter.finish();
     if (!s.ok()) return report_error(io, s.error());
     if (a->json) {
-      nlohmann::ordered_json doc = json_document("generate");
-      doc["output"] = options.output;
-      doc["backend"] = a->backend;
-      doc["chain"] = options.chain;
-      doc["snapshot_count"] = s->snapshots;
-      doc["entry_count"] = s->entries;
-      doc["file_count"] = s->files;
-      doc["bytes"] = s->bytes;
-      print_json(io, doc);
+      print_json(io, [&](JsonWriter& w) { write_generate_json(options, a->backend, *s, w); });
       return kExitOk;
     }
     if (options.chain > 0)

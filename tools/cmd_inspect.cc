@@ -6,6 +6,7 @@
 #include "ckpt/query.h"
 #include "command.h"
 #include "jobs_arg.h"
+#include "json_output.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -63,7 +64,8 @@ Runner setup_inspect(CLI::App& sub) {
         io.err << "run 'ckpt ls " << a->snapshot << "' to list the snapshots of the jobs under it\n";
       return status;
     }
-    if (a->json) write_inspect_json(*report, a->verbose, io.out);
+    if (a->json)
+      print_json(io, [&](JsonWriter& w) { write_inspect_json(*report, a->verbose, w); });
     else write_inspect_text(*report, a->verbose, io.out);
     io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);

@@ -20,43 +20,6 @@ struct LsArgs {
   std::vector<std::string> remap;
 };
 
-nlohmann::ordered_json text_or_null(const std::string& s) {
-  return s.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s);
-}
-
-void write_ls_json(Io& io, const std::string& path, const std::vector<ListedSnapshot>& found) {
-  nlohmann::ordered_json doc = json_document("ls");
-  doc["directory"] = path;
-  size_t incomplete = 0, problems = 0;
-  doc["snapshots"] = nlohmann::ordered_json::array();
-  for (const ListedSnapshot& s : found) {
-    const bool read = s.complete && s.problem.empty();
-    incomplete += !s.complete;
-    problems += !s.problem.empty();
-    nlohmann::ordered_json o;
-    o["job"] = s.job;
-    o["name"] = s.name;
-    o["path"] = s.path;
-    o["kind"] = s.kind;
-    o["id"] = s.id ? nlohmann::ordered_json(*s.id) : nlohmann::ordered_json();
-    o["complete"] = s.complete;
-    o["time"] = text_or_null(s.time);
-    o["format"] = text_or_null(s.format);
-    o["backend"] = text_or_null(s.backend);
-    o["metadata_version"] = read ? nlohmann::ordered_json(s.metadata_version) : nlohmann::ordered_json();
-    o["state_size"] = read ? nlohmann::ordered_json(s.state_size) : nlohmann::ordered_json();
-    o["operator_count"] = read ? nlohmann::ordered_json(s.operator_count) : nlohmann::ordered_json();
-    o["file_count"] = read ? nlohmann::ordered_json(s.file_count) : nlohmann::ordered_json();
-    o["problem"] = text_or_null(s.problem);
-    o["gc"] = s.gc;
-    doc["snapshots"].push_back(std::move(o));
-  }
-  doc["snapshot_count"] = found.size();
-  doc["incomplete_count"] = incomplete;
-  doc["problem_count"] = problems;
-  print_json(io, doc);
-}
-
 void write_ls_text(Io& io, const std::vector<ListedSnapshot>& found) {
   const std::string row = "{:<20} {:<32} {:<10} {:>8} {:<20} {:>10} {:<9} {:<8} {}\n";
   io.out << fmt::format(fmt::runtime(row), "JOB", "NAME", "KIND", "ID", "TIME", "SIZE", "BACKEND", "GC", "STATUS");
@@ -86,7 +49,7 @@ Runner setup_ls(CLI::App& sub) {
     Result<std::vector<ListedSnapshot>> found = list_snapshots(a->path, options);
     if (!found.ok()) return report_error(io, found.error());
     if (a->json)
-      write_ls_json(io, a->path, *found);
+      print_json(io, [&](JsonWriter& w) { write_ls_json(a->path, *found, w); });
     else
       write_ls_text(io, *found);
     for (const ListedSnapshot& s : *found)

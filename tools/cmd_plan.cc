@@ -21,35 +21,6 @@ struct PlanArgs {
   bool json = false;
 };
 
-void write_plan_json(Io& io, const SnapshotLocation& where, const Plan& plan) {
-  nlohmann::ordered_json doc = json_document("plan");
-  doc["snapshot"] = where.metadata_path;
-  doc["part_count"] = plan.parts.size();
-  doc["subtask_count"] = plan.units.size();
-  doc["bytes"] = plan.bytes;
-  doc["largest_subtask_bytes"] = plan.largest_unit;
-  doc["parts"] = nlohmann::ordered_json::array();
-  for (const PlanPart& p : plan.parts) {
-    nlohmann::ordered_json part;
-    part["index"] = p.index;
-    part["shard"] = fmt::format("{}/{}", p.index, plan.parts.size());
-    part["bytes"] = p.bytes;
-    part["subtask_count"] = p.count;
-    part["subtasks"] = nlohmann::ordered_json::array();
-    for (size_t i = p.first; i < p.first + p.count; ++i) {
-      const PlanUnit& u = plan.units[i];
-      nlohmann::ordered_json s;
-      s["operator"] = operator_id_hex(u.op->id);
-      s["uid"] = u.op->uid.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(u.op->uid);
-      s["subtask"] = u.subtask;
-      s["bytes"] = u.bytes;
-      part["subtasks"].push_back(std::move(s));
-    }
-    doc["parts"].push_back(std::move(part));
-  }
-  print_json(io, doc);
-}
-
 void write_plan_text(Io& io, const Plan& plan) {
   io.out << fmt::format("{}, {}, in {} (largest subtask {})\n", counted(plan.units.size(), "subtask", "subtasks"),
                         counted(plan.bytes, "byte", "bytes"), counted(plan.parts.size(), "part", "parts"),
@@ -87,7 +58,7 @@ Runner setup_plan(CLI::App& sub) {
     if (Status s = check_key_group_ranges(*metadata, where->metadata_path); !s.ok()) return report_error(io, s.error());
     const Plan plan = plan_parts(*metadata, a->shards);
     if (a->json)
-      write_plan_json(io, *where, plan);
+      print_json(io, [&](JsonWriter& w) { write_plan_json(*where, plan, w); });
     else
       write_plan_text(io, plan);
     return kExitOk;

@@ -40,13 +40,7 @@ Runner setup_relocate(CLI::App& sub) {
     Result<RelocateStats> stats = relocate_snapshot(a->snapshot, a->output, RelocateOptions{std::move(*maps), a->relative, a->force});
     if (!stats.ok()) return report_error(io, stats.error());
     if (a->json) {
-      nlohmann::ordered_json doc = json_document("relocate");
-      doc["snapshot"] = a->snapshot;
-      doc["output"] = a->output;
-      doc["rewritten_path_count"] = stats->rewritten;
-      doc["relative_path_count"] = stats->made_relative;
-      doc["changed"] = stats->changed();
-      print_json(io, doc);
+      print_json(io, [&](JsonWriter& w) { write_relocate_json(a->snapshot, a->output, *stats, w); });
       return kExitOk;
     }
     io.out << fmt::format("{}: {} rewritten, {} made relative{}\n", a->output,

@@ -8,6 +8,7 @@
 #include "ckpt/restore.h"
 #include "command.h"
 #include "jobs_arg.h"
+#include "json_output.h"
 #include "key_group_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -84,7 +85,8 @@ Runner setup_restore(CLI::App& sub) {
     Result<RestoreReport> report = restore_snapshot(a->snapshot, options);
     meter.finish();
     if (!report.ok()) return report_error(io, report.error());
-    if (a->json) write_restore_json(*report, io.out);
+    if (a->json)
+      print_json(io, [&](JsonWriter& w) { write_restore_json(*report, w); });
     else write_restore_text(*report, io.out);
     io.json_written = a->json;
     return kExitOk;

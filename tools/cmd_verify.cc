@@ -7,6 +7,7 @@
 #include "ckpt/verify.h"
 #include "command.h"
 #include "jobs_arg.h"
+#include "json_output.h"
 #include "naming_arg.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -56,7 +57,8 @@ Runner setup_verify(CLI::App& sub) {
     Result<VerifyReport> report = verify_snapshot(a->snapshot, options);
     meter.finish();
     if (!report.ok()) return report_error(io, report.error());
-    if (a->json) write_verify_json(*report, io.out);
+    if (a->json)
+      print_json(io, [&](JsonWriter& w) { write_verify_json(*report, w); });
     else write_verify_text(*report, io.out);
     io.json_written = a->json;
     warn_unmatched_uids(io, report->unmatched_uids);

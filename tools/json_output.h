@@ -1,28 +1,26 @@
-// tools/json_output.h - the documents of --json: their `schema` member and the error object
-// (formats/json.md §1, §3).
+// tools/json_output.h - printing the library's --json documents (ckpt/json.h, formats/json.md).
 #pragma once
 
-#include <optional>
-#include <string>
-
-#include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "ckpt/error.h"
+#include "ckpt/json.h"
 #include "command.h"
 
 namespace ckpt::cli {
 
-// {"schema":"ckpt.<command>/1"}: a document's first member, the rest appended in order.
-nlohmann::ordered_json json_document(const std::string& command);
+// The document `write(JsonWriter&)` writes, on io.out as --json prints it, marked as written.
+template <class Write>
+void print_json(Io& io, Write write) {
+  {
+    JsonWriter w(io.out, kJsonIndent);
+    write(w);
+  }
+  io.out << '\n';
+  io.json_written = true;
+}
 
-// `doc` on io.out, two-space indented, marked as written.
-void print_json(Io& io, const nlohmann::ordered_json& doc);
-
-// The stable code of formats/json.md §3 ("corruption", "not_found", ...).
-const char* json_error_code(ErrorCode code);
-
-// {"schema":"ckpt.error/1","error":{"code":..,"message":..,"file":..,"offset":..,"context":..}}
-nlohmann::ordered_json json_error(const std::string& code, const std::string& message, const std::string& file,
-                                  std::optional<uint64_t> offset, const std::string& context);
+// {"schema":"ckpt.error/1","error":{...}} for `e`, under `code` (formats/json.md §3).
+void print_json_error(Io& io, std::string_view code, const Error& e);
 
 }  // namespace ckpt::cli

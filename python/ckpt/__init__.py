@@ -14,9 +14,10 @@ are bytes, decimals decimal.Decimal, timestamps datetime.datetime. Errors raise 
 subclasses carrying the code, file and byte offset of libckpt's error.
 
 The operations with a `--json` document return it as a dict: Snapshot.inspect(),
-Snapshot.verify(), ckpt.diff(), ckpt.gc(), ckpt.restore().
+Snapshot.verify(), ckpt.diff(), ckpt.gc(), ckpt.restore(), ckpt.convert(), ckpt.edit().
 """
 
+import datetime as _datetime
 import os as _os
 
 from . import _ckpt
@@ -34,7 +35,7 @@ from ._values import entry_json, json_text, to_json
 __version__ = _ckpt.__version__
 
 __all__ = [
-    "open", "diff", "gc", "restore", "inspect", "verify", "Snapshot", "Entry", "Entries", "to_json",
+    "open", "diff", "gc", "restore", "convert", "edit", "inspect", "verify", "Snapshot", "Entry", "Entries", "to_json",
     "json_text", "entry_json", "Error", "CorruptionError", "NotSupportedError", "StorageError",
     "InvalidArgumentError", "NotFoundError", "__version__",
 ]
@@ -112,3 +113,67 @@ def restore(snapshot, output, operator=None, subtask=None, key_groups=None, link
     """`ckpt restore --json SNAPSHOT --output DIR` as a dict: RocksDB instances of the keyed state."""
     return _ckpt._restore(_path(snapshot), _os.fspath(output), operator, subtask, key_groups, link, full_check,
                           jobs, force, _remap(remap))
+
+
+def convert(src, dst, to, jobs=1, force=False, remap=None, key_serializers_from=None):
+    """`ckpt convert --json SRC --to TO --output DST` as a dict: the snapshot rewritten for another
+    state backend's layout (to: "rocksdb", "heap" or "canonical")."""
+    return _ckpt._convert(_path(src), _os.fspath(dst), to, jobs, force, _remap(remap),
+                          _os.fspath(key_serializers_from) if key_serializers_from is not None else "")
+
+
+def _pairs(spec):
+    """{op: x} or [(op, x), ...] as the repeatable OP=X flags take them, in order."""
+    if spec is None:
+        return []
+    items = spec.items() if isinstance(spec, dict) else spec
+    return [(str(a), b) for a, b in items]
+
+
+def _ttl_ms(ttl):
+    if isinstance(ttl, _datetime.timedelta):
+        return int(ttl / _datetime.timedelta(milliseconds=1))
+    if isinstance(ttl, int):
+        return ttl
+    return _ckpt._ttl_ms(str(ttl))
+
+
+def _epoch_ms(now):
+    if now is None or isinstance(now, int):
+        return now
+    if isinstance(now, str):
+        now = _datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=_datetime.timezone.utc)
+    return int((now - _datetime.datetime(1970, 1, 1, tzinfo=_datetime.timezone.utc)) / _datetime.timedelta(milliseconds=1))
+
+
+def edit(snapshot, output=None, *, drop_operators=(), set_uids=None, set_ids=None, drop_states=(), delete_keys=(),
+         keys_operator=None, max_parallelism=None, parallelism=0, expire=None, now=None, plan=None, to=None,
+         dry_run=False, force=False, jobs=1, remap=None, key_serializers_from=None):
+    """`ckpt edit --json SNAPSHOT --output DIR ...` as a dict: what each operation changed and what
+    was written (dry_run=True: what would be, nothing written; output may then be None).
+
+    drop_operators: operators (id, id prefix or uid) whose state is left out
+    set_uids, set_ids: {operator: uid} / {operator: 32 hex digits} (or (operator, x) pairs)
+    drop_states:    (operator, state) pairs
+    delete_keys:    keys whose entries are erased, as Python values (ckpt.json_text spells them
+                    as `ckpt dump` prints keys); keys_operator restricts them to one operator
+    max_parallelism: M for every operator, or {operator: M}
+    parallelism:    with max_parallelism, the new parallelism of the keyed operators
+    expire:         {state: TTL} (a duration such as "1 d", a datetime.timedelta or milliseconds),
+                    dropped as of `now` (ms since the epoch, a datetime in UTC, or ISO 8601 text);
+                    plan: a SQL plan whose state TTLs expire at `now` too
+    to:             "rocksdb", "heap" or "canonical": the layout keyed state is written in
+    """
+    every, per_operator = 0, []
+    if isinstance(max_parallelism, dict):
+        per_operator = _pairs(max_parallelism)
+    elif max_parallelism is not None:
+        every = int(max_parallelism)
+    return _ckpt._edit(
+        _path(snapshot), "" if output is None else _os.fspath(output), list(drop_operators), _pairs(set_uids),
+        _pairs(set_ids), [tuple(p) for p in drop_states], [json_text(k) for k in delete_keys], keys_operator or "",
+        every, per_operator, parallelism, [(s, _ttl_ms(t)) for s, t in _pairs(expire)], _epoch_ms(now),
+        _optional_path(plan), to, dry_run, force, jobs, _remap(remap),
+        _os.fspath(key_serializers_from) if key_serializers_from is not None else "")

@@ -110,6 +110,37 @@ def restore(
     force: bool = False,
     remap: Remap = None,
 ) -> Dict[str, Any]: ...
+def convert(
+    src: Union[PathLike, Snapshot],
+    dst: PathLike,
+    to: Literal["rocksdb", "heap", "hashmap", "canonical"],
+    jobs: int = 1,
+    force: bool = False,
+    remap: Remap = None,
+    key_serializers_from: Optional[PathLike] = None,
+) -> Dict[str, Any]: ...
+def edit(
+    snapshot: Union[PathLike, Snapshot],
+    output: Optional[PathLike] = None,
+    *,
+    drop_operators: Iterable[str] = (),
+    set_uids: Union[None, Dict[str, str], Iterable[Tuple[str, str]]] = None,
+    set_ids: Union[None, Dict[str, str], Iterable[Tuple[str, str]]] = None,
+    drop_states: Iterable[Tuple[str, str]] = (),
+    delete_keys: Iterable[Value] = (),
+    keys_operator: Optional[str] = None,
+    max_parallelism: Union[None, int, Dict[str, int]] = None,
+    parallelism: int = 0,
+    expire: Union[None, Dict[str, Union[str, int, datetime.timedelta]], Iterable[Tuple[str, Union[str, int, datetime.timedelta]]]] = None,
+    now: Union[None, int, str, datetime.datetime] = None,
+    plan: Optional[PathLike] = None,
+    to: Optional[Literal["rocksdb", "heap", "hashmap", "canonical"]] = None,
+    dry_run: bool = False,
+    force: bool = False,
+    jobs: int = 1,
+    remap: Remap = None,
+    key_serializers_from: Optional[PathLike] = None,
+) -> Dict[str, Any]: ...
 def to_json(value: Value) -> Any: ...
 def json_text(value: Value) -> str: ...
 def entry_json(entry: Entry) -> str: ...

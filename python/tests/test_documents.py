@@ -53,3 +53,42 @@ def test_restore_and_gc_return_their_documents(tmp_path):
     assert caught.value.code in ("not_found", "io_error", "invalid_argument")
     with pytest.raises(ckpt.InvalidArgumentError):
         ckpt.gc(tmp_path, older_than="soon")
+
+
+def test_convert_equals_convert_json(tmp_path):
+    out = tmp_path / "converted"
+    document = ckpt.convert(SAMPLE, out, to="heap")
+    assert document["schema"] == "ckpt.convert/1" and (out / "_metadata").is_file()
+    # The same command over the same output: the same document.
+    assert document == cli_document("convert", SAMPLE, "--to", "heap", "--output", out, "--force")
+    assert ckpt.convert(ckpt.open(SAMPLE), out, to="canonical", force=True) == cli_document(
+        "convert", SAMPLE, "--to", "canonical", "--output", out, "--force")
+    with pytest.raises(ckpt.InvalidArgumentError):
+        ckpt.convert(SAMPLE, tmp_path / "other", to="parquet")
+
+
+def test_edit_equals_edit_json(tmp_path):
+    keyed = "20ba6b65f97481d5570070de90e4e791"
+    assert ckpt.edit(SAMPLE, dry_run=True, max_parallelism=256) == cli_document(
+        "edit", SAMPLE, "--dry-run", "--max-parallelism", "256")
+    out = tmp_path / "edited"
+    document = ckpt.edit(SAMPLE, out, drop_operators=["bc764cd8ddf7a0cff126f51c16239658"],
+                         set_uids={keyed: "counter"}, max_parallelism={keyed: 64}, to="rocksdb")
+    assert document["schema"] == "ckpt.edit/1" and (out / "_metadata").is_file()
+    assert [c["operation"] for c in document["changes"]] == ["drop-operator", "set-uid", "max-parallelism"]
+    assert document == cli_document("edit", SAMPLE, "--output", out, "--force", "--drop-operator",
+                                    "bc764cd8ddf7a0cff126f51c16239658", "--set-uid", f"{keyed}=counter",
+                                    "--max-parallelism", f"{keyed}=64", "--to", "rocksdb")
+
+
+def test_edit_deletes_keys_as_the_cli_does(tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("4\n8\n99999\n")
+    document = ckpt.edit(SAMPLE, dry_run=True, delete_keys=[4, 8, 99999])
+    assert document["unmatched_keys"] == ["99999"]
+    assert document["erased_keys"][0]["entry_count"] == 2
+    r = run_ckpt("edit", SAMPLE, "--dry-run", "--delete-keys", keys, "--json")
+    assert r.returncode == 1  # a key that matched nothing
+    assert document == json.loads(r.stdout)
+    with pytest.raises(ckpt.Error):
+        ckpt.edit(SAMPLE, dry_run=True, drop_states=[("no-such-operator", "count")])

@@ -6,6 +6,7 @@
 
 #include "ckpt/inspect.h"
 #include "ckpt/io.h"
+#include "ckpt/json.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
@@ -35,13 +36,15 @@ TEST_CASE("inspect of a snapshot as streamed equals inspect of its whole decoded
     CHECK(streamed->kind_inferred == whole.kind_inferred);
     if (whole.kind_inferred && whole.kind == SnapshotKind::kSavepointCanonical) ++inferred_canonical;
     for (bool verbose : {false, true}) {
-      std::ostringstream a, b, ja, jb;
+      std::ostringstream a, b;
       write_inspect_text(*streamed, verbose, a);
       write_inspect_text(whole, verbose, b);
       CHECK(a.str() == b.str());
-      write_inspect_json(*streamed, verbose, ja);
-      write_inspect_json(whole, verbose, jb);
-      CHECK(ja.str() == jb.str());
+      std::string ja, jb;
+      JsonWriter wa(ja, kJsonIndent), wb(jb, kJsonIndent);
+      write_inspect_json(*streamed, verbose, wa);
+      write_inspect_json(whole, verbose, wb);
+      CHECK(ja == jb);
     }
   }
   // The corpus holds pre-V4 canonical savepoints, whose kind only their handles tell.

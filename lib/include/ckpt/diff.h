@@ -134,10 +134,7 @@ CKPT_API std::string file_identity(const StreamHandle& s, const SnapshotLocation
 
 // The text report: structure, per-subtask file table, totals, key counts.
 CKPT_API void write_diff_text(const DiffReport& r, std::ostream& out);
-// {"a":..,"b":..,"differs":..,"structure":[..],"files":{"added":[{"uri","size"}],"removed":[..],
-//  "shared":[..],"a_bytes":..,"b_bytes":..,"b_incremental_bytes":..},"subtasks":[..],"keys":[..],
-//  "operators":[{"operator","uid","description"}] (when named), "unmatched_uids":[..] (with names)}
-CKPT_API void write_diff_json(const DiffReport& r, std::ostream& out);
+// The JSON document: write_diff_json (ckpt/json.h).
 // {"change":"added|removed|changed","operator":..,"uid":.. (when known),"subtask":..,"state":..,"kind":..,
 //  "key_group":..,"key":..,"namespace":..,"user_key":..,"before":..,"after":..}
 CKPT_API std::string to_ndjson(const KeyChange& c);

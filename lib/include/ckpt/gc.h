@@ -132,9 +132,6 @@ CKPT_API std::vector<std::string> suffix_matches(const std::string& uri,
                                         const std::function<bool(const std::string&)>& is_candidate);
 
 CKPT_API void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& out);
-// {"root":..,"retained":[..],"savepoints":[..],"referenced_by":[{"dir","snapshots"}],
-//  "skipped_symlinks":[..],"files_scanned":..,"orphans":[{"path","size","age_seconds","young",
-//  "deleted"}],"orphan_bytes":..,"young_bytes":..,"deleted":..,"deleted_bytes":..}
-CKPT_API void write_gc_json(const GcReport& r, std::ostream& out);
+// The JSON document: write_gc_json (ckpt/json.h).
 
 }  // namespace ckpt

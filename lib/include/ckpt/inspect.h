@@ -140,7 +140,6 @@ CKPT_API std::string counted(uint64_t n, std::string_view one, std::string_view 
 
 // The text report (`ckpt inspect`, `-v` adds subtasks, handles and file references).
 CKPT_API void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out);
-// The JSON document (`ckpt inspect --json`); `verbose` adds each file's references.
-CKPT_API void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out);
+// The JSON document: write_inspect_json (ckpt/json.h).
 
 }  // namespace ckpt

@@ -90,6 +90,6 @@ CKPT_API Result<RestoreReport> restore_snapshot(const std::string& snapshot, con
 
 // What was written, one line per instance, then the ldb command line.
 CKPT_API void write_restore_text(const RestoreReport& r, std::ostream& out);
-CKPT_API void write_restore_json(const RestoreReport& r, std::ostream& out);
+// The JSON document: write_restore_json (ckpt/json.h).
 
 }  // namespace ckpt

@@ -112,9 +112,6 @@ CKPT_API std::string format_problem(const VerifyProblem& p);
 CKPT_API Status check_key_group_ranges(const Metadata& m, const std::string& metadata_path);
 // The problems, one per line, then a summary line.
 CKPT_API void write_verify_text(const VerifyReport& r, std::ostream& out);
-// {"snapshot":..,"deep":..,"clean":..,"operators":..,...,"problems":[{...}]}, with names also
-// "named_operators":[{"operator","uid","description"}] and "unmatched_uids":[..]
-
-CKPT_API void write_verify_json(const VerifyReport& r, std::ostream& out);
+// The JSON document: write_verify_json (ckpt/json.h).
 
 }  // namespace ckpt

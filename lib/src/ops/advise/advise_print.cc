@@ -1,7 +1,7 @@
 // ops/advise/advise_print.cc - ckpt-advise(1)'s text and its `ckpt.advise/1` document.
 #include "ckpt/advise.h"
+#include "ckpt/json.h"
 #include "ckpt/printable.h"
-#include "ops/json_writer.h"
 
 namespace ckpt {
 

@@ -2,21 +2,28 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ckpt/diff.h"
 #include "ckpt/inspect.h"
+#include "ckpt/json.h"
 #include "ckpt/printable.h"
+#include "ops/named_operators_json.h"
 #include "support/json_text.h"
 
 namespace ckpt {
 
 namespace {
 
-nlohmann::ordered_json files_json(const std::vector<DiffFile>& files) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const DiffFile& f : files) out.push_back({{"uri", f.uri}, {"size", f.size}});
-  return out;
+void write_files(JsonWriter& w, std::string_view name, const std::vector<DiffFile>& files) {
+  w.key(name);
+  w.begin_array();
+  for (const DiffFile& f : files) {
+    w.begin_object();
+    w.member("uri", f.uri);
+    w.member("size", f.size);
+    w.end_object();
+  }
+  w.end_array();
 }
 
 int64_t total(const std::vector<DiffFile>& files) {
@@ -25,7 +32,11 @@ int64_t total(const std::vector<DiffFile>& files) {
   return sum;
 }
 
-std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); }
+std::string quoted(const std::string& s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
 
 }  // namespace
 
@@ -84,63 +95,74 @@ void write_diff_text(const DiffReport& r, std::ostream& out) {
   out << "\n" << (r.differs() ? "snapshots differ\n" : "no difference\n");
 }
 
-void write_diff_json(const DiffReport& r, std::ostream& out) {
-  nlohmann::ordered_json j;
-  j["schema"] = "ckpt.diff/1";
-  j["snapshot_a"] = r.a;
-  j["snapshot_b"] = r.b;
-  j["differs"] = r.differs();
-  nlohmann::ordered_json structure = nlohmann::ordered_json::array();
+void write_diff_json(const DiffReport& r, JsonWriter& w) {
+  w.begin_object();
+  w.member("schema", "ckpt.diff/1");
+  w.member("snapshot_a", r.a);
+  w.member("snapshot_b", r.b);
+  w.member("differs", r.differs());
+  w.key("structure");
+  w.begin_array();
   for (const StructureChange& c : r.structure) {
-    nlohmann::ordered_json o = {{"change", c.what}, {"operator", c.operator_id}};
-    if (c.subtask >= 0) o["subtask"] = c.subtask;
-    if (!c.state.empty()) o["state"] = c.state;
-    if (!c.before.empty()) o["before"] = c.before;
-    if (!c.after.empty()) o["after"] = c.after;
-    structure.push_back(std::move(o));
+    w.begin_object();
+    w.member("change", c.what);
+    w.member("operator", c.operator_id);
+    if (c.subtask >= 0) w.member("subtask", c.subtask);
+    if (!c.state.empty()) w.member("state", c.state);
+    if (!c.before.empty()) w.member("before", c.before);
+    if (!c.after.empty()) w.member("after", c.after);
+    w.end_object();
   }
-  j["structure"] = std::move(structure);
-  j["notes"] = r.notes;
-  j["added_files"] = files_json(r.files_added);
-  j["removed_files"] = files_json(r.files_removed);
-  j["shared_files"] = files_json(r.files_shared);
-  j["a_bytes"] = r.a_full_bytes;
-  j["b_bytes"] = r.b_full_bytes;
-  j["b_incremental_bytes"] = r.b_incremental_bytes;
-  nlohmann::ordered_json subtasks = nlohmann::ordered_json::array();
-  for (const SubtaskFileDiff& s : r.subtasks)
-    subtasks.push_back({{"operator", s.operator_id},
-                        {"subtask", s.subtask},
-                        {"shared_file_count", s.shared},
-                        {"shared_bytes", s.shared_bytes},
-                        {"added_file_count", s.added},
-                        {"added_bytes", s.added_bytes},
-                        {"removed_file_count", s.removed},
-                        {"removed_bytes", s.removed_bytes}});
-  j["subtask_files"] = std::move(subtasks);
+  w.end_array();
+  w.member("notes", r.notes);
+  write_files(w, "added_files", r.files_added);
+  write_files(w, "removed_files", r.files_removed);
+  write_files(w, "shared_files", r.files_shared);
+  w.member("a_bytes", r.a_full_bytes);
+  w.member("b_bytes", r.b_full_bytes);
+  w.member("b_incremental_bytes", r.b_incremental_bytes);
+  w.key("subtask_files");
+  w.begin_array();
+  for (const SubtaskFileDiff& s : r.subtasks) {
+    w.begin_object();
+    w.member("operator", s.operator_id);
+    w.member("subtask", s.subtask);
+    w.member("shared_file_count", s.shared);
+    w.member("shared_bytes", s.shared_bytes);
+    w.member("added_file_count", s.added);
+    w.member("added_bytes", s.added_bytes);
+    w.member("removed_file_count", s.removed);
+    w.member("removed_bytes", s.removed_bytes);
+    w.end_object();
+  }
+  w.end_array();
   if (r.keys_compared) {
-    nlohmann::ordered_json renamed = nlohmann::ordered_json::array();
-    for (const DiffReport::Renamed& n : r.renamed)
-      renamed.push_back({{"operator_a", n.operator_a}, {"operator_b", n.operator_b}});
-    j["renamed_operators"] = std::move(renamed);
-    nlohmann::ordered_json keys = nlohmann::ordered_json::array();
-    for (const KeyDiffCounts& k : r.keys)
-      keys.push_back({{"operator", k.operator_id},
-                      {"state", k.state},
-                      {"same_count", k.same},
-                      {"added_count", k.added},
-                      {"removed_count", k.removed},
-                      {"changed_count", k.changed}});
-    j["keys"] = std::move(keys);
+    w.key("renamed_operators");
+    w.begin_array();
+    for (const DiffReport::Renamed& n : r.renamed) {
+      w.begin_object();
+      w.member("operator_a", n.operator_a);
+      w.member("operator_b", n.operator_b);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("keys");
+    w.begin_array();
+    for (const KeyDiffCounts& k : r.keys) {
+      w.begin_object();
+      w.member("operator", k.operator_id);
+      w.member("state", k.state);
+      w.member("same_count", k.same);
+      w.member("added_count", k.added);
+      w.member("removed_count", k.removed);
+      w.member("changed_count", k.changed);
+      w.end_object();
+    }
+    w.end_array();
   }
-  if (!r.named.empty()) {
-    nlohmann::ordered_json named = nlohmann::ordered_json::array();
-    for (const NamedOperator& n : r.named)
-      named.push_back({{"operator", n.operator_id}, {"uid", n.uid}, {"description", n.description}});
-    j["named_operators"] = std::move(named);
-  }
-  if (r.naming) j["unmatched_uids"] = r.unmatched_uids;
-  out << json_text(j, 2) << "\n";
+  if (!r.named.empty()) write_named_operators(w, r.named);
+  if (r.naming) w.member("unmatched_uids", r.unmatched_uids);
+  w.end_object();
 }
 
 std::string to_ndjson(const KeyChange& c) {

@@ -4,12 +4,11 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
+#include "ckpt/json.h"
 #include "ckpt/printable.h"
-#include "support/json_text.h"
 
 namespace ckpt {
 
@@ -52,34 +51,44 @@ void write_gc_text(const GcReport& r, const GcOptions& options, std::ostream& ou
     out << "nothing deleted (run with --apply to delete the orphans older than the margin)\n";
 }
 
-void write_gc_json(const GcReport& r, std::ostream& out) {
-  nlohmann::ordered_json j;
-  j["schema"] = "ckpt.gc/1";
-  j["root"] = r.root;
-  j["retained"] = r.retained;
-  j["savepoints"] = r.savepoints;
-  nlohmann::ordered_json referencing = nlohmann::ordered_json::array();
-  for (const GcReferencingDir& d : r.referenced_by)
-    referencing.push_back({{"directory", d.dir}, {"snapshots", d.snapshots}});
-  j["referenced_by"] = std::move(referencing);
-  j["skipped_symlinks"] = r.skipped_symlinks;
-  j["scanned_file_count"] = r.files_scanned;
-  j["scanned_bytes"] = r.bytes_scanned;
-  j["referenced_file_count"] = r.referenced;
-  nlohmann::ordered_json orphans = nlohmann::ordered_json::array();
-  for (const GcFile& f : r.orphans) {
-    nlohmann::ordered_json o = {
-        {"path", f.path}, {"size", f.size}, {"age_seconds", f.age_seconds}, {"young", f.young}, {"deleted", f.deleted}};
-    if (!f.error.empty()) o["error"] = f.error;
-    orphans.push_back(std::move(o));
+void write_gc_json(const GcReport& r, JsonWriter& w) {
+  w.begin_object();
+  w.member("schema", "ckpt.gc/1");
+  w.member("root", r.root);
+  w.member("retained", r.retained);
+  w.member("savepoints", r.savepoints);
+  w.key("referenced_by");
+  w.begin_array();
+  for (const GcReferencingDir& d : r.referenced_by) {
+    w.begin_object();
+    w.member("directory", d.dir);
+    w.member("snapshots", d.snapshots);
+    w.end_object();
   }
-  j["orphans"] = std::move(orphans);
-  j["orphan_bytes"] = r.orphan_bytes;
-  j["young_bytes"] = r.young_bytes;
-  j["deleted_file_count"] = r.deleted;
-  j["deleted_bytes"] = r.deleted_bytes;
-  j["failed_file_count"] = r.failed;
-  out << json_text(j, 2) << "\n";
+  w.end_array();
+  w.member("skipped_symlinks", r.skipped_symlinks);
+  w.member("scanned_file_count", r.files_scanned);
+  w.member("scanned_bytes", r.bytes_scanned);
+  w.member("referenced_file_count", r.referenced);
+  w.key("orphans");
+  w.begin_array();
+  for (const GcFile& f : r.orphans) {
+    w.begin_object();
+    w.member("path", f.path);
+    w.member("size", f.size);
+    w.member("age_seconds", f.age_seconds);
+    w.member("young", f.young);
+    w.member("deleted", f.deleted);
+    if (!f.error.empty()) w.member("error", f.error);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("orphan_bytes", r.orphan_bytes);
+  w.member("young_bytes", r.young_bytes);
+  w.member("deleted_file_count", r.deleted);
+  w.member("deleted_bytes", r.deleted_bytes);
+  w.member("failed_file_count", r.failed);
+  w.end_object();
 }
 
 }  // namespace ckpt

@@ -2,19 +2,11 @@
 // and one file per line so a snapshot with a million files never exists twice in memory.
 // Elements are written directly (JsonWriter), not built as trees: at a million files the
 // per-element trees cost more than everything else inspect does.
-#include <ostream>
-
-#include <nlohmann/json.hpp>
-
 #include "ckpt/inspect.h"
-#include "ops/json_writer.h"
+#include "ckpt/json.h"
 
 namespace ckpt {
 namespace {
-
-using nlohmann::json;
-
-json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 // Members in sorted key order throughout: the document's order since it was built with
 // nlohmann's std::map-backed objects.
@@ -68,9 +60,8 @@ void write_state(JsonWriter& w, const InspectReport& r, const StateSummary& s) {
   w.end_object();
 }
 
-void write_operator(std::string& out, const InspectReport& r, const OperatorSummary& op) {
-  JsonWriter w(out);
-  w.begin_object();
+void write_operator(JsonWriter& w, const InspectReport& r, const OperatorSummary& op) {
+  w.begin_inline_object();
   w.member("checkpointed_size", op.checkpointed_size);
   w.key("coordinator");
   if (op.coordinator) write_handle(w, r, *op.coordinator);
@@ -120,9 +111,8 @@ void write_operator(std::string& out, const InspectReport& r, const OperatorSumm
   w.end_object();
 }
 
-void write_file(std::string& out, const InspectReport& r, const ReferencedFile& f, bool verbose) {
-  JsonWriter w(out);
-  w.begin_object();
+void write_file(JsonWriter& w, const InspectReport& r, const ReferencedFile& f, bool verbose) {
+  w.begin_inline_object();
   w.key("actual_size");
   if (f.exists) w.value(f.actual_size);
   else w.null();
@@ -155,72 +145,67 @@ void write_file(std::string& out, const InspectReport& r, const ReferencedFile& 
   w.end_object();
 }
 
-// Metadata strings may hold WTF-8 (lone surrogates): replace rather than throw.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-// Writes `each(text, i)` for i < n, one element per line, through one reused buffer handed to
-// the stream in pieces of about a MiB (a million files make hundreds of MiB of JSON).
-template <class F>
-void write_array(std::ostream& out, size_t n, F each) {
-  constexpr size_t kPiece = 1 << 20;
-  std::string text = "[";
-  for (size_t i = 0; i < n; ++i) {
-    text += i ? ",\n    " : "\n    ";
-    each(text, i);
-    if (text.size() >= kPiece) {
-      out.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
-    }
-  }
-  text += n == 0 ? "]" : "\n  ]";
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
-
 }  // namespace
 
-void write_inspect_json(const InspectReport& r, bool verbose, std::ostream& out) {
-  json head = {{"snapshot", r.metadata_path},      {"directory", r.directory},
-               {"metadata_size", r.metadata_size}, {"metadata_version", r.metadata_version},
-               {"checkpoint_id", r.checkpoint_id}, {"kind", snapshot_kind_name(r.kind)},
-               {"kind_inferred", r.kind_inferred}};
+void write_inspect_json(const InspectReport& r, bool verbose, JsonWriter& w) {
+  // The version first (formats/json.md §1), then the head's members in sorted order, each on
+  // one line, then the two arrays one element per line.
+  w.begin_object();
+  w.member("schema", "ckpt.inspect/1");
+  w.member("checkpoint_id", r.checkpoint_id);
+  w.member("checkpointed_size", r.checkpointed_size);
+  w.member("counted", r.counted);
+  w.member("directory", r.directory);
+  w.member("file_count", r.files.size());
+  w.member("inline_bytes", r.inline_bytes);
+  w.member("job_directory", r.job_directory);
+  w.member("kind", snapshot_kind_name(r.kind));
+  w.member("kind_inferred", r.kind_inferred);
+  w.member("master_states", r.master_states);
+  w.member("metadata_size", r.metadata_size);
+  w.member("metadata_version", r.metadata_version);
+  w.member("missing_file_count", r.missing_files);
+  w.member("outside_file_count", r.outside_files);
+  w.key("properties");
   if (r.properties.present) {
     const CheckpointProperties& p = r.properties;
-    head["properties"] = {{"type", p.type_name},
-                          {"sharing_files_strategy", or_null(p.sharing_files_strategy)},
-                          {"format_type", or_null(p.format_type)},
-                          {"post_checkpoint_action", or_null(p.post_checkpoint_action)},
-                          {"forced", p.forced},
-                          {"unclaimed", p.unclaimed},
-                          {"discard_subsumed", p.discard_subsumed},
-                          {"discard_finished", p.discard_finished},
-                          {"discard_cancelled", p.discard_cancelled},
-                          {"discard_failed", p.discard_failed},
-                          {"discard_suspended", p.discard_suspended}};
+    w.begin_inline_object();
+    w.member("discard_cancelled", p.discard_cancelled);
+    w.member("discard_failed", p.discard_failed);
+    w.member("discard_finished", p.discard_finished);
+    w.member("discard_subsumed", p.discard_subsumed);
+    w.member("discard_suspended", p.discard_suspended);
+    w.member("forced", p.forced);
+    w.key("format_type");
+    w.string_or_null(p.format_type);
+    w.key("post_checkpoint_action");
+    w.string_or_null(p.post_checkpoint_action);
+    w.key("sharing_files_strategy");
+    w.string_or_null(p.sharing_files_strategy);
+    w.member("type", p.type_name);
+    w.member("unclaimed", p.unclaimed);
+    w.end_object();
   } else {
-    head["properties"] = nullptr;
+    w.null();
   }
-  head["master_states"] = r.master_states;
-  head["state_size"] = r.state_size;
-  head["checkpointed_size"] = r.checkpointed_size;
-  head["inline_bytes"] = r.inline_bytes;
-  head["file_count"] = r.files.size();
-  head["missing_file_count"] = r.missing_files;
-  head["short_file_count"] = r.short_files;
-  head["outside_file_count"] = r.outside_files;
-  head["job_directory"] = r.job_directory;
-  head["counted"] = r.counted;
-  if (r.named) head["unmatched_uids"] = r.unmatched_uids;
-
-  // The head object's members, one per line, then the two arrays one element per line.
-  // The version first (formats/json.md §1), then the rest in sorted order.
-  out << "{\n  \"schema\": \"ckpt.inspect/1\"";
-  for (auto it = head.begin(); it != head.end(); ++it)
-    out << ",\n  " << dump(json(it.key())) << ": " << dump(it.value());
-  out << ",\n  \"operators\": ";
-  write_array(out, r.operators.size(), [&](std::string& line, size_t i) { write_operator(line, r, r.operators[i]); });
-  out << ",\n  \"files\": ";
-  write_array(out, r.files.size(), [&](std::string& line, size_t i) { write_file(line, r, r.files[i], verbose); });
-  out << "\n}\n";
+  w.member("short_file_count", r.short_files);
+  w.member("snapshot", r.metadata_path);
+  w.member("state_size", r.state_size);
+  if (r.named) {
+    w.key("unmatched_uids");
+    w.begin_inline_array();
+    for (const std::string& uid : r.unmatched_uids) w.value(uid);
+    w.end_array();
+  }
+  w.key("operators");
+  w.begin_array();
+  for (const OperatorSummary& op : r.operators) write_operator(w, r, op);
+  w.end_array();
+  w.key("files");
+  w.begin_array();
+  for (const ReferencedFile& f : r.files) write_file(w, r, f, verbose);
+  w.end_array();
+  w.end_object();
 }
 
 }  // namespace ckpt

@@ -1,6 +1,6 @@
 // ops/report/report_json.cc - the `ckpt.report/1` document (ckpt-report(1), OUTPUT FORMAT).
+#include "ckpt/json.h"
 #include "ckpt/report.h"
-#include "ops/json_writer.h"
 
 namespace ckpt {
 namespace {

@@ -2,9 +2,9 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
+#include "ckpt/json.h"
 #include "ckpt/printable.h"
 #include "ckpt/restore.h"
 
@@ -54,33 +54,43 @@ void write_restore_text(const RestoreReport& r, std::ostream& out) {
   if (std::string ldb = r.ldb_command(); !ldb.empty()) out << "try: " << printable(ldb) << '\n';
 }
 
-void write_restore_json(const RestoreReport& r, std::ostream& out) {
-  nlohmann::ordered_json j;
-  j["schema"] = "ckpt.restore/1";
-  j["output"] = r.output;
-  nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+void write_restore_json(const RestoreReport& r, JsonWriter& w) {
+  w.begin_object();
+  w.member("schema", "ckpt.restore/1");
+  w.member("output", r.output);
+  w.key("instances");
+  w.begin_array();
   for (const RestoredInstance& i : r.instances) {
-    nlohmann::ordered_json o;
-    o["operator"] = i.operator_id;
-    o["subtask"] = i.subtask;
-    o["path"] = i.directory;
+    w.begin_object();
+    w.member("operator", i.operator_id);
+    w.member("subtask", i.subtask);
+    w.member("path", i.directory);
     // Flink normalises the empty range to [0, -1] (formats/json.md §2).
-    o["key_group_range"] = {i.key_groups.empty() ? 0 : i.key_groups.first,
-                            i.key_groups.empty() ? -1 : i.key_groups.last()};
-    o["column_families"] = i.column_families;
-    o["file_count"] = i.files;
-    o["bytes"] = i.bytes;
-    o["linked_file_count"] = i.linked_files;
-    o["entry_count"] = i.entries;
-    instances.push_back(std::move(o));
+    w.key("key_group_range");
+    w.begin_array();
+    w.value(i.key_groups.empty() ? 0 : i.key_groups.first);
+    w.value(i.key_groups.empty() ? -1 : i.key_groups.last());
+    w.end_array();
+    w.member("column_families", i.column_families);
+    w.member("file_count", i.files);
+    w.member("bytes", i.bytes);
+    w.member("linked_file_count", i.linked_files);
+    w.member("entry_count", i.entries);
+    w.end_object();
   }
-  j["instances"] = std::move(instances);
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-  for (const SkippedSubtask& s : r.skipped)
-    skipped.push_back({{"operator", s.operator_id}, {"subtask", s.subtask}, {"reason", s.reason}});
-  j["skipped"] = std::move(skipped);
-  j["ldb"] = r.ldb_command();
-  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  w.end_array();
+  w.key("skipped");
+  w.begin_array();
+  for (const SkippedSubtask& s : r.skipped) {
+    w.begin_object();
+    w.member("operator", s.operator_id);
+    w.member("subtask", s.subtask);
+    w.member("reason", s.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("ldb", r.ldb_command());
+  w.end_object();
 }
 
 }  // namespace ckpt

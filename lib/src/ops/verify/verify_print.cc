@@ -2,11 +2,12 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ckpt/inspect.h"
+#include "ckpt/json.h"
 #include "ckpt/printable.h"
 #include "ckpt/verify.h"
+#include "ops/named_operators_json.h"
 
 namespace ckpt {
 
@@ -46,50 +47,58 @@ void write_verify_text(const VerifyReport& r, std::ostream& out) {
                        r.deep ? "deep" : "quick", what);
 }
 
-void write_verify_json(const VerifyReport& r, std::ostream& out) {
-  nlohmann::ordered_json j;
-  j["schema"] = "ckpt.verify/1";
-  j["snapshot"] = r.metadata_path;
-  j["deep"] = r.deep;
-  j["clean"] = r.clean();
-  j["operator_count"] = r.operators;
-  j["subtask_count"] = r.subtasks;
-  j["file_count"] = r.files;
+namespace {
+
+void write_problems(JsonWriter& w, const std::vector<VerifyProblem>& list) {
+  w.begin_array();
+  for (const VerifyProblem& p : list) {
+    w.begin_object();
+    w.member("kind", problem_kind_name(p.kind));
+    w.key("operator");
+    w.string_or_null(p.operator_id);
+    if (!p.uid.empty()) w.member("uid", p.uid);
+    w.key("subtask");
+    if (p.subtask >= 0)
+      w.value(p.subtask);
+    else
+      w.null();
+    w.member("handle", p.handle);
+    w.member("file", p.file);
+    w.member("offset", p.offset);
+    w.member("message", p.message);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+void write_verify_json(const VerifyReport& r, JsonWriter& w) {
+  w.begin_object();
+  w.member("schema", "ckpt.verify/1");
+  w.member("snapshot", r.metadata_path);
+  w.member("deep", r.deep);
+  w.member("clean", r.clean());
+  w.member("operator_count", r.operators);
+  w.member("subtask_count", r.subtasks);
+  w.member("file_count", r.files);
   if (r.deep) {
-    j["sst_file_count"] = r.sst_files;
-    j["beyond_range_sst_file_count"] = r.sst_files_beyond_range;
-    j["entry_count"] = r.entries;
+    w.member("sst_file_count", r.sst_files);
+    w.member("beyond_range_sst_file_count", r.sst_files_beyond_range);
+    w.member("entry_count", r.entries);
   }
-  auto problems_json = [](const std::vector<VerifyProblem>& list) {
-    nlohmann::ordered_json problems = nlohmann::ordered_json::array();
-    for (const VerifyProblem& p : list) {
-      nlohmann::ordered_json o;
-      o["kind"] = problem_kind_name(p.kind);
-      o["operator"] = p.operator_id.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.operator_id);
-      if (!p.uid.empty()) o["uid"] = p.uid;
-      o["subtask"] = p.subtask >= 0 ? nlohmann::ordered_json(p.subtask) : nlohmann::ordered_json();
-      o["handle"] = p.handle;
-      o["file"] = p.file;
-      o["offset"] = p.offset ? nlohmann::ordered_json(*p.offset) : nlohmann::ordered_json();
-      o["message"] = p.message;
-      problems.push_back(std::move(o));
-    }
-    return problems;
-  };
-  j["problems"] = problems_json(r.problems);
+  w.key("problems");
+  write_problems(w, r.problems);
   if (r.deep) {
-    j["complete"] = r.complete();
-    j["unchecked"] = problems_json(r.unchecked);
+    w.member("complete", r.complete());
+    w.key("unchecked");
+    write_problems(w, r.unchecked);
   }
-  j["warnings"] = problems_json(r.warnings);
-  if (!r.named.empty()) {
-    nlohmann::ordered_json named = nlohmann::ordered_json::array();
-    for (const NamedOperator& n : r.named)
-      named.push_back({{"operator", n.operator_id}, {"uid", n.uid}, {"description", n.description}});
-    j["named_operators"] = std::move(named);
-  }
-  if (r.naming) j["unmatched_uids"] = r.unmatched_uids;
-  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  w.key("warnings");
+  write_problems(w, r.warnings);
+  if (!r.named.empty()) write_named_operators(w, r.named);
+  if (r.naming) w.member("unmatched_uids", r.unmatched_uids);
+  w.end_object();
 }
 
 }  // namespace ckpt
