@@ -4,6 +4,7 @@
 
 #include "ckpt/upgrade.h"
 #include "command.h"
+#include "json_output.h"
 #include "remap_arg.h"
 
 namespace ckpt::cli {
@@ -46,8 +47,10 @@ Runner setup_upgrade(CLI::App& sub) {
     options.remap = std::move(*remap);
     Result<UpgradeCheckReport> report = check_upgrade(a->snapshot, options);
     if (!report.ok()) return report_error(io, report.error());
-    io.out << (a->json ? upgrade_check_json(*report) + "\n" : upgrade_check_text(*report));
-    io.json_written = a->json;
+    if (a->json)
+      print_json(io, [&](JsonWriter& w) { write_upgrade_json(*report, w); });
+    else
+      io.out << upgrade_check_text(*report);
     for (const std::string& p : report->problems) print_warning(io, p);
     // States that could not be read were not judged: the answer is incomplete.
     if (!report->problems.empty()) return kExitError;

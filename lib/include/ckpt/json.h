@@ -181,6 +181,7 @@ struct Plan;
 struct RelocateStats;
 struct RestoreReport;
 struct SnapshotLocation;
+struct UpgradeCheckReport;
 struct VerifyReport;
 enum class ConvertTarget;
 
@@ -205,6 +206,7 @@ CKPT_API void write_plan_json(const SnapshotLocation& where, const Plan& plan, J
 CKPT_API void write_relocate_json(const std::string& snapshot, const std::string& output, const RelocateStats& stats,
                                   JsonWriter& w);
 CKPT_API void write_restore_json(const RestoreReport& r, JsonWriter& w);
+CKPT_API void write_upgrade_json(const UpgradeCheckReport& r, JsonWriter& w);
 CKPT_API void write_verify_json(const VerifyReport& r, JsonWriter& w);
 
 }  // namespace ckpt

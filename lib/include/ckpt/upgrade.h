@@ -77,8 +77,6 @@ struct CKPT_API UpgradeOptions {
 // read are listed in `problems`, not errors.
 CKPT_API Result<UpgradeCheckReport> check_upgrade(const std::string& path, const UpgradeOptions& options);
 
-// The `ckpt.upgrade/1` document (ckpt-upgrade(1)).
-CKPT_API std::string upgrade_check_json(const UpgradeCheckReport& r);
 // The aligned table: operator, state, kind, serializer, verdict, reason; then a summary line.
 CKPT_API std::string upgrade_check_text(const UpgradeCheckReport& r);
 

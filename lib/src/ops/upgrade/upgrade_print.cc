@@ -1,4 +1,4 @@
-// ckpt-upgrade(1)'s table and its `ckpt.upgrade/1` document.
+// ckpt-upgrade(1)'s table.
 #include <algorithm>
 #include <array>
 
@@ -7,7 +7,6 @@
 #include "ckpt/inspect.h"
 #include "ckpt/printable.h"
 #include "ckpt/upgrade.h"
-#include "ops/json_writer.h"
 
 namespace ckpt {
 namespace {
@@ -29,58 +28,6 @@ std::string reason_of(const StateUpgradeCheck& s) {
 }
 
 }  // namespace
-
-std::string upgrade_check_json(const UpgradeCheckReport& r) {
-  std::string out;
-  JsonWriter w(out);
-  w.begin_object();
-  w.member("schema", "ckpt.upgrade/1");
-  w.member("fail_count", r.fail_count);
-  w.member("metadata_version", r.metadata_version);
-  w.member("ok_count", r.ok_count);
-  w.key("problems");
-  w.begin_array();
-  for (const std::string& p : r.problems) w.value(p);
-  w.end_array();
-  w.member("snapshot", r.snapshot);
-  w.member("state_count", r.states.size());
-  w.key("states");
-  w.begin_array();
-  for (const StateUpgradeCheck& s : r.states) {
-    w.begin_object();
-    w.key("findings");
-    w.begin_array();
-    for (const UpgradeFinding& f : s.findings) {
-      w.begin_object();
-      w.member("reason", f.reason);
-      w.member("rule", f.rule);
-      w.key("serializer");
-      w.string_or_null(f.serializer);
-      w.member("verdict", upgrade_verdict_name(f.verdict));
-      w.key("where");
-      w.string_or_null(f.where);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("key_serializer");
-    w.string_or_null(s.key_serializer);
-    w.member("keyed", s.keyed);
-    w.member("kind", s.kind);
-    w.member("operator", s.operator_id);
-    w.key("serializer");
-    w.string_or_null(s.serializer);
-    w.member("state", s.state);
-    w.key("uid");
-    w.string_or_null(s.uid);
-    w.member("verdict", upgrade_verdict_name(s.verdict));
-    w.end_object();
-  }
-  w.end_array();
-  w.member("target", r.target);
-  w.member("unknown_count", r.unknown_count);
-  w.end_object();
-  return out;
-}
 
 std::string upgrade_check_text(const UpgradeCheckReport& r) {
   using Row = std::array<std::string, 6>;
