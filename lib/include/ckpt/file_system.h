@@ -48,7 +48,9 @@ class CKPT_API FileSystem {
   virtual Result<std::shared_ptr<ReadableFile>> open(const std::string& path) = 0;
   // kNotFound when nothing is there; a prefix of objects in a store is a directory.
   virtual Result<FileInfo> stat(const std::string& path) = 0;
-  // What is directly inside the directory `path`: files and directories, paths in full.
+  // What is directly inside the directory `path`: files and directories, paths in full. A store
+  // answers a directory listed through it in the last 10 s from that listing (a command's lookups
+  // cost one LIST), unless something was written or removed under it through this file system.
   virtual Result<std::vector<FileInfo>> list(const std::string& path) = 0;
   // `bytes` as the file `path`, published atomically: readers see the old file or the new one.
   virtual Status write(const std::string& path, std::string_view bytes) = 0;
