@@ -11,6 +11,7 @@ Runner setup_relocate(CLI::App& sub);
 Runner setup_dump(CLI::App& sub);
 Runner setup_convert(CLI::App& sub);
 Runner setup_edit(CLI::App& sub);
+Runner setup_load(CLI::App& sub);
 Runner setup_generate(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
@@ -34,6 +35,7 @@ const std::vector<Command>& commands() {
       {"restore", "Write each subtask's keyed state as a RocksDB instance", setup_restore},
       {"convert", "Rewrite a snapshot for another state backend", setup_convert},
       {"edit", "Change a savepoint offline: operators, states, keys, max parallelism", setup_edit},
+      {"load", "Write a savepoint from dump's entries, shaped like a template", setup_load},
       {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"query", "Run SQL over the state of snapshots: entries, operators, states, files", setup_query},
       {"ls", "List the jobs, checkpoints and savepoints under a path", setup_ls},
