@@ -61,7 +61,7 @@ TEST_CASE("numbers encode at their minimum and maximum and floats keep their bit
   round_trips(base("ByteSerializer"), {INT8_MIN, INT8_MAX});
   round_trips(base("BooleanSerializer"), {true, false});
   round_trips(base("DoubleSerializer"), {0.0, -0.0, 1.5, 1e308, -4.9e-324, "NaN", "Infinity", "-Infinity"});
-  round_trips(base("FloatSerializer"), {1.1f, 3.4028235e38f, 1e-45f, "NaN", "-Infinity"});
+  round_trips(base("FloatSerializer"), {1.1, 3.4028235e38, 1e-45, -0.5, "NaN", "-Infinity"});
   round_trips(base("BigIntSerializer"), {nullptr, 0, 1, 10, -1, 127, 128, -128, -129, INT64_MIN, INT64_MAX,
                                          "9223372036854775808", "-1180591620717411303424"});
   round_trips(base("BigDecSerializer"),

@@ -111,8 +111,11 @@ Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPai
   next_ = kg + 1;
   // Canonical: states by ascending id, pairs by key, the last pair of each run flagged.
   std::vector<size_t> ids;
-  for (size_t id = 0; id < by_state.size(); ++id)
+  const bool ordered = state_order_.size() == by_state.size();
+  for (size_t i = 0; i < by_state.size(); ++i) {
+    const size_t id = ordered ? state_order_[i] : i;
     if (!by_state[id].empty()) ids.push_back(id);
+  }
   if (ids.empty()) return Status::OK();
   offsets_[kg - range_.first] = static_cast<int64_t>(written_);
   ByteWriter& w = block_;

@@ -37,9 +37,9 @@ class KeyedStreamWriter {
   // a heap or canonical stream from its dump (a heap backend writes both in its hash tables'
   // order). Heap: a map's pairs of one key and namespace must then be adjacent.
   void keep_pair_order() { keep_order_ = true; }
-  // Heap: the order the states' blocks are written in within each key group (a permutation of
-  // the state ids); by default ascending ids. Flink's heap backend writes them in the order of a
-  // hash map of its own, which a load of its dump reproduces.
+  // The order the states' entries are written in within each key group (a permutation of the
+  // state ids); by default ascending ids. Flink's heap backend writes them, in both layouts, in
+  // the order of a hash map of its own, which a load of its dump reproduces.
   void set_state_order(std::vector<size_t> order) { state_order_ = std::move(order); }
   // Closes the file; offsets[i] is key group range.first + i (0: no data, canonical only).
   Status finish();

@@ -32,7 +32,7 @@ struct KeyedTarget {
   bool deferred_sync = false;
   // Heap and canonical: pairs written in the order produced (KeyedStreamWriter::keep_pair_order()).
   bool keep_order = false;
-  // Heap: the order of the states' blocks in a key group (KeyedStreamWriter::set_state_order()).
+  // Heap and canonical: the order of the states in a key group (KeyedStreamWriter::set_state_order()).
   std::vector<size_t> state_order;
   // RocksDB: a state's SST file is closed at this size (RocksInstanceWriter::create).
   uint64_t sst_bytes = kRocksTargetFileBytes;

@@ -40,6 +40,7 @@ struct LoadOperator {
   // Keyed state: per subtask position (in op->subtasks) its proxy (nullopt: no keyed handle).
   std::vector<std::optional<KeyedBackendMeta>> metas;
   std::vector<KeyGroupRange> ranges;  // per subtask position, empty where no keyed handle
+  std::vector<ConvertTarget> layouts;  // per subtask position: the layout its handle holds
   std::unique_ptr<ValueDecoder> key_decoder;
   std::map<std::string, KeyedStateCodecs> states;
   std::unique_ptr<KeyGroupSpill> spill;
@@ -101,7 +102,7 @@ class Loader {
     KeyedSource s;
     s.meta = *lo->metas[pos];
     s.range = st.managed_keyed.range;
-    s.layout = same_layout_target(st.managed_keyed);
+    s.layout = lo->layouts[pos];
     s.keep_order = lo->keep_order;
     if (lo->keep_order) s.state_order = state_order(lo->follows[pos], s.meta.states.size());
     KeyGroupSpill* spill = lo->spill.get();
@@ -168,6 +169,7 @@ class Loader {
     lo.follows.resize(op.subtasks.size());
     lo.last.assign(op.subtasks.size(), {-1, 0});
     lo.ranges.resize(op.subtasks.size());
+    lo.layouts.resize(op.subtasks.size(), ConvertTarget::kHeap);
     bool keep_order = false;
     for (size_t i = 0; i < op.subtasks.size(); ++i) {
       const SubtaskState& st = op.subtasks[i];
@@ -181,8 +183,16 @@ class Loader {
       auto source = open_raw_keyed(st.managed_keyed, streams, op.max_parallelism);
       if (!source.ok()) return where(std::move(source).error());
       lo.ranges[i] = st.managed_keyed.range;
+      // What the stream holds, not what its handle type suggests: a key-groups handle (type 3)
+      // of Flink before 1.13 holds a RocksDB backend's canonical stream.
+      switch (source->layout) {
+        case KeyedLayout::kHeap: lo.layouts[i] = ConvertTarget::kHeap; break;
+        case KeyedLayout::kCanonical: lo.layouts[i] = ConvertTarget::kCanonical; break;
+        case KeyedLayout::kNative: lo.layouts[i] = ConvertTarget::kRocksDb; break;
+        case KeyedLayout::kChangelog: lo.layouts[i] = same_layout_target(st.managed_keyed); break;
+      }
       if (!lo.key_decoder) {
-        keep_order = (options_.to ? *options_.to : same_layout_target(st.managed_keyed)) != ConvertTarget::kRocksDb;
+        keep_order = (options_.to ? *options_.to : lo.layouts[i]) != ConvertTarget::kRocksDb;
         auto key = make_decoder(source->meta.key_serializer);
         if (!key.ok()) return where(std::move(key).error());
         lo.key_decoder = std::move(key).value();
