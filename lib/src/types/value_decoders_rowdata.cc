@@ -328,6 +328,12 @@ class BinaryWriter {
       if (f.is_null()) {
         const size_t bit = i + 8;
         b[bit / 8] = static_cast<char>(static_cast<uint8_t>(b[bit / 8]) | (1u << (bit % 8)));
+        // BinaryWriter#createNullSetter: a row's null non-compact timestamp or decimal keeps its
+        // variable part (8 or 16 zero bytes) and points at it, for a later update in place.
+        const Plan& t = p.children[i];
+        const bool ts = t.root == "TIMESTAMP_WITHOUT_TIME_ZONE" || t.root == "TIMESTAMP_WITH_LOCAL_TIME_ZONE";
+        if ((ts && t.precision > 3) || (t.root == "DECIMAL" && t.precision > 18))
+          var(b, null_bytes + 8 * i, std::string(ts ? 8 : 16, '\0'), 0);
         continue;
       }
       CKPT_RETURN_IF_ERROR(encode_at(field(f, p.children[i], null_bytes + 8 * i, 8, out), fmt::format(".fields[{}]", i)));
