@@ -33,7 +33,7 @@ const std::map<std::string, std::string> kNotLoadable = {
     {"new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint", "stores no key serializer snapshot"},
 };
 
-std::string stream_bytes(const std::string& snapshot, const StreamHandle& h) {
+std::string handle_stream_bytes(const std::string& snapshot, const StreamHandle& h) {
   auto where = locate_snapshot(snapshot);
   REQUIRE(where.ok());
   StreamOpener streams = StreamOpener::for_snapshot(*where, {});
@@ -126,16 +126,16 @@ std::string round_trip(const std::string& snapshot) {
         if (!compressed(snapshot, x.managed_keyed, a.max_parallelism) &&
             every_state_in_lines(snapshot, x.managed_keyed, a.max_parallelism,
                                  states_of[{operator_id_hex(a.id), x.index}])) {
-          std::string want = stream_bytes(snapshot, x.managed_keyed.delegate);
-          CHECK(stream_bytes(o.output, y.managed_keyed.delegate) == want);
+          std::string want = handle_stream_bytes(snapshot, x.managed_keyed.delegate);
+          CHECK(handle_stream_bytes(o.output, y.managed_keyed.delegate) == want);
           CHECK(y.managed_keyed.offsets == x.managed_keyed.offsets);
         }
       }
       REQUIRE(x.managed_operator.size() == y.managed_operator.size());
       for (size_t k = 0; k < x.managed_operator.size(); ++k) {
         if (x.managed_operator[k].is_null()) continue;
-        CHECK(stream_bytes(o.output, y.managed_operator[k].delegate) ==
-              stream_bytes(snapshot, x.managed_operator[k].delegate));
+        CHECK(handle_stream_bytes(o.output, y.managed_operator[k].delegate) ==
+              handle_stream_bytes(snapshot, x.managed_operator[k].delegate));
         CHECK(y.managed_operator[k].states == x.managed_operator[k].states);
       }
     }
