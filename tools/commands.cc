@@ -12,6 +12,7 @@ Runner setup_dump(CLI::App& sub);
 Runner setup_convert(CLI::App& sub);
 Runner setup_edit(CLI::App& sub);
 Runner setup_upgrade(CLI::App& sub);
+Runner setup_load(CLI::App& sub);
 Runner setup_generate(CLI::App& sub);
 Runner setup_diff(CLI::App& sub);
 Runner setup_gc(CLI::App& sub);
@@ -36,6 +37,7 @@ const std::vector<Command>& commands() {
       {"convert", "Rewrite a snapshot for another state backend", setup_convert},
       {"edit", "Change a savepoint offline: operators, states, keys, max parallelism", setup_edit},
       {"upgrade", "Check whether Flink 2.x restores each state of a 1.x snapshot, and why not", setup_upgrade},
+      {"load", "Write a savepoint from dump's entries, shaped like a template", setup_load},
       {"generate", "Write realistic synthetic snapshots", setup_generate},
       {"query", "Run SQL over the state of snapshots: entries, operators, states, files", setup_query},
       {"ls", "List the jobs, checkpoints and savepoints under a path", setup_ls},

@@ -101,6 +101,9 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
   o.document("restore", run_cli({"restore", "--json", rocks, "--output", s / "restored-rocks", "--subtask", "1"}));
   o.document("convert",
              run_cli({"convert", "--json", sample_savepoint_dir(), "--to", "rocksdb", "--output", s / "converted"}));
+  ckpt::test::write_file(s / "entries.ndjson", run_cli({"dump", sample_savepoint_dir()}).out);
+  o.document("load", run_cli({"load", "--json", s / "entries.ndjson", "--like", sample_savepoint_dir(), "--output",
+                              s / "loaded"}));
   o.document("convert", run_cli({"convert", "--json", rocks, "--to", "canonical", "--output", s / "canonical"}));
   o.document("compact", run_cli({"compact", "--json", chain + "/chk-3", "--output", s / "compacted"}));
   const std::string keys = s / "keys.txt";

@@ -134,6 +134,8 @@ std::vector<std::pair<std::string, std::string>> world_names() {
   run_cli_ok({"generate", "-q", "--output", "savepoint-heap", "--backend", "heap", "--keys", "300"});
   run_cli_ok({"convert", "-q", "savepoint-heap", "--to", "rocksdb", "--output", "savepoint-rocksdb"});
   std::ofstream("erase.txt") << "\"user-0000000042\"\n\"user-0000000077\"\n";
+  // What ckpt-load(1)'s examples read: a savepoint's own entries.
+  std::ofstream("entries.ndjson") << run_cli_ok({"dump", "savepoint-1"}).out;
   fs::create_directories("zfunc");
   fs::create_directories("relocated");
   const std::string chain_op = op_id("world-job/chk-2", 0), world = fs::current_path().string();

@@ -7,12 +7,39 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "support/byte_reader.h"
+#include "support/byte_writer.h"
 #include "types/serializer_snapshot.h"
 #include "types/value_decoder.h"
 
 namespace ckpt::test {
+
+// A versioned snapshot of a serializer without configuration (version 3).
+inline std::string simple_versioned(const std::string& cls) {
+  ByteWriter w;
+  w.utf(cls);
+  w.i32(3);
+  return w.take();
+}
+
+// A CompositeTypeSerializerSnapshot: outer version and bytes, then the nested snapshots.
+inline std::string composite(const std::string& cls, int32_t outer_version, const std::string& outer,
+                      const std::vector<std::string>& nested) {
+  ByteWriter w;
+  w.utf(cls);
+  w.i32(3);
+  w.i32(911108);
+  w.i32(outer_version);
+  w.bytes(outer);
+  w.i32(1333245);
+  w.i32(1);
+  w.i32(static_cast<int32_t>(nested.size()));
+  for (const auto& n : nested) w.bytes(n);
+  return w.take();
+}
+
 
 inline SerializerSnapshot parse_versioned(const std::string& versioned) {
   ByteReader r(versioned);

@@ -11,9 +11,12 @@
 #include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "testlib/decoder_checks.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
+using ckpt::test::composite;
+using ckpt::test::simple_versioned;
 using nlohmann::json;
 
 namespace {
@@ -25,28 +28,6 @@ std::unique_ptr<ValueDecoder> decoder_for(const std::string& versioned_snapshot)
   auto d = make_decoder(*s);
   REQUIRE(d.ok());
   return std::move(d).value();
-}
-
-std::string simple_versioned(const std::string& cls) {
-  ByteWriter w;
-  w.utf(cls);
-  w.i32(3);
-  return w.take();
-}
-
-std::string composite(const std::string& cls, int32_t outer_version, const std::string& outer,
-                      const std::vector<std::string>& nested) {
-  ByteWriter w;
-  w.utf(cls);
-  w.i32(3);
-  w.i32(911108);
-  w.i32(outer_version);
-  w.bytes(outer);
-  w.i32(1333245);
-  w.i32(1);
-  w.i32(static_cast<int32_t>(nested.size()));
-  for (const auto& n : nested) w.bytes(n);
-  return w.take();
 }
 
 const std::string kLongVersioned =

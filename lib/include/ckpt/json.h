@@ -177,6 +177,7 @@ struct GenerateOptions;
 struct GenerateSummary;
 struct InspectReport;
 struct ListedSnapshot;
+struct LoadSummary;
 struct Plan;
 struct RelocateStats;
 struct RestoreReport;
@@ -202,6 +203,8 @@ CKPT_API void write_generate_json(const GenerateOptions& options, std::string_vi
 CKPT_API void write_inspect_json(const InspectReport& r, bool verbose, JsonWriter& w);
 // `path` as the caller named it.
 CKPT_API void write_ls_json(const std::string& path, const std::vector<ListedSnapshot>& found, JsonWriter& w);
+// `like` and `input` as the caller named them.
+CKPT_API void write_load_json(const std::string& like, const std::string& input, const LoadSummary& s, JsonWriter& w);
 CKPT_API void write_plan_json(const SnapshotLocation& where, const Plan& plan, JsonWriter& w);
 CKPT_API void write_relocate_json(const std::string& snapshot, const std::string& output, const RelocateStats& stats,
                                   JsonWriter& w);

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "support/byte_writer.h"
+#include "types/value_decoders.h"
+
 namespace ckpt {
 
 const char* entry_kind_name(EntryKind k) {
@@ -388,6 +391,77 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   }
   CKPT_RETURN_IF_ERROR(framed(*value_, vr, e.value, e.value_text));
   return sink(std::move(e));
+}
+
+Status KeyedStateCodec::encode_entry(const nlohmann::json* key, const nlohmann::json* ns,
+                                     const nlohmann::json* user_key, const nlohmann::json& value,
+                                     EntryEncoding* out) const {
+  auto member = [](const ValueDecoder& d, const nlohmann::json* v, const char* name, std::string* bytes) -> Status {
+    if (!v) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: missing (this state's entries have one)", name));
+    ByteWriter w;
+    Status s = decoders::encode_at(d.encode(*v, w), name);
+    *bytes = w.take();
+    return s;
+  };
+  *out = EntryEncoding{};
+  if (kind_ == StateKind::kPriorityQueue) {
+    if (!is_timer_) return member(*value_, &value, "value", &out->element);
+    // The key's own bytes too: its key group is computed from them.
+    CKPT_RETURN_IF_ERROR(member(*key_, key, "key", &out->key));
+    if (!ns) return Error(ErrorCode::kInvalidArgument, "namespace: missing (timers have one)");
+    nlohmann::json timer = {{"timestamp", value}, {"key", *key}, {"namespace", *ns}};
+    ByteWriter w;
+    Status s = value_->encode(timer, w);
+    if (!s.ok()) {
+      // The timer's members are the line's: name them as the line does.
+      Error e = std::move(s).error();
+      for (auto [from, to] : {std::pair<std::string_view, std::string_view>{".timestamp", "value"},
+                              std::pair<std::string_view, std::string_view>{".key", "key"},
+                              std::pair<std::string_view, std::string_view>{".namespace", "namespace"}})
+        if (e.message.rfind(from, 0) == 0) {
+          e.message = std::string(to) + e.message.substr(from.size());
+          break;
+        }
+      return e;
+    }
+    out->element = w.take();
+    return Status::OK();
+  }
+  CKPT_RETURN_IF_ERROR(member(*key_, key, "key", &out->key));
+  CKPT_RETURN_IF_ERROR(member(*namespace_, ns, "namespace", &out->ns));
+  if (kind_ == StateKind::kMap) {
+    CKPT_RETURN_IF_ERROR(member(*user_key_, user_key, "user_key", &out->user_key));
+    if (value.is_null()) {
+      out->value = std::string(1, '\x01');
+      return Status::OK();
+    }
+    std::string v;
+    CKPT_RETURN_IF_ERROR(member(*element_, &value, "value", &v));
+    out->value = std::string(1, '\0') + v;
+    return Status::OK();
+  }
+  if (user_key)
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("user_key: only map states have one ('{}' is {})", name_, state_kind_name(kind_)));
+  if (kind_ == StateKind::kList && element_->decodable()) {
+    if (!value.is_array() || value.empty())
+      return decoders::encode_at(decoders::encode_expected("a non-empty array of list elements", value), "value");
+    ByteWriter w;
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (i) w.u8(static_cast<uint8_t>(kListDelimiter));
+      CKPT_RETURN_IF_ERROR(decoders::encode_at(element_->encode(value[i], w), fmt::format("value[{}]", i)));
+    }
+    out->value = w.take();
+    return Status::OK();
+  }
+  // A list whose elements cannot be told apart is shown, and written back, whole as {"hex":..}.
+  if (kind_ == StateKind::kList) {
+    auto bytes = decoders::encode_opaque_hex(value, element_->serializer_class());
+    if (!bytes.ok()) return decoders::encode_at(std::move(bytes).error(), "value");
+    out->value = std::move(bytes).value();
+    return Status::OK();
+  }
+  return member(*value_, &value, "value", &out->value);
 }
 
 }  // namespace ckpt

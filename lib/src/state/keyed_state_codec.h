@@ -37,6 +37,16 @@ int key_group_prefix_bytes(int32_t max_parallelism);
 // The key group a RocksDB key's prefix names, or -1 if the key is shorter than the prefix.
 int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes);
 
+// One entry's bytes, from the JSON dump prints (KeyedStateCodec::encode_entry()).
+struct EntryEncoding {
+  std::string key;       // the key serializer's bytes (what the key group is computed from)
+  std::string ns;        // the namespace serializer's bytes (none for a queue element)
+  std::string user_key;  // a map state's user key
+  std::string element;   // a queue element (a timer: timestamp, key, namespace): the RocksDB key's rest
+  std::string value;     // the RocksDB value: a value, a list's elements joined by ',', a map value behind
+                         // its null flag; empty for a queue element
+};
+
 class KeyedStateCodec {
  public:
   // `key_decoder` decodes the backend's keys and must outlive the codec.
@@ -72,6 +82,12 @@ class KeyedStateCodec {
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
   Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                           uint64_t value_offset, const EntrySink& sink) const;
+  // The inverse of read_rocks_entry(): the bytes of one entry as dump prints it (`key`, `ns`,
+  // `user_key` null where the line has none; a timer's timestamp is its `value`), each written
+  // as the state's serializers write it. Errors (kInvalidArgument) name the member and what was
+  // expected: "user_key.fields[1]: expected a 64-bit integer, got \"x\"".
+  Status encode_entry(const nlohmann::json* key, const nlohmann::json* ns, const nlohmann::json* user_key,
+                      const nlohmann::json& value, EntryEncoding* out) const;
   // The decoded key of one RocksDB pair (a timer's key for a timer), or nullopt for an entry
   // without one; for edits that select or re-key pairs by key. Only the key is decoded
   // (a queue element whole).

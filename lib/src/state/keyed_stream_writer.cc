@@ -78,13 +78,15 @@ Status KeyedStreamWriter::heap_block(int32_t kg, std::vector<std::vector<RocksPa
   ByteWriter& w = block_;
   w.buffer().clear();
   w.i32(kg);
-  for (size_t id = 0; id < meta_.states.size(); ++id) {
+  const bool ordered = state_order_.size() == meta_.states.size();
+  for (size_t i = 0; i < meta_.states.size(); ++i) {
+    const size_t id = ordered ? state_order_[i] : i;
     w.i16(static_cast<int16_t>(id));
     size_t count_at = w.size();
     w.i32(0);
     if (!by_state || (*by_state)[id].empty()) continue;
     auto& pairs = (*by_state)[id];
-    if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
+    if (!keep_order_ && !std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
     std::vector<const RocksPair*> sorted;
     sorted.reserve(pairs.size());
     for (const RocksPair& p : pairs) sorted.push_back(&p);
@@ -109,8 +111,11 @@ Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPai
   next_ = kg + 1;
   // Canonical: states by ascending id, pairs by key, the last pair of each run flagged.
   std::vector<size_t> ids;
-  for (size_t id = 0; id < by_state.size(); ++id)
+  const bool ordered = state_order_.size() == by_state.size();
+  for (size_t i = 0; i < by_state.size(); ++i) {
+    const size_t id = ordered ? state_order_[i] : i;
     if (!by_state[id].empty()) ids.push_back(id);
+  }
   if (ids.empty()) return Status::OK();
   offsets_[kg - range_.first] = static_cast<int64_t>(written_);
   ByteWriter& w = block_;
@@ -118,7 +123,7 @@ Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPai
   w.u16(static_cast<uint16_t>(ids.front()));
   for (size_t i = 0; i < ids.size(); ++i) {
     auto& pairs = by_state[ids[i]];
-    if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
+    if (!keep_order_ && !std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
     for (size_t j = 0; j < pairs.size(); ++j) {
       const bool last = j + 1 == pairs.size();
       const std::string& key = pairs[j].key;

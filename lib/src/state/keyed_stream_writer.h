@@ -33,6 +33,14 @@ class KeyedStreamWriter {
   // One key group's pairs, by proxy state id (sorted here); key groups strictly ascending and
   // inside the range. Key groups never named are written empty (heap) or left out (canonical).
   Status key_group(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state);
+  // Each state's pairs written in the order given, not sorted by key: `ckpt load` reproducing
+  // a heap or canonical stream from its dump (a heap backend writes both in its hash tables'
+  // order). Heap: a map's pairs of one key and namespace must then be adjacent.
+  void keep_pair_order() { keep_order_ = true; }
+  // The order the states' entries are written in within each key group (a permutation of the
+  // state ids); by default ascending ids. Flink's heap backend writes them, in both layouts, in
+  // the order of a hash map of its own, which a load of its dump reproduces.
+  void set_state_order(std::vector<size_t> order) { state_order_ = std::move(order); }
   // Closes the file; offsets[i] is key group range.first + i (0: no data, canonical only).
   Status finish();
 
@@ -49,6 +57,8 @@ class KeyedStreamWriter {
   KeyGroupsLayout layout_ = KeyGroupsLayout::kHeap;
   KeyedBackendMeta meta_;
   KeyGroupRange range_;
+  bool keep_order_ = false;
+  std::vector<size_t> state_order_;
   int32_t next_ = 0;  // the next key group a heap block is due for
   std::unique_ptr<ValueDecoder> key_decoder_;
   std::vector<std::unique_ptr<StateTranscoder>> transcoders_;

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <snappy.h>
 
+#include "support/crc32.h"
+
 namespace ckpt {
 namespace {
 
@@ -75,6 +77,25 @@ Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output,
   }
   if (!any) return Error(ErrorCode::kCorruption, "empty snappy stream: expected a chunk", in.offset());
   return Status::OK();
+}
+
+std::string encode_snappy_framed(std::string_view data) {
+  std::string out;
+  for (size_t at = 0; at < data.size(); at += kMaxBlock) {
+    const std::string_view block = data.substr(at, kMaxBlock);
+    const uint32_t crc = crc32c(0, block);
+    const uint32_t masked = ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+    std::string compressed;
+    snappy::Compress(block.data(), block.size(), &compressed);
+    const bool use = static_cast<double>(compressed.size()) / static_cast<double>(block.size()) <= 0.85;
+    const std::string_view body = use ? std::string_view(compressed) : block;
+    const size_t length = body.size() + 4;
+    out.push_back(static_cast<char>(use ? kCompressedChunk : kUncompressedChunk));
+    for (int i = 0; i < 3; ++i) out.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((masked >> (8 * i)) & 0xff));
+    out.append(body);
+  }
+  return out;
 }
 
 }  // namespace ckpt

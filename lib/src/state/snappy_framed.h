@@ -31,4 +31,10 @@ inline uint64_t snappy_decompressed_limit(uint64_t compressed) { return compress
 Status decode_snappy_framed(ByteReader& in, std::string* out, size_t max_output,
                             bool expect_identifier = true, std::vector<size_t>* stream_starts = nullptr);
 
+// What xerial's SnappyFramedOutputStream writes for `data` given whole and then flushed, without
+// the stream identifier: chunks of at most 64 KiB, each compressed where that takes at most 0.85
+// of its size (else stored), behind the masked CRC-32C of its uncompressed bytes. Flink's
+// compressed operator state flushes at every element's start: each element is such a run.
+std::string encode_snappy_framed(std::string_view data);
+
 }  // namespace ckpt

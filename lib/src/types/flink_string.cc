@@ -111,3 +111,31 @@ void skip_string_value(ByteReader& r) {
 }
 
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// StringValue's varint7: 7 bits a byte, low first, the high bit set on all but the last.
+void write_varint7(ByteWriter& w, uint32_t v) {
+  while (v >= 0x80) {
+    w.u8(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  w.u8(static_cast<uint8_t>(v));
+}
+
+void write_units(ByteWriter& w, std::string_view utf8, uint32_t extra) {
+  std::vector<uint16_t> units;
+  units.reserve(utf8.size());
+  for_each_utf16_unit(utf8, [&](uint16_t u) { units.push_back(u); });
+  write_varint7(w, static_cast<uint32_t>(units.size()) + extra);
+  for (uint16_t u : units) write_varint7(w, u);
+}
+
+}  // namespace
+
+void write_flink_string(ByteWriter& w, std::string_view utf8) { write_units(w, utf8, 1); }
+void write_flink_null_string(ByteWriter& w) { w.u8(0); }
+void write_string_value(ByteWriter& w, std::string_view utf8) { write_units(w, utf8, 0); }
+
+}  // namespace ckpt

@@ -43,6 +43,7 @@
 #include "ckpt/error.h"
 #include "types/serializer_snapshot.h"
 #include "support/byte_reader.h"
+#include "support/byte_writer.h"
 
 namespace ckpt {
 
@@ -60,6 +61,13 @@ class ValueDecoder {
   // Advance past one value without building JSON; consumes exactly what read() would. This is
   // what the heap layout needs for values it does not print (no length prefix there).
   virtual void skip(ByteReader& r) const;
+
+  // The inverse of read(): append to `w` exactly the bytes Flink's serializer writes for the
+  // value read() gives (`ckpt load`, `edit --upsert`), so that encode(read(b)) == b. An opaque
+  // decoder writes the bytes of {"hex":..} back unchanged and refuses anything else. Errors
+  // (kInvalidArgument) say what was expected and where in the value: "[1].fields[0]: expected
+  // a 64-bit integer, got \"x\""; kNotSupported for serializers ckpt cannot write yet.
+  virtual Status encode(const nlohmann::json& value, ByteWriter& w) const;
 
   // Flink's TypeSerializer#getLength(): the fixed byte length, or -1 if variable. VoidNamespace
   // reports 0 although it writes one byte, as Flink does (it matters for the RocksDB

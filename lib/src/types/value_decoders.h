@@ -66,3 +66,27 @@ nlohmann::json double_json(double d);
 std::string char_string(uint16_t unit);
 
 }  // namespace ckpt::decoders
+
+// What the encoders (ValueDecoder::encode) share.
+namespace ckpt::decoders {
+
+// kInvalidArgument: "expected <expected>, got <got>" (`got` shortened to 60 characters).
+Error encode_expected(std::string_view expected, const nlohmann::json& got);
+// `s` one step deeper in the value: step "[2]" or ".fields" before the path already in the
+// message ("[2].fields[0]: expected ...").
+Status encode_at(Status s, std::string_view step);
+// An integer JSON number in [lo, hi]; else an encode_expected error naming `what`.
+Result<int64_t> encode_integer(const nlohmann::json& v, int64_t lo, int64_t hi, std::string_view what);
+// A JSON number or "NaN", "Infinity", "-Infinity", as the decoders print floats.
+Result<double> encode_floating(const nlohmann::json& v, std::string_view what);
+// An object's member `key`, or an error naming it.
+Result<const nlohmann::json*> encode_member(const nlohmann::json& v, std::string_view key, std::string_view what);
+// A BigInteger's toByteArray() (minimal big-endian two's complement) from its JSON: a number or
+// a string of decimal digits.
+Status big_integer_bytes(const nlohmann::json& v, std::string* out);
+// Lower- or upper-case hex (even length) to bytes; false otherwise.
+bool from_hex(std::string_view hex, std::string* out);
+// {"hex":".."} (a "why" beside it ignored), as decode_framed() shows an opaque value: its bytes.
+Result<std::string> encode_opaque_hex(const nlohmann::json& v, const std::string& serializer_class);
+
+}  // namespace ckpt::decoders

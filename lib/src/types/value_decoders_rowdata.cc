@@ -1,11 +1,15 @@
 // SQL values in the table runtime's binary layouts (formats/serializers.md §8): BinaryRowData,
 // BinaryArrayData and BinaryMapData, decoded field by field from their logical types.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "types/java_hash.h"
+#include "support/byte_writer.h"
+#include "support/json_input.h"
 #include "types/value_decoders.h"
 
 namespace ckpt::decoders {
@@ -282,6 +286,222 @@ class BinaryReader {
   ByteReader& r_;
 };
 
+// Writes BinaryRowData / BinaryArrayData / BinaryMapData as Flink's BinaryRowWriter and
+// BinaryArrayWriter do: fixed slots (8 bytes a row field, the element width in arrays), values
+// of up to 7 bytes inline in their slot (length | 0x80 in its last byte), longer ones in the
+// variable part after the fixed one, each padded with zeros to 8 bytes, the slot holding
+// offset << 32 | length. Null fields have their bit set and a zero slot (setNullAt).
+class BinaryWriter {
+ public:
+  Status row(const nlohmann::json& v, const Plan& p, std::string* out) {
+    const size_t arity = p.children.size();
+    const size_t null_bytes = ((arity + 63 + 8) / 64) * 8;
+    nlohmann::json fields_by_position;
+    const nlohmann::json* fields = nullptr;
+    int kind = 0;
+    if (p.root == "STRUCTURED_TYPE") {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* named, encode_member(v, "fields", "a structured value"));
+      if (!named->is_object()) return encode_at(encode_expected("an object of attributes", *named), ".fields");
+      fields_by_position = nlohmann::json::array();
+      for (size_t i = 0; i < arity; ++i) {
+        const nlohmann::json* f = json_member(*named, i < p.names.size() ? p.names[i] : fmt::format("f{}", i));
+        fields_by_position.push_back(f ? *f : nlohmann::json());
+      }
+      fields = &fields_by_position;
+    } else {
+      CKPT_ASSIGN_OR_RETURN(fields, encode_member(v, "fields", "a row"));
+      if (!fields->is_array() || fields->size() != arity)
+        return encode_at(encode_expected(fmt::format("an array of {} fields", arity), *fields), ".fields");
+    }
+    if (const nlohmann::json* k = json_member(v, "kind")) {
+      static const std::string kKinds[] = {"+I", "-U", "+U", "-D"};
+      auto it = k->is_string() ? std::find(std::begin(kKinds), std::end(kKinds), k->get_ref<const std::string&>())
+                               : std::end(kKinds);
+      if (it == std::end(kKinds)) return encode_at(encode_expected("\"+I\", \"-U\", \"+U\" or \"-D\"", *k), ".kind");
+      kind = static_cast<int>(it - std::begin(kKinds));
+    }
+    std::string& b = *out;
+    b.assign(null_bytes + 8 * arity, '\0');
+    b[0] = static_cast<char>(kind);
+    for (size_t i = 0; i < arity; ++i) {
+      const nlohmann::json& f = (*fields)[i];
+      if (f.is_null()) {
+        const size_t bit = i + 8;
+        b[bit / 8] = static_cast<char>(static_cast<uint8_t>(b[bit / 8]) | (1u << (bit % 8)));
+        // BinaryWriter#createNullSetter: a row's null non-compact timestamp or decimal keeps its
+        // variable part (8 or 16 zero bytes) and points at it, for a later update in place.
+        const Plan& t = p.children[i];
+        const bool ts = t.root == "TIMESTAMP_WITHOUT_TIME_ZONE" || t.root == "TIMESTAMP_WITH_LOCAL_TIME_ZONE";
+        if ((ts && t.precision > 3) || (t.root == "DECIMAL" && t.precision > 18))
+          var(b, null_bytes + 8 * i, std::string(ts ? 8 : 16, '\0'), 0);
+        continue;
+      }
+      CKPT_RETURN_IF_ERROR(encode_at(field(f, p.children[i], null_bytes + 8 * i, 8, out), fmt::format(".fields[{}]", i)));
+    }
+    return Status::OK();
+  }
+
+  Status array(const nlohmann::json& v, const Plan& elem, std::string* out) {
+    if (!v.is_array()) return encode_expected("an array", v);
+    const size_t n = v.size();
+    const size_t width = slot_width(elem);
+    const size_t header = 4 + ((n + 31) / 32) * 4;
+    std::string& b = *out;
+    b.assign(round8(header + n * width), '\0');
+    put_le(b, 0, n, 4);
+    for (size_t i = 0; i < n; ++i) {
+      if (v[i].is_null()) {
+        b[4 + i / 8] = static_cast<char>(static_cast<uint8_t>(b[4 + i / 8]) | (1u << (i % 8)));
+        continue;
+      }
+      CKPT_RETURN_IF_ERROR(encode_at(field(v[i], elem, header + i * width, width, out), fmt::format("[{}]", i)));
+    }
+    return Status::OK();
+  }
+
+  Status map(const nlohmann::json& v, const Plan& p, std::string* out) {
+    if (!v.is_array()) return encode_expected("an array of [key, value] pairs", v);
+    nlohmann::json keys = nlohmann::json::array(), values = nlohmann::json::array();
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_array() || v[i].size() != 2)
+        return encode_at(encode_expected("a [key, value] pair", v[i]), fmt::format("[{}]", i));
+      keys.push_back(v[i][0]);
+      values.push_back(v[i][1]);
+    }
+    std::string k, vs;
+    CKPT_RETURN_IF_ERROR(array(keys, p.children[0], &k));
+    CKPT_RETURN_IF_ERROR(array(values, p.children[1], &vs));
+    out->clear();
+    std::string head(4, '\0');
+    put_le(head, 0, k.size(), 4);
+    *out = head + k + vs;
+    return Status::OK();
+  }
+
+ private:
+  static size_t round8(size_t n) { return (n + 7) / 8 * 8; }
+  static size_t slot_width(const Plan& t) {
+    const std::string& k = t.root;
+    if (k == "BOOLEAN" || k == "TINYINT") return 1;
+    if (k == "SMALLINT") return 2;
+    if (k == "INTEGER" || k == "FLOAT" || k == "DATE" || k == "TIME_WITHOUT_TIME_ZONE" || k == "INTERVAL_YEAR_MONTH")
+      return 4;
+    return 8;
+  }
+  static void put_le(std::string& b, size_t at, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) b[at + static_cast<size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  // Appends `bytes` to the variable part, padded to 8 bytes; the slot gets offset << 32 | length.
+  static void var(std::string& b, size_t slot, std::string_view bytes, uint64_t low) {
+    const size_t at = b.size();
+    b.append(bytes);
+    b.append(round8(bytes.size()) - bytes.size(), '\0');
+    put_le(b, slot, (static_cast<uint64_t>(at) << 32) | low, 8);
+  }
+  static Status integer(const nlohmann::json& v, int64_t lo, int64_t hi, const char* what, int64_t* out) {
+    CKPT_ASSIGN_OR_RETURN(*out, encode_integer(v, lo, hi, what));
+    return Status::OK();
+  }
+
+  Status field(const nlohmann::json& v, const Plan& t, size_t slot, size_t width, std::string* out) {
+    std::string& b = *out;
+    const std::string& k = t.root;
+    int64_t x = 0;
+    if (k == "BOOLEAN") {
+      if (!v.is_boolean()) return encode_expected("true or false", v);
+      b[slot] = v.get<bool>() ? 1 : 0;
+    } else if (k == "TINYINT") {
+      CKPT_RETURN_IF_ERROR(integer(v, INT8_MIN, INT8_MAX, "an 8-bit integer", &x));
+      put_le(b, slot, static_cast<uint64_t>(x), 1);
+    } else if (k == "SMALLINT") {
+      CKPT_RETURN_IF_ERROR(integer(v, INT16_MIN, INT16_MAX, "a 16-bit integer", &x));
+      put_le(b, slot, static_cast<uint64_t>(x), 2);
+    } else if (k == "INTEGER" || k == "DATE" || k == "TIME_WITHOUT_TIME_ZONE" || k == "INTERVAL_YEAR_MONTH") {
+      CKPT_RETURN_IF_ERROR(integer(v, INT32_MIN, INT32_MAX, "a 32-bit integer", &x));
+      put_le(b, slot, static_cast<uint64_t>(x), 4);
+    } else if (k == "BIGINT" || k == "INTERVAL_DAY_TIME") {
+      CKPT_RETURN_IF_ERROR(integer(v, INT64_MIN, INT64_MAX, "a 64-bit integer", &x));
+      put_le(b, slot, static_cast<uint64_t>(x), 8);
+    } else if (k == "FLOAT" || k == "DOUBLE") {
+      CKPT_ASSIGN_OR_RETURN(double d, encode_floating(v, k == "FLOAT" ? "a float" : "a double"));
+      ByteWriter w;
+      if (k == "FLOAT") {
+        if (std::isnan(d)) w.u32(0x7fc00000u);
+        else w.f32(static_cast<float>(d));
+      } else {
+        if (std::isnan(d)) w.u64(0x7ff8000000000000ULL);
+        else w.f64(d);
+      }
+      // ByteWriter is big endian; binary rows are little endian.
+      const std::string& be = w.buffer();
+      for (size_t i = 0; i < be.size(); ++i) b[slot + i] = be[be.size() - 1 - i];
+    } else if (k == "DECIMAL") {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* unscaled, encode_member(v, "unscaled", "a decimal"));
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* scale, encode_member(v, "scale", "a decimal"));
+      if (!scale->is_number_integer() || scale->get<int64_t>() != t.scale)
+        return encode_at(encode_expected(fmt::format("the type's scale {}", t.scale), *scale), ".scale");
+      if (t.precision <= 18) {
+        auto u = encode_integer(*unscaled, INT64_MIN, INT64_MAX, "a 64-bit unscaled value (precision up to 18)");
+        if (!u.ok()) return encode_at(std::move(u).error(), ".unscaled");
+        put_le(b, slot, static_cast<uint64_t>(*u), 8);
+      } else {
+        // AbstractBinaryWriter#writeDecimal: 16 zeroed bytes reserved whatever the length.
+        std::string bytes;
+        CKPT_RETURN_IF_ERROR(encode_at(big_integer_bytes(*unscaled, &bytes), ".unscaled"));
+        if (bytes.size() > 16) return encode_at(encode_expected("an unscaled value of at most 16 bytes", *unscaled), ".unscaled");
+        const size_t at = b.size();
+        b.append(bytes);
+        b.append(16 - bytes.size(), '\0');
+        put_le(b, slot, (static_cast<uint64_t>(at) << 32) | bytes.size(), 8);
+      }
+    } else if (k == "TIMESTAMP_WITHOUT_TIME_ZONE" || k == "TIMESTAMP_WITH_LOCAL_TIME_ZONE") {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* millis, encode_member(v, "millis", "a timestamp"));
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* nanos, encode_member(v, "nano_of_milli", "a timestamp"));
+      auto ms = encode_integer(*millis, INT64_MIN, INT64_MAX, "a 64-bit integer");
+      if (!ms.ok()) return encode_at(std::move(ms).error(), ".millis");
+      auto ns = encode_integer(*nanos, 0, t.precision <= 3 ? 0 : 999999, t.precision <= 3 ? "0 (precision up to 3)" : "0 to 999999");
+      if (!ns.ok()) return encode_at(std::move(ns).error(), ".nano_of_milli");
+      if (t.precision <= 3) {
+        put_le(b, slot, static_cast<uint64_t>(*ms), 8);
+      } else {
+        std::string m(8, '\0');
+        put_le(m, 0, static_cast<uint64_t>(*ms), 8);
+        var(b, slot, m, static_cast<uint64_t>(*ns));
+      }
+    } else if (k == "CHAR" || k == "VARCHAR" || k == "BINARY" || k == "VARBINARY") {
+      std::string bytes;
+      if (k == "CHAR" || k == "VARCHAR") {
+        if (!v.is_string()) return encode_expected("a string", v);
+        bytes = v.get<std::string>();
+      } else {
+        const nlohmann::json* hex = json_member(v, "bytes");
+        if (!hex || !hex->is_string() || !from_hex(hex->get_ref<const std::string&>(), &bytes))
+          return encode_expected("{\"bytes\":\"<hex>\"}", v);
+      }
+      if (bytes.size() <= 7) {
+        for (size_t i = 0; i < bytes.size(); ++i) b[slot + i] = bytes[i];
+        b[slot + 7] = static_cast<char>(0x80 | bytes.size());
+      } else {
+        var(b, slot, bytes, bytes.size());
+      }
+    } else if (k == "ROW" || k == "STRUCTURED_TYPE" || k == "ARRAY" || k == "MAP" || k == "MULTISET") {
+      std::string nested;
+      if (k == "ARRAY") CKPT_RETURN_IF_ERROR(array(v, t.children[0], &nested));
+      else if (k == "MAP" || k == "MULTISET") CKPT_RETURN_IF_ERROR(map(v, t, &nested));
+      else CKPT_RETURN_IF_ERROR(row(v, t, &nested));
+      var(b, slot, nested, nested.size());
+    } else if (k == "RAW") {
+      ByteWriter w;
+      CKPT_RETURN_IF_ERROR(t.raw->encode(v, w));
+      var(b, slot, w.buffer(), w.size());
+    } else {
+      return Error(ErrorCode::kNotSupported, fmt::format("{} fields are not written", k));
+    }
+    (void)width;
+    return Status::OK();
+  }
+};
+
 // i32 size, then one binary value (row, array or map) of that many bytes.
 class BinaryValueDecoder final : public ValueDecoder {
  public:
@@ -306,6 +526,20 @@ class BinaryValueDecoder final : public ValueDecoder {
     if (!sub.ok()) r.fail_at(sub.error()->offset.value_or(at), sub.error()->message, sub.error()->code);
   }
   void skip(ByteReader& r) const override { r.skip(static_cast<size_t>(r.count(1, "binary value byte"))); }
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    std::string bytes;
+    if (!plan_) {
+      CKPT_ASSIGN_OR_RETURN(bytes, encode_opaque_hex(v, serializer_class()));
+    } else {
+      BinaryWriter writer;
+      if (plan_->root == "ARRAY") CKPT_RETURN_IF_ERROR(writer.array(v, plan_->children[0], &bytes));
+      else if (plan_->root == "MAP" || plan_->root == "MULTISET") CKPT_RETURN_IF_ERROR(writer.map(v, *plan_, &bytes));
+      else CKPT_RETURN_IF_ERROR(writer.row(v, *plan_, &bytes));
+    }
+    w.i32(static_cast<int32_t>(bytes.size()));
+    w.bytes(bytes);
+    return Status::OK();
+  }
   // Rows, arrays and maps alike (their field types play no part): hashByWords of the bytes.
   std::optional<int32_t> read_java_hash_code(ByteReader& r) const override {
     std::string_view bytes = r.bytes(static_cast<size_t>(r.count(1, "binary value byte")));

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -191,6 +192,108 @@ class ScalarDecoder final : public ValueDecoder {
     }
   }
 
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    switch (kind_) {
+      case Scalar::kBoolean:
+        if (!v.is_boolean()) return encode_expected("true or false", v);
+        w.boolean(v.get<bool>());
+        return Status::OK();
+      case Scalar::kByte: return integer(v, w, INT8_MIN, INT8_MAX, "an 8-bit integer", [&](int64_t x) { w.i8(int8_t(x)); });
+      case Scalar::kShort: return integer(v, w, INT16_MIN, INT16_MAX, "a 16-bit integer", [&](int64_t x) { w.i16(int16_t(x)); });
+      case Scalar::kInt: return integer(v, w, INT32_MIN, INT32_MAX, "a 32-bit integer", [&](int64_t x) { w.i32(int32_t(x)); });
+      case Scalar::kLong: return integer(v, w, INT64_MIN, INT64_MAX, "a 64-bit integer", [&](int64_t x) { w.i64(x); });
+      case Scalar::kFloat: return write_float(v, w);
+      case Scalar::kDouble: return write_double(v, w);
+      case Scalar::kChar: return write_char(v, w);
+      case Scalar::kString:
+        if (v.is_null()) write_flink_null_string(w);
+        else if (v.is_string()) write_flink_string(w, v.get_ref<const std::string&>());
+        else return encode_expected("a string or null", v);
+        return Status::OK();
+      case Scalar::kStringValue:
+        if (!v.is_string()) return encode_expected("a string", v);
+        write_string_value(w, v.get_ref<const std::string&>());
+        return Status::OK();
+      case Scalar::kBigInt: return write_big_int(v, w);
+      case Scalar::kBigDec: {
+        if (v.is_null()) { w.i32(0); return Status::OK(); }
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* unscaled, encode_member(v, "unscaled", "a decimal"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* scale, encode_member(v, "scale", "a decimal"));
+        if (unscaled->is_null()) return encode_expected("a decimal's unscaled value", *unscaled);
+        CKPT_RETURN_IF_ERROR(encode_at(write_big_int(*unscaled, w), ".unscaled"));
+        return encode_at(integer(*scale, w, INT32_MIN, INT32_MAX, "a 32-bit scale", [&](int64_t x) { w.i32(int32_t(x)); }), ".scale");
+      }
+      case Scalar::kDate:
+        if (v.is_null()) { w.i64(kLongMin); return Status::OK(); }
+        return integer(v, w, kLongMin + 1, INT64_MAX, "epoch milliseconds or null", [&](int64_t x) { w.i64(x); });
+      case Scalar::kSqlTimestamp:
+        if (v.is_null()) { w.i64(kLongMin); w.i32(0); return Status::OK(); }
+        return two_longs(v, w, "millis", "nanos", /*second_is_int=*/true);
+      case Scalar::kInstant:
+        if (v.is_null()) { w.i64(kLongMin); w.i32(kIntMin); return Status::OK(); }
+        return two_longs(v, w, "seconds", "nanos", /*second_is_int=*/true);
+      case Scalar::kLocalDate: return write_local_date(v, w);
+      case Scalar::kLocalTime: return write_local_time(v, w);
+      case Scalar::kLocalDateTime: {
+        if (v.is_null()) {
+          CKPT_RETURN_IF_ERROR(write_local_date(v, w));
+          return write_local_time(v, w);
+        }
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* date, encode_member(v, "date", "a date-time"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* time, encode_member(v, "time", "a date-time"));
+        if (date->is_null() || time->is_null()) return encode_expected("a date and a time", v);
+        CKPT_RETURN_IF_ERROR(encode_at(write_local_date(*date, w), ".date"));
+        return encode_at(write_local_time(*time, w), ".time");
+      }
+      case Scalar::kVoid:
+        if (!v.is_null()) return encode_expected("null", v);
+        w.u8(0);
+        return Status::OK();
+      case Scalar::kVoidNamespace: return constant(v, w, "VoidNamespace");
+      case Scalar::kGlobalWindow: return constant(v, w, "GlobalWindow");
+      case Scalar::kTimeWindow: return two_longs(v, w, "start", "end", /*second_is_int=*/false);
+      case Scalar::kCountWindow: {
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* id, encode_member(v, "id", "a count window"));
+        return encode_at(integer(*id, w, INT64_MIN, INT64_MAX, "a 64-bit integer", [&](int64_t x) { w.i64(x); }), ".id");
+      }
+      case Scalar::kNullValue:
+        if (!v.is_null()) return encode_expected("null", v);
+        return Status::OK();
+      case Scalar::kByteArray: {
+        const nlohmann::json* hex = json_member(v, "bytes");
+        std::string bytes;
+        if (!hex || !hex->is_string() || !from_hex(hex->get_ref<const std::string&>(), &bytes))
+          return encode_expected("{\"bytes\":\"<hex>\"}", v);
+        w.i32(static_cast<int32_t>(bytes.size()));
+        w.bytes(bytes);
+        return Status::OK();
+      }
+      case Scalar::kBooleanArray:
+        return elements(v, w, [&](const nlohmann::json& e) -> Status {
+          if (!e.is_boolean()) return encode_expected("true or false", e);
+          w.boolean(e.get<bool>());
+          return Status::OK();
+        });
+      case Scalar::kShortArray:
+        return elements(v, w, [&](const nlohmann::json& e) { return integer(e, w, INT16_MIN, INT16_MAX, "a 16-bit integer", [&](int64_t x) { w.i16(int16_t(x)); }); });
+      case Scalar::kIntArray:
+        return elements(v, w, [&](const nlohmann::json& e) { return integer(e, w, INT32_MIN, INT32_MAX, "a 32-bit integer", [&](int64_t x) { w.i32(int32_t(x)); }); });
+      case Scalar::kLongArray:
+        return elements(v, w, [&](const nlohmann::json& e) { return integer(e, w, INT64_MIN, INT64_MAX, "a 64-bit integer", [&](int64_t x) { w.i64(x); }); });
+      case Scalar::kFloatArray: return elements(v, w, [&](const nlohmann::json& e) { return write_float(e, w); });
+      case Scalar::kDoubleArray: return elements(v, w, [&](const nlohmann::json& e) { return write_double(e, w); });
+      case Scalar::kCharArray: return elements(v, w, [&](const nlohmann::json& e) { return write_char(e, w); });
+      case Scalar::kStringArray:
+        return elements(v, w, [&](const nlohmann::json& e) -> Status {
+          if (e.is_null()) write_flink_null_string(w);
+          else if (e.is_string()) write_flink_string(w, e.get_ref<const std::string&>());
+          else return encode_expected("a string or null", e);
+          return Status::OK();
+        });
+    }
+    return Status::OK();
+  }
+
   // The types keys, namespaces and values most often have, written without a tree.
   void write_json(ByteReader& r, std::string& out) const override {
     switch (kind_) {
@@ -307,6 +410,103 @@ class ScalarDecoder final : public ValueDecoder {
     for (int32_t i = 0; i < n && r.ok(); ++i) out.push_back(one(r));
   }
 
+  template <class Put>
+  static Status integer(const nlohmann::json& v, ByteWriter&, int64_t lo, int64_t hi, std::string_view what, Put&& put) {
+    CKPT_ASSIGN_OR_RETURN(int64_t x, encode_integer(v, lo, hi, what));
+    put(x);
+    return Status::OK();
+  }
+
+  // Java's floatToIntBits / doubleToLongBits: every NaN as the canonical one.
+  static Status write_float(const nlohmann::json& v, ByteWriter& w) {
+    CKPT_ASSIGN_OR_RETURN(double d, encode_floating(v, "a float"));
+    if (std::isnan(d)) { w.u32(0x7fc00000u); return Status::OK(); }
+    w.f32(static_cast<float>(d));
+    return Status::OK();
+  }
+  static Status write_double(const nlohmann::json& v, ByteWriter& w) {
+    CKPT_ASSIGN_OR_RETURN(double d, encode_floating(v, "a double"));
+    if (std::isnan(d)) { w.u64(0x7ff8000000000000ULL); return Status::OK(); }
+    w.f64(d);
+    return Status::OK();
+  }
+  static Status write_char(const nlohmann::json& v, ByteWriter& w) {
+    std::vector<uint16_t> units;
+    if (v.is_string()) for_each_utf16_unit(v.get_ref<const std::string&>(), [&](uint16_t u) { units.push_back(u); });
+    if (units.size() != 1) return encode_expected("a one-character string (one UTF-16 unit)", v);
+    w.u16(units[0]);
+    return Status::OK();
+  }
+  static Status constant(const nlohmann::json& v, ByteWriter& w, const char* name) {
+    if (!v.is_string() || v.get_ref<const std::string&>() != name) return encode_expected(fmt::format("\"{}\"", name), v);
+    w.u8(0);
+    return Status::OK();
+  }
+  static Status two_longs(const nlohmann::json& v, ByteWriter& w, const char* a, const char* b, bool second_is_int) {
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* first, encode_member(v, a, "an object"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* second, encode_member(v, b, "an object"));
+    CKPT_ASSIGN_OR_RETURN(int64_t x, encode_integer(*first, INT64_MIN, INT64_MAX, "a 64-bit integer"));
+    CKPT_ASSIGN_OR_RETURN(int64_t y, encode_integer(*second, second_is_int ? INT32_MIN : INT64_MIN,
+                                                    second_is_int ? INT32_MAX : INT64_MAX,
+                                                    second_is_int ? "a 32-bit integer" : "a 64-bit integer"));
+    w.i64(x);
+    if (second_is_int) w.i32(static_cast<int32_t>(y));
+    else w.i64(y);
+    return Status::OK();
+  }
+  template <class One>
+  static Status elements(const nlohmann::json& v, ByteWriter& w, One&& one) {
+    if (!v.is_array()) return encode_expected("an array", v);
+    w.i32(static_cast<int32_t>(v.size()));
+    for (size_t i = 0; i < v.size(); ++i) CKPT_RETURN_IF_ERROR(encode_at(one(v[i]), fmt::format("[{}]", i)));
+    return Status::OK();
+  }
+
+  // BigIntSerializer.writeBigInteger: 0 null, 1 / 2 / 3 the ZERO / ONE / TEN constants (which
+  // BigInteger.valueOf hands out), else length + 4 and toByteArray().
+  static Status write_big_int(const nlohmann::json& v, ByteWriter& w) {
+    if (v.is_null()) { w.i32(0); return Status::OK(); }
+    if (v.is_number_integer() && !v.is_number_unsigned()) {
+      int64_t x = v.get<int64_t>();
+      if (x == 0 || x == 1 || x == 10) { w.i32(x == 0 ? 1 : x == 1 ? 2 : 3); return Status::OK(); }
+    }
+    std::string mag;
+    CKPT_RETURN_IF_ERROR(big_integer_bytes(v, &mag));
+    w.i32(static_cast<int32_t>(mag.size() + 4));
+    w.bytes(mag);
+    return Status::OK();
+  }
+
+  static Status write_local_date(const nlohmann::json& v, ByteWriter& w) {
+    if (v.is_null()) { w.i32(kIntMin); w.i16(INT16_MIN); return Status::OK(); }
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* year, encode_member(v, "year", "a date"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* month, encode_member(v, "month", "a date"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* day, encode_member(v, "day", "a date"));
+    CKPT_ASSIGN_OR_RETURN(int64_t y, encode_integer(*year, kIntMin + 1, INT32_MAX, "a year"));
+    CKPT_ASSIGN_OR_RETURN(int64_t m, encode_integer(*month, INT8_MIN, INT8_MAX, "a month"));
+    CKPT_ASSIGN_OR_RETURN(int64_t d, encode_integer(*day, INT8_MIN, INT8_MAX, "a day"));
+    w.i32(static_cast<int32_t>(y));
+    w.i8(static_cast<int8_t>(m));
+    w.i8(static_cast<int8_t>(d));
+    return Status::OK();
+  }
+  static Status write_local_time(const nlohmann::json& v, ByteWriter& w) {
+    if (v.is_null()) { w.i8(INT8_MIN); w.i16(INT16_MIN); w.i32(kIntMin); return Status::OK(); }
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* hour, encode_member(v, "hour", "a time"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* minute, encode_member(v, "minute", "a time"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* second, encode_member(v, "second", "a time"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* nano, encode_member(v, "nano", "a time"));
+    CKPT_ASSIGN_OR_RETURN(int64_t h, encode_integer(*hour, INT8_MIN + 1, INT8_MAX, "an hour"));
+    CKPT_ASSIGN_OR_RETURN(int64_t mi, encode_integer(*minute, INT8_MIN, INT8_MAX, "a minute"));
+    CKPT_ASSIGN_OR_RETURN(int64_t s, encode_integer(*second, INT8_MIN, INT8_MAX, "a second"));
+    CKPT_ASSIGN_OR_RETURN(int64_t n, encode_integer(*nano, INT32_MIN, INT32_MAX, "nanoseconds"));
+    w.i8(static_cast<int8_t>(h));
+    w.i8(static_cast<int8_t>(mi));
+    w.i8(static_cast<int8_t>(s));
+    w.i32(static_cast<int32_t>(n));
+    return Status::OK();
+  }
+
   static nlohmann::json read_big_int(ByteReader& r) {
     int32_t t = r.i32();
     if (!r.ok()) return nullptr;
@@ -353,6 +553,12 @@ class OpaqueDecoder final : public ValueDecoder {
   bool decodable() const override { return false; }
   std::string why_not() const override { return why_; }
   void read(ByteReader& r, nlohmann::json&) const override { refuse(r); }
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_opaque_hex(v, serializer_class()));
+    w.bytes(bytes);
+    return Status::OK();
+  }
+
   void skip(ByteReader& r) const override { refuse(r); }
 
  private:
@@ -362,6 +568,56 @@ class OpaqueDecoder final : public ValueDecoder {
   std::string why_;
 };
 
+// "-123..." in big-endian two's complement with a leading sign byte to spare.
+bool decimal_to_twos_complement(std::string_view text, std::string* out) {
+  bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  if (text.empty() || text.size() > 100000) return false;
+  std::vector<uint8_t> mag{0};  // big endian magnitude
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    unsigned carry = static_cast<unsigned>(c - '0');
+    for (size_t i = mag.size(); i-- > 0;) {
+      unsigned cur = mag[i] * 10u + carry;
+      mag[i] = static_cast<uint8_t>(cur & 0xff);
+      carry = cur >> 8;
+    }
+    while (carry) {
+      mag.insert(mag.begin(), static_cast<uint8_t>(carry & 0xff));
+      carry >>= 8;
+    }
+  }
+  mag.insert(mag.begin(), 0);
+  if (negative) {
+    for (auto& x : mag) x = static_cast<uint8_t>(~x);
+    for (size_t i = mag.size(); i-- > 0;)
+      if (++mag[i] != 0) break;
+  }
+  out->assign(mag.begin(), mag.end());
+  return true;
+}
+
+}  // namespace
+
+Status big_integer_bytes(const nlohmann::json& v, std::string* out) {
+  std::string mag;
+  if (v.is_number_integer() && !v.is_number_unsigned()) {
+    const auto x = static_cast<uint64_t>(v.get<int64_t>());
+    for (int s = 56; s >= 0; s -= 8) mag.push_back(static_cast<char>((x >> s) & 0xff));
+  } else if (v.is_number_unsigned() || v.is_string()) {
+    std::string digits = v.is_string() ? v.get<std::string>() : std::to_string(v.get<uint64_t>());
+    if (!decimal_to_twos_complement(digits, &mag)) return encode_expected("an integer or a string of decimal digits", v);
+  } else {
+    return encode_expected("an integer or a string of decimal digits", v);
+  }
+  // Minimal form: leading bytes that only repeat the sign dropped.
+  size_t i = 0;
+  while (i + 1 < mag.size() && ((mag[i] == 0 && !(mag[i + 1] & 0x80)) || (mag[i] == '\xff' && (mag[i + 1] & 0x80)))) ++i;
+  *out = mag.substr(i);
+  return Status::OK();
+}
+
+namespace {
 }  // namespace
 
 DecoderPtr make_scalar(const SerializerSnapshot& s) {

@@ -179,6 +179,110 @@ class StructuredDecoder final : public ValueDecoder {
     }
   }
 
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    switch (shape_) {
+      case Shape::kTuple: {
+        if (!v.is_array() || v.size() != children_.size())
+          return encode_expected(fmt::format("an array of {} fields", children_.size()), v);
+        for (size_t i = 0; i < children_.size(); ++i)
+          CKPT_RETURN_IF_ERROR(encode_at(children_[i]->encode(v[i], w), fmt::format("[{}]", i)));
+        return Status::OK();
+      }
+      case Shape::kList: {
+        if (!v.is_array()) return encode_expected("an array", v);
+        w.i32(static_cast<int32_t>(v.size()));
+        for (size_t i = 0; i < v.size(); ++i)
+          CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(v[i], w), fmt::format("[{}]", i)));
+        return Status::OK();
+      }
+      case Shape::kMap: {
+        if (!v.is_array()) return encode_expected("an array of [key, value] pairs", v);
+        w.i32(static_cast<int32_t>(v.size()));
+        for (size_t i = 0; i < v.size(); ++i) {
+          const nlohmann::json& pair = v[i];
+          if (!pair.is_array() || pair.size() != 2)
+            return encode_at(encode_expected("a [key, value] pair", pair), fmt::format("[{}]", i));
+          CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(pair[0], w), fmt::format("[{}][0]", i)));
+          w.boolean(pair[1].is_null());
+          if (!pair[1].is_null())
+            CKPT_RETURN_IF_ERROR(encode_at(children_[1]->encode(pair[1], w), fmt::format("[{}][1]", i)));
+        }
+        return Status::OK();
+      }
+      case Shape::kNullable:
+        w.boolean(v.is_null());
+        if (!v.is_null()) return children_[0]->encode(v, w);
+        for (int32_t i = 0; i < padding_; ++i) w.u8(0);
+        return Status::OK();
+      case Shape::kEither: {
+        const nlohmann::json* left = json_member(v, "left");
+        const nlohmann::json* right = json_member(v, "right");
+        if (!v.is_object() || v.size() != 1 || (!left && !right))
+          return encode_expected("{\"left\":..} or {\"right\":..}", v);
+        w.boolean(left != nullptr);
+        return encode_at(children_[left ? 0 : 1]->encode(left ? *left : *right, w), left ? ".left" : ".right");
+      }
+      case Shape::kOption:
+        w.boolean(!v.is_null());
+        return v.is_null() ? Status::OK() : children_[0]->encode(v, w);
+      case Shape::kGenericArray: {
+        if (!v.is_array()) return encode_expected("an array", v);
+        w.i32(static_cast<int32_t>(v.size()));
+        for (size_t i = 0; i < v.size(); ++i) {
+          w.boolean(!v[i].is_null());
+          if (!v[i].is_null()) CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(v[i], w), fmt::format("[{}]", i)));
+        }
+        return Status::OK();
+      }
+      case Shape::kTtl: return encode_long_then(v, w, "ttl_ts", *children_[1], "value");
+      case Shape::kWindowKey: return encode_long_then(v, w, "window", *children_[0], "key");
+      case Shape::kTimer: {
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* ts, encode_member(v, "timestamp", "a timer"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* key, encode_member(v, "key", "a timer"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* ns, encode_member(v, "namespace", "a timer"));
+        auto t = encode_integer(*ts, INT64_MIN, INT64_MAX, "a 64-bit timestamp");
+        if (!t.ok()) return encode_at(std::move(t).error(), ".timestamp");
+        w.u64(static_cast<uint64_t>(*t) ^ 0x8000000000000000ULL);
+        CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(*key, w), ".key"));
+        return encode_at(children_[1]->encode(*ns, w), ".namespace");
+      }
+      case Shape::kStreamElement: return encode_stream_element(v, w);
+      case Shape::kBufferEntry: {
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* joined, encode_member(v, "joined", "a buffer entry"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* element, encode_member(v, "element", "a buffer entry"));
+        if (!joined->is_boolean()) return encode_at(encode_expected("true or false", *joined), ".joined");
+        w.boolean(joined->get<bool>());
+        return encode_at(children_[0]->encode(*element, w), ".element");
+      }
+      case Shape::kUnion: {
+        const nlohmann::json* one = json_member(v, "one");
+        const nlohmann::json* two = json_member(v, "two");
+        if (!v.is_object() || v.size() != 1 || (!one && !two)) return encode_expected("{\"one\":..} or {\"two\":..}", v);
+        w.u8(one ? 1 : 2);
+        return encode_at(children_[one ? 0 : 1]->encode(one ? *one : *two, w), one ? ".one" : ".two");
+      }
+      case Shape::kLinkedList: {
+        if (!v.is_array()) return encode_expected("an array", v);
+        w.i32(static_cast<int32_t>(v.size()));
+        if (null_mask_) {
+          std::string mask((v.size() + 7) / 8, '\0');
+          for (size_t i = 0; i < v.size(); ++i)
+            if (v[i].is_null()) mask[i / 8] = static_cast<char>(static_cast<uint8_t>(mask[i / 8]) | (0x80 >> (i % 8)));
+          w.bytes(mask);
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (null_mask_ && v[i].is_null()) continue;
+          CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(v[i], w), fmt::format("[{}]", i)));
+        }
+        return Status::OK();
+      }
+      case Shape::kDelegate: return children_[0]->encode(v, w);
+      case Shape::kRow: return encode_row(v, w);
+      case Shape::kTwoPhaseCommit: return ValueDecoder::encode(v, w);
+    }
+    return Status::OK();
+  }
+
   // Containers of the common types written without a tree; the rest through read().
   void write_json(ByteReader& r, std::string& out) const override {
     switch (shape_) {
@@ -371,6 +475,92 @@ class StructuredDecoder final : public ValueDecoder {
     out = {{first, v}, {second, std::move(c)}};
   }
 
+  static Status encode_long_then(const nlohmann::json& v, ByteWriter& w, const char* first, const ValueDecoder& child,
+                                 const char* second) {
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* a, encode_member(v, first, "an object"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* b, encode_member(v, second, "an object"));
+    auto x = encode_integer(*a, INT64_MIN, INT64_MAX, "a 64-bit integer");
+    if (!x.ok()) return encode_at(std::move(x).error(), fmt::format(".{}", first));
+    w.i64(*x);
+    return encode_at(child.encode(*b, w), fmt::format(".{}", second));
+  }
+
+  Status encode_stream_element(const nlohmann::json& v, ByteWriter& w) const {
+    auto long_member = [&](const nlohmann::json& o, const char* name) -> Result<int64_t> {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* m, encode_member(o, name, "an object"));
+      auto x = encode_integer(*m, INT64_MIN, INT64_MAX, "a 64-bit integer");
+      if (!x.ok()) return encode_at(std::move(x).error(), fmt::format(".{}", name)).error();
+      return *x;
+    };
+    if (const nlohmann::json* record = json_member(v, "record")) {
+      if (json_member(v, "timestamp")) {
+        CKPT_ASSIGN_OR_RETURN(int64_t ts, long_member(v, "timestamp"));
+        w.u8(0);
+        w.i64(ts);
+      } else {
+        w.u8(1);
+      }
+      return encode_at(children_[0]->encode(*record, w), ".record");
+    }
+    if (json_member(v, "watermark")) {
+      CKPT_ASSIGN_OR_RETURN(int64_t wm, long_member(v, "watermark"));
+      w.u8(2);
+      w.i64(wm);
+      return Status::OK();
+    }
+    if (const nlohmann::json* m = json_member(v, "latency_marker")) {
+      CKPT_ASSIGN_OR_RETURN(int64_t marked, long_member(*m, "marked_time"));
+      CKPT_ASSIGN_OR_RETURN(int64_t lower, long_member(*m, "operator_lower"));
+      CKPT_ASSIGN_OR_RETURN(int64_t upper, long_member(*m, "operator_upper"));
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* st, encode_member(*m, "subtask", "a latency marker"));
+      CKPT_ASSIGN_OR_RETURN(int64_t subtask, encode_integer(*st, INT32_MIN, INT32_MAX, "a 32-bit subtask"));
+      w.u8(3);
+      w.i64(marked);
+      w.i64(lower);
+      w.i64(upper);
+      w.i32(static_cast<int32_t>(subtask));
+      return Status::OK();
+    }
+    if (const nlohmann::json* status = json_member(v, "watermark_status")) {
+      CKPT_ASSIGN_OR_RETURN(int64_t s, encode_integer(*status, INT32_MIN, INT32_MAX, "a 32-bit status"));
+      w.u8(4);
+      w.i32(static_cast<int32_t>(s));
+      return Status::OK();
+    }
+    return encode_expected("a stream element ({\"record\":..}, {\"watermark\":..}, ...)", v);
+  }
+
+  // RowSerializer: a mask (the row kind's two bits first where the snapshot has them, then a
+  // null bit per field, high bit first), then the non-null fields.
+  Status encode_row(const nlohmann::json& v, ByteWriter& w) const {
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* fields, encode_member(v, "fields", "a row"));
+    const nlohmann::json* kind = json_member(v, "kind");
+    if (!fields->is_array() || fields->size() != children_.size())
+      return encode_at(encode_expected(fmt::format("an array of {} fields", children_.size()), *fields), ".fields");
+    static const std::string kKinds[] = {"+I", "-U", "+U", "-D"};
+    int k = 0;
+    if (kind) {
+      auto it = kind->is_string() ? std::find(std::begin(kKinds), std::end(kKinds), kind->get_ref<const std::string&>())
+                                  : std::end(kKinds);
+      if (it == std::end(kKinds)) return encode_at(encode_expected("\"+I\", \"-U\", \"+U\" or \"-D\"", *kind), ".kind");
+      k = static_cast<int>(it - std::begin(kKinds));
+    }
+    if (!row_kind_ && k != 0) return encode_at(encode_expected("\"+I\" (this row serializer keeps no kind)", *kind), ".kind");
+    size_t kind_bits = row_kind_ ? 2 : 0;
+    std::string mask((kind_bits + children_.size() + 7) / 8, '\0');
+    auto set = [&](size_t i) { mask[i / 8] = static_cast<char>(static_cast<uint8_t>(mask[i / 8]) | (0x80 >> (i % 8))); };
+    if (row_kind_ && (k & 1)) set(0);
+    if (row_kind_ && (k & 2)) set(1);
+    for (size_t i = 0; i < children_.size(); ++i)
+      if ((*fields)[i].is_null()) set(kind_bits + i);
+    w.bytes(mask);
+    for (size_t i = 0; i < children_.size(); ++i) {
+      if ((*fields)[i].is_null()) continue;
+      CKPT_RETURN_IF_ERROR(encode_at(children_[i]->encode((*fields)[i], w), fmt::format(".fields[{}]", i)));
+    }
+    return Status::OK();
+  }
+
   void read_two_phase_commit(ByteReader& r, nlohmann::json& out) const {
     auto txn = [&](nlohmann::json& t) {
       nlohmann::json handle;
@@ -477,6 +667,31 @@ class PojoDecoder final : public ValueDecoder {
     out = {{"class", class_}, {"fields", std::move(fields)}};
   }
 
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    if (v.is_null()) {
+      w.u8(kIsNull);
+      return Status::OK();
+    }
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* cls, encode_member(v, "class", "a POJO"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* fields, encode_member(v, "fields", "a POJO"));
+    if (!cls->is_string() || cls->get_ref<const std::string&>() != class_)
+      return encode_at(encode_expected(fmt::format("\"{}\" (subclasses are not written yet)", class_), *cls), ".class");
+    if (!fields->is_object()) return encode_at(encode_expected("an object of fields", *fields), ".fields");
+    w.u8(kNoSubclass);
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const nlohmann::json* f = json_member(*fields, names_[i]);
+      std::string step = fmt::format(".fields.{}", names_[i]);
+      if (!f) return encode_at(encode_expected(fmt::format("the field \"{}\"", names_[i]), *fields), ".fields");
+      w.boolean(f->is_null());
+      if (f->is_null()) continue;
+      if (!fields_[i]) return encode_at(encode_expected("null (the field has no serializer)", *f), step);
+      CKPT_RETURN_IF_ERROR(encode_at(fields_[i]->encode(*f, w), step));
+    }
+    if (fields->size() != fields_.size())
+      return encode_at(encode_expected(fmt::format("the {} fields of {}", fields_.size(), class_), *fields), ".fields");
+    return Status::OK();
+  }
+
  private:
   std::string class_;
   std::vector<std::string> names_;
@@ -504,6 +719,13 @@ class EnumDecoder final : public ValueDecoder {
     out = constants_[static_cast<size_t>(ordinal)];
   }
   void skip(ByteReader& r) const override { r.skip(4); }
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    auto it = v.is_string() ? std::find(constants_.begin(), constants_.end(), v.get_ref<const std::string&>())
+                            : constants_.end();
+    if (it == constants_.end()) return encode_expected(fmt::format("one of the {} constants of the enum", constants_.size()), v);
+    w.i32(static_cast<int32_t>(it - constants_.begin()));
+    return Status::OK();
+  }
 
  private:
   std::vector<std::string> constants_;

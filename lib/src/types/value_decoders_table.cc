@@ -79,6 +79,57 @@ class TableScalarDecoder final : public ValueDecoder {
       }
     }
   }
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    switch (kind_) {
+      case Kind::kString:
+        if (!v.is_string()) return encode_expected("a string", v);
+        w.i32(static_cast<int32_t>(v.get_ref<const std::string&>().size()));
+        w.bytes(v.get_ref<const std::string&>());
+        return Status::OK();
+      case Kind::kDecimal: {
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* unscaled, encode_member(v, "unscaled", "a decimal"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* scale, encode_member(v, "scale", "a decimal"));
+        if (!scale->is_number_integer() || scale->get<int64_t>() != scale_)
+          return encode_at(encode_expected(fmt::format("the type's scale {}", scale_), *scale), ".scale");
+        if (precision_ <= kCompactDecimal) {
+          auto u = encode_integer(*unscaled, INT64_MIN, INT64_MAX, "a 64-bit unscaled value (precision up to 18)");
+          if (!u.ok()) return encode_at(std::move(u).error(), ".unscaled");
+          w.i64(*u);
+          return Status::OK();
+        }
+        // DecimalDataSerializer: toUnscaledBytes(), BigInteger#toByteArray.
+        std::string bytes;
+        CKPT_RETURN_IF_ERROR(encode_at(big_integer_bytes(*unscaled, &bytes), ".unscaled"));
+        w.i32(static_cast<int32_t>(bytes.size()));
+        w.bytes(bytes);
+        return Status::OK();
+      }
+      case Kind::kTimestamp: {
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* millis, encode_member(v, "millis", "a timestamp"));
+        CKPT_ASSIGN_OR_RETURN(const nlohmann::json* nanos, encode_member(v, "nano_of_milli", "a timestamp"));
+        auto ms = encode_integer(*millis, INT64_MIN, INT64_MAX, "a 64-bit integer");
+        if (!ms.ok()) return encode_at(std::move(ms).error(), ".millis");
+        const bool compact = precision_ <= kCompactTimestamp;
+        auto ns = encode_integer(*nanos, 0, compact ? 0 : 999999, compact ? "0 (precision up to 3)" : "0 to 999999");
+        if (!ns.ok()) return encode_at(std::move(ns).error(), ".nano_of_milli");
+        w.i64(*ms);
+        if (!compact) w.i32(static_cast<int32_t>(*ns));
+        return Status::OK();
+      }
+      case Kind::kNull:
+        if (!v.is_null()) return encode_expected("null", v);
+        w.u8(0);
+        return Status::OK();
+      case Kind::kBinaryRow: {
+        CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_opaque_hex(v, serializer_class()));
+        w.i32(static_cast<int32_t>(bytes.size()));
+        w.bytes(bytes);
+        return Status::OK();
+      }
+    }
+    return Status::OK();
+  }
+
   // A BinaryRowData hashes its bytes, whatever its field types.
   std::optional<int32_t> read_java_hash_code(ByteReader& r) const override {
     if (kind_ != Kind::kBinaryRow) return ValueDecoder::read_java_hash_code(r);
@@ -111,6 +162,13 @@ class RawValueDecoder final : public ValueDecoder {
     out = std::move(v).value();
   }
   void skip(ByteReader& r) const override { r.skip(static_cast<size_t>(r.count(1, "raw value byte"))); }
+  Status encode(const nlohmann::json& v, ByteWriter& w) const override {
+    ByteWriter inner;
+    CKPT_RETURN_IF_ERROR(inner_->encode(v, inner));
+    w.i32(static_cast<int32_t>(inner.size()));
+    w.bytes(inner.buffer());
+    return Status::OK();
+  }
 
  private:
   DecoderPtr inner_;

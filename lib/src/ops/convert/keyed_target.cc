@@ -87,6 +87,8 @@ Result<KeyedHandle> write_stream(const KeyedTarget& t, const KeyedBackendMeta& m
                         KeyedStreamWriter::create(t.out_dir + "/" + name,
                                                   heap ? KeyGroupsLayout::kHeap : KeyGroupsLayout::kCanonical, meta,
                                                   t.range, t.max_parallelism));
+  if (t.keep_order) writer->keep_pair_order();
+  if (!t.state_order.empty()) writer->set_state_order(t.state_order);
   uint64_t entries = 0;
   CKPT_RETURN_IF_ERROR(produce([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
     for (const auto& pairs : by_state) entries += pairs.size();

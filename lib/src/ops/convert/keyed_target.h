@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ckpt/convert.h"
 #include "ckpt/metadata.h"
@@ -29,6 +30,10 @@ struct KeyedTarget {
   KeyGroupRange range;
   // RocksDB's per-file syncs skipped: the caller syncs out_dir once before publishing it.
   bool deferred_sync = false;
+  // Heap and canonical: pairs written in the order produced (KeyedStreamWriter::keep_pair_order()).
+  bool keep_order = false;
+  // Heap and canonical: the order of the states in a key group (KeyedStreamWriter::set_state_order()).
+  std::vector<size_t> state_order;
   // RocksDB: a state's SST file is closed at this size (RocksInstanceWriter::create).
   uint64_t sst_bytes = kRocksTargetFileBytes;
 };

@@ -165,6 +165,8 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   target.max_parallelism = op.max_parallelism;
   target.checkpoint_id = job.metadata->checkpoint_id;
   target.range = source.range;
+  target.keep_order = source.keep_order;
+  if (all_kept) target.state_order = source.state_order;
   target.deferred_sync = true;  // rewrite_snapshot syncs the whole output before its rename
   KeyedTargetStats stats;
   CKPT_ASSIGN_OR_RETURN(KeyedHandle out, write_keyed_target(target, std::move(meta), produce, &stats));

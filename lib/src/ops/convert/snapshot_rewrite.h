@@ -41,6 +41,12 @@ struct KeyedSource {
   KeyedBackendMeta meta;
   KeyGroupRange range;
   ConvertTarget layout = ConvertTarget::kHeap;  // written in when RewriteOptions::to is unset
+  // Heap and canonical output: each state's pairs written in the order produced, not sorted
+  // (a load keeping the order of a heap backend's stream).
+  bool keep_order = false;
+  // Heap and canonical output: the order of the states in each key group (by `meta` position;
+  // empty: ascending).
+  std::vector<size_t> state_order;
   // Calls its argument once per key group with data, ascending, by_state indexed as `meta`.
   std::function<Status(const KeyGroupPairsFn& fn)> produce;
 };

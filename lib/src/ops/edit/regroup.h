@@ -21,6 +21,7 @@
 
 #include "ckpt/metadata.h"
 #include "ops/convert/snapshot_rewrite.h"
+#include "ops/key_group_spill.h"
 #include "state/backend_meta.h"
 #include "state/stream_opener.h"
 
@@ -32,7 +33,7 @@ KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parall
 class Regrouper {
  public:
   // Pairs read back into memory before a run is sorted and spilled again.
-  static constexpr size_t kRunBytes = size_t{64} << 20;
+  static constexpr size_t kRunBytes = KeyGroupSpill::kRunBytes;
 
   // Reads every keyed handle of `in` (the input operator) and spills its pairs for
   // `max_parallelism` and `parallelism` output subtasks, `jobs` input subtasks at once. Errors: a key whose hashCode

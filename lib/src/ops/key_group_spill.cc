@@ -1,0 +1,283 @@
+// Pairs spilled per output subtask, read back in sorted runs merged by key group.
+#include "ops/key_group_spill.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "state/layout_transcoder.h"
+#include "support/byte_reader.h"
+#include "support/byte_writer.h"
+#include "support/spill_file.h"
+
+namespace ckpt {
+
+namespace {
+
+// Spill buffers: a bucket's appends gathered into writes of this size (up to 512 buckets: 32 MiB),
+// and its reads into reads of it.
+constexpr size_t kSpillBuffer = 64 << 10;
+
+struct Record {
+  int32_t key_group = 0;
+  uint32_t state = 0;
+  RocksPair pair;
+  bool operator<(const Record& o) const {
+    if (key_group != o.key_group) return key_group < o.key_group;
+    if (state != o.state) return state < o.state;
+    return pair.key < o.pair.key;
+  }
+};
+
+// A record: key group, state, key and value lengths, then the key and the value. `head` is
+// scratch space, reused so that a pair costs no allocation on the way to the spill's buffer.
+Status append(SpillFile& f, int32_t key_group, uint32_t state, std::string_view key, std::string_view value,
+              std::string& head) {
+  ByteWriter w;
+  w.i32(key_group);
+  w.u32(state);
+  w.u32(static_cast<uint32_t>(key.size()));
+  w.u32(static_cast<uint32_t>(value.size()));
+  head = w.take();
+  head += key;
+  return f.append(head, value);
+}
+
+// The next record's head of `f` (its key and value lengths), or false at its end.
+Result<bool> next_head(SpillFile& f, uint64_t& read, int32_t* key_group, uint32_t* state, uint32_t* key,
+                       uint32_t* value) {
+  if (read >= f.written()) return false;
+  char head[16];
+  CKPT_RETURN_IF_ERROR(f.read(sizeof head, head));
+  ByteReader h(std::string_view(head, sizeof head));
+  *key_group = h.i32();
+  *state = h.u32();
+  *key = h.u32();
+  *value = h.u32();
+  // The lengths are ours, but a short file must not make an allocation of any size.
+  if (read + sizeof head + *key + *value > f.written())
+    return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
+  read += sizeof head + *key + *value;
+  return true;
+}
+
+// The next record of `f` into `r` (its strings reused), or false at its end.
+Result<bool> next(SpillFile& f, uint64_t& read, Record* r) {
+  uint32_t key = 0, value = 0;
+  CKPT_ASSIGN_OR_RETURN(bool more, next_head(f, read, &r->key_group, &r->state, &key, &value));
+  if (!more) return false;
+  r->pair.key.resize(key);
+  r->pair.value.resize(value);
+  CKPT_RETURN_IF_ERROR(f.read(key, r->pair.key.data()));
+  CKPT_RETURN_IF_ERROR(f.read(value, r->pair.value.data()));
+  return true;
+}
+
+// Bytes appended without the zero fill of std::string::resize; they are read over at once.
+class Arena {
+ public:
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  void clear() { size_ = 0; }
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    std::unique_ptr<char[]> bigger(new char[n]);
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    cap_ = n;
+  }
+  // `n` more bytes, uninitialized, at the end.
+  char* extend(size_t n) {
+    if (n > cap_ - size_) reserve(std::max(cap_ * 2, size_ + n));
+    char* at = data_.get() + size_;
+    size_ += n;
+    return at;
+  }
+  std::string_view view(uint64_t at, size_t n) const { return std::string_view(data_.get() + at, n); }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0, cap_ = 0;
+};
+
+// A record read back into memory: its key and value bytes in the bucket's arena, so that
+// sorting moves 24 bytes and reading a pair back costs no allocation.
+struct Slot {
+  int32_t key_group = 0;
+  uint32_t state = 0;
+  uint64_t at = 0;  // key, then value, in the arena
+  uint32_t key = 0, value = 0;
+};
+
+// One run: a spill file and where its reading is.
+struct Run {
+  std::unique_ptr<SpillFile> file;
+  uint64_t read = 0;
+  Record head;
+};
+
+}  // namespace
+
+struct KeyGroupSpill::Impl {
+  std::vector<KeyGroupRange> ranges;
+  size_t run_bytes = KeyGroupSpill::kRunBytes;
+  bool sorted = true;
+  // Per subtask, per bucket: a bucket is a slice of the subtask's key groups (ascending),
+  // sized to hold about a run, so that most are sorted in memory and read back once.
+  // Each with its own lock: threads adding pairs of other key groups seldom wait for one another.
+  struct Bucket {
+    std::unique_ptr<SpillFile> file;
+    std::mutex mu;
+  };
+  std::vector<std::vector<std::unique_ptr<Bucket>>> spills;
+
+  size_t bucket_of(int32_t subtask, int32_t key_group) const {
+    const KeyGroupRange& range = ranges[subtask];
+    const size_t buckets = spills[subtask].size();
+    return static_cast<size_t>(static_cast<int64_t>(key_group - range.first) * static_cast<int64_t>(buckets) /
+                               range.count);
+  }
+
+  // One bucket's pairs by key group: sorted in memory, or (a bucket larger than a run, when the
+  // state is skewed) in sorted runs spilled again and merged. Pairs reach `fn` from per-state
+  // pools, so that their strings' memory is reused from key group to key group.
+  Status produce(SpillFile& all, size_t states, const KeyGroupPairsFn& fn) {
+    uint64_t read = 0;
+    std::vector<Run> runs;
+    std::vector<Slot> slots;
+    Arena arena;
+    std::vector<std::vector<RocksPair>> by_state(states);
+    std::vector<RocksPairPool> pools(states);
+    arena.reserve(static_cast<size_t>(std::min<uint64_t>(all.written(), run_bytes + kSpillBuffer)));
+    auto sort_slots = [&] {
+      std::sort(slots.begin(), slots.end(), [&](const Slot& x, const Slot& y) {
+        if (x.key_group != y.key_group) return x.key_group < y.key_group;
+        if (x.state != y.state) return x.state < y.state;
+        // Unsorted: a run's slots in the arena's order, which is the order they were added.
+        return sorted ? arena.view(x.at, x.key) < arena.view(y.at, y.key) : x.at < y.at;
+      });
+    };
+    bool more = true;
+    while (more) {
+      Slot r;
+      CKPT_ASSIGN_OR_RETURN(more, next_head(all, read, &r.key_group, &r.state, &r.key, &r.value));
+      if (more) {
+        if (r.state >= by_state.size())
+          return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
+        r.at = arena.size();
+        CKPT_RETURN_IF_ERROR(all.read(r.key + r.value, arena.extend(r.key + r.value)));
+        slots.push_back(r);
+      }
+      if (!more && runs.empty()) break;  // everything fits one run: merged from memory below
+      if ((!more || arena.size() + slots.size() * sizeof(Slot) >= run_bytes) && !slots.empty()) {
+        sort_slots();
+        Run run;
+        CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create(kSpillBuffer));
+        std::string head;
+        for (const Slot& x : slots)
+          CKPT_RETURN_IF_ERROR(append(*run.file, x.key_group, x.state, arena.view(x.at, x.key),
+                                      arena.view(x.at + x.key, x.value), head));
+        runs.push_back(std::move(run));
+        slots.clear();
+        arena.clear();
+      }
+    }
+    if (runs.empty()) {
+      sort_slots();
+      for (size_t i = 0; i < slots.size();) {
+        const int32_t kg = slots[i].key_group;
+        for (; i < slots.size() && slots[i].key_group == kg; ++i) {
+          const Slot& x = slots[i];
+          RocksPair& p = pools[x.state].add(by_state[x.state]);
+          p.key.assign(arena.view(x.at, x.key));
+          p.value.assign(arena.view(x.at + x.key, x.value));
+        }
+        CKPT_RETURN_IF_ERROR(fn(kg, by_state));
+        RocksPairPool::recycle(by_state, pools);
+      }
+      return Status::OK();
+    }
+    // A k-way merge of the runs by key group.
+    // Unsorted: runs hold consecutive stretches of what was added, so the earlier run goes first.
+    auto later = [&](size_t a, size_t b) {
+      const Record& x = runs[a].head;
+      const Record& y = runs[b].head;
+      if (sorted || x.key_group != y.key_group || x.state != y.state) return y < x;
+      return b < a;
+    };
+    std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heads(later);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
+      if (has) heads.push(i);
+    }
+    int32_t current = -1;
+    auto flush = [&]() -> Status {
+      if (current < 0) return Status::OK();
+      Status s = fn(current, by_state);
+      RocksPairPool::recycle(by_state, pools);
+      return s;
+    };
+    while (!heads.empty()) {
+      const size_t i = heads.top();
+      heads.pop();
+      if (runs[i].head.key_group != current) {
+        CKPT_RETURN_IF_ERROR(flush());
+        current = runs[i].head.key_group;
+      }
+      // The head's pair handed over, a pooled one (with its capacity) taking its place.
+      std::swap(pools[runs[i].head.state].add(by_state[runs[i].head.state]), runs[i].head.pair);
+      CKPT_ASSIGN_OR_RETURN(bool has, next(*runs[i].file, runs[i].read, &runs[i].head));
+      if (has) heads.push(i);
+    }
+    return flush();
+  }
+};
+
+KeyGroupSpill::KeyGroupSpill(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+KeyGroupSpill::~KeyGroupSpill() = default;
+
+Result<std::unique_ptr<KeyGroupSpill>> KeyGroupSpill::make(std::vector<KeyGroupRange> ranges,
+                                                           uint64_t bytes_per_subtask, bool sorted, size_t run_bytes) {
+  auto impl = std::make_unique<Impl>();
+  impl->run_bytes = run_bytes;
+  impl->sorted = sorted;
+  const uint64_t wanted = std::max<uint64_t>(1, (bytes_per_subtask + run_bytes - 1) / run_bytes);
+  const uint64_t cap = std::max<uint64_t>(1, 512 / std::max<uint64_t>(1, ranges.size()));
+  impl->spills.resize(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const uint64_t buckets =
+        std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, ranges[i].count))});
+    for (uint64_t b = 0; b < buckets; ++b) {
+      auto bucket = std::make_unique<Impl::Bucket>();
+      CKPT_ASSIGN_OR_RETURN(bucket->file, SpillFile::create(kSpillBuffer));
+      impl->spills[i].push_back(std::move(bucket));
+    }
+  }
+  impl->ranges = std::move(ranges);
+  return std::unique_ptr<KeyGroupSpill>(new KeyGroupSpill(std::move(impl)));
+}
+
+Status KeyGroupSpill::add(int32_t subtask, int32_t key_group, uint32_t state, std::string_view key,
+                          std::string_view value) {
+  if (subtask < 0 || static_cast<size_t>(subtask) >= impl_->spills.size() || !impl_->ranges[subtask].contains(key_group))
+    return Error(ErrorCode::kInvalidArgument, fmt::format("key group {} is not subtask {}'s", key_group, subtask));
+  Impl::Bucket& b = *impl_->spills[subtask][impl_->bucket_of(subtask, key_group)];
+  thread_local std::string head;  // scratch, reused: a pair costs no allocation on the way to the buffer
+  std::lock_guard<std::mutex> lock(b.mu);
+  return append(*b.file, key_group, state, key, value, head);
+}
+
+Status KeyGroupSpill::produce(int32_t index, size_t states, const KeyGroupPairsFn& fn) {
+  if (index < 0 || static_cast<size_t>(index) >= impl_->spills.size())
+    return Error(ErrorCode::kInvalidArgument, fmt::format("no spilled subtask {}", index));
+  for (const std::unique_ptr<Impl::Bucket>& bucket : impl_->spills[index])
+    CKPT_RETURN_IF_ERROR(impl_->produce(*bucket->file, states, fn));
+  return Status::OK();
+}
+
+size_t KeyGroupSpill::subtasks() const { return impl_->spills.size(); }
+
+}  // namespace ckpt

@@ -1,0 +1,428 @@
+// `ckpt load`: a savepoint written from dump's NDJSON, shaped like a template snapshot.
+#include "ckpt/load.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ops/convert/snapshot_rewrite.h"
+#include "ops/key_group_spill.h"
+#include "ops/key_spelling.h"
+#include "ops/load/operator_stream.h"
+#include "state/keyed_state_codec.h"
+#include "state/layout_transcoder.h"
+#include "state/raw_keyed_reader.h"
+#include "support/byte_writer.h"
+#include "support/json_input.h"
+#include "support/json_text.h"
+#include "types/value_decoder.h"
+#include "types/value_decoders.h"
+
+namespace ckpt {
+namespace {
+
+// The members a line may have: what dump prints.
+constexpr const char* kMembers[] = {"operator", "uid",      "subtask", "state",    "kind",
+                                    "key_group", "key", "namespace", "user_key", "value"};
+
+// One keyed state of a template operator: decoded and encoded as its (first) subtask's proxy says.
+struct KeyedStateCodecs {
+  std::unique_ptr<KeyedStateCodec> codec;
+  std::unique_ptr<StateTranscoder> transcoder;
+};
+
+// One operator of the template and what the lines put in it.
+struct LoadOperator {
+  const OperatorState* op = nullptr;
+  std::string hex;
+  // Keyed state: per subtask position (in op->subtasks) its proxy (nullopt: no keyed handle).
+  std::vector<std::optional<KeyedBackendMeta>> metas;
+  std::vector<KeyGroupRange> ranges;  // per subtask position, empty where no keyed handle
+  std::vector<ConvertTarget> layouts;  // per subtask position: the layout its handle holds
+  std::unique_ptr<ValueDecoder> key_decoder;
+  std::map<std::string, KeyedStateCodecs> states;
+  std::unique_ptr<KeyGroupSpill> spill;
+  bool keep_order = false;
+  // Per subtask position: which state's entries followed which in one key group, and the last
+  // (key group, state) added: the order a heap stream wrote its states' blocks in.
+  std::vector<std::set<std::pair<uint32_t, uint32_t>>> follows;
+  std::vector<std::pair<int32_t, uint32_t>> last;
+  // Operator state: per subtask index, per state, its data; decoders per subtask and state.
+  std::map<int32_t, OperatorBackendMeta> operator_meta;
+  std::map<int32_t, std::map<std::string, OperatorStateData>> operator_data;
+  std::map<std::pair<int32_t, std::string>, std::pair<std::unique_ptr<ValueDecoder>, std::unique_ptr<ValueDecoder>>>
+      operator_decoders;
+};
+
+std::string state_names(const std::map<std::string, KeyedStateCodecs>& states) {
+  std::string out;
+  for (const auto& [name, unused] : states) {
+    (void)unused;
+    out += out.empty() ? "" : ", ";
+    out += "'" + name + "'";
+  }
+  return out.empty() ? "none" : out;
+}
+
+class Loader {
+ public:
+  Loader(std::istream& in, std::string input_name, const LoadOptions& options)
+      : in_(in), name_(std::move(input_name)), options_(options) {}
+
+  Status prepare(const Metadata& m, const StreamOpener& streams) {
+    for (const OperatorState& op : m.operators) CKPT_RETURN_IF_ERROR(add_operator(op, streams));
+    std::string line;
+    uint64_t number = 0;
+    while (std::getline(in_, line)) {
+      ++number;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      Status s = add_line(line);
+      if (!s.ok()) {
+        Error e = std::move(s).error();
+        if (e.code == ErrorCode::kInvalidArgument || e.code == ErrorCode::kNotSupported)
+          e.message = fmt::format("{}:{}: {}", name_, number, e.message);
+        else
+          e = std::move(e).with_context(fmt::format("{}:{}", name_, number));
+        return e;
+      }
+      ++summary_.lines;
+    }
+    if (in_.bad()) return Error(ErrorCode::kIOError, fmt::format("{}: read error after line {}", name_, number));
+    return Status::OK();
+  }
+
+  Result<std::optional<KeyedSource>> source(const OperatorState& op, const SubtaskState& st) {
+    LoadOperator* lo = find(operator_id_hex(op.id));
+    if (!lo || st.managed_keyed.is_null()) return std::optional<KeyedSource>();
+    size_t pos = position(*lo, st.index);
+    if (pos >= lo->metas.size() || !lo->metas[pos]) return std::optional<KeyedSource>();
+    KeyedSource s;
+    s.meta = *lo->metas[pos];
+    s.range = st.managed_keyed.range;
+    s.layout = lo->layouts[pos];
+    s.keep_order = lo->keep_order;
+    if (lo->keep_order) s.state_order = state_order(lo->follows[pos], s.meta.states.size());
+    KeyGroupSpill* spill = lo->spill.get();
+    const size_t states = s.meta.states.size();
+    s.produce = [spill, pos, states](const KeyGroupPairsFn& fn) {
+      return spill->produce(static_cast<int32_t>(pos), states, fn);
+    };
+    return std::optional<KeyedSource>(std::move(s));
+  }
+
+  Status operator_state(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) {
+    LoadOperator* lo = find(operator_id_hex(op.id));
+    static const std::map<std::string, OperatorStateData> kNone;
+    const std::map<std::string, OperatorStateData>* data = &kNone;
+    if (lo) {
+      auto found = lo->operator_data.find(subtask);
+      if (found != lo->operator_data.end()) data = &found->second;
+    }
+    return write_operator_stream(h, bytes, *data);
+  }
+
+  LoadSummary& summary() { return summary_; }
+
+ private:
+  LoadOperator* find(const std::string& hex) {
+    auto it = operators_.find(hex);
+    return it == operators_.end() ? nullptr : &it->second;
+  }
+  // The states in an order where each follows those it followed in a key group (the lines'
+  // order), ties by id: Kahn's algorithm, smallest id first. A cycle (lines that contradict
+  // each other) leaves the rest in id order.
+  static std::vector<size_t> state_order(const std::set<std::pair<uint32_t, uint32_t>>& follows, size_t n) {
+    std::vector<size_t> before(n, 0);
+    for (const auto& [a, b] : follows)
+      if (a < n && b < n) ++before[b];
+    std::vector<size_t> order;
+    std::vector<bool> done(n, false);
+    while (order.size() < n) {
+      size_t next = n;
+      for (size_t i = 0; i < n && next == n; ++i)
+        if (!done[i] && before[i] == 0) next = i;
+      if (next == n)
+        for (size_t i = 0; i < n && next == n; ++i)
+          if (!done[i]) next = i;
+      done[next] = true;
+      order.push_back(next);
+      for (const auto& [a, b] : follows)
+        if (a == next && b < n && before[b] > 0) --before[b];
+    }
+    return order;
+  }
+
+  static size_t position(const LoadOperator& lo, int32_t index) {
+    for (size_t i = 0; i < lo.op->subtasks.size(); ++i)
+      if (lo.op->subtasks[i].index == index) return i;
+    return lo.op->subtasks.size();
+  }
+
+  Status add_operator(const OperatorState& op, const StreamOpener& streams) {
+    LoadOperator& lo = operators_[operator_id_hex(op.id)];
+    lo.op = &op;
+    lo.hex = operator_id_hex(op.id);
+    lo.metas.resize(op.subtasks.size());
+    lo.follows.resize(op.subtasks.size());
+    lo.last.assign(op.subtasks.size(), {-1, 0});
+    lo.ranges.resize(op.subtasks.size());
+    lo.layouts.resize(op.subtasks.size(), ConvertTarget::kHeap);
+    bool keep_order = false;
+    for (size_t i = 0; i < op.subtasks.size(); ++i) {
+      const SubtaskState& st = op.subtasks[i];
+      auto where = [&](Error e) {
+        return std::move(e).with_context(fmt::format("template operator {}, subtask {}", lo.hex, st.index));
+      };
+      if (!st.raw_keyed.is_null())
+        return where(Error(ErrorCode::kNotSupported,
+                           "raw keyed state (legacy timers) cannot be written from entries yet"));
+      if (st.managed_keyed.is_null()) continue;
+      auto source = open_raw_keyed(st.managed_keyed, streams, op.max_parallelism);
+      if (!source.ok()) return where(std::move(source).error());
+      lo.ranges[i] = st.managed_keyed.range;
+      // What the stream holds, not what its handle type suggests: a key-groups handle (type 3)
+      // of Flink before 1.13 holds a RocksDB backend's canonical stream.
+      switch (source->layout) {
+        case KeyedLayout::kHeap: lo.layouts[i] = ConvertTarget::kHeap; break;
+        case KeyedLayout::kCanonical: lo.layouts[i] = ConvertTarget::kCanonical; break;
+        case KeyedLayout::kNative: lo.layouts[i] = ConvertTarget::kRocksDb; break;
+        case KeyedLayout::kChangelog: lo.layouts[i] = same_layout_target(st.managed_keyed); break;
+      }
+      if (!lo.key_decoder) {
+        keep_order = (options_.to ? *options_.to : lo.layouts[i]) != ConvertTarget::kRocksDb;
+        auto key = make_decoder(source->meta.key_serializer);
+        if (!key.ok()) return where(std::move(key).error());
+        lo.key_decoder = std::move(key).value();
+      }
+      for (const StateMetaInfo& info : source->meta.states) {
+        if (lo.states.count(info.name)) continue;
+        KeyedStateCodecs c;
+        auto codec = KeyedStateCodec::make(info, *lo.key_decoder, op.max_parallelism);
+        if (!codec.ok()) return where(std::move(codec).error());
+        auto transcoder = StateTranscoder::make(info, *lo.key_decoder, op.max_parallelism);
+        if (!transcoder.ok()) return where(std::move(transcoder).error());
+        c.codec = std::move(codec).value();
+        c.transcoder = std::move(transcoder).value();
+        lo.states.emplace(info.name, std::move(c));
+      }
+      lo.metas[i] = std::move(source->meta);
+    }
+    if (lo.key_decoder) {
+      // Heap and canonical streams keep the order their entries came in (a snapshot's dump: the
+      // order of the heap backend's hash tables it was written in); RocksDB's are sorted.
+      lo.keep_order = keep_order;
+      CKPT_ASSIGN_OR_RETURN(lo.spill, KeyGroupSpill::make(lo.ranges, 0, !keep_order,
+                                                          options_.run_bytes ? options_.run_bytes : KeyGroupSpill::kRunBytes));
+    }
+    for (const SubtaskState& st : op.subtasks)
+      for (const OperatorHandle& h : st.managed_operator) {
+        if (h.is_null()) continue;
+        Status s = streams.read(h.delegate, [&](const StateStream& stream) -> Status {
+          std::string bytes;
+          CKPT_RETURN_IF_ERROR(stream.read(0, stream.size(), &bytes));
+          CKPT_ASSIGN_OR_RETURN(OperatorBackendMeta meta, operator_stream_proxy(h, bytes));
+          lo.operator_meta[st.index] = std::move(meta);
+          return Status::OK();
+        });
+        if (!s.ok())
+          return std::move(s).error().with_context(
+              fmt::format("template operator {}, subtask {}: operator state", lo.hex, st.index));
+        break;  // Flink writes one managed operator-state handle per subtask
+      }
+    return Status::OK();
+  }
+
+  static Result<const nlohmann::json*> member(const nlohmann::json& line, const char* name, bool required) {
+    const nlohmann::json* m = json_member(line, name);
+    if (!m && required) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: missing", name));
+    return m;
+  }
+  static Result<std::string> string_member(const nlohmann::json& line, const char* name) {
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* m, member(line, name, true));
+    if (!m->is_string()) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: expected a string, got {}", name, json_text(*m)));
+    return m->get<std::string>();
+  }
+
+  Status add_line(const std::string& text) {
+    auto parsed = parse_json_input(text);
+    if (!parsed.ok())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("expected a JSON object as ckpt dump prints entries: {}", parsed.error().message));
+    const nlohmann::json& line = *parsed;
+    if (!line.is_object()) return Error(ErrorCode::kInvalidArgument, "expected a JSON object as ckpt dump prints entries");
+    for (const auto& [k, unused] : line.items()) {
+      (void)unused;
+      if (std::find(std::begin(kMembers), std::end(kMembers), k) == std::end(kMembers))
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: not a member of dump's entries (operator, subtask, state, kind, key_group, key, "
+                                 "namespace, user_key, value)",
+                                 k));
+    }
+    CKPT_ASSIGN_OR_RETURN(std::string op_hex, string_member(line, "operator"));
+    LoadOperator* lo = find(op_hex);
+    if (!lo)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("operator: expected the id of an operator of the template, got \"{}\"", op_hex));
+    CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
+    CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
+    if (kind == "operator") return add_operator_entry(*lo, line, state, *value);
+    if (kind != "keyed" && kind != "timer")
+      return Error(ErrorCode::kInvalidArgument, fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
+    auto codecs = lo->states.find(state);
+    if (codecs == lo->states.end())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("state: operator {} of the template has no keyed state '{}' (it has {})", lo->hex, state,
+                               state_names(lo->states)));
+    const KeyedStateCodec& codec = *codecs->second.codec;
+    const bool timer = codec.kind() == StateKind::kPriorityQueue && kind == "timer";
+    if ((kind == "timer") != timer)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("kind: state '{}' holds {} entries, not \"{}\"",  state,
+                               codec.kind() == StateKind::kPriorityQueue ? "timer" : "keyed", kind));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* key_member, member(line, "key", codec.kind() != StateKind::kPriorityQueue || timer));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* ns, member(line, "namespace", false));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* user_key, member(line, "user_key", false));
+    // A key row may be written in any spelling dump prints keys in (ops/key_spelling.h).
+    std::optional<nlohmann::json> key;
+    if (key_member) {
+      const nlohmann::json* fields = json_member(*key_member, "fields");
+      if (fields && fields->is_object())
+        return Error(ErrorCode::kNotSupported,
+                     "key: rows with named fields (dump --plan) are not read yet: give the fields as an array");
+      auto given = parse_given_key(json_text(*key_member), "key");
+      key = given.ok() ? given->spellings.back() : *key_member;
+    }
+    EntryEncoding enc;
+    CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : nullptr, ns, user_key, *value, &enc));
+    const int32_t mp = lo->op->max_parallelism;
+    int32_t kg = 0;
+    std::optional<int32_t> hash;
+    if (!enc.key.empty() || key) {
+      ByteReader r(enc.key);
+      hash = lo->key_decoder->read_java_hash_code(r);
+    }
+    if (hash) {
+      kg = key_group_for_hash(*hash, mp);
+    } else {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* given, member(line, "key_group", false));
+      if (!given || !given->is_number_integer() || given->get<int64_t>() < 0 || given->get<int64_t>() >= mp)
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("key_group: the Java hashCode of {} keys is not known: expected the key group dump "
+                                 "printed, 0 to {}",
+                                 lo->key_decoder->serializer_class(), mp - 1));
+      kg = given->get<int32_t>();
+    }
+    size_t pos = 0;
+    while (pos < lo->ranges.size() && !lo->ranges[pos].contains(kg)) ++pos;
+    if (pos == lo->ranges.size())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("key: its key group {} is in no keyed subtask of operator {} of the template", kg, lo->hex));
+    const KeyedBackendMeta& meta = *lo->metas[pos];
+    uint32_t id = 0;
+    while (id < meta.states.size() && meta.states[id].name != state) ++id;
+    if (id == meta.states.size())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("state: subtask {} of operator {} of the template has no state '{}'",
+                               lo->op->subtasks[pos].index, lo->hex, state));
+    std::string pair_key;
+    if (codec.kind() == StateKind::kPriorityQueue) {
+      append_key_group_prefix(pair_key, kg, codec.prefix_bytes());
+      pair_key += enc.element;
+    } else {
+      codecs->second.transcoder->append_rocks_base(pair_key, kg, enc.key, enc.ns);
+      pair_key += enc.user_key;
+    }
+    CKPT_RETURN_IF_ERROR(lo->spill->add(static_cast<int32_t>(pos), kg, id, pair_key, enc.value));
+    auto& last = lo->last[pos];
+    if (last.first == kg && last.second != id) lo->follows[pos].insert({last.second, id});
+    last = {kg, id};
+    (timer ? summary_.timers : summary_.keyed)++;
+    return Status::OK();
+  }
+
+  Status add_operator_entry(LoadOperator& lo, const nlohmann::json& line, const std::string& state,
+                            const nlohmann::json& value) {
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* subtask_member, member(line, "subtask", true));
+    if (!subtask_member->is_number_integer())
+      return Error(ErrorCode::kInvalidArgument, fmt::format("subtask: expected an integer, got {}", json_text(*subtask_member)));
+    const int64_t subtask = subtask_member->get<int64_t>();
+    auto meta = subtask >= 0 && subtask <= INT32_MAX ? lo.operator_meta.find(static_cast<int32_t>(subtask)) : lo.operator_meta.end();
+    if (meta == lo.operator_meta.end())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("subtask: subtask {} of operator {} of the template has no operator state", subtask, lo.hex));
+    const StateMetaInfo* info = meta->second.find(state);
+    if (!info)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("state: subtask {} of operator {} of the template has no operator state '{}'", subtask,
+                               lo.hex, state));
+    const bool broadcast = info->kind() == StateKind::kBroadcast;
+    auto& decoders = lo.operator_decoders[{static_cast<int32_t>(subtask), state}];
+    if (!decoders.first) {
+      const SerializerSnapshot* vs = info->value_serializer();
+      const SerializerSnapshot* ks = info->key_serializer();
+      if (!vs || (broadcast && !ks))
+        return Error(ErrorCode::kInvalidArgument, fmt::format("state: '{}' of the template has no serializer", state));
+      CKPT_ASSIGN_OR_RETURN(decoders.first, make_decoder(*vs));
+      if (broadcast) {
+        CKPT_ASSIGN_OR_RETURN(decoders.second, make_decoder(*ks));
+      }
+    }
+    OperatorStateData& data = lo.operator_data[static_cast<int32_t>(subtask)][state];
+    ByteWriter v;
+    CKPT_RETURN_IF_ERROR(decoders::encode_at(decoders.first->encode(value, v), "value"));
+    if (broadcast) {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* key, member(line, "key", true));
+      ByteWriter k;
+      CKPT_RETURN_IF_ERROR(decoders::encode_at(decoders.second->encode(*key, k), "key"));
+      data.entries.emplace_back(k.take(), v.take());
+    } else {
+      data.elements.push_back(v.take());
+    }
+    summary_.operator_entries++;
+    return Status::OK();
+  }
+
+  std::istream& in_;
+  std::string name_;
+  const LoadOptions& options_;
+  std::map<std::string, LoadOperator> operators_;
+  LoadSummary summary_;
+};
+
+}  // namespace
+
+Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_name, const LoadOptions& options) {
+  Loader loader(in, input_name, options);
+  RewriteOptions ro;
+  ro.to = options.to;
+  ro.output = options.output;
+  ro.force = options.force;
+  ro.remap = options.remap;
+  ro.progress = options.progress;
+  RewriteHooks hooks;
+  hooks.prepare = [&](const Metadata& m, const StreamOpener& streams) { return loader.prepare(m, streams); };
+  hooks.operators = [](Metadata& out) {
+    // What dump does not show is not carried over from the template.
+    for (OperatorState& op : out.operators)
+      for (SubtaskState& st : op.subtasks) {
+        st.raw_operator.clear();
+        st.input_channels.clear();
+        st.result_subpartitions.clear();
+      }
+    return Status::OK();
+  };
+  hooks.source = [&](const OperatorState& op, const SubtaskState& st) { return loader.source(op, st); };
+  hooks.operator_state = [&](const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) {
+    return loader.operator_state(op, subtask, h, bytes);
+  };
+  CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(options.like, ro, hooks));
+  LoadSummary summary = loader.summary();
+  summary.written = std::move(written);
+  return summary;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,77 @@
+// ckpt load from the command line: dump's output written back, and bad entries refused with
+// exit status 2 naming the line, the member and what was expected, nothing written.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "testlib/cli_run.h"
+#include "testlib/test_support.h"
+
+namespace fs = std::filesystem;
+using ckpt::test::run_cli;
+using ckpt::test::run_cli_ok;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The first keyed line of the sample's dump.
+json first_keyed(const std::vector<std::string>& lines) {
+  for (const std::string& l : lines) {
+    json j = json::parse(l);
+    if (j["kind"] == "keyed") return j;
+  }
+  FAIL("no keyed entry in the sample");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("load writes the sample savepoint back from its dump - same entries and same heap bytes", "[cli]") {
+  ckpt::test::ScratchDir s;
+  const std::string sample = ckpt::test::sample_savepoint_dir();
+  const std::string dumped = run_cli_ok({"dump", sample, "--format", "ndjson"}).out;
+  ckpt::test::write_file(s / "entries.ndjson", dumped);
+  auto r = run_cli_ok({"load", s / "entries.ndjson", "--like", sample, "--output", s / "out"});
+  CHECK(ckpt::test::contains(r.out, "entries"));
+  CHECK(run_cli_ok({"dump", s / "out", "--format", "ndjson"}).out == dumped);
+  CHECK(run_cli({"verify", s / "out", "--deep"}).status == 0);
+}
+
+TEST_CASE("load refuses a bad entry with exit status 2 naming the line and member and writes nothing", "[cli]") {
+  ckpt::test::ScratchDir s;
+  const std::string sample = ckpt::test::sample_savepoint_dir();
+  const std::vector<std::string> lines = lines_of(run_cli_ok({"dump", sample, "--format", "ndjson"}).out);
+  const json keyed = first_keyed(lines);
+  auto refused = [&](const std::string& bad, const std::string& says) {
+    std::string text = lines.at(0) + "\n" + bad + "\n";
+    ckpt::test::write_file(s / "bad.ndjson", text);
+    auto r = run_cli({"load", s / "bad.ndjson", "--like", sample, "--output", s / "out"});
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(ckpt::test::contains(r.err, "bad.ndjson:2: " + says));
+    CHECK_FALSE(fs::exists(s / "out"));
+  };
+  refused("{not json", "expected a JSON object");
+  json wrong_value = keyed;
+  wrong_value["value"] = "many";
+  refused(wrong_value.dump(), "value: expected a 64-bit integer, got \"many\"");
+  json wrong_key = keyed;
+  wrong_key["key"] = json::array({1, 2});
+  refused(wrong_key.dump(), "key: expected");
+  json no_state = keyed;
+  no_state["state"] = "no-such-state";
+  refused(no_state.dump(), "state: operator");
+  json no_operator = keyed;
+  no_operator["operator"] = std::string(32, '0');
+  refused(no_operator.dump(), "operator: expected the id of an operator of the template");
+}
