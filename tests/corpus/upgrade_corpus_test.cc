@@ -76,11 +76,14 @@ TEST_CASE("upgrade check fails Flink 1.3 state on its config snapshots - Kryo ke
   const json& option = state_named(scala, "d1392353922252257afa15351a98bae9", "optionState");
   CHECK(option["verdict"] == "fail");
   CHECK(rules_of(option) == std::set<std::string>{"legacy-config", "kryo", "scala-api"});
+  // The Option's element is the job's case class, whose generated serializer extends Scala's.
+  std::set<std::string> scala_serializers;
   for (const json& f : option["findings"])
     if (f["rule"] == "kryo")
       CHECK(f["where"] == "key");
     else if (f["rule"] == "scala-api")
-      CHECK(f["serializer"] == "org.apache.flink.api.scala.typeutils.OptionSerializer");
+      scala_serializers.insert(f["serializer"].get<std::string>());
+  CHECK(scala_serializers.count("org.apache.flink.api.scala.typeutils.OptionSerializer") == 1);
   const json& raw = state_named(scala, "d1392353922252257afa15351a98bae9", "(raw keyed state)");
   CHECK(raw["kind"] == "RAW_KEYED");
   CHECK(raw["verdict"] == "unknown");
