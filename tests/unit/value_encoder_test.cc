@@ -49,13 +49,13 @@ std::string refused(const std::string& versioned, const json& v) {
   return s.error().message;
 }
 
-const std::string kLongSnapshot = base("LongSerializer");
+const std::string kLongBytes = base("LongSerializer");
 const std::string kString = base("StringSerializer");
 
 }  // namespace
 
 TEST_CASE("numbers encode at their minimum and maximum and floats keep their bits", "[unit][state]") {
-  round_trips(kLongSnapshot, {0, 1, -1, INT64_MIN, INT64_MAX});
+  round_trips(kLongBytes, {0, 1, -1, INT64_MIN, INT64_MAX});
   round_trips(base("IntSerializer"), {0, INT32_MIN, INT32_MAX});
   round_trips(base("ShortSerializer"), {INT16_MIN, INT16_MAX});
   round_trips(base("ByteSerializer"), {INT8_MIN, INT8_MAX});
@@ -96,20 +96,20 @@ TEST_CASE("arrays - lists - maps - nullables - TTL values - timers - tuples and 
   round_trips(base("array.BytePrimitiveArraySerializer"), {json{{"bytes", ""}}, json{{"bytes", "00ff7f"}}});
   round_trips(base("array.LongPrimitiveArraySerializer"), {json::array(), json{INT64_MIN, 0}});
   round_trips(base("array.StringArraySerializer"), {json::array(), json{"a", nullptr, ""}});
-  const std::string list = composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLongSnapshot});
+  const std::string list = composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLongBytes});
   round_trips(list, {json::array(), json{1, 2, 3}});
-  round_trips(composite("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "", {kString, kLongSnapshot}),
+  round_trips(composite("org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot", 1, "", {kString, kLongBytes}),
               {json::array(), json::parse(R"([["a",-1],["b",null]])")});
   ByteWriter pad;
   pad.i32(8);
   round_trips(composite("org.apache.flink.api.java.typeutils.runtime.NullableSerializer$NullableSerializerSnapshot", 2,
-                        pad.buffer(), {kLongSnapshot}),
+                        pad.buffer(), {kLongBytes}),
               {nullptr, 7});
   round_trips(composite("org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot", 2, "",
-                        {kLongSnapshot, kString}),
+                        {kLongBytes, kString}),
               {json::parse(R"({"ttl_ts":1700000000000,"value":"ok"})")});
   round_trips(composite("org.apache.flink.streaming.api.operators.TimerSerializerSnapshot", 2, "",
-                        {kLongSnapshot, simple_versioned("org.apache.flink.runtime.state.VoidNamespaceSerializer$"
+                        {kLongBytes, simple_versioned("org.apache.flink.runtime.state.VoidNamespaceSerializer$"
                                                  "VoidNamespaceSerializerSnapshot")}),
               {json::parse(R"({"timestamp":-9223372036854775798,"key":42,"namespace":"VoidNamespace"})")});
   round_trips(composite("org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot", 1,
@@ -118,23 +118,23 @@ TEST_CASE("arrays - lists - maps - nullables - TTL values - timers - tuples and 
                           w.utf("org.apache.flink.api.java.tuple.Tuple2");
                           return w.take();
                         }(),
-                        {kLongSnapshot, kString}),
+                        {kLongBytes, kString}),
               {json{1, "a"}, json{INT64_MIN, nullptr}});
   const std::string row =
       composite("org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot", 4,
-                std::string(1, '\1'), {kLongSnapshot, kString});
+                std::string(1, '\1'), {kLongBytes, kString});
   round_trips(row, {json::parse(R"({"kind":"+I","fields":[1,"a"]})"), json::parse(R"({"kind":"-D","fields":[null,null]})"),
                     json::parse(R"({"kind":"+U","fields":[null,"b"]})")});
 }
 
 TEST_CASE("a value of the wrong shape is refused naming where in the value and what was expected", "[unit][state]") {
-  CHECK(refused(kLongSnapshot, "x") == "expected a 64-bit integer, got \"x\"");
+  CHECK(refused(kLongBytes, "x") == "expected a 64-bit integer, got \"x\"");
   CHECK(refused(base("IntSerializer"), 2147483648LL) == "expected a 32-bit integer, got 2147483648");
   CHECK(refused(base("BooleanSerializer"), 1) == "expected true or false, got 1");
-  const std::string list = composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLongSnapshot});
+  const std::string list = composite("org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot", 1, "", {kLongBytes});
   CHECK(refused(list, json{1, "two"}) == "[1]: expected a 64-bit integer, got \"two\"");
   const std::string row = composite("org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot", 4,
-                                    std::string(1, '\1'), {kLongSnapshot, kString});
+                                    std::string(1, '\1'), {kLongBytes, kString});
   CHECK(refused(row, json::parse(R"({"kind":"+I","fields":[1]})")).find(".fields: expected an array of 2 fields") == 0);
   CHECK(refused(row, json::parse(R"({"kind":"+X","fields":[1,"a"]})")).find(".kind: expected") == 0);
   CHECK(refused(row, json::parse(R"({"kind":"+I","fields":["1","a"]})")) ==
