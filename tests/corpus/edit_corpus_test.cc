@@ -376,7 +376,7 @@ size_t check_rescale_round_trip(const std::string& dir, bool sql, std::vector<in
 
 }  // namespace
 
-TEST_CASE("edit --max-parallelism on every udf-job snapshot agrees with Flink's key groups", "[ops][corpus]") {
+TEST_CASE("edit --max-parallelism on every udf-job snapshot agrees with Flink's key groups", "[ops][corpus][slow]") {
   // Flink wrote these at max parallelism M (4 in this job). At 1024 M each key's new group
   // modulo M must be the group Flink gave it; 1024 M -> 96 -> M must give back Flink's own
   // snapshot entry for entry, key groups included, in the snapshot's own layout. Flink 1.8-1.9
