@@ -86,6 +86,9 @@ class Loader {
       Status s = add_line(line);
       if (!s.ok()) {
         Error e = std::move(s).error();
+        // An edit's entries go into the snapshot edited, which is no template.
+        for (size_t at = 0; collect_ && (at = e.message.find("of the template", at)) != std::string::npos;)
+          e.message.replace(at, 15, "of the snapshot");
         if (e.code == ErrorCode::kInvalidArgument || e.code == ErrorCode::kNotSupported)
           e.message = fmt::format("{}:{}: {}", name_, number, e.message);
         else
