@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <memory>
 #include <optional>
 
@@ -43,6 +45,9 @@ struct EditArgs {
   std::vector<std::string> max_parallelism;
   int32_t parallelism = 0;
   std::vector<std::string> expire;
+  std::string upsert;
+  std::vector<std::string> delete_where;
+  std::vector<std::string> keep_where;
   std::string now;
   NamingArgs naming;  // --plan (with --now also the TTLs to expire), --uid, --uids
   std::string shard;
@@ -125,6 +130,12 @@ Runner setup_edit(CLI::App& sub) {
   sub.add_option("--parallelism", a->parallelism, "With --max-parallelism: subtasks of the keyed operators")
       ->type_name("P")
       ->check(CLI::Range(1, 32768));
+  sub.add_option("--upsert", a->upsert, "Write the NDJSON entries of FILE (- for standard input), as dump prints them")
+      ->type_name("FILE");
+  sub.add_option("--delete-where", a->delete_where, "Drop the entries of STATE that the SQL WHERE text matches")
+      ->type_name("STATE=PREDICATE");
+  sub.add_option("--keep-where", a->keep_where, "Keep only the entries of STATE that the SQL WHERE text matches")
+      ->type_name("STATE=PREDICATE");
   sub.add_option("--expire", a->expire, "Drop TTL entries of STATE last accessed DURATION or more before --now")
       ->type_name("STATE=DURATION");
   add_naming_options(sub, &a->naming,
@@ -170,6 +181,21 @@ Runner setup_edit(CLI::App& sub) {
       print_error(io, "--operator restricts --delete-keys, which is not given");
       return kExitError;
     }
+    // STATE is what comes before the first '=': a predicate holds '=' of its own.
+    if (!split_all(io, a->delete_where, '=', "--delete-where", "STATE=PREDICATE", &options.delete_where) ||
+        !split_all(io, a->keep_where, '=', "--keep-where", "STATE=PREDICATE", &options.keep_where))
+      return kExitError;
+    std::ifstream upsert_file;
+    if (!a->upsert.empty()) {
+      options.upsert = &std::cin;
+      options.upsert_name = a->upsert;
+      if (a->upsert != "-") {
+        upsert_file.open(a->upsert, std::ios::binary);
+        if (!upsert_file)
+          return report_error(io, Error(ErrorCode::kNotFound, fmt::format("'{}': cannot open the entries", a->upsert)));
+        options.upsert = &upsert_file;
+      }
+    }
     if (!parse_max_parallelism(io, a->max_parallelism, &options)) return kExitError;
     if (a->parallelism && a->max_parallelism.empty()) {
       print_error(io, "--parallelism needs --max-parallelism (give the current one to keep it)");
@@ -181,7 +207,8 @@ Runner setup_edit(CLI::App& sub) {
     // have been meant to expire.
     const bool other = !options.set_uids.empty() || !options.set_ids.empty() || !options.drop_states.empty() ||
                        !a->drop_operators.empty() || !options.delete_keys.empty() || !a->max_parallelism.empty() ||
-                       !a->to.empty();
+                       !a->to.empty() || options.upsert || !options.delete_where.empty() ||
+                       !options.keep_where.empty();
     if ((!options.expire.empty() || (!a->naming.plan.empty() && !other)) && !options.now) {
       print_error(io, fmt::format("{} needs --now (the time Flink would measure the TTL from)",
                                   options.expire.empty() ? "--plan" : "--expire"));
@@ -228,6 +255,10 @@ Runner setup_edit(CLI::App& sub) {
         io.out << (a->dry_run ? "no erased key would remain\n" : "no erased key remains\n");
     }
     for (const std::string& gap : s->residue_gaps) print_warning(io, "not searched for the erased keys: " + gap);
+    for (const EditSummary::EntryEdits& e : s->entry_edits)
+      io.out << fmt::format("{}{}: state '{}': {} upserted, {} added, {} unchanged, {} deleted\n", prefix,
+                            operator_text(e.operator_id, *names), printable(e.state), e.upserted, e.added, e.unchanged,
+                            e.deleted);
     if (a->dry_run) {
       io.out << fmt::format("dry run: {}, {} kept, nothing written\n",
                             counted(s->written.subtasks, "subtask", "subtasks"),

@@ -187,3 +187,25 @@ TEST_CASE("edit --max-parallelism OP=M changes the operators named and M alone t
   CHECK(diff.status == 0);
   CHECK(run_cli_ok({"dump", in}).out == run_cli_ok({"dump", s / "back"}).out);
 }
+
+TEST_CASE("edit --upsert and --delete-where print their counts and refuse a bad line or predicate with exit 2", "[cli]") {
+  // A key's dumped line upserted back is unchanged; a predicate over a column the state lacks
+  // names it and the columns it has; a line that is not JSON names the file and line.
+  ckpt::test::ScratchDir s;
+  const std::string in = generated_heap(s);
+  const std::string line = run_cli_ok({"dump", in, "--key", "\"user-0000000003\"", "--state", "value-state"}).out;
+  ckpt::test::write_file(s / "up.ndjson", line);
+  auto r = run_cli_ok({"edit", in, "--dry-run", "--upsert", s / "up.ndjson"});
+  CHECK(r.out.find("state 'value-state': 0 upserted, 0 added, 1 unchanged, 0 deleted") != std::string::npos);
+  r = run_cli_ok({"edit", in, "--dry-run", "--delete-where", "value-state=key = 'user-0000000003'"});
+  CHECK(r.out.find("state 'value-state': 0 upserted, 0 added, 0 unchanged, 1 deleted") != std::string::npos);
+  auto bad = ckpt::test::run_cli({"edit", in, "--output", s / "out", "--delete-where", "value-state=nope = 1"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("no such column: nope") != std::string::npos);
+  ckpt::test::write_file(s / "bad.ndjson", line + "{\n");
+  bad = ckpt::test::run_cli({"edit", in, "--output", s / "out", "--upsert", s / "bad.ndjson"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find(s / "bad.ndjson" + ":" + std::to_string(std::count(line.begin(), line.end(), '\n') + 1) + ": ") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(s / "out"));
+}

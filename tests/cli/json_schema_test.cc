@@ -118,6 +118,12 @@ TEST_CASE("every subcommand's --json validates against its schema on the sample 
   o.document("edit", run_cli({"edit", "--json", rocks, "--output", s / "edited-rocks", "--to", "heap", "--set-id",
                               parsed(run_cli({"inspect", "--json", rocks}))["operators"][0]["id"].get<std::string>() +
                                   "=0123456789abcdef0123456789abcdef"}));
+  // --upsert and --delete-where: entry_edits.
+  ckpt::test::write_file(s / "upsert.ndjson",
+                         "{\"operator\":\"20ba6b65f97481d5570070de90e4e791\",\"state\":\"count\",\"kind\":\"keyed\","
+                         "\"key\":4,\"namespace\":\"VoidNamespace\",\"value\":5}\n");
+  o.document("edit", run_cli({"edit", "--json", sample_savepoint_dir(), "--dry-run", "--upsert", s / "upsert.ndjson",
+                              "--delete-where", "count=key = 8"}));
   o.document("relocate", run_cli({"relocate", "--json", chain + "/chk-3", "--output", s / "relocated", "--relative"}));
   o.document("plan", run_cli({"plan", "--json", rocks, "--shards", "3"}));
   o.document("plan", run_cli({"plan", "--json", sample_savepoint_dir(), "--shards", "7"}));

@@ -136,6 +136,13 @@ std::vector<std::pair<std::string, std::string>> world_names() {
   std::ofstream("erase.txt") << "\"user-0000000042\"\n\"user-0000000077\"\n";
   // What ckpt-load(1)'s examples read: a savepoint's own entries.
   std::ofstream("entries.ndjson") << run_cli_ok({"dump", "savepoint-1"}).out;
+  // What ckpt-edit(1)'s --upsert examples read: one key's value, and a key the savepoint lacks.
+  const std::string poison =
+      run_cli_ok({"dump", "savepoint-1", "--key", "\"user-0000000042\"", "--state", "value-state"}).out;
+  std::ofstream("poison.ndjson") << poison;
+  json backfill = json::parse(poison.substr(0, poison.find('\n')));
+  backfill["key"] = "user-0000099999";
+  std::ofstream("backfill.ndjson") << backfill.dump() << "\n";
   fs::create_directories("zfunc");
   fs::create_directories("relocated");
   const std::string chain_op = op_id("world-job/chk-2", 0), world = fs::current_path().string();

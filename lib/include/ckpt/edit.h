@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,6 +87,18 @@ struct CKPT_API EditOptions {
   // 0's TTL, "right..." by input 1's). A state named by `expire` keeps that TTL.
   std::string plan;
   std::optional<int64_t> now;
+  // NDJSON entries as ckpt dump prints them (keyed and timer entries, read as load_snapshot()
+  // reads them, encoded by the snapshot's serializers): each replaces the value of the entry with
+  // the same operator, state, key, namespace and user key, or is added to its key group. Errors
+  // name `upsert_name` and the line. Not with a max parallelism changed, nor in parts.
+  std::istream* upsert = nullptr;
+  std::string upsert_name;
+  // (keyed state name, predicate): in every operator with that state, the entries the SQL WHERE
+  // text matches are dropped (delete_where) or are the only ones kept (keep_where). The
+  // predicate sees the columns of `ckpt query`'s table of the state (ckpt/query.h), plus
+  // key_group and the whole key, namespace, user_key and value. Not for LIST states.
+  std::vector<std::pair<std::string, std::string>> delete_where;
+  std::vector<std::pair<std::string, std::string>> keep_where;
 };
 
 // What an operation did to one operator (or one of its states).
@@ -126,6 +139,17 @@ struct CKPT_API EditSummary {
   std::vector<KeyResidue> residues;
   bool residues_searched = false;
   std::vector<std::string> residue_gaps;  // parts that could not be read for the search, as errors
+  // upsert, delete_where, keep_where: entries changed per operator (output id) and state, sorted;
+  // states with none left out.
+  struct EntryEdits {
+    std::string operator_id;
+    std::string state;
+    uint64_t upserted = 0;   // existing entries given a new value
+    uint64_t added = 0;      // entries the snapshot did not have
+    uint64_t unchanged = 0;  // upserted with the value they had
+    uint64_t deleted = 0;    // dropped by delete_where or keep_where
+  };
+  std::vector<EntryEdits> entry_edits;
 };
 
 // A duration as Flink's TimeUtils reads it ("500 ms", "30s", "15 min", "7d"; no unit: ms), in ms.

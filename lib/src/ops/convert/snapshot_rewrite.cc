@@ -135,8 +135,13 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
     return Error(ErrorCode::kInvalidArgument, "an edit of the state meta data added or renamed a state");
   const bool all_kept = kept.size() == source.meta.states.size();
   std::vector<std::vector<RocksPair>> projected(kept.size());
-  auto produce = [&](const KeyGroupPairsFn& fn) {
-    return source.produce([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+  // Sources call back only for key groups with data: those an edit adds to are passed in between.
+  std::vector<int32_t> added;
+  if (edit)
+    for (int32_t kg : edit->added_key_groups())
+      if (source.range.contains(kg)) added.push_back(kg);
+  auto produce = [&](const KeyGroupPairsFn& fn) -> Status {
+    auto one = [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
       if (edit) CKPT_RETURN_IF_ERROR(edit->key_group(kg, by_state));
       if (all_kept) return fn(kg, by_state);
       // Swapped in and back out: the reader recycles its vectors' pairs.
@@ -144,7 +149,22 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
       Status s = fn(kg, projected);
       for (size_t j = 0; j < kept.size(); ++j) projected[j].swap(by_state[kept[j]]);
       return s;
-    });
+    };
+    size_t next = 0;
+    std::vector<std::vector<RocksPair>> empty(source.meta.states.size());
+    auto added_before = [&](int32_t kg) -> Status {
+      for (; next < added.size() && added[next] < kg; ++next) {
+        for (auto& pairs : empty) pairs.clear();
+        CKPT_RETURN_IF_ERROR(one(added[next], empty));
+      }
+      if (next < added.size() && added[next] == kg) ++next;
+      return Status::OK();
+    };
+    CKPT_RETURN_IF_ERROR(source.produce([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+      CKPT_RETURN_IF_ERROR(added_before(kg));
+      return one(kg, by_state);
+    }));
+    return added_before(INT32_MAX);
   };
   KeyedTarget target;
   target.to = job.options->to ? *job.options->to : source.layout;

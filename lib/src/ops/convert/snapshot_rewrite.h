@@ -34,6 +34,9 @@ class KeyedEdit {
   // One key group's pairs, indexed by the input proxy's states; the edit removes pairs in
   // place. The vector itself is the reader's (reused for the next key group): its size stays.
   virtual Status key_group(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state) = 0;
+  // Key groups the edit adds pairs to though the input may have none there (a new key of an
+  // upsert), ascending: each is passed to key_group() even when the input has no pair in it.
+  virtual std::vector<int32_t> added_key_groups() const { return {}; }
 };
 
 // A subtask's keyed state taken from elsewhere than its input handle (edit's regrouping).

@@ -17,6 +17,8 @@
 #include "ops/edit/edit_keys.h"
 #include "ops/edit/edit_plan.h"
 #include "ops/edit/edit_residue.h"
+#include "ops/edit/edit_upsert.h"
+#include "ops/edit/edit_where.h"
 #include "ops/edit/regroup.h"
 #include "state/operator_state_cut.h"
 #include "support/json_text.h"
@@ -77,6 +79,12 @@ class EditChain : public KeyedEdit {
   Status key_group(int32_t kg, std::vector<std::vector<RocksPair>>& by_state) override {
     for (auto& e : edits_) CKPT_RETURN_IF_ERROR(e->key_group(kg, by_state));
     return Status::OK();
+  }
+  std::vector<int32_t> added_key_groups() const override {
+    std::set<int32_t> all;
+    for (const auto& e : edits_)
+      for (int32_t kg : e->added_key_groups()) all.insert(kg);
+    return {all.begin(), all.end()};
   }
 
  private:
@@ -153,11 +161,30 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   if (!options.delete_keys.empty()) {
     CKPT_ASSIGN_OR_RETURN(deletion, KeyDeletion::parse(options.delete_keys));
   }
+  std::unique_ptr<Upserts> upserts;
+  std::unique_ptr<WhereFilter> where;
+  const bool by_entry = options.upsert || !options.delete_where.empty() || !options.keep_where.empty();
+  if (by_entry && (options.max_parallelism != 0 || !options.operator_max_parallelism.empty()))
+    return Error(ErrorCode::kInvalidArgument,
+                 "--upsert, --delete-where and --keep-where work in the snapshot's key groups: change the max "
+                 "parallelism in an edit of its own");
+  if (by_entry && (options.shard || options.finish))
+    return Error(ErrorCode::kInvalidArgument, "--upsert, --delete-where and --keep-where are not run in parts");
+  if (options.upsert) upserts = std::make_unique<Upserts>();
+  if (!options.delete_where.empty() || !options.keep_where.empty()) {
+    std::vector<WhereFilter::Rule> rules;
+    for (const auto& [state, predicate] : options.delete_where) rules.push_back({state, predicate, false});
+    for (const auto& [state, predicate] : options.keep_where) rules.push_back({state, predicate, true});
+    where = std::make_unique<WhereFilter>(std::move(rules));
+  }
   std::map<OperatorId, std::unique_ptr<Regrouper>> regroupers;  // by input id, then by output id
   std::vector<EditChange> regrouped;
   RewriteHooks hooks;
   hooks.prepare = [&](const Metadata& in, const StreamOpener& streams) -> Status {
     CKPT_ASSIGN_OR_RETURN(plan, plan_edit(in, options));
+    // Every line and predicate checked before a pair is written.
+    if (upserts) CKPT_RETURN_IF_ERROR(upserts->read(*options.upsert, options.upsert_name, in, streams));
+    if (where) CKPT_RETURN_IF_ERROR(where->check(in, streams));
     if (!options.plan.empty()) {
       CKPT_ASSIGN_OR_RETURN(auto ttls, plan_ttls(plan_names, in, options.plan, "--plan"));
       expiry->set_plan_ttls(std::move(ttls));
@@ -211,6 +238,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
       }
     }
     CKPT_RETURN_IF_ERROR(apply_operator_changes(plan, m));
+    if (upserts) upserts->rename(hooks.output_id);
     if (plan.max_parallelism.empty()) return Status::OK();
     std::map<OperatorId, std::unique_ptr<Regrouper>> by_output;
     for (auto& [id, r] : regroupers) by_output[hooks.output_id(id)] = std::move(r);
@@ -251,15 +279,22 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     return std::unique_ptr<KeyedEdit>(new DropKeyedStates(std::move(dropped), std::move(names), op.id, counts));
   };
   hooks.keyed = [&](const OperatorState& op, int32_t, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
-    // Keys and expiry first, on the states as read; then the states dropped from what is left.
-    std::vector<std::unique_ptr<KeyedEdit>> edits(3);
+    // Keys, predicates and expiry first, on the states as read, then the upserts (a key erased
+    // and upserted is written anew); then the states dropped from what is left.
+    std::vector<std::unique_ptr<KeyedEdit>> edits(5);
     if (deletion && key_operators.count(op.id)) {
       CKPT_ASSIGN_OR_RETURN(edits[0], deletion->edit_for(op, meta));
     }
-    if (expiry) {
-      CKPT_ASSIGN_OR_RETURN(edits[1], expiry->edit_for(op, meta));
+    if (where) {
+      CKPT_ASSIGN_OR_RETURN(edits[1], where->edit_for(op, meta));
     }
-    CKPT_ASSIGN_OR_RETURN(edits[2], drop_states(op, meta));
+    if (expiry) {
+      CKPT_ASSIGN_OR_RETURN(edits[2], expiry->edit_for(op, meta));
+    }
+    if (upserts) {
+      CKPT_ASSIGN_OR_RETURN(edits[3], upserts->edit_for(op, meta));
+    }
+    CKPT_ASSIGN_OR_RETURN(edits[4], drop_states(op, meta));
     return chained(std::move(edits));
   };
   hooks.operator_state = [&](const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) -> Status {
@@ -375,6 +410,26 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
       c.entries = n;
       summary.changes.push_back(std::move(c));
     }
+  if (upserts || where) {
+    std::map<std::pair<std::string, std::string>, EditSummary::EntryEdits> edits;
+    auto merge = [&](const std::vector<EditSummary::EntryEdits>& counts) {
+      for (const EditSummary::EntryEdits& n : counts) {
+        EditSummary::EntryEdits& e = edits[{n.operator_id, n.state}];
+        e.operator_id = n.operator_id;
+        e.state = n.state;
+        e.upserted += n.upserted;
+        e.added += n.added;
+        e.unchanged += n.unchanged;
+        e.deleted += n.deleted;
+      }
+    };
+    if (upserts) merge(upserts->counts());
+    if (where) merge(where->counts());
+    for (auto& [unused, e] : edits) {
+      (void)unused;
+      if (e.upserted || e.added || e.unchanged || e.deleted) summary.entry_edits.push_back(std::move(e));
+    }
+  }
   if (deletion) {
     summary.erased = deletion->erased();
     summary.unmatched_keys = deletion->unmatched();

@@ -74,6 +74,19 @@ void write_edit_json(const std::string& snapshot, const EditOptions& options, co
     w.null();
   }
   w.member("unsearched", s.residue_gaps);
+  w.key("entry_edits");
+  w.begin_array();
+  for (const EditSummary::EntryEdits& e : s.entry_edits) {
+    w.begin_object();
+    w.member("operator", e.operator_id);
+    w.member("state", e.state);
+    w.member("upserted", e.upserted);
+    w.member("added", e.added);
+    w.member("unchanged", e.unchanged);
+    w.member("deleted", e.deleted);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
 }
 

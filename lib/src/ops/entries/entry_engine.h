@@ -21,6 +21,9 @@
 
 namespace ckpt {
 
+// A decoded tree as the public Value (for the iterator, and for edits that evaluate entries).
+Value value_of(nlohmann::json&& j);
+
 // One subtask of one selected operator: the unit a worker thread reads.
 struct EntryTask {
   const OperatorState* op = nullptr;

@@ -71,34 +71,6 @@ bool Value::operator==(const Value& o) const {
          keys_ == o.keys_ && elements_ == o.elements_;
 }
 
-namespace {
-
-void append_value(std::string& out, const Value& v) {
-  switch (v.kind()) {
-    case Value::Kind::kNull: out += "null"; return;
-    case Value::Kind::kBool: out += v.as_bool() ? "true" : "false"; return;
-    case Value::Kind::kInt: append_json_integer(out, v.as_int()); return;
-    case Value::Kind::kUnsigned: append_json_text(out, nlohmann::json(v.as_unsigned())); return;
-    case Value::Kind::kDouble: append_json_text(out, nlohmann::json(v.as_double())); return;
-    case Value::Kind::kString: append_json_string(out, v.as_string()); return;
-    case Value::Kind::kArray:
-    case Value::Kind::kObject: {
-      const bool object = v.kind() == Value::Kind::kObject;
-      out += object ? '{' : '[';
-      for (size_t i = 0; i < v.size(); ++i) {
-        if (i) out += ',';
-        if (object) {
-          append_json_string(out, v.keys()[i]);
-          out += ':';
-        }
-        append_value(out, v.elements()[i]);
-      }
-      out += object ? '}' : ']';
-      return;
-    }
-  }
-}
-
 // Decoded trees are as deep as the serializers' nesting, which the snapshot reader bounds.
 Value value_of(nlohmann::json&& j) {
   switch (j.type()) {
@@ -129,6 +101,35 @@ Value value_of(nlohmann::json&& j) {
     default: return Value::string(json_text(j));  // binary: never produced by the decoders
   }
 }
+
+namespace {
+
+void append_value(std::string& out, const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::kNull: out += "null"; return;
+    case Value::Kind::kBool: out += v.as_bool() ? "true" : "false"; return;
+    case Value::Kind::kInt: append_json_integer(out, v.as_int()); return;
+    case Value::Kind::kUnsigned: append_json_text(out, nlohmann::json(v.as_unsigned())); return;
+    case Value::Kind::kDouble: append_json_text(out, nlohmann::json(v.as_double())); return;
+    case Value::Kind::kString: append_json_string(out, v.as_string()); return;
+    case Value::Kind::kArray:
+    case Value::Kind::kObject: {
+      const bool object = v.kind() == Value::Kind::kObject;
+      out += object ? '{' : '[';
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i) out += ',';
+        if (object) {
+          append_json_string(out, v.keys()[i]);
+          out += ':';
+        }
+        append_value(out, v.elements()[i]);
+      }
+      out += object ? '}' : ']';
+      return;
+    }
+  }
+}
+
 
 Entry to_entry(StateEntry&& e, const EntryTask& t) {
   Entry out;

@@ -10,6 +10,7 @@
 #include "ops/convert/snapshot_rewrite.h"
 #include "ops/key_group_spill.h"
 #include "ops/key_spelling.h"
+#include "ops/load/keyed_lines.h"
 #include "ops/load/operator_stream.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
@@ -68,8 +69,11 @@ std::string state_names(const std::map<std::string, KeyedStateCodecs>& states) {
 
 class Loader {
  public:
-  Loader(std::istream& in, std::string input_name, const LoadOptions& options)
-      : in_(in), name_(std::move(input_name)), options_(options) {}
+  // With `collect`, keyed entries are handed back there instead of spilled, and operator
+  // state is refused (encode_keyed_lines()).
+  Loader(std::istream& in, std::string input_name, const LoadOptions& options,
+         std::vector<EncodedKeyedEntry>* collect = nullptr)
+      : in_(in), name_(std::move(input_name)), options_(options), collect_(collect) {}
 
   Status prepare(const Metadata& m, const StreamOpener& streams) {
     for (const OperatorState& op : m.operators) CKPT_RETURN_IF_ERROR(add_operator(op, streams));
@@ -82,6 +86,9 @@ class Loader {
       Status s = add_line(line);
       if (!s.ok()) {
         Error e = std::move(s).error();
+        // An edit's entries go into the snapshot edited, which is no template.
+        for (size_t at = 0; collect_ && (at = e.message.find("of the template", at)) != std::string::npos;)
+          e.message.replace(at, 15, "of the snapshot");
         if (e.code == ErrorCode::kInvalidArgument || e.code == ErrorCode::kNotSupported)
           e.message = fmt::format("{}:{}: {}", name_, number, e.message);
         else
@@ -210,6 +217,7 @@ class Loader {
       }
       lo.metas[i] = std::move(source->meta);
     }
+    if (collect_) return Status::OK();
     if (lo.key_decoder) {
       // Heap and canonical streams keep the order their entries came in (a snapshot's dump: the
       // order of the heap backend's hash tables it was written in); RocksDB's are sorted.
@@ -269,6 +277,8 @@ class Loader {
     CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
     CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
+    if (kind == "operator" && collect_)
+      return Error(ErrorCode::kNotSupported, "kind: expected a keyed or timer entry (operator state is not edited by entry)");
     if (kind == "operator") return add_operator_entry(*lo, line, state, *value);
     if (kind != "keyed" && kind != "timer")
       return Error(ErrorCode::kInvalidArgument, fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
@@ -336,6 +346,11 @@ class Loader {
       codecs->second.transcoder->append_rocks_base(pair_key, kg, enc.key, enc.ns);
       pair_key += enc.user_key;
     }
+    if (collect_) {
+      collect_->push_back({lo->hex, state, kg, std::move(pair_key), std::move(enc.value)});
+      (timer ? summary_.timers : summary_.keyed)++;
+      return Status::OK();
+    }
     CKPT_RETURN_IF_ERROR(lo->spill->add(static_cast<int32_t>(pos), kg, id, pair_key, enc.value));
     auto& last = lo->last[pos];
     if (last.first == kg && last.second != id) lo->follows[pos].insert({last.second, id});
@@ -391,9 +406,19 @@ class Loader {
   const LoadOptions& options_;
   std::map<std::string, LoadOperator> operators_;
   LoadSummary summary_;
+  std::vector<EncodedKeyedEntry>* collect_ = nullptr;
 };
 
 }  // namespace
+
+Result<std::vector<EncodedKeyedEntry>> encode_keyed_lines(std::istream& in, const std::string& input_name,
+                                                          const Metadata& snapshot, const StreamOpener& streams) {
+  std::vector<EncodedKeyedEntry> out;
+  LoadOptions options;
+  Loader loader(in, input_name, options, &out);
+  CKPT_RETURN_IF_ERROR(loader.prepare(snapshot, streams));
+  return out;
+}
 
 Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_name, const LoadOptions& options) {
   Loader loader(in, input_name, options);
