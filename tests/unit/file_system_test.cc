@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/convert.h"
 #include "ckpt/dump.h"
 #include "ckpt/entries.h"
 #include "ckpt/file_system.h"
@@ -162,4 +163,38 @@ TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches
   CHECK(st.requests == st.ranged_reads + 2);  // one LIST, one GET of _metadata, then ranges
   CHECK(st.ranged_bytes == state_bytes);      // a read straddling a block fetches only the rest
   CHECK(st.downloads == 0);
+}
+
+TEST_CASE("convert_snapshot publishes its output in a bucket through the file system and refuses one there", "[ops][s3]") {
+  CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  set_store_file_system_options({});
+  test::ScratchDir dir;
+  const GenerateOptions rocks{
+      .output = dir / "rocks", .backend = GenerateBackend::kRocksDb, .keys = 40, .states = {"value", "map"}};
+  REQUIRE(generate_snapshot(rocks).ok());
+  REQUIRE(m->create_bucket("vfs-in"));
+  REQUIRE(m->create_bucket("vfs-out"));
+  REQUIRE(m->upload_tree(rocks.output, "vfs-in", "snap"));
+  ConvertOptions disk;
+  disk.to = ConvertTarget::kHeap;
+  disk.output = dir / "heap";
+  REQUIRE(convert_snapshot(rocks.output, disk).ok());
+  // From one bucket into another, in one process, no tool in between.
+  ConvertOptions store = disk;
+  store.output = "s3://vfs-out/heap";
+  auto converted = convert_snapshot("s3://vfs-in/snap", store);
+  INFO((converted.ok() ? std::string() : converted.error().to_string()));
+  REQUIRE(converted.ok());
+  CHECK(converted->output == "s3://vfs-out/heap");
+  CHECK(test::bucket_files(*m, "vfs-out", "heap") == test::tree_files(dir / "heap"));
+  // The output exists now: refused before any work, as on a disk.
+  auto again = convert_snapshot("s3://vfs-in/snap", store);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().message.find("output exists") != std::string::npos);
+  store.output = "s3://vfs-in/snap";
+  auto over = convert_snapshot("s3://vfs-in/snap", store);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().message.find("output is the snapshot directory") != std::string::npos);
 }

@@ -54,6 +54,9 @@ class CKPT_API FileSystem {
   virtual Result<std::vector<FileInfo>> list(const std::string& path) = 0;
   // `bytes` as the file `path`, published atomically: readers see the old file or the new one.
   virtual Status write(const std::string& path, std::string_view bytes) = 0;
+  // The local file `local_path` as the file `path`, published as write() publishes (an object
+  // store uploads it from the disk, never holding it whole in memory).
+  virtual Status write_from_local(const std::string& path, const std::string& local_path);
   virtual Status remove(const std::string& path) = 0;
   // Files about to be read whole, in the order they will be (a hint: a store downloads ahead).
   virtual void will_read(const std::vector<std::string>& paths) { (void)paths; }

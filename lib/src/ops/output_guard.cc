@@ -11,6 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/object_store.h"
+#include "s3/output_directory.h"
+
 namespace ckpt {
 namespace fs = std::filesystem;
 
@@ -18,6 +21,11 @@ namespace {
 
 // Absolute, `..` and symlinks of the existing part resolved, no trailing slash.
 std::string canonical_form(const std::string& path) {
+  if (is_object_store_uri(path)) {
+    std::string uri = canonical_object_uri(path);
+    while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
+    return uri;
+  }
   std::error_code ec;
   fs::path abs = fs::absolute(path, ec);
   fs::path c = fs::weakly_canonical(abs, ec);
@@ -74,6 +82,7 @@ struct OutputIds {
 
 OutputIds output_ids(const std::string& output) {
   OutputIds o;
+  if (is_object_store_uri(output)) return o;  // an object has no identity on the disk
   std::error_code ec;
   fs::path p = fs::absolute(output, ec).lexically_normal();
   std::string s = p.string();
@@ -186,6 +195,7 @@ Status check_output(const std::string& output, OutputKind kind, bool force, cons
   const std::string out = canonical_form(output);
   const OutputIds ids = output_ids(output);
   for (const GuardedInput& in : inputs) CKPT_RETURN_IF_ERROR(check_apart(output, out, ids, kind, in));
+  if (is_object_store_uri(output)) return check_no_objects_at(output);
 
   std::error_code ec;
   fs::file_status st = fs::status(output, ec);

@@ -112,6 +112,11 @@ class LocalFileSystem : public FileSystem {
 
 }  // namespace
 
+Status FileSystem::write_from_local(const std::string& path, const std::string& local_path) {
+  CKPT_ASSIGN_OR_RETURN(std::string bytes, read_whole_file(local_path));
+  return write(path, bytes);
+}
+
 std::shared_ptr<FileSystem> local_file_system() {
   static const std::shared_ptr<FileSystem> local = std::make_shared<LocalFileSystem>();
   return local;

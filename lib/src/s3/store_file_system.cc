@@ -192,6 +192,14 @@ class StoreFileSystem : public FileSystem {
     return Status::OK();
   }
 
+  Status write_from_local(const std::string& path, const std::string& local_path) override {
+    const std::string uri = canonical_object_uri(path);
+    CKPT_RETURN_IF_ERROR(store_->upload(local_path, uri));
+    std::lock_guard<std::mutex> lock(mu_);
+    forget(uri);
+    return Status::OK();
+  }
+
   Status remove(const std::string& path) override {
     const std::string uri = canonical_object_uri(path);
     CKPT_RETURN_IF_ERROR(store_->remove({uri}, {}));

@@ -17,6 +17,7 @@
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
 #include "ops/verify/input_checks.h"
+#include "s3/output_directory.h"
 #include "state/operator_state_reader.h"
 #include "state/stream_opener.h"
 #include "support/worker_threads.h"
@@ -317,8 +318,14 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   const std::string publish_at = part ? part_directory(options.output, *options.shard) : options.output;
   if (part) CKPT_RETURN_IF_ERROR(check_output(publish_at, OutputKind::kDirectory, options.force, guarded));
   std::vector<FoundPart> parts;
+  std::unique_ptr<FetchedParts> fetched;  // the parts of an output in a store, on the disk
   if (options.finish) {
-    CKPT_ASSIGN_OR_RETURN(parts, find_parts(options.output));
+    std::string parts_of = options.output;
+    if (is_object_store_uri(parts_of)) {
+      CKPT_ASSIGN_OR_RETURN(fetched, FetchedParts::fetch(parts_of));
+      parts_of = fetched->output();
+    }
+    CKPT_ASSIGN_OR_RETURN(parts, find_parts(parts_of));
   }
   InputChecks checks;
   checks.jobs = options.jobs;
@@ -352,10 +359,9 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     CKPT_ASSIGN_OR_RETURN(job.key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
   }
   job.modern_types = uses_modern_types(metadata);
-  std::optional<TempDir> temp;
+  std::unique_ptr<OutputDirectory> temp;
   if (!options.dry_run) {
-    CKPT_ASSIGN_OR_RETURN(TempDir t, TempDir::create_beside(publish_at));
-    temp.emplace(std::move(t));
+    CKPT_ASSIGN_OR_RETURN(temp, OutputDirectory::create(publish_at));
     job.out_dir = temp->path();
   }
 
@@ -459,6 +465,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
       std::error_code ec;
       std::filesystem::remove_all(p.dir, ec);
     }
+    if (fetched) CKPT_RETURN_IF_ERROR(fetched->remove());
   }
 
   ConvertSummary summary;

@@ -9,6 +9,7 @@
 #include "ops/generate/generate_model.h"
 #include "ops/convert/keyed_target.h"
 #include "ops/output_guard.h"
+#include "s3/output_directory.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
@@ -50,7 +51,7 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
   CKPT_ASSIGN_OR_RETURN(GenerateModel model, GenerateModel::make(options));
   if (options.chain > 0) return generate_chain(model);
 
-  CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(options.output));
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputDirectory> temp, OutputDirectory::create(options.output));
   const GenerateOptions& o = options;
   if (o.progress)
     o.progress->parts_total.fetch_add(static_cast<uint64_t>(o.operators) * o.max_parallelism, std::memory_order_relaxed);
@@ -62,7 +63,7 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
     t.to = o.backend == GenerateBackend::kRocksDb ? ConvertTarget::kRocksDb
            : o.backend == GenerateBackend::kHeap  ? ConvertTarget::kHeap
                                                   : ConvertTarget::kCanonical;
-    t.out_dir = temp.path();
+    t.out_dir = temp->path();
     t.op_hex = operator_id_hex(model.operator_id(op));
     t.subtask = sub;
     t.max_parallelism = o.max_parallelism;
@@ -94,8 +95,8 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
   p.format_type = o.backend == GenerateBackend::kCanonical ? "CANONICAL" : "NATIVE";
   p.post_checkpoint_action = "NONE";
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(generated_metadata(model, 1, handles, p)));
-  CKPT_RETURN_IF_ERROR(write_file_atomic(temp.path() + "/_metadata", bytes));
-  CKPT_RETURN_IF_ERROR(temp.commit(options.force));
+  CKPT_RETURN_IF_ERROR(write_file_atomic(temp->path() + "/_metadata", bytes));
+  CKPT_RETURN_IF_ERROR(temp->commit(options.force));
   GenerateSummary summary;
   summary.snapshots = 1;
   summary.files = 1;

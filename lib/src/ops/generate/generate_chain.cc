@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "ckpt/object_store.h"
 #include "format/java/java_serialization.h"
 #include "ops/generate/generate_internal.h"
 #include "ops/convert/keyed_target.h"
+#include "s3/output_directory.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocksdb/rocks_instance_writer.h"
 #include "support/worker_threads.h"
@@ -39,7 +41,10 @@ Status move_file(const std::string& from, const std::string& to) {
 struct ChainPaths {
   std::string temp;        // where files are written now
   std::string final_root;  // absolute: where they will be once committed (the URIs name it)
-  std::string uri(const std::string& rel) const { return "file:" + final_root + "/" + rel; }
+  // Flink names a file by its URI: "file:/abs/path" on a disk, "s3://bucket/key" in a store.
+  std::string uri(const std::string& rel) const {
+    return (is_object_store_uri(final_root) ? "" : "file:") + final_root + "/" + rel;
+  }
 };
 
 // One subtask's whole chain: handles[c - 1] for checkpoint c.
@@ -183,11 +188,16 @@ Result<GenerateSummary> generate_chain(const GenerateModel& model) {
   if (o.backend != GenerateBackend::kRocksDb)
     return Error(ErrorCode::kInvalidArgument, "a chain of incremental checkpoints needs --backend rocksdb");
   if (o.churn < 0 || o.churn > 1) return Error(ErrorCode::kInvalidArgument, "churn must lie between 0 and 1");
-  CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(o.output));
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputDirectory> temp, OutputDirectory::create(o.output));
   ChainPaths paths;
-  paths.temp = temp.path();
+  paths.temp = temp->path();
   std::error_code ec;
-  paths.final_root = fs::weakly_canonical(fs::absolute(o.output), ec).string();
+  if (is_object_store_uri(o.output)) {
+    paths.final_root = canonical_object_uri(o.output);
+    while (paths.final_root.back() == '/') paths.final_root.pop_back();
+  } else {
+    paths.final_root = fs::weakly_canonical(fs::absolute(o.output), ec).string();
+  }
   if (ec) return Error(ErrorCode::kIOError, fmt::format("cannot resolve '{}': {}", o.output, ec.message()));
   for (const std::string& d : {std::string("shared"), std::string("taskowned")}) fs::create_directories(paths.temp + "/" + d, ec);
   for (int32_t c = 1; c <= o.chain; ++c) fs::create_directories(fmt::format("{}/chk-{}", paths.temp, c), ec);
@@ -226,7 +236,7 @@ Result<GenerateSummary> generate_chain(const GenerateModel& model) {
     summary.files += s.files;
     summary.bytes += s.bytes;
   }
-  CKPT_RETURN_IF_ERROR(temp.commit(o.force));
+  CKPT_RETURN_IF_ERROR(temp->commit(o.force));
   return summary;
 }
 

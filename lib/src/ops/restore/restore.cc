@@ -19,6 +19,7 @@
 #include "ops/restore/restore_instance.h"
 #include "ops/selection_check.h"
 #include "ops/verify/input_checks.h"
+#include "s3/output_directory.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
@@ -148,8 +149,8 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
 
   std::string final_path = options.output;
   while (final_path.size() > 1 && final_path.back() == '/') final_path.pop_back();
-  CKPT_ASSIGN_OR_RETURN(TempDir temp, TempDir::create_beside(final_path));
-  for (InstanceJob& job : jobs) job.directory = temp.path() + "/" + job.directory;
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputDirectory> temp, OutputDirectory::create(final_path));
+  for (InstanceJob& job : jobs) job.directory = temp->path() + "/" + job.directory;
 
   std::vector<std::optional<Result<RestoredInstance>>> results(jobs.size());
   std::atomic<bool> failed{false};
@@ -188,7 +189,7 @@ Result<RestoreReport> restore_snapshot(const std::string& snapshot, const Restor
                                report.skipped.front().reason),
                    ErrorCode::kNotFound);
 
-  CKPT_RETURN_IF_ERROR(temp.commit(options.force));
+  CKPT_RETURN_IF_ERROR(temp->commit(options.force));
   return report;
 }
 
