@@ -50,7 +50,8 @@ Runner setup_restore(CLI::App& sub) {
   sub.add_option("--key-groups", a->key_groups, "Keep only key groups A to B, as a rescaled restore clips")
       ->type_name("A[-B]");
   sub.add_flag("--link", a->link, "Hard-link SST files instead of copying them where the file system allows");
-  sub.add_flag("--full-check", a->full_check, "Read every entry back with checksums verified before reporting success");
+  sub.add_flag("--full-check", a->full_check,
+               "Checksum every SST block and read every entry back before reporting success");
   add_jobs_option(sub, &a->jobs, "Restore N subtasks at once");
   sub.add_flag("--force", a->force, "Replace a non-empty output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");

@@ -17,9 +17,12 @@ namespace ckpt {
 
 namespace {
 
-// Spill buffers: a bucket's appends gathered into writes of this size (up to 512 buckets: 32 MiB),
-// and its reads into reads of it.
-constexpr size_t kSpillBuffer = 64 << 10;
+// Spill buffers: a bucket's appends gathered into writes of `spill_buffer` bytes and its reads
+// into reads of it: all buckets' buffers together kSpillBuffers, each of kMinSpillBuffer to
+// kSpillBuffer (large sequential blocks where the buckets are few).
+constexpr size_t kSpillBuffers = size_t{32} << 20;
+constexpr size_t kMinSpillBuffer = size_t{64} << 10;
+constexpr size_t kSpillBuffer = size_t{1} << 20;
 
 struct Record {
   int32_t key_group = 0;
@@ -133,6 +136,7 @@ struct KeyGroupSpill::Impl {
     std::mutex mu;
   };
   std::vector<std::vector<std::unique_ptr<Bucket>>> spills;
+  size_t spill_buffer = kMinSpillBuffer;
 
   size_t bucket_of(int32_t subtask, int32_t key_group) const {
     const KeyGroupRange& range = ranges[subtask];
@@ -246,13 +250,17 @@ Result<std::unique_ptr<KeyGroupSpill>> KeyGroupSpill::make(std::vector<KeyGroupR
   impl->sorted = sorted;
   const uint64_t wanted = std::max<uint64_t>(1, (bytes_per_subtask + run_bytes - 1) / run_bytes);
   const uint64_t cap = std::max<uint64_t>(1, 512 / std::max<uint64_t>(1, ranges.size()));
+  uint64_t all = 0;
+  for (const KeyGroupRange& r : ranges)
+    all += std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, r.count))});
+  impl->spill_buffer = std::clamp<size_t>(kSpillBuffers / std::max<uint64_t>(1, all), kMinSpillBuffer, kSpillBuffer);
   impl->spills.resize(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
     const uint64_t buckets =
         std::min<uint64_t>({wanted, cap, static_cast<uint64_t>(std::max(1, ranges[i].count))});
     for (uint64_t b = 0; b < buckets; ++b) {
       auto bucket = std::make_unique<Impl::Bucket>();
-      CKPT_ASSIGN_OR_RETURN(bucket->file, SpillFile::create(kSpillBuffer));
+      CKPT_ASSIGN_OR_RETURN(bucket->file, SpillFile::create(impl->spill_buffer));
       impl->spills[i].push_back(std::move(bucket));
     }
   }

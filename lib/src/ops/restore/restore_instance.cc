@@ -130,12 +130,16 @@ Status clip(const std::string& dir, KeyGroupRange keep, int32_t max_parallelism)
   return Status::OK();
 }
 
-// A key outside the kept key groups, after clipping.
-Error unclipped(const std::string& dir, const std::string& cf, rocksdb::Slice key, int prefix_bytes, KeyGroupRange keep) {
+// A live key outside the kept key groups: left by clipping, or a snapshot whose SSTs hold key
+// groups its handle does not (which Flink's restore would serve as this subtask's).
+Error unclipped(const std::string& dir, const std::string& cf, rocksdb::Slice key, int prefix_bytes,
+                const InstanceJob& job) {
+  int32_t kg = key_group_of_rocks_key(std::string_view(key.data(), key.size()), prefix_bytes);
   Error e(ErrorCode::kCorruption,
-          fmt::format("column family '{}' still holds key group {} after clipping to {}-{}", cf,
-                      key_group_of_rocks_key(std::string_view(key.data(), key.size()), prefix_bytes), keep.first,
-                      keep.last()));
+          job.clip ? fmt::format("column family '{}' still holds key group {} after clipping to {}-{}", cf, kg,
+                                 job.keep.first, job.keep.last())
+                   : fmt::format("column family '{}' holds key group {}, outside the subtask's key groups {}-{}", cf,
+                                 kg, job.keep.first, job.keep.last()));
   e.file = dir;
   return e;
 }
@@ -163,12 +167,12 @@ Status check(const std::string& dir, const InstanceJob& job, const std::vector<s
     ro.fill_cache = false;
     std::unique_ptr<rocksdb::Iterator> it(d.db->NewIterator(ro, d.handles[i]));
     auto in_range = [&](rocksdb::Slice k) {
-      return !job.clip || job.keep.contains(key_group_of_rocks_key(std::string_view(k.data(), k.size()), bytes));
+      return job.keep.contains(key_group_of_rocks_key(std::string_view(k.data(), k.size()), bytes));
     };
     if (job.full_check) {
       for (it->SeekToFirst(); it->Valid(); it->Next()) {
         ++out.entries;
-        if (!in_range(it->key())) return unclipped(dir, name, it->key(), bytes, job.keep);
+        if (!in_range(it->key())) return unclipped(dir, name, it->key(), bytes, job);
       }
     } else {
       rocksdb::TablePropertiesCollection tables;
@@ -179,7 +183,7 @@ Status check(const std::string& dir, const InstanceJob& job, const std::vector<s
       for (bool last : {false, true}) {
         if (last) it->SeekToLast();
         else it->SeekToFirst();
-        if (it->Valid() && !in_range(it->key())) return unclipped(dir, name, it->key(), bytes, job.keep);
+        if (it->Valid() && !in_range(it->key())) return unclipped(dir, name, it->key(), bytes, job);
       }
     }
     if (!it->status().ok()) return restore_rocks_error(dir, "rocksdb cannot read the instance", it->status());
