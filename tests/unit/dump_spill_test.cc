@@ -112,15 +112,18 @@ TEST_CASE("a dump limit inside a spilled subtask prints exactly the first N line
   const std::string all = dump_text(snapshot, 1);
   auto sizes = lines_per_subtask(all);
   const uint64_t first = sizes["0"];
+  // Whether a worker is ahead of the printer when a limit is reached is up to the scheduler
+  // (a limit just past subtask 0 can end the run before any other worker wrote a chunk): the
+  // spill is proven over the three runs, not by each.
+  dump_tuning().spilled_chunks = 0;
   for (uint64_t limit : {first + sizes["1"] / 2, first + sizes["1"] + sizes["2"] + 7, first + 1}) {
     INFO("limit " << limit);
-    dump_tuning().spilled_chunks = 0;
     std::string cut = dump_text(snapshot, 4, limit);
-    CHECK(dump_tuning().spilled_chunks > 0);
     size_t end = 0;
     for (uint64_t i = 0; i < limit; ++i) end = all.find('\n', end) + 1;
     REQUIRE(cut == all.substr(0, end));
   }
+  CHECK(dump_tuning().spilled_chunks > 0);
 }
 
 TEST_CASE("without a usable TMPDIR the dump waits as before and prints the same bytes", "[unit][state]") {
