@@ -5,12 +5,13 @@
 #include <filesystem>
 #include <map>
 
-#include "types/serializer_snapshot.h"
-#include "types/value_decoder.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "support/json_text.h"
 #include "testlib/test_support.h"
+#include "types/serializer_snapshot.h"
+#include "types/value_decoder.h"
+#include "types/value_of.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -123,9 +124,10 @@ nlohmann::json decode_dir(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("write_json of every serializer test-data value is the JSON text of its decoded tree", "[corpus][state]") {
-  // Same text, same bytes consumed; framed opaque values give the same hex object; a value cut
-  // short fails in both forms at the same offset.
+TEST_CASE("write_json and read_value of every serializer test-data value give its decoded tree", "[corpus][state]") {
+  // Same text (and the same Value: the entry iterator's direct path), same bytes consumed;
+  // framed opaque values give the same hex object; a value cut short fails in every form at
+  // the same offset.
   CKPT_REQUIRE_SHARED();
   int compared = 0, opaque = 0, truncated = 0;
   for (const auto& d : serializer_dirs()) {
@@ -141,6 +143,10 @@ TEST_CASE("write_json of every serializer test-data value is the JSON text of it
       REQUIRE(tree.ok());
       REQUIRE(decode_framed_json(decoder, b, data.size(), text).ok());
       CHECK(text == json_text(*tree));
+      ByteReader c(data);
+      Value value;
+      REQUIRE(decode_framed_value(decoder, c, data.size(), value).ok());
+      CHECK(value == value_of(std::move(*tree)));
       ++opaque;
       continue;
     }
@@ -149,10 +155,17 @@ TEST_CASE("write_json of every serializer test-data value is the JSON text of it
     decoder.read(a, tree);
     std::string text;
     decoder.write_json(b, text);
+    ByteReader c(data);
+    Value value;
+    decoder.read_value(c, value);
     REQUIRE(a.ok());
     REQUIRE(b.ok());
+    REQUIRE(c.ok());
     CHECK(b.position() == a.position());
+    CHECK(c.position() == a.position());
     CHECK(text == json_text(tree));
+    CHECK(value.json() == text);
+    CHECK(value == value_of(std::move(tree)));
     ++compared;
     if (data.size() > 1) {
       std::string cut = data.substr(0, data.size() - 1);
@@ -161,9 +174,14 @@ TEST_CASE("write_json of every serializer test-data value is the JSON text of it
       std::string ignored_text;
       decoder.read(ca, ignored);
       decoder.write_json(cb, ignored_text);
+      ByteReader cc(cut);
+      Value ignored_value;
+      decoder.read_value(cc, ignored_value);
       CHECK(ca.ok() == cb.ok());
-      if (!ca.ok() && !cb.ok()) {
+      CHECK(ca.ok() == cc.ok());
+      if (!ca.ok() && !cb.ok() && !cc.ok()) {
         CHECK(cb.error()->offset == ca.error()->offset);
+        CHECK(cc.error()->offset == ca.error()->offset);
         CHECK(cb.error()->message == ca.error()->message);
         ++truncated;
       }

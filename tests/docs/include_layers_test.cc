@@ -19,7 +19,7 @@ const std::map<std::string, int>& public_header_layers() {
   static const std::map<std::string, int> layers = {
       {"error.h", 0},    {"error_codes.h", 0}, {"export.h", 0},       {"io.h", 0},    {"version.h", 0},
       {"progress.h", 0}, {"printable.h", 0},   {"metadata.h", 2},     {"names.h", 2}, {"walk.h", 2},
-      {"resolve.h", 2},  {"entries.h", 4},     {"object_store.h", 1}, {"file_system.h", 1},
+      {"resolve.h", 2},  {"entries.h", 4},     {"object_store.h", 1}, {"file_system.h", 1}, {"value.h", 3},
   };
   return layers;
 }

@@ -62,7 +62,7 @@ Status reader_error(ByteReader& r) { return r.take_error(); }
 void reset_entry(StateEntry& e) {
   e.kind = EntryKind::kKeyed;
   e.key_group = -1;
-  e.has_key = e.has_namespace = e.has_user_key = e.is_text = e.has_raw = false;
+  e.has_key = e.has_namespace = e.has_user_key = e.is_text = e.is_value = e.has_raw = false;
   e.key = nullptr;
   e.ns = nullptr;
   e.user_key = nullptr;
@@ -314,28 +314,53 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   e.key_group = kg;
   e.has_key = e.has_namespace = true;
   e.is_text = json_text_;
+  const bool values = !json_text_ && values_;
+  e.is_value = values;
   if (raw_bytes_) {
     e.has_raw = true;
     e.raw_value = value;
   }
-  // Each field decoded to its tree or, for consumers that print, straight to its JSON text.
-  auto field = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text) {
-    if (json_text_) d.write_json(r, text);
-    else d.read(r, tree);
+  // Each field decoded to its tree or, for consumers that print, straight to its JSON text, or
+  // for the entry iterator straight to its Value (or stepped over, null, if it reads no such
+  // field: a count reads none).
+  auto field = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text, Value& value,
+                   bool wanted) {
+    if (json_text_) {
+      d.write_json(r, text);
+    } else if (values && !wanted) {
+      value = Value();
+      d.skip(r);
+    } else if (values) {
+      d.read_value(r, value);
+    } else {
+      d.read(r, tree);
+    }
   };
-  auto framed = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text) -> Status {
+  auto framed = [&](const ValueDecoder& d, ByteReader& r, nlohmann::json& tree, std::string& text, Value& value,
+                    bool wanted) -> Status {
     if (json_text_) return decode_framed_json(d, r, r.remaining(), text);
+    if (values && !wanted) {
+      value = Value();
+      r.skip(r.remaining());
+      return Status::OK();
+    }
+    if (values) return decode_framed_value(d, r, r.remaining(), value);
     CKPT_ASSIGN_OR_RETURN(tree, decode_framed(d, r, r.remaining()));
     return Status::OK();
   };
   uint64_t start = kr.position();
-  field(*key_, kr, e.key, e.key_text);
+  field(*key_, kr, e.key, e.key_text, e.key_value, decode_.key || keys_);
   if (raw_bytes_) e.raw_key = kr.since(start);
-  if (keys_ && kr.ok() && keys_->find(json_text_ ? nullptr : &e.key, json_text_ ? &e.key_text : nullptr) < 0)
-    return Status::OK();  // another key's entry: its namespace and value are never decoded
+  if (keys_ && kr.ok()) {
+    // The set holds keys as text: a Value's text is the tree's (ckpt/value.h).
+    if (values) e.key_text = e.key_value.json();
+    const bool text = json_text_ || values;
+    if (keys_->find(text ? nullptr : &e.key, text ? &e.key_text : nullptr) < 0)
+      return Status::OK();  // another key's entry: its namespace and value are never decoded
+  }
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   start = kr.position();
-  field(*namespace_, kr, e.ns, e.ns_text);
+  field(*namespace_, kr, e.ns, e.ns_text, e.ns_value, decode_.ns);
   if (raw_bytes_) e.raw_ns = kr.since(start);
   if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
   if (!kr.ok()) return reader_error(kr);
@@ -343,15 +368,16 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   if (kind_ == StateKind::kMap) {
     e.has_user_key = true;
     if (raw_bytes_) e.raw_user_key = key.substr(prefix_bytes_ + kr.position());
-    CKPT_RETURN_IF_ERROR(framed(*user_key_, kr, e.user_key, e.user_key_text));
+    CKPT_RETURN_IF_ERROR(framed(*user_key_, kr, e.user_key, e.user_key_text, e.user_key_value, decode_.user_key));
     bool is_null = vr.boolean();
     if (!vr.ok()) return reader_error(vr);
     if (is_null) {
       if (!vr.at_end()) return Error(ErrorCode::kCorruption, "bytes after a null map value", vr.offset());
       e.value = nullptr;
       e.value_text = "null";
+      e.value_value = Value();
     } else {
-      CKPT_RETURN_IF_ERROR(framed(*element_, vr, e.value, e.value_text));
+      CKPT_RETURN_IF_ERROR(framed(*element_, vr, e.value, e.value_text, e.value_value, decode_.value));
     }
     return sink(std::move(e));
   }
@@ -360,18 +386,27 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
                  fmt::format("{} bytes after the namespace in the key of state '{}'", kr.remaining(), name_),
                  kr.offset());
   if (kind_ == StateKind::kList) {
+    if (values && !decode_.value) {
+      if (vr.at_end()) return Status::OK();  // no elements: no entry, as below
+      e.value_value = Value();
+      return sink(std::move(e));
+    }
     if (!element_->decodable()) {
       // Elements cannot be told apart without their classes: show the whole value.
-      CKPT_RETURN_IF_ERROR(framed(*element_, vr, e.value, e.value_text));
+      CKPT_RETURN_IF_ERROR(framed(*element_, vr, e.value, e.value_text, e.value_value, decode_.value));
       return sink(std::move(e));
     }
     if (json_text_) e.value_text = "[";
-    else e.value = nlohmann::json::array();
+    else if (!values)
+      e.value = nlohmann::json::array();
+    std::vector<Value> list;
     size_t elements = 0;
     while (!vr.at_end()) {
       if (json_text_) {
         if (elements) e.value_text += ',';
         element_->write_json(vr, e.value_text);
+      } else if (values) {
+        element_->read_value(vr, list.emplace_back());
       } else {
         nlohmann::json element;
         element_->read(vr, element);
@@ -387,9 +422,10 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
     }
     if (elements == 0) return Status::OK();
     if (json_text_) e.value_text += ']';
+    if (values) e.value_value = Value::array(std::move(list));
     return sink(std::move(e));
   }
-  CKPT_RETURN_IF_ERROR(framed(*value_, vr, e.value, e.value_text));
+  CKPT_RETURN_IF_ERROR(framed(*value_, vr, e.value, e.value_text, e.value_value, decode_.value));
   return sink(std::move(e));
 }
 

@@ -72,6 +72,11 @@ class KeyedStateCodec {
   // For consumers that print: read_rocks_entry() then hands entries as JSON text
   // (StateEntry::is_text) except priority-queue elements, which stay trees.
   void set_json_text(bool on) { json_text_ = on; }
+  // For consumers of public Values (the entry iterator): the same, as Values
+  // (StateEntry::is_value); set_json_text() wins.
+  void set_values(bool on) { values_ = on; }
+  // With set_values(): the fields to decode; the others are stepped over and left null.
+  void set_decode(const EntryFields& fields) { decode_ = fields; }
   // For consumers that want bytes: entries then carry each field's bytes (StateEntry::has_raw).
   void set_raw_bytes(bool on) { raw_bytes_ = on; }
   // A point lookup (StateFilter::keys; may be null): an entry of another key is dropped as soon
@@ -113,6 +118,8 @@ class KeyedStateCodec {
   int prefix_bytes_ = 1;
   bool is_timer_ = false;
   bool json_text_ = false;
+  bool values_ = false;
+  EntryFields decode_;
   bool raw_bytes_ = false;
   const KeySet* keys_ = nullptr;
   bool ambiguous_key_ = false;  // key and namespace both of variable length: lengths follow

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckpt/entries.h"
 #include "ckpt/error.h"
 
 namespace ckpt {
@@ -47,6 +48,11 @@ struct StateFilter {
   // The consumer prints JSON text: readers may hand entries as text (StateEntry::is_text)
   // where they can, skipping the trees.
   bool json_text = false;
+  // The consumer wants public Values (the entry iterator): readers may hand entries as Values
+  // (StateEntry::is_value) where they can, skipping the trees. json_text wins where both are set.
+  bool values = false;
+  // With `values`: the fields the consumer reads (EntryReaderOptions::decode).
+  EntryFields decode;
   // The consumer wants each entry's bytes too (StateEntry::has_raw): readers copy them where
   // their layout keeps an entry's fields in one place.
   bool raw_bytes = false;

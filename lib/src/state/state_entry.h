@@ -35,6 +35,13 @@ struct StateEntry {
   std::string ns_text;
   std::string user_key_text;
   std::string value_text;
+  // A reader asked for Values (StateFilter::values) may fill these instead of the trees: each
+  // present field exactly value_of() of the tree it stands for.
+  bool is_value = false;
+  Value key_value;
+  Value ns_value;
+  Value user_key_value;
+  Value value_value;
   // A reader asked for bytes (StateFilter::raw_bytes) fills these where its layout keeps the
   // entry's fields whole (ckpt/entries.h, Entry, says what each holds per layout).
   bool has_raw = false;

@@ -17,9 +17,9 @@ namespace ckpt {
 namespace {
 
 using java::ClassData;
-using java::Value;
+using JavaValue = java::Value;
 using Json = nlohmann::json;
-using JavaKind = Value::Kind;
+using JavaKind = JavaValue::Kind;
 
 // What a writeObject / writeExternal method wrote, read the way ObjectInputStream lets the
 // matching readObject read it: primitives from block data, objects where the block data ends.
@@ -57,12 +57,12 @@ class DataCursor {
     if (ok_ && !decode_modified_utf8(raw, &out)) ok_ = false;
     return out;
   }
-  const Value* object() {
+  const JavaValue* object() {
     if (!ok_ || item_ >= items_.size() || items_[item_]->kind == JavaKind::kBlockData) {
       ok_ = false;
       return nullptr;
     }
-    const Value* v = items_[item_].get();
+    const JavaValue* v = items_[item_].get();
     next();
     return v;
   }
@@ -78,7 +78,7 @@ class DataCursor {
   bool ok_ = true;
 };
 
-Json render(const Value& v);
+Json render(const JavaValue& v);
 
 Json primitive_json(char type, int64_t n) {
   switch (type) {
@@ -100,7 +100,7 @@ Json primitive_json(char type, int64_t n) {
   }
 }
 
-Json array_json(const Value& v) {
+Json array_json(const JavaValue& v) {
   if (v.type == 'B') return {{"bytes", decoders::to_hex(v.text)}};
   Json out = Json::array();
   if (java::primitive_size(v.type) != 0) {
@@ -115,12 +115,12 @@ Json array_json(const Value& v) {
 std::optional<Json> objects(DataCursor& c, int64_t n, bool pairs) {
   Json out = Json::array();
   for (int64_t i = 0; i < n && c.ok(); ++i) {
-    const Value* a = c.object();
+    const JavaValue* a = c.object();
     if (!pairs) {
       if (a) out.push_back(render(*a));
       continue;
     }
-    const Value* b = c.object();
+    const JavaValue* b = c.object();
     if (a && b) out.push_back(Json::array({render(*a), render(*b)}));
   }
   if (!c.at_end()) return std::nullopt;
@@ -128,9 +128,9 @@ std::optional<Json> objects(DataCursor& c, int64_t n, bool pairs) {
 }
 
 // BigInteger's serial form: signum and the magnitude, unsigned big-endian.
-std::optional<Json> big_integer(const Value& v) {
-  const Value* signum = v.field("signum");
-  const Value* magnitude = v.field("magnitude");
+std::optional<Json> big_integer(const JavaValue& v) {
+  const JavaValue* signum = v.field("signum");
+  const JavaValue* magnitude = v.field("magnitude");
   if (!signum || !magnitude || magnitude->kind != JavaKind::kArray || magnitude->type != 'B') return std::nullopt;
   // Two's complement of the signed value: a zero byte for the sign, negated when negative.
   std::string twos = std::string(1, '\0') + magnitude->text;
@@ -263,7 +263,7 @@ std::string uuid_string(uint64_t hi, uint64_t lo) {
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // The JDK's classes this file knows, or nullopt (then the object is rendered by its fields).
-std::optional<Json> jdk_value(const Value& v) {
+std::optional<Json> jdk_value(const JavaValue& v) {
   const std::string& c = v.class_name;
   auto data = [&](std::string_view name) -> const std::vector<java::ValuePtr>* {
     const ClassData* d = v.class_data(name);
@@ -274,14 +274,14 @@ std::optional<Json> jdk_value(const Value& v) {
                                        "java.lang.Boolean", "java.lang.Character"};
   for (const char* box : kBoxes) {
     if (c != box) continue;
-    const Value* value = v.field("value");
+    const JavaValue* value = v.field("value");
     if (!value || value->kind != JavaKind::kPrimitive) return std::nullopt;
     return primitive_json(value->type, value->number);
   }
   if (c == "java.math.BigInteger") return big_integer(v);
   if (c == "java.math.BigDecimal") {
-    const Value* unscaled = v.field("intVal");
-    const Value* scale = v.field("scale");
+    const JavaValue* unscaled = v.field("intVal");
+    const JavaValue* scale = v.field("scale");
     if (!unscaled || unscaled->kind != JavaKind::kObject || unscaled->class_name != "java.math.BigInteger" || !scale)
       return std::nullopt;
     auto n = big_integer(*unscaled);
@@ -303,8 +303,8 @@ std::optional<Json> jdk_value(const Value& v) {
     return millis;
   }
   if (c == "java.util.UUID") {
-    const Value* hi = v.field("mostSigBits");
-    const Value* lo = v.field("leastSigBits");
+    const JavaValue* hi = v.field("mostSigBits");
+    const JavaValue* lo = v.field("leastSigBits");
     if (!hi || !lo) return std::nullopt;
     return uuid_string(static_cast<uint64_t>(hi->number), static_cast<uint64_t>(lo->number));
   }
@@ -323,7 +323,7 @@ std::optional<Json> jdk_value(const Value& v) {
       n = cursor.i32();
     }
     if (c == "java.util.ArrayList") {
-      const Value* size = v.field("size");
+      const JavaValue* size = v.field("size");
       if (!size || size->number < 0) return std::nullopt;
       n = static_cast<int32_t>(size->number);
     }
@@ -345,7 +345,7 @@ std::optional<Json> jdk_value(const Value& v) {
   // List.of, Set.of, Map.of and friends: java.util.CollSer with its tag.
   if (c == "java.util.CollSer") {
     const auto* items = data(c);
-    const Value* tag = v.field("tag");
+    const JavaValue* tag = v.field("tag");
     if (!items || !tag) return std::nullopt;
     DataCursor cursor(*items);
     int32_t n = cursor.i32();
@@ -355,7 +355,7 @@ std::optional<Json> jdk_value(const Value& v) {
     return std::nullopt;
   }
   if (c == "java.util.Arrays$ArrayList") {
-    const Value* a = v.field("a");
+    const JavaValue* a = v.field("a");
     if (!a || a->kind != JavaKind::kArray) return std::nullopt;
     return array_json(*a);
   }
@@ -363,13 +363,13 @@ std::optional<Json> jdk_value(const Value& v) {
       c == "java.util.Collections$EmptyMap")
     return Json::array();
   if (c == "java.util.Collections$SingletonList" || c == "java.util.Collections$SingletonSet") {
-    const Value* e = v.field("element");
+    const JavaValue* e = v.field("element");
     if (!e) return std::nullopt;
     return Json::array({render(*e)});
   }
   if (c == "java.util.Collections$SingletonMap") {
-    const Value* k = v.field("k");
-    const Value* val = v.field("v");
+    const JavaValue* k = v.field("k");
+    const JavaValue* val = v.field("v");
     if (!k || !val) return std::nullopt;
     return Json::array({Json::array({render(*k), render(*val)})});
   }
@@ -377,7 +377,7 @@ std::optional<Json> jdk_value(const Value& v) {
   if (starts_with(c, "java.util.Collections$Unmodifiable") || starts_with(c, "java.util.Collections$Synchronized") ||
       starts_with(c, "java.util.Collections$Checked")) {
     for (const char* name : {"c", "m"}) {
-      const Value* inner = v.field(name);
+      const JavaValue* inner = v.field(name);
       if (inner && !inner->is_null()) return render(*inner);
     }
   }
@@ -399,7 +399,7 @@ Json method_data(const ClassData& d, const char* method) {
   return out;
 }
 
-Json object_json(const Value& v) {
+Json object_json(const JavaValue& v) {
   if (v.unfilled) return {{"class", v.class_name}, {"cycle", "a reference to an object that contains it"}};
   if (auto jdk = jdk_value(v)) return std::move(*jdk);
   Json fields = Json::object();
@@ -423,7 +423,7 @@ Json object_json(const Value& v) {
   return out;
 }
 
-Json render(const Value& v) {
+Json render(const JavaValue& v) {
   switch (v.kind) {
     case JavaKind::kNull: return nullptr;
     case JavaKind::kString:

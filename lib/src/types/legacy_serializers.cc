@@ -13,7 +13,7 @@
 namespace ckpt {
 namespace {
 
-using java::Value;
+using StreamValue = java::Value;
 using JavaValueKind = java::Value::Kind;
 
 constexpr int kMaxDepth = 32;
@@ -22,19 +22,21 @@ constexpr int32_t kMaxEnumId = 1 << 16;
 
 // Whether `v`'s class or one of its superclasses is `name` (Scala's macro-generated case class
 // serializers are anonymous subclasses of CaseClassSerializer, for instance).
-bool is_a(const Value& v, std::string_view name) {
+bool is_a(const StreamValue& v, std::string_view name) {
   for (const auto& c : v.classes)
     if (c.desc && c.desc->name == name) return true;
   return false;
 }
 
-bool has_fields(const Value& v) {
+bool has_fields(const StreamValue& v) {
   for (const auto& c : v.classes)
     if (!c.fields.empty() || !c.annotations.empty()) return true;
   return false;
 }
 
-std::string class_of(const Value* v) { return v && v->kind == JavaValueKind::kClass ? v->class_name : std::string(); }
+std::string class_of(const StreamValue* v) {
+  return v && v->kind == JavaValueKind::kClass ? v->class_name : std::string();
+}
 
 SerializerSnapshot named(std::string snapshot_class, std::string serializer_class, SnapshotForm form) {
   SerializerSnapshot s;
@@ -53,19 +55,19 @@ SerializerSnapshot not_understood(const std::string& cls) {
 
 class Translator {
  public:
-  SerializerSnapshot of(const Value* v, int depth);
+  SerializerSnapshot of(const StreamValue* v, int depth);
 
  private:
   // A composite snapshot of `cls` whose nested serializers are the values of `fields`.
-  SerializerSnapshot composite(const Value& v, std::string cls, std::initializer_list<std::string_view> fields,
+  SerializerSnapshot composite(const StreamValue& v, std::string cls, std::initializer_list<std::string_view> fields,
                                int depth);
-  SerializerSnapshot scala_enum(const Value& v);
-  SerializerSnapshot pojo(const Value& v, int depth);
+  SerializerSnapshot scala_enum(const StreamValue& v);
+  SerializerSnapshot pojo(const StreamValue& v, int depth);
 };
 
 // PojoSerializer.writeObject wrote, after its fields, the i32 field count and per field the
 // declaring class (an object) and the name (writeUTF): the names in field order.
-std::optional<std::vector<std::string>> pojo_field_names(const Value& v) {
+std::optional<std::vector<std::string>> pojo_field_names(const StreamValue& v) {
   const java::ClassData* d = v.class_data(std::string(snapshot_class::kRuntime) + "PojoSerializer");
   if (!d) return std::nullopt;
   std::vector<std::string> names;
@@ -81,7 +83,7 @@ std::optional<std::vector<std::string>> pojo_field_names(const Value& v) {
   return names;
 }
 
-SerializerSnapshot Translator::composite(const Value& v, std::string cls,
+SerializerSnapshot Translator::composite(const StreamValue& v, std::string cls,
                                          std::initializer_list<std::string_view> fields, int depth) {
   SerializerSnapshot s = named(std::move(cls), v.class_name, SnapshotForm::kComposite);
   for (std::string_view f : fields) s.nested.push_back(of(v.field(f), depth + 1));
@@ -90,18 +92,18 @@ SerializerSnapshot Translator::composite(const Value& v, std::string cls,
 
 // EnumValueSerializer keeps the Enumeration object: each value is a field of it (a
 // scala.Enumeration$Val holding its id), named by the field unless the Val carries a name.
-SerializerSnapshot Translator::scala_enum(const Value& v) {
+SerializerSnapshot Translator::scala_enum(const StreamValue& v) {
   SerializerSnapshot s =
       named("org.apache.flink.api.scala.typeutils.ScalaEnumSerializerSnapshot", v.class_name, SnapshotForm::kEnum);
-  const Value* e = v.field("enum");
+  const StreamValue* e = v.field("enum");
   if (!e || e->kind != JavaValueKind::kObject) return not_understood(v.class_name);
   s.type_class = e->class_name;
   std::map<int64_t, std::string> by_id;
   for (const auto& c : e->classes) {
     for (const auto& [name, value] : c.fields) {
       if (!value || value->kind != JavaValueKind::kObject || !is_a(*value, "scala.Enumeration$Val")) continue;
-      const Value* id = value->field("scala$Enumeration$Val$$i");
-      const Value* given = value->field("name");
+      const StreamValue* id = value->field("scala$Enumeration$Val$$i");
+      const StreamValue* given = value->field("name");
       if (!id || id->kind != JavaValueKind::kPrimitive) continue;
       by_id[id->number] = given && given->kind == JavaValueKind::kString ? given->text : name;
     }
@@ -118,20 +120,20 @@ SerializerSnapshot Translator::scala_enum(const Value& v) {
 
 // PojoSerializer: the class, the field serializers with the names writeObject added, and the
 // registered subclasses' serializers in tag order (registeredClasses gives their classes).
-SerializerSnapshot Translator::pojo(const Value& v, int depth) {
+SerializerSnapshot Translator::pojo(const StreamValue& v, int depth) {
   SerializerSnapshot s =
       named(std::string(snapshot_class::kRuntime) + "PojoSerializerSnapshot", v.class_name, SnapshotForm::kPojo);
   s.type_class = class_of(v.field("clazz"));
-  const Value* fields = v.field("fieldSerializers");
+  const StreamValue* fields = v.field("fieldSerializers");
   auto names = pojo_field_names(v);
   if (!fields || fields->kind != JavaValueKind::kArray || !names || names->size() != fields->elements.size())
     return not_understood(v.class_name);
   s.field_names = std::move(*names);
   for (const auto& f : fields->elements) s.nested.push_back(of(f.get(), depth + 1));
-  const Value* registered = v.field("registeredSerializers");
+  const StreamValue* registered = v.field("registeredSerializers");
   if (registered && registered->kind == JavaValueKind::kArray) {
     std::vector<std::string> classes;
-    if (const Value* map = v.field("registeredClasses"); map && map->kind == JavaValueKind::kObject)
+    if (const StreamValue* map = v.field("registeredClasses"); map && map->kind == JavaValueKind::kObject)
       for (const auto& c : map->classes)
         for (const auto& item : c.annotations)
           if (item && item->kind == JavaValueKind::kClass) classes.push_back(item->class_name);
@@ -143,7 +145,7 @@ SerializerSnapshot Translator::pojo(const Value& v, int depth) {
   return s;
 }
 
-SerializerSnapshot Translator::of(const Value* v, int depth) {
+SerializerSnapshot Translator::of(const StreamValue* v, int depth) {
   if (!v || v->kind != JavaValueKind::kObject || v->unfilled || depth > kMaxDepth)
     return not_understood(v ? v->class_name : std::string());
   const std::string& c = v->class_name;
@@ -160,7 +162,7 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
         named(scala ? std::string(kScala) + "ScalaCaseClassSerializerSnapshot" : runtime + "TupleSerializerSnapshot", c,
               SnapshotForm::kComposite);
     s.type_class = class_of(v->field("tupleClass"));
-    const Value* fields = v->field("fieldSerializers");
+    const StreamValue* fields = v->field("fieldSerializers");
     if (!fields || fields->kind != JavaValueKind::kArray) return not_understood(c);
     for (const auto& f : fields->elements) s.nested.push_back(of(f.get(), depth + 1));
     return s;
@@ -192,7 +194,7 @@ SerializerSnapshot Translator::of(const Value* v, int depth) {
   if (is_a(*v, base + "EnumSerializer")) {
     SerializerSnapshot s = named(base + "EnumSerializer$EnumSerializerSnapshot", c, SnapshotForm::kEnum);
     s.type_class = class_of(v->field("enumClass"));
-    const Value* values = v->field("values");
+    const StreamValue* values = v->field("values");
     if (!values || values->kind != JavaValueKind::kArray) return not_understood(c);
     for (const auto& e : values->elements) {
       if (!e || e->kind != JavaValueKind::kEnum) return not_understood(c);

@@ -3,10 +3,11 @@
 
 #include <fmt/format.h>
 
-#include "types/legacy_serializers.h"
-#include "types/value_decoders.h"
 #include "support/byte_reader.h"
 #include "support/json_text.h"
+#include "types/legacy_serializers.h"
+#include "types/value_decoders.h"
+#include "types/value_of.h"
 
 namespace ckpt {
 
@@ -55,6 +56,12 @@ void ValueDecoder::write_json(ByteReader& r, std::string& out) const {
   if (r.ok()) append_json_text(out, tree);
 }
 
+void ValueDecoder::read_value(ByteReader& r, Value& out) const {
+  nlohmann::json tree;
+  read(r, tree);
+  if (r.ok()) out = value_of(std::move(tree));
+}
+
 namespace {
 
 // The frame both forms share: `length` bytes, read whole by a decodable decoder or shown as
@@ -99,6 +106,14 @@ Status decode_framed_json(const ValueDecoder& d, ByteReader& r, size_t length, s
         out += "\",\"why\":";
         append_json_string(out, d.why_not());
         out += '}';
+      });
+}
+
+Status decode_framed_value(const ValueDecoder& d, ByteReader& r, size_t length, Value& out) {
+  return read_frame(
+      d, r, length, [&](ByteReader& sub) { d.read_value(sub, out); },
+      [&](std::string_view bytes) {
+        out = Value::object({"hex", "why"}, {Value::string(decoders::to_hex(bytes)), Value::string(d.why_not())});
       });
 }
 

@@ -41,9 +41,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/error.h"
-#include "types/serializer_snapshot.h"
+#include "ckpt/value.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "types/serializer_snapshot.h"
 
 namespace ckpt {
 
@@ -58,6 +59,10 @@ class ValueDecoder {
   // consuming the same bytes, without building a tree for the common types (the dump's hot
   // path). On failure r carries the error and what was appended is unspecified.
   virtual void write_json(ByteReader& r, std::string& out) const;
+  // Read one value into `out` as the public Value: exactly value_of() of what read() gives,
+  // consuming the same bytes, without the tree for the common types (the entry iterator's,
+  // the query tables' and the Python module's hot path). On failure as read().
+  virtual void read_value(ByteReader& r, Value& out) const;
   // Advance past one value without building JSON; consumes exactly what read() would. This is
   // what the heap layout needs for values it does not print (no length prefix there).
   virtual void skip(ByteReader& r) const;
@@ -112,6 +117,8 @@ Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& sna
 Result<nlohmann::json> decode_framed(const ValueDecoder& decoder, ByteReader& r, size_t length);
 // The same, appended to `out` as JSON text (write_json()); on error `out` is unspecified.
 Status decode_framed_json(const ValueDecoder& decoder, ByteReader& r, size_t length, std::string& out);
+// The same as a Value (read_value()).
+Status decode_framed_value(const ValueDecoder& decoder, ByteReader& r, size_t length, Value& out);
 
 // Flink's MathUtils.murmurHash(int): one murmur3 round + fmix32, made non-negative.
 int32_t flink_murmur_hash(int32_t code);

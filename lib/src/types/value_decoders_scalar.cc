@@ -338,6 +338,53 @@ class ScalarDecoder final : public ValueDecoder {
     }
   }
 
+  // The same types as write_json(), straight into the Value.
+  void read_value(ByteReader& r, Value& out) const override {
+    switch (kind_) {
+      case Scalar::kBoolean: out = Value::boolean(r.boolean()); return;
+      case Scalar::kByte: out = Value::integer(r.i8()); return;
+      case Scalar::kShort: out = Value::integer(r.i16()); return;
+      case Scalar::kInt: out = Value::integer(r.i32()); return;
+      case Scalar::kLong: out = Value::integer(r.i64()); return;
+      case Scalar::kString: {
+        std::string s;
+        if (read_flink_string(r, &s))
+          out = Value::string(std::move(s));
+        else
+          out = Value();
+        return;
+      }
+      case Scalar::kDate: {
+        int64_t v = r.i64();
+        out = v == kLongMin ? Value() : Value::integer(v);
+        return;
+      }
+      case Scalar::kVoidNamespace:
+        r.u8();
+        out = Value::string("VoidNamespace");
+        return;
+      case Scalar::kGlobalWindow:
+        r.u8();
+        out = Value::string("GlobalWindow");
+        return;
+      case Scalar::kTimeWindow: {
+        int64_t start = r.i64();
+        int64_t end = r.i64();
+        out = Value::object({"end", "start"}, {Value::integer(end), Value::integer(start)});  // key order, as the tree
+        return;
+      }
+      case Scalar::kByteArray: {
+        int32_t n = r.count(1, "byte array element");
+        std::string_view bytes = r.bytes(n);
+        std::string hex;
+        append_hex(hex, bytes);
+        out = Value::object({"bytes"}, {Value::string(std::move(hex))});
+        return;
+      }
+      default: ValueDecoder::read_value(r, out); return;
+    }
+  }
+
   void skip(ByteReader& r) const override {
     if (length_ > 0) { r.skip(static_cast<size_t>(length_)); return; }
     switch (kind_) {

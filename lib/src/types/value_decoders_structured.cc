@@ -342,6 +342,61 @@ class StructuredDecoder final : public ValueDecoder {
     }
   }
 
+  // The same containers as write_json(), straight into the Value.
+  void read_value(ByteReader& r, Value& out) const override {
+    switch (shape_) {
+      case Shape::kTuple: {
+        std::vector<Value> fields(children_.size());
+        for (size_t i = 0; i < children_.size() && r.ok(); ++i) children_[i]->read_value(r, fields[i]);
+        out = Value::array(std::move(fields));
+        return;
+      }
+      case Shape::kList: {
+        int32_t n = r.count(0, "list element");
+        std::vector<Value> elements;  // not reserved: n is checked against no minimum size
+        for (int32_t i = 0; i < n && r.ok(); ++i) children_[0]->read_value(r, elements.emplace_back());
+        out = Value::array(std::move(elements));
+        return;
+      }
+      case Shape::kMap: {
+        int32_t n = r.count(2, "map entry");
+        std::vector<Value> pairs;
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          std::vector<Value> pair(2);
+          children_[0]->read_value(r, pair[0]);
+          if (!r.boolean()) children_[1]->read_value(r, pair[1]);
+          pairs.push_back(Value::array(std::move(pair)));
+        }
+        out = Value::array(std::move(pairs));
+        return;
+      }
+      case Shape::kNullable:
+        if (r.boolean()) {
+          r.skip(static_cast<size_t>(padding_));
+          out = Value();
+        } else {
+          children_[0]->read_value(r, out);
+        }
+        return;
+      case Shape::kOption:
+        if (r.boolean())
+          children_[0]->read_value(r, out);
+        else
+          out = Value();
+        return;
+      case Shape::kTtl: {
+        int64_t ttl = r.i64();
+        std::vector<Value> members(2);
+        members[0] = Value::integer(ttl);
+        children_[1]->read_value(r, members[1]);
+        out = Value::object({"ttl_ts", "value"}, std::move(members));  // key order, as the tree
+        return;
+      }
+      case Shape::kDelegate: children_[0]->read_value(r, out); return;
+      default: ValueDecoder::read_value(r, out); return;
+    }
+  }
+
   std::optional<int32_t> java_hash_code(const nlohmann::json& v) const override {
     switch (shape_) {
       case Shape::kTuple: {

@@ -136,10 +136,7 @@ class WhereEdit : public KeyedEdit {
     CKPT_RETURN_IF_ERROR(r.codec->read_rocks_entry(pair.key, 0, pair.value, 0, [&](StateEntry&& e) -> Status {
       Entry out;
       out.key_group = e.key_group;
-      if (e.has_key) out.key = value_of(std::move(e.key));
-      if (e.has_namespace) out.ns = value_of(std::move(e.ns));
-      if (e.has_user_key) out.user_key = value_of(std::move(e.user_key));
-      out.value = value_of(std::move(e.value));
+      move_decoded_fields(std::move(e), out);
       entry = std::move(out);
       return Status::OK();
     }));

@@ -61,6 +61,7 @@ Status read_keyed(const KeyedHandle& h, const StreamOpener& streams, const State
       ProxyReader proxies(streams);
       StateFilter trees = filter;  // replaying change logs needs the entries' values as trees
       trees.json_text = false;
+      trees.values = false;
       for (const KeyedHandle& m : h.materialized) {
         // Change logs store no key serializer: the materialized part's proxy has it.
         Status s = proxies.keyed(m, [&](const KeyedBackendMeta& meta) { state.set_key_serializer(meta.key_serializer); });
@@ -92,7 +93,9 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
     if (e.kind != EntryKind::kOperator && !filter.wants_key_group(e.key_group)) return Status::OK();
     if (filter.keys) {
       if (e.kind == EntryKind::kOperator || !e.has_key) return Status::OK();
-      int k = filter.keys->find(e.is_text ? nullptr : &e.key, e.is_text ? &e.key_text : nullptr);
+      // A reader of Values leaves the key's text beside them when it looks keys up.
+      const bool text = e.is_text || e.is_value;
+      int k = filter.keys->find(text ? nullptr : &e.key, text ? &e.key_text : nullptr);
       if (k < 0) return Status::OK();
       filter.keys->matched[filter.keys->given[k]].store(true, std::memory_order_relaxed);
     }

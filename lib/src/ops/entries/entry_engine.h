@@ -21,8 +21,9 @@
 
 namespace ckpt {
 
-// A decoded tree as the public Value (for the iterator, and for edits that evaluate entries).
-Value value_of(nlohmann::json&& j);
+// An entry's key, namespace, user key and value as the public Values, whichever form the
+// reader decoded them in (trees, or Values straight from the RocksDB layout).
+void move_decoded_fields(StateEntry&& e, Entry& out);
 
 // One subtask of one selected operator: the unit a worker thread reads.
 struct EntryTask {

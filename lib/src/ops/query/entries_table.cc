@@ -37,6 +37,10 @@ constexpr const char* kEntriesSchema =
 // i of idxNum: kPushed[i] has one).
 constexpr int kPushed[] = {kSnapshotColumn, kOperatorColumn, kSubtaskColumn, kStateColumn, kKeyGroupColumn, kKeyColumn};
 constexpr size_t kPushedCount = std::size(kPushed);
+// idxNum's bits from here on: the decoded columns the query reads (colUsed's bits from
+// kKeyColumn to kEntryBytesColumn), so that the reader decodes no others (count(*): none).
+constexpr int kUsedShift = 16;
+constexpr int kDecodedColumns = kEntryBytesColumn - kKeyColumn + 1;
 
 struct EntriesTable {
   sqlite3_vtab base{};
@@ -100,7 +104,8 @@ int entries_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
       default: rows /= 8; break;
     }
   }
-  info->idxNum = mask;
+  const auto used = static_cast<int>((info->colUsed >> kKeyColumn) & ((1u << kDecodedColumns) - 1));
+  info->idxNum = mask | used << kUsedShift;
   info->estimatedCost = rows;
   info->estimatedRows = static_cast<sqlite3_int64>(std::max(rows, 1.0));
   return SQLITE_OK;
@@ -158,12 +163,20 @@ bool is_operator_hex(const std::string& s) {
 // What the pushed constraints ask for; `none` when no row can match them.
 struct Pushed {
   bool none = false;
+  EntryFields decode;
+  bool entry_bytes = true;
   std::optional<std::string> snapshot, op, state, key;
   std::optional<int64_t> subtask, key_group;
 };
 
 Pushed pushed_of(int mask, sqlite3_value** argv) {
   Pushed p;
+  auto used = [mask](int column) { return (mask >> (kUsedShift + column - kKeyColumn)) & 1; };
+  p.decode.key = used(kKeyColumn);
+  p.decode.ns = used(kNamespaceColumn);
+  p.decode.user_key = used(kUserKeyColumn);
+  p.decode.value = used(kValueColumn);
+  p.entry_bytes = used(kEntryBytesColumn);
   int a = 0;
   for (size_t i = 0; i < kPushedCount; ++i) {
     if (!(mask & (1 << i))) continue;
@@ -215,6 +228,9 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
   const ListedSnapshot& s = ctx.snapshots[i];
   if (!s.complete || (p.snapshot && *p.snapshot != s.path)) return true;
   EntryReaderOptions o = entry_reader_options(ctx);
+  o.decode = p.decode;
+  // entry_bytes counts raw bytes, which every layout that steps over fields keeps.
+  o.raw_bytes = p.entry_bytes;
   if (p.state) o.state = *p.state;
   if (p.subtask) o.subtask = static_cast<int32_t>(*p.subtask);
   if (p.key_group)

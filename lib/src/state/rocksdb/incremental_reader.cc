@@ -109,6 +109,8 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       continue;
     }
     codec_or.value()->set_json_text(filter.json_text);
+    codec_or.value()->set_values(filter.values);
+    codec_or.value()->set_decode(filter.decode);
     codec_or.value()->set_raw_bytes(filter.raw_bytes);
     codec_or.value()->set_key_filter(filter.keys.get());
     const KeyedStateCodec& codec = *codec_or.value();
