@@ -6,7 +6,7 @@
 
 #include "ckpt/names.h"
 #include "format/plan_keys.h"
-#include "ops/dump/key_names.h"
+#include "ops/engine/key_names.h"
 
 using namespace ckpt;
 using nlohmann::json;

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "ckpt/entry_kind.h"
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/metadata.h"
@@ -35,9 +36,6 @@
 #include "ckpt/value.h"
 
 namespace ckpt {
-
-enum class EntryKind : uint8_t { kKeyed, kTimer, kOperator };
-CKPT_API const char* entry_kind_name(EntryKind k);  // "keyed", "timer", "operator"
 
 // One logical entry of a state.
 struct CKPT_API Entry {

@@ -15,10 +15,10 @@
 #include "ckpt/walk.h"
 #include "format/java/java_serialization.h"
 #include "ops/compact/compact_rocks.h"
-#include "ops/verify/input_checks.h"
+#include "ops/engine/input_checks.h"
 #include "ops/output_guard.h"
-#include "support/worker_threads.h"
 #include "support/fs_listing.h"
+#include "support/worker_threads.h"
 
 namespace fs = std::filesystem;
 

@@ -10,8 +10,8 @@
 
 #include "ckpt/walk.h"
 #include "ops/diff/diff_internal.h"
+#include "ops/engine/input_checks.h"
 #include "ops/selection_check.h"
-#include "ops/verify/input_checks.h"
 
 namespace ckpt {
 

@@ -12,7 +12,7 @@
 #include "ckpt/object_store.h"
 #include "ckpt/resolve.h"
 #include "ckpt/walk.h"
-#include "ops/gc/gc_snapshots.h"
+#include "ops/engine/gc_snapshots.h"
 #include "ops/gc/gc_store.h"
 #include "ops/gc/gc_tree.h"
 

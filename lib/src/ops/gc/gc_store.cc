@@ -14,7 +14,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/object_store.h"
 #include "ckpt/walk.h"
-#include "ops/gc/gc_snapshots.h"
+#include "ops/engine/gc_snapshots.h"
 #include "support/worker_threads.h"
 
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 #include "ckpt/io.h"
 #include "ckpt/verify.h"
 #include "format/metadata_streaming.h"
+#include "ops/engine/input_checks.h"
 #include "ops/inspect/inspect_states.h"
-#include "ops/verify/input_checks.h"
 #include "support/file_image.h"
 
 namespace ckpt {

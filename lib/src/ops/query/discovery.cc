@@ -1,5 +1,5 @@
 // Discovery (ckpt/query.h, list_snapshots): the snapshot directories gc finds in a job
-// directory (ops/gc/gc_snapshots.h), searched for under a root of many jobs, each described
+// directory (ops/engine/gc_snapshots.h), searched for under a root of many jobs, each described
 // from its `_metadata` by inspect.
 #include <sys/stat.h>
 
@@ -13,7 +13,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/query.h"
 #include "ops/backend_name.h"
-#include "ops/gc/gc_snapshots.h"
+#include "ops/engine/gc_snapshots.h"
 
 namespace ckpt {
 namespace {

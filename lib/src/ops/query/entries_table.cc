@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/entries.h"
-#include "ops/dump/key_names.h"
+#include "ops/engine/key_names.h"
 #include "ops/query/entry_scans.h"
 #include "ops/query/query_tables.h"
 

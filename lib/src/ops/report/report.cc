@@ -14,7 +14,7 @@
 #include "ckpt/entries.h"
 #include "ckpt/file_system.h"
 #include "ckpt/names.h"
-#include "ops/gc/gc_snapshots.h"
+#include "ops/engine/gc_snapshots.h"
 #include "ops/report/report_estimate.h"
 #include "ops/ttl_expiry.h"
 

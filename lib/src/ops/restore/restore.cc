@@ -14,11 +14,11 @@
 #include "ckpt/io.h"
 #include "ckpt/walk.h"
 #include "format/state_bytes.h"
+#include "ops/engine/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
 #include "ops/restore/restore_instance.h"
 #include "ops/selection_check.h"
-#include "ops/verify/input_checks.h"
 #include "s3/output_directory.h"
 #include "support/worker_threads.h"
 

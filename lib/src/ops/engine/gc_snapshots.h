@@ -1,4 +1,4 @@
-// ops/gc/gc_snapshots.h - the snapshots whose references `ckpt gc` must honour.
+// ops/engine/gc_snapshots.h - the snapshots whose references `ckpt gc` must honour.
 //
 // A snapshot that exists but cannot be read might reference any file, so anything short of a
 // readable regular `_metadata` (a dangling symlink, a directory, a FIFO) is an error here, never

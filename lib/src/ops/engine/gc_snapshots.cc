@@ -1,5 +1,5 @@
-// Finding the snapshots `ckpt gc` reads (ops/gc/gc_snapshots.h).
-#include "ops/gc/gc_snapshots.h"
+// Finding the snapshots of a job directory, for gc, report and query discovery (ops/engine/gc_snapshots.h).
+#include "ops/engine/gc_snapshots.h"
 
 #include <sys/stat.h>
 

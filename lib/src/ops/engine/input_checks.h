@@ -1,7 +1,7 @@
-// ops/verify/input_checks.h - what convert, compact and restore check of their input before writing.
+// ops/engine/input_checks.h - what convert, compact and restore check of their input before writing.
 //
 // A command that writes from damaged input must not publish an output that looks good: it runs
-// verify's checks (ops/verify/verify_checks.h) on the subtasks it reads, before it writes anything,
+// verify's checks (ops/engine/snapshot_checks.h) on the subtasks it reads, before it writes anything,
 // and returns the first problem as an error naming the file and the byte offset. The quick
 // checks (files and their sizes, key-group ranges, stored offsets) run on `_metadata`; then
 // every stream the command would carry over without decoding is decoded (operator state to
@@ -18,7 +18,7 @@
 #include "ckpt/metadata.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
-#include "ops/verify/verify_checks.h"
+#include "ops/engine/snapshot_checks.h"
 #include "state/read_options.h"
 
 namespace ckpt {

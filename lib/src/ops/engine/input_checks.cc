@@ -1,5 +1,5 @@
 // check_input: verify's checks on what a writing command reads, the first problem as an error.
-#include "ops/verify/input_checks.h"
+#include "ops/engine/input_checks.h"
 
 #include <algorithm>
 

@@ -1,4 +1,5 @@
-// ops/verify/verify_checks.h - the checks behind verify_snapshot(), one function per family.
+// ops/engine/snapshot_checks.h - the checks behind verify_snapshot() and the input checks of the
+// other commands (input_checks.h), one function per family.
 #pragma once
 
 #include <functional>
@@ -42,8 +43,8 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
                 const SubtaskFilter& wanted, const std::unordered_set<std::string>& faulty, VerifyReport& report,
                 std::unordered_set<std::string>& known);
 
-// Deep: decode every stream, checksum every SST, check every SST's key groups.
-void check_deep(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
-                const std::unordered_set<std::string>& faulty, VerifyReport& report);
+// A read error as a problem: "operator <hex>, subtask <n>: <handle>: ..." in its context (as
+// the entry readers write it) names the operator, subtask and handle.
+VerifyProblem problem_of_read_error(const Error& e);
 
 }  // namespace ckpt

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "ops/verify/verify_checks.h"
+#include "ops/engine/snapshot_checks.h"
 
 namespace ckpt {
 namespace {

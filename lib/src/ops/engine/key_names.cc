@@ -1,5 +1,5 @@
 // Naming a key row's fields after the plan's columns.
-#include "ops/dump/key_names.h"
+#include "ops/engine/key_names.h"
 
 #include "support/json_input.h"
 #include "support/json_text.h"

@@ -1,4 +1,4 @@
-// ops/dump/key_names.h - a SQL key row printed with the column names the compiled plan gives it.
+// ops/engine/key_names.h - a SQL key row printed with the column names the compiled plan gives it.
 #pragma once
 
 #include <optional>

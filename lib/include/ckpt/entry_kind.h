@@ -1,0 +1,16 @@
+// ckpt/entry_kind.h - which of a state's three sorts an entry is.
+//
+// Apart from ckpt/entries.h because the state layer's readers produce entries of each kind
+// (state/state_entry.h) while the public reader over them lives above, in the operations.
+#pragma once
+
+#include <cstdint>
+
+#include "ckpt/export.h"
+
+namespace ckpt {
+
+enum class EntryKind : uint8_t { kKeyed, kTimer, kOperator };
+CKPT_API const char* entry_kind_name(EntryKind k);  // "keyed", "timer", "operator"
+
+}  // namespace ckpt
