@@ -132,7 +132,8 @@ TEST_CASE("Flink 1.2 heap key groups with a bad presence flag or cut short fail 
 TEST_CASE("Flink 1.2 heap key groups convert to the RocksDB pairs of the same entries", "[unit][state]") {
   // Proves heap_block_to_rocks on version 1 blocks: the namespace read once is part of every
   // entry's RocksDB key, as in the later layout's block of the same entries.
-  ByteReader pr(keyed_v1(1));
+  const std::string proxy = keyed_v1(1);
+  ByteReader pr(proxy);
   auto meta = read_keyed_backend_meta(pr);
   REQUIRE(meta.ok());
   auto key = make_decoder(meta->key_serializer);
@@ -169,7 +170,8 @@ TEST_CASE("Flink 1.2 heap key groups convert to the RocksDB pairs of the same en
 TEST_CASE("Flink 1.2 heap key groups are not written back in the later heap layout", "[unit][state]") {
   // A legacy proxy is copied as read: under version 1 the heap writer would lay out blocks
   // Flink 1.2 and ckpt read differently, so it refuses.
-  ByteReader pr(keyed_v1(1));
+  const std::string proxy = keyed_v1(1);
+  ByteReader pr(proxy);
   auto meta = read_keyed_backend_meta(pr);
   REQUIRE(meta.ok());
   test::ScratchDir tmp;

@@ -251,9 +251,9 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     // A Flink 1.2-1.6 proxy is written back as read: it would still register the dropped states.
     if (!meta.legacy_bytes.empty())
       return Error(ErrorCode::kNotSupported,
-                   fmt::format("operator {}: states cannot be dropped from a keyed backend proxy of version {} "
+                   fmt::format("states cannot be dropped from a keyed backend proxy of version {} "
                                "(Flink 1.2-1.6), which ckpt copies as read",
-                               operator_id_hex(op.id), meta.version));
+                               meta.version));
     return std::unique_ptr<KeyedEdit>(new DropKeyedStates(std::move(dropped), std::move(names), op.id, counts));
   };
   hooks.keyed = [&](const OperatorState& op, int32_t, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
