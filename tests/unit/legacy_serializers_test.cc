@@ -288,6 +288,18 @@ TEST_CASE("Kryo values of the classes Kryo registers itself decode and others st
   CHECK(!(*opaque)->decodable());
 }
 
+// A raw keyed handle of one key group whose block is `block`, inline.
+KeyedHandle raw_timer_handle(const std::string& block, int32_t key_group) {
+  KeyedHandle h;
+  h.type = handle_type::kKeyGroups;
+  h.range = {key_group, 1};
+  h.offsets = {0};
+  h.delegate.type = handle_type::kByteStream;
+  h.delegate.name = "raw";
+  h.delegate.data = block;
+  return h;
+}
+
 TEST_CASE("raw keyed timers of Flink 1.3 and 1.5 read with their Java-serialized key and namespace serializers",
           "[unit][state]") {
   // Per key group: pre-versioned (Flink 1.2-1.4.0) i32 services, per service utf name, the key
@@ -315,13 +327,7 @@ TEST_CASE("raw keyed timers of Flink 1.3 and 1.5 read with their Java-serialized
   v1.bytes(legacy::resilient({legacy::pair_of(kLong), legacy::pair_of(kLong)}));
   timers(v1);
   for (const std::string& block : {pre.buffer(), v1.buffer()}) {
-    KeyedHandle h;
-    h.type = handle_type::kKeyGroups;
-    h.range = {5, 5};
-    h.offsets = {0};
-    h.delegate.type = handle_type::kByteStream;
-    h.delegate.name = "raw";
-    h.delegate.data = block;
+    KeyedHandle h = raw_timer_handle(block, 5);
     auto in = StreamOpener({}, "_metadata").open(h.delegate);
     REQUIRE(in.ok());
     std::vector<StateEntry> got;
@@ -349,6 +355,27 @@ TEST_CASE("raw keyed timers of Flink 1.3 and 1.5 read with their Java-serialized
             }).ok());
     CHECK(blocks == 1);
   }
+}
+
+TEST_CASE("a Flink 1.3 key group of a keyed operator without timer services is a timer block with none",
+          "[unit][state]") {
+  // AbstractStreamOperator.snapshotState of Flink 1.2-1.4.0 wrote the service count into every
+  // key group: 0 alone is no user state, and edit --max-parallelism moves it as a timer block.
+  const std::string block(4, '\0');
+  KeyedHandle h = raw_timer_handle(block, 0);
+  auto in = StreamOpener({}, "_metadata").open(h.delegate);
+  REQUIRE(in.ok());
+  size_t blocks = 0;
+  Status s = read_raw_timer_blocks(h, *in, [&](int32_t, RawTimerBlock&& b) {
+    ++blocks;
+    CHECK(b.version == kTimersNoVersion);
+    CHECK(b.services.empty());
+    CHECK(write_raw_timer_block(b) == block);
+    return Status::OK();
+  });
+  INFO((s.ok() ? std::string() : s.error().to_string()));
+  REQUIRE(s.ok());
+  CHECK(blocks == 1);
 }
 
 }  // namespace legacy_serializers_test

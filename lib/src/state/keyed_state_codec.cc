@@ -172,8 +172,19 @@ HeapEntryLayout KeyedStateCodec::heap_entry_layout() const {
   return heap_entry_layout_of(name_, kind_ == StateKind::kPriorityQueue, namespace_.get(), key_, value_.get());
 }
 
-Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink,
-                                        int64_t value_length) const {
+Result<HeapNamespace> KeyedStateCodec::read_heap_namespace(ByteReader& r) const {
+  if (!namespace_)
+    return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no namespace serializer", name_), r.offset());
+  HeapNamespace ns;
+  size_t start = r.position();
+  namespace_->read(r, ns.value);
+  if (!r.ok()) return r.take_error();
+  if (raw_bytes_) ns.raw = std::string(r.since(start));
+  return ns;
+}
+
+Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length,
+                                        const HeapNamespace* ns) const {
   // An inferred extent: the value is framed as in the RocksDB layout, hex if opaque.
   auto read_value = [&](nlohmann::json& out) -> Status {
     if (value_length < 0) {
@@ -194,8 +205,13 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
   e.state = name_;
   e.key_group = key_group;
   e.has_key = e.has_namespace = true;
-  namespace_->read(r, e.ns);
-  if (raw_bytes_) e.raw_ns = r.since(start);
+  if (ns) {
+    e.ns = ns->value;
+    if (raw_bytes_) e.raw_ns = ns->raw;
+  } else {
+    namespace_->read(r, e.ns);
+    if (raw_bytes_) e.raw_ns = r.since(start);
+  }
   start = r.position();
   key_->read(r, e.key);
   if (raw_bytes_) e.raw_key = r.since(start);

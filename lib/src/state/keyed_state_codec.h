@@ -47,6 +47,12 @@ struct EntryEncoding {
                          // its null flag; empty for a queue element
 };
 
+// A namespace decoded once and shared by the heap entries after it (Flink 1.2's layout).
+struct HeapNamespace {
+  nlohmann::json value;
+  std::string raw;  // its bytes, for consumers that want bytes
+};
+
 class KeyedStateCodec {
  public:
   // `key_decoder` decodes the backend's keys and must outlive the codec.
@@ -68,7 +74,12 @@ class KeyedStateCodec {
   // One heap entry of this state's block in key group `key_group` (formats/keyed-state.md §6). With `value_length`
   // >= 0 (inferred by the delimiter) the value is that many bytes, shown as the serializer's
   // opaque hex when it cannot be decoded, as the RocksDB layout shows it.
-  Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length = -1) const;
+  // With `ns`, the entry's namespace is not in front of its key: it was read once for the
+  // entries after it (Flink 1.2's heap layout, formats/keyed-state.md §6.2).
+  Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length = -1,
+                         const HeapNamespace* ns = nullptr) const;
+  // One namespace of Flink 1.2's heap layout, read once for the entries that follow it.
+  Result<HeapNamespace> read_heap_namespace(ByteReader& r) const;
   // For consumers that print: read_rocks_entry() then hands entries as JSON text
   // (StateEntry::is_text) except priority-queue elements, which stay trees.
   void set_json_text(bool on) { json_text_ = on; }

@@ -26,12 +26,23 @@ Result<std::unique_ptr<KeyedStreamWriter>> KeyedStreamWriter::create(const std::
   std::unique_ptr<KeyedStreamWriter> w(new KeyedStreamWriter());
   w->path_ = path;
   w->layout_ = layout;
+  // A legacy proxy is copied as read, its compression flag too; this writer does not compress.
+  if (!meta.legacy_bytes.empty() && meta.compression)
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("a compressed keyed backend proxy of version {} (Flink 1.5-1.6) is read but not written",
+                             meta.version));
   meta.compression = false;
   w->meta_ = std::move(meta);
   w->range_ = range;
   w->next_ = range.first;
   w->offsets_.assign(static_cast<size_t>(std::max(range.count, 0)), 0);
   if (layout == KeyGroupsLayout::kHeap) {
+    // A legacy proxy is copied as it was read, and version 1 announces Flink 1.2's blocks
+    // (formats/keyed-state.md §6.2), which this writer does not lay out.
+    if (w->meta_.version == 1)
+      return Error(ErrorCode::kNotSupported,
+                   "Flink 1.2's heap key-group layout (keyed backend proxy version 1) is read but not written: "
+                   "convert to rocksdb or canonical");
     CKPT_ASSIGN_OR_RETURN(w->key_decoder_, make_decoder(w->meta_.key_serializer));
     for (const StateMetaInfo& info : w->meta_.states) {
       CKPT_ASSIGN_OR_RETURN(auto t, StateTranscoder::make(info, *w->key_decoder_, max_parallelism));

@@ -138,8 +138,18 @@ void StateTranscoder::append_rocks_base(std::string& out, int32_t key_group, std
   if (ambiguous_key_) append_variable_length(out, ns.size());
 }
 
+Result<std::string_view> StateTranscoder::heap_namespace(ByteReader& r) const {
+  if (!namespace_)
+    return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no namespace serializer", name_), r.offset());
+  if (!all_decodable_) CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
+  std::string_view ns = skip_value(*namespace_, r);
+  if (!r.ok()) return r.take_error();
+  return ns;
+}
+
 Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out,
-                                      RocksPairPool& pool, int64_t value_length) const {
+                                      RocksPairPool& pool, int64_t value_length,
+                                      const std::string_view* fixed_ns) const {
   std::string& base = pool.base_;
   base.clear();
   if (kind_ == StateKind::kPriorityQueue) {
@@ -150,7 +160,7 @@ Status StateTranscoder::heap_to_rocks(ByteReader& r, int32_t key_group, std::vec
     CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));
     CKPT_RETURN_IF_ERROR(check_delimitable(*key_, "keys"));
   }
-  std::string_view ns = skip_value(*namespace_, r);
+  std::string_view ns = fixed_ns ? *fixed_ns : skip_value(*namespace_, r);
   std::string_view key = skip_value(*key_, r);
   if (!r.ok()) return r.take_error();
   append_rocks_base(base, key_group, key, ns);
@@ -292,11 +302,43 @@ Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair
   return entries;
 }
 
+namespace {
+
+// Flink 1.2's blocks: per state its id, a presence flag and, if present, each namespace once
+// before its entries. Nothing is inferred: 1.2's serializers are Java objects ckpt walks or refuses.
+Status heap_v1_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
+                              std::string_view data, uint64_t base, std::vector<std::vector<RocksPair>>& by_state,
+                              std::vector<RocksPairPool>& pools) {
+  const size_t n = transcoders.size();
+  ByteReader r(data, base);
+  for (size_t i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(HeapV1StateHead head, read_heap_v1_state_head(r, n, key_group));
+    const int16_t id = head.id;
+    const int32_t namespaces = head.namespaces;
+    for (int32_t k = 0; k < namespaces; ++k) {
+      CKPT_ASSIGN_OR_RETURN(std::string_view ns, transcoders[id]->heap_namespace(r));
+      const int32_t entries = r.count(1, "entry");
+      if (!r.ok()) return r.take_error();
+      for (int32_t e = 0; e < entries; ++e)
+        CKPT_RETURN_IF_ERROR(transcoders[id]->heap_to_rocks(r, key_group, &by_state[id], pools[id], -1, &ns));
+    }
+  }
+  if (!r.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} bytes after the last state block of key group {}", r.remaining(), key_group),
+                 r.offset());
+  return Status::OK();
+}
+
+}  // namespace
+
 Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
                            std::string_view data, uint64_t base, int32_t max_parallelism,
-                           std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools) {
+                           std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools,
+                           int32_t proxy_version) {
   const size_t n = transcoders.size();
   if (pools.size() < n) pools.resize(n);
+  if (proxy_version == 1) return heap_v1_block_to_rocks(transcoders, key_group, data, base, by_state, pools);
   std::vector<int64_t> lengths;
   std::vector<HeapEntryLayout> layouts;
   for (const auto& t : transcoders) layouts.push_back(t->heap_entry_layout());

@@ -63,8 +63,11 @@ class StateTranscoder {
   // One heap entry at r's position -> its RocksDB pairs, appended to `out` from `pool` (none
   // for an empty list or map, which RocksDB cannot hold). With `value_length` >= 0 (inferred by
   // the delimiter) a value or queue element is that many bytes, copied whole.
+  // With `ns`, the namespace's bytes were read once before the entry's key (Flink 1.2's layout,
+  // formats/keyed-state.md §6.2; heap_namespace() reads them).
   Status heap_to_rocks(ByteReader& r, int32_t key_group, std::vector<RocksPair>* out, RocksPairPool& pool,
-                       int64_t value_length = -1) const;
+                       int64_t value_length = -1, const std::string_view* ns = nullptr) const;
+  Result<std::string_view> heap_namespace(ByteReader& r) const;
 
   // The RocksDB key of (key, namespace) in `key_group`, which every pair of that entry starts
   // with (for queues: the key-group prefix, which the element follows).
@@ -119,8 +122,10 @@ class StateTranscoder {
 // One heap key group's blocks (`data`: its bytes after the plain key-group number, data[0] at
 // absolute offset `base`) -> by_state[id] pairs (from pools[id]), through transcoders[id].
 // Opaque values get their lengths from the delimiter first, so that they are copied as they are.
+// `proxy_version` 1 (Flink 1.2) reads that version's blocks (formats/keyed-state.md §6.2).
 Status heap_block_to_rocks(const std::vector<std::unique_ptr<StateTranscoder>>& transcoders, int32_t key_group,
                            std::string_view data, uint64_t base, int32_t max_parallelism,
-                           std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools);
+                           std::vector<std::vector<RocksPair>>& by_state, std::vector<RocksPairPool>& pools,
+                           int32_t proxy_version = 6);
 
 }  // namespace ckpt

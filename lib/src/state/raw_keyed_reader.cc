@@ -193,7 +193,8 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
             uint64_t base) -> Status {
           RocksPairPool::recycle(by_state, pools);
           if (layout == KeyGroupsLayout::kHeap) {
-            CKPT_RETURN_IF_ERROR(heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state, pools));
+            CKPT_RETURN_IF_ERROR(
+                heap_block_to_rocks(transcoders, kg, data, base, max_parallelism, by_state, pools, meta.version));
           } else {
             ByteReader r(data, base);
             CKPT_RETURN_IF_ERROR(parse_canonical_key_group(

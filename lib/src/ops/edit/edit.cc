@@ -276,6 +276,12 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
         meta.states.erase(meta.states.begin() + static_cast<std::ptrdiff_t>(i));
       }
     if (dropped.empty()) return std::unique_ptr<KeyedEdit>();
+    // A Flink 1.2-1.6 proxy is written back as read: it would still register the dropped states.
+    if (!meta.legacy_bytes.empty())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("states cannot be dropped from a keyed backend proxy of version {} "
+                               "(Flink 1.2-1.6), which ckpt copies as read",
+                               meta.version));
     return std::unique_ptr<KeyedEdit>(new DropKeyedStates(std::move(dropped), std::move(names), op.id, counts));
   };
   hooks.keyed = [&](const OperatorState& op, int32_t, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {

@@ -105,7 +105,15 @@ struct Regrouper::Impl {
     if (meta.states.empty() && meta.key_serializer.snapshot_class.empty()) {
       meta.version = in.source.meta.version;
       meta.key_serializer = in.source.meta.key_serializer;
+      meta.legacy_bytes = in.source.meta.legacy_bytes;
       layout = same_layout_target(st.managed_keyed);
+    } else if (meta.legacy_bytes != in.source.meta.legacy_bytes) {
+      // A Flink 1.2-1.6 proxy is written back as read (ckpt keeps no writer of those layouts):
+      // one subtask's serves all only if every subtask registered the same states alike.
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("subtask {}: its keyed backend proxy (version {}) differs from the other subtasks', "
+                               "and ckpt writes no merged proxy of Flink 1.2-1.6",
+                               st.index, in.source.meta.version));
     }
     for (const StateMetaInfo& s : in.source.meta.states) in.ids.push_back(state_index(s));
     return in;

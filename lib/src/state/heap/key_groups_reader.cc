@@ -168,6 +168,41 @@ class Codecs {
   bool layouts_built_ = false;
 };
 
+// Flink 1.2's blocks (proxy version 1, formats/keyed-state.md §6.2): per state its id, a
+// presence flag and, if present, the namespaces, each once before its keys and values. Nothing
+// is inferred here: 1.2's serializers are Java objects ckpt walks or refuses.
+Status read_heap_v1_states(ByteReader& r, const KeyGroupsStream& ks, const Region& region, Codecs& codecs,
+                           const StateFilter& filter, const EntrySink& sink) {
+  static const EntrySink kDiscard = [](StateEntry&&) { return Status::OK(); };
+  const size_t n = ks.meta.states.size();
+  for (size_t i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(HeapV1StateHead head, read_heap_v1_state_head(r, n, region.key_group));
+    if (head.namespaces == 0) continue;
+    const int16_t id = head.id;
+    const std::string& name = ks.meta.states[id].name;
+    CKPT_ASSIGN_OR_RETURN(const KeyedStateCodec* codec, codecs.get(id));
+    const int32_t namespaces = head.namespaces;
+    if (!codec->heap_walkable())
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("state '{}': heap entries cannot be delimited without the job's classes ({})", name,
+                               codec->why_not_heap()),
+                   head.offset);
+    const EntrySink& out = filter.wants_state(name) ? sink : kDiscard;
+    for (int32_t k = 0; k < namespaces; ++k) {
+      CKPT_ASSIGN_OR_RETURN(HeapNamespace ns, codec->read_heap_namespace(r));
+      const int32_t entries = r.count(1, "entry");
+      if (!r.ok()) return r.take_error();
+      for (int32_t e = 0; e < entries; ++e)
+        CKPT_RETURN_IF_ERROR(codec->read_heap_entry(r, region.key_group, out, -1, &ns));
+    }
+  }
+  if (!r.at_end())
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("{} bytes after the last state block of key group {}", r.remaining(), region.key_group),
+                 r.offset());
+  return Status::OK();
+}
+
 Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
                         const EntrySink& sink) {
   std::string raw;
@@ -188,6 +223,7 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
   uint64_t data_base = ks.meta.compression ? base + 4 : base;
   ByteReader r(data, data_base);
   if (!ks.meta.compression) r.skip(4);
+  if (ks.meta.version == 1) return read_heap_v1_states(r, ks, region, codecs, filter, sink);
   // Values that cannot be walked: their lengths are inferred from the key group's bounds first.
   std::vector<int64_t> lengths;
   if (const auto& layouts = codecs.heap_layouts(); !layouts.empty()) {
@@ -328,6 +364,26 @@ Result<HeapStateBlockHead> read_heap_state_block_head(ByteReader& r, size_t stat
   if (head.id < 0 || static_cast<size_t>(head.id) >= states)
     return Error(ErrorCode::kCorruption,
                  fmt::format("state id {} out of range: the stream registers {} states", head.id, states), head.offset);
+  return head;
+}
+
+Result<HeapV1StateHead> read_heap_v1_state_head(ByteReader& r, size_t states, int32_t key_group) {
+  HeapV1StateHead head;
+  head.offset = r.offset();
+  head.id = r.i16();
+  const uint8_t present = r.u8();
+  if (!r.ok()) return r.take_error();
+  if (head.id < 0 || static_cast<size_t>(head.id) >= states)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state id {} out of range: the stream registers {} states", head.id, states), head.offset);
+  if (present > 1)
+    return Error(ErrorCode::kCorruption,
+                 fmt::format("state {} presence flag {} in key group {}, expected 0 or 1", head.id, present, key_group),
+                 head.offset + 2);
+  if (present == 0) return head;
+  // Each namespace costs at least its entry count.
+  head.namespaces = r.count(4, "namespace");
+  if (!r.ok()) return r.take_error();
   return head;
 }
 

@@ -54,4 +54,14 @@ struct HeapStateBlockHead {
 };
 Result<HeapStateBlockHead> read_heap_state_block_head(ByteReader& r, size_t states);
 
+// The same in Flink 1.2's layout (keyed proxy version 1, formats/keyed-state.md §6.2): the state
+// id, the presence flag (0 or 1) and, if present, the namespace count; `namespaces` is 0 for an
+// absent table.
+struct HeapV1StateHead {
+  int16_t id = 0;
+  int32_t namespaces = 0;
+  uint64_t offset = 0;
+};
+Result<HeapV1StateHead> read_heap_v1_state_head(ByteReader& r, size_t states, int32_t key_group);
+
 }  // namespace ckpt
