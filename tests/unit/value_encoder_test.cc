@@ -92,7 +92,7 @@ TEST_CASE("dates and times encode at every precision and as null", "[unit][state
                              {"time", {{"hour", 0}, {"minute", 0}, {"second", 0}, {"nano", 1}}}}});
 }
 
-TEST_CASE("arrays - lists - maps - nullables - TTL values - timers - tuples and rows encode both ways", "[unit][state]") {
+TEST_CASE("arrays - lists - maps - nullables - TTL values - timers - Try - tuples and rows encode both ways", "[unit][state]") {
   round_trips(base("array.BytePrimitiveArraySerializer"), {json{{"bytes", ""}}, json{{"bytes", "00ff7f"}}});
   round_trips(base("array.LongPrimitiveArraySerializer"), {json::array(), json{INT64_MIN, 0}});
   round_trips(base("array.StringArraySerializer"), {json::array(), json{"a", nullptr, ""}});
@@ -120,6 +120,9 @@ TEST_CASE("arrays - lists - maps - nullables - TTL values - timers - tuples and 
                         }(),
                         {kLongBytes, kString}),
               {json{1, "a"}, json{INT64_MIN, nullptr}});
+  // Scala's Try (Flink 1.3-1.6 jobs): a success or a failure, each by its own serializer.
+  round_trips(composite("org.apache.flink.api.scala.typeutils.ScalaTrySerializerSnapshot", 1, "", {kLongBytes, kString}),
+              {json::parse(R"({"success":7})"), json::parse(R"({"failure":"boom"})")});
   const std::string row =
       composite("org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot", 4,
                 std::string(1, '\1'), {kLongBytes, kString});
@@ -139,6 +142,10 @@ TEST_CASE("a value of the wrong shape is refused naming where in the value and w
   CHECK(refused(row, json::parse(R"({"kind":"+X","fields":[1,"a"]})")).find(".kind: expected") == 0);
   CHECK(refused(row, json::parse(R"({"kind":"+I","fields":["1","a"]})")) ==
         ".fields[0]: expected a 64-bit integer, got \"1\"");
+  const std::string scala_try =
+      composite("org.apache.flink.api.scala.typeutils.ScalaTrySerializerSnapshot", 1, "", {kLongBytes, kString});
+  CHECK(refused(scala_try, json{1}).find("expected {\"success\":..} or {\"failure\":..}") == 0);
+  CHECK(refused(scala_try, json::parse(R"({"success":"x"})")) == ".success: expected a 64-bit integer, got \"x\"");
 }
 
 TEST_CASE("an opaque value is written back from its hex and a new one is refused naming the serializer", "[unit][state]") {

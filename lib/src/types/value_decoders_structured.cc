@@ -225,6 +225,15 @@ class StructuredDecoder final : public ValueDecoder {
       case Shape::kOption:
         w.boolean(!v.is_null());
         return v.is_null() ? Status::OK() : children_[0]->encode(v, w);
+      case Shape::kTry: {
+        const nlohmann::json* success = json_member(v, "success");
+        const nlohmann::json* failure = json_member(v, "failure");
+        if (!v.is_object() || v.size() != 1 || (!success && !failure))
+          return encode_expected("{\"success\":..} or {\"failure\":..}", v);
+        w.boolean(success != nullptr);
+        return encode_at(children_[success ? 0 : 1]->encode(success ? *success : *failure, w),
+                         success ? ".success" : ".failure");
+      }
       case Shape::kGenericArray: {
         if (!v.is_array()) return encode_expected("an array", v);
         w.i32(static_cast<int32_t>(v.size()));
@@ -280,7 +289,7 @@ class StructuredDecoder final : public ValueDecoder {
       case Shape::kRow: return encode_row(v, w);
       case Shape::kTwoPhaseCommit: return ValueDecoder::encode(v, w);
     }
-    return Status::OK();
+    return ValueDecoder::encode(v, w);  // a shape without an encoder is refused, never written as nothing
   }
 
   // Containers of the common types written without a tree; the rest through read().
