@@ -98,14 +98,6 @@ struct CKPT_API EntrySelection {
   std::optional<ShardSpec> shard;
 };
 
-// The decoded fields of an Entry a consumer reads.
-struct CKPT_API EntryFields {
-  bool key = true;
-  bool ns = true;
-  bool user_key = true;
-  bool value = true;
-};
-
 struct CKPT_API EntryReaderOptions : EntrySelection {
   bool raw_bytes = true;  // fill Entry's raw_* fields
   // Fields left out here may stay null (their bytes stepped over, not decoded, so damage in

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ckpt/entries.h"
+#include "ckpt/entry_kind.h"
 #include "ckpt/error.h"
 
 namespace ckpt {

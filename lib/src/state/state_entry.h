@@ -13,6 +13,7 @@
 
 #include "ckpt/entry_kind.h"
 #include "ckpt/error.h"
+#include "ckpt/value.h"
 
 namespace ckpt {
 
