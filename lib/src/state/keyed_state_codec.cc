@@ -20,15 +20,6 @@ const char* entry_kind_name(EntryKind k) {
 Error stop_error() { return Error(ErrorCode::kInvalidArgument, "dump stopped"); }
 bool is_stop(const Error& e) { return e.code == ErrorCode::kInvalidArgument && e.message == "dump stopped"; }
 
-int key_group_prefix_bytes(int32_t max_parallelism) { return max_parallelism > 128 ? 2 : 1; }
-
-int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes) {
-  if (key.size() < static_cast<size_t>(prefix_bytes)) return -1;
-  int32_t kg = 0;
-  for (int i = 0; i < prefix_bytes; ++i) kg = (kg << 8) | static_cast<uint8_t>(key[i]);
-  return kg;
-}
-
 namespace {
 
 Result<std::unique_ptr<ValueDecoder>> nested_decoder(const SerializerSnapshot& s, size_t i, const char* what,
@@ -38,22 +29,6 @@ Result<std::unique_ptr<ValueDecoder>> nested_decoder(const SerializerSnapshot& s
                  fmt::format("state '{}': {} snapshot {} has no nested {} serializer", state,
                              s.display_name(), s.snapshot_class, what));
   return make_decoder(s.nested[i]);
-}
-
-// RocksDBKeySerializationUtils: after a variable-length key or namespace, its byte length as
-// little-endian base-256 digits, at least one.
-void skip_variable_length(ByteReader& r, uint64_t length) {
-  uint64_t at = r.offset();
-  uint64_t v = length;
-  uint64_t stored = 0;
-  int shift = 0;
-  do {
-    stored |= uint64_t{r.u8()} << shift;
-    shift += 8;
-    v >>= 8;
-  } while (v != 0 && r.ok());
-  if (r.ok() && stored != length)
-    r.fail_at(at, fmt::format("stored length suffix {} does not match the {} bytes read", stored, length));
 }
 
 Status reader_error(ByteReader& r) { return r.take_error(); }
@@ -92,7 +67,7 @@ Result<std::unique_ptr<KeyedStateCodec>> KeyedStateCodec::make_unlocated(const S
   std::unique_ptr<KeyedStateCodec> c(new KeyedStateCodec());
   c->name_ = info.name;
   c->kind_ = info.kind();
-  c->prefix_bytes_ = key_group_prefix_bytes(max_parallelism);
+  c->layout_ = RocksKeyLayout(max_parallelism, key_decoder.fixed_length(), -1);
   c->key_ = &key_decoder;
   const SerializerSnapshot* value = info.value_serializer();
   if (!value)
@@ -109,7 +84,7 @@ Result<std::unique_ptr<KeyedStateCodec>> KeyedStateCodec::make_unlocated(const S
   if (!ns)
     return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no NAMESPACE_SERIALIZER snapshot", info.name));
   CKPT_ASSIGN_OR_RETURN(c->namespace_, make_decoder(*ns));
-  c->ambiguous_key_ = key_decoder.fixed_length() < 0 && c->namespace_->fixed_length() < 0;
+  c->layout_ = RocksKeyLayout(max_parallelism, key_decoder.fixed_length(), c->namespace_->fixed_length());
   if (c->kind_ == StateKind::kList) {
     CKPT_ASSIGN_OR_RETURN(c->element_, nested_decoder(*value, 0, "element", info.name));
   } else if (c->kind_ == StateKind::kMap) {
@@ -275,9 +250,8 @@ Result<std::optional<nlohmann::json>> KeyedStateCodec::key_of_rocks_entry(std::s
   std::optional<nlohmann::json> out;
   if (kind_ != StateKind::kPriorityQueue) {
     // The key comes first after the prefix (formats/keyed-state.md §10): the rest is not decoded.
-    if (key_group_of_rocks_key(key, prefix_bytes_) < 0)
-      return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
-    ByteReader kr(key.substr(prefix_bytes_), prefix_bytes_);
+    if (layout_.key_group(key) < 0) return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
+    ByteReader kr(key.substr(layout_.prefix_bytes()), layout_.prefix_bytes());
     out.emplace();
     key_->read(kr, *out);
     if (!kr.ok()) return kr.take_error();
@@ -297,12 +271,11 @@ Result<std::optional<int32_t>> KeyedStateCodec::key_hash_of_rocks_entry(std::str
     CKPT_ASSIGN_OR_RETURN(std::optional<nlohmann::json> k, key_of_rocks_entry(key, value));
     return k ? key_->java_hash_code(*k) : std::nullopt;
   }
-  if (key_group_of_rocks_key(key, prefix_bytes_) < 0)
-    return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
+  if (layout_.key_group(key) < 0) return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", 0);
   // The key right after the prefix (formats/keyed-state.md §10), or after a timer's timestamp
   // (TimerSerializer: timestamp, key, namespace), read with the backend's key serializer, which
   // the timer serializer nests.
-  ByteReader kr(key.substr(prefix_bytes_), prefix_bytes_);
+  ByteReader kr(key.substr(layout_.prefix_bytes()), layout_.prefix_bytes());
   if (kind_ == StateKind::kPriorityQueue) kr.skip(8);
   std::optional<int32_t> hash = key_->read_java_hash_code(kr);
   if (!kr.ok()) return kr.take_error();
@@ -311,16 +284,16 @@ Result<std::optional<int32_t>> KeyedStateCodec::key_hash_of_rocks_entry(std::str
 
 Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                                          uint64_t value_offset, const EntrySink& sink) const {
-  int32_t kg = key_group_of_rocks_key(key, prefix_bytes_);
+  int32_t kg = layout_.key_group(key);
   if (kg < 0) return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", key_offset);
-  ByteReader kr(key.substr(prefix_bytes_), key_offset + prefix_bytes_);
+  ByteReader kr(key.substr(layout_.prefix_bytes()), key_offset + layout_.prefix_bytes());
   if (kind_ == StateKind::kPriorityQueue) {
     nlohmann::json element;
     value_->read(kr, element);
     if (kr.ok() && !kr.at_end())
       kr.fail(fmt::format("{} bytes after the queue element in the key", kr.remaining()));
     if (!kr.ok()) return reader_error(kr);
-    return emit_timer(std::move(element), kg, key.substr(prefix_bytes_), sink);
+    return emit_timer(std::move(element), kg, key.substr(layout_.prefix_bytes()), sink);
   }
   // One entry per codec, reused: a sink that prints (dump) only reads it, so its strings keep
   // their capacity and an entry costs no allocation (malloc and free were 7% of `ckpt dump`).
@@ -374,16 +347,16 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
     if (keys_->find(text ? nullptr : &e.key, text ? &e.key_text : nullptr) < 0)
       return Status::OK();  // another key's entry: its namespace and value are never decoded
   }
-  if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
+  layout_.read_length_suffix(kr, kr.position() - start);
   start = kr.position();
   field(*namespace_, kr, e.ns, e.ns_text, e.ns_value, decode_.ns);
   if (raw_bytes_) e.raw_ns = kr.since(start);
-  if (ambiguous_key_) skip_variable_length(kr, kr.position() - start);
+  layout_.read_length_suffix(kr, kr.position() - start);
   if (!kr.ok()) return reader_error(kr);
   ByteReader vr(value, value_offset);
   if (kind_ == StateKind::kMap) {
     e.has_user_key = true;
-    if (raw_bytes_) e.raw_user_key = key.substr(prefix_bytes_ + kr.position());
+    if (raw_bytes_) e.raw_user_key = key.substr(layout_.prefix_bytes() + kr.position());
     CKPT_RETURN_IF_ERROR(framed(*user_key_, kr, e.user_key, e.user_key_text, e.user_key_value, decode_.user_key));
     bool is_null = vr.boolean();
     if (!vr.ok()) return reader_error(vr);

@@ -19,9 +19,10 @@
 #include "state/backend_meta.h"
 #include "state/heap/heap_block_delimiter.h"
 #include "state/read_options.h"
+#include "state/rocks_key_layout.h"
 #include "state/state_entry.h"
-#include "types/value_decoder.h"
 #include "support/byte_reader.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 
@@ -31,11 +32,6 @@ constexpr char kListDelimiter = ',';
 
 // A key serializer of timers (TimerSerializer): what a priority-queue state holds as its key.
 bool is_timer_serializer(const SerializerSnapshot& s);
-
-// Bytes of the key-group prefix in RocksDB keys: 1 up to max parallelism 128, else 2 (formats/keyed-state.md §5).
-int key_group_prefix_bytes(int32_t max_parallelism);
-// The key group a RocksDB key's prefix names, or -1 if the key is shorter than the prefix.
-int32_t key_group_of_rocks_key(std::string_view key, int prefix_bytes);
 
 // One entry's bytes, from the JSON dump prints (KeyedStateCodec::encode_entry()).
 struct EntryEncoding {
@@ -62,7 +58,7 @@ class KeyedStateCodec {
 
   const std::string& name() const { return name_; }
   StateKind kind() const { return kind_; }
-  int prefix_bytes() const { return prefix_bytes_; }
+  int prefix_bytes() const { return layout_.prefix_bytes(); }
   // False if the heap layout of this state cannot be walked (a value needs the job's
   // classes and heap entries carry no lengths); why_not() says why.
   bool heap_walkable() const;
@@ -126,14 +122,13 @@ class KeyedStateCodec {
 
   std::string name_;
   StateKind kind_ = StateKind::kUnknown;
-  int prefix_bytes_ = 1;
   bool is_timer_ = false;
   bool json_text_ = false;
   bool values_ = false;
   EntryFields decode_;
   bool raw_bytes_ = false;
   const KeySet* keys_ = nullptr;
-  bool ambiguous_key_ = false;  // key and namespace both of variable length: lengths follow
+  RocksKeyLayout layout_;
   const ValueDecoder* key_ = nullptr;
   std::unique_ptr<ValueDecoder> namespace_;
   std::unique_ptr<ValueDecoder> value_;    // whole-state serializer (heap); PQ element

@@ -10,27 +10,12 @@ namespace ckpt {
 
 namespace {
 
-// RocksDBKeySerializationUtils.writeVariableIntBytes: little-endian base-256, at least one byte.
-void append_variable_length(std::string& out, uint64_t length) {
-  do {
-    out.push_back(static_cast<char>(length & 0xff));
-    length >>= 8;
-  } while (length != 0);
-}
-
 // Advance past one value of `d`, returning its bytes.
 std::string_view skip_value(const ValueDecoder& d, ByteReader& r) {
   size_t start = r.position();
   d.skip(r);
   if (!r.ok()) return {};
   return std::string_view(reinterpret_cast<const char*>(r.data()) + start, r.position() - start);
-}
-
-void skip_length_suffix(ByteReader& r, uint64_t length) {
-  do {
-    r.u8();
-    length >>= 8;
-  } while (length != 0 && r.ok());
 }
 
 Result<std::unique_ptr<ValueDecoder>> nested(const SerializerSnapshot& s, size_t i, const std::string& state) {
@@ -41,11 +26,6 @@ Result<std::unique_ptr<ValueDecoder>> nested(const SerializerSnapshot& s, size_t
 }
 
 }  // namespace
-
-void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_bytes) {
-  if (prefix_bytes == 2) out.push_back(static_cast<char>((key_group >> 8) & 0xff));
-  out.push_back(static_cast<char>(key_group & 0xff));
-}
 
 RocksPair& RocksPairPool::add(std::vector<RocksPair>& out) {
   if (spare_.empty()) return out.emplace_back();
@@ -86,7 +66,7 @@ Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make_unlocated(const S
   t->name_ = info.name;
   t->source_ = info;
   t->kind_ = info.kind();
-  t->prefix_bytes_ = key_group_prefix_bytes(max_parallelism);
+  t->layout_ = RocksKeyLayout(max_parallelism, key_decoder.fixed_length(), -1);
   t->key_ = &key_decoder;
   const SerializerSnapshot* value = info.value_serializer();
   if (!value) return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no VALUE_SERIALIZER snapshot", info.name));
@@ -98,7 +78,7 @@ Result<std::unique_ptr<StateTranscoder>> StateTranscoder::make_unlocated(const S
   const SerializerSnapshot* ns = info.namespace_serializer();
   if (!ns) return Error(ErrorCode::kCorruption, fmt::format("state '{}' has no NAMESPACE_SERIALIZER snapshot", info.name));
   CKPT_ASSIGN_OR_RETURN(t->namespace_, make_decoder(*ns));
-  t->ambiguous_key_ = key_decoder.fixed_length() < 0 && t->namespace_->fixed_length() < 0;
+  t->layout_ = RocksKeyLayout(max_parallelism, key_decoder.fixed_length(), t->namespace_->fixed_length());
   if (t->kind_ == StateKind::kList) {
     CKPT_ASSIGN_OR_RETURN(t->element_, nested(*value, 0, info.name));
   } else if (t->kind_ == StateKind::kMap) {
@@ -130,12 +110,8 @@ std::string StateTranscoder::rocks_base(int32_t key_group, std::string_view key,
 
 void StateTranscoder::append_rocks_base(std::string& out, int32_t key_group, std::string_view key,
                                         std::string_view ns) const {
-  append_key_group_prefix(out, key_group, prefix_bytes_);
-  if (kind_ == StateKind::kPriorityQueue) return;
-  out.append(key);
-  if (ambiguous_key_) append_variable_length(out, key.size());
-  out.append(ns);
-  if (ambiguous_key_) append_variable_length(out, ns.size());
+  if (kind_ == StateKind::kPriorityQueue) return append_key_group_prefix(out, key_group, layout_.prefix_bytes());
+  layout_.append_base(out, key_group, key, ns);
 }
 
 Result<std::string_view> StateTranscoder::heap_namespace(ByteReader& r) const {
@@ -228,15 +204,15 @@ Status StateTranscoder::value_to_rocks(std::string_view base, ByteReader& r, std
 
 Status StateTranscoder::split_key(const std::string& key, KeyParts* parts) const {
   ByteReader r(key);
-  r.skip(prefix_bytes_);
+  r.skip(layout_.prefix_bytes());
   parts->key_begin = r.position();
   key_->skip(r);
   parts->key_end = r.position();
-  if (ambiguous_key_) skip_length_suffix(r, parts->key_end - parts->key_begin);
+  layout_.read_length_suffix(r, parts->key_end - parts->key_begin);
   parts->ns_begin = r.position();
   namespace_->skip(r);
   parts->ns_end = r.position();
-  if (ambiguous_key_) skip_length_suffix(r, parts->ns_end - parts->ns_begin);
+  layout_.read_length_suffix(r, parts->ns_end - parts->ns_begin);
   parts->rest = r.position();
   if (!r.ok()) return r.take_error().with_context(fmt::format("state '{}': rocksdb key", name_));
   if (kind_ != StateKind::kMap && !r.at_end())
@@ -247,7 +223,7 @@ Status StateTranscoder::split_key(const std::string& key, KeyParts* parts) const
 
 Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair*>& pairs, ByteWriter& w) const {
   if (kind_ == StateKind::kPriorityQueue) {
-    for (const RocksPair* p : pairs) w.bytes(std::string_view(p->key).substr(prefix_bytes_));
+    for (const RocksPair* p : pairs) w.bytes(std::string_view(p->key).substr(layout_.prefix_bytes()));
     return static_cast<int32_t>(pairs.size());
   }
   CKPT_RETURN_IF_ERROR(check_delimitable(*namespace_, "namespaces"));

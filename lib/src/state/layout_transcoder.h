@@ -17,9 +17,10 @@
 #include "ckpt/error.h"
 #include "state/backend_meta.h"
 #include "state/heap/heap_block_delimiter.h"
-#include "types/value_decoder.h"
+#include "state/rocks_key_layout.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 
@@ -29,9 +30,6 @@ struct RocksPair {
   std::string value;
   bool operator<(const RocksPair& o) const { return key < o.key; }
 };
-
-// The key-group prefix of RocksDB keys (1 or 2 bytes big endian, formats/keyed-state.md §5).
-void append_key_group_prefix(std::string& out, int32_t key_group, int prefix_bytes);
 
 // One state's pairs handed back after a key group, reused for the next one: their strings keep
 // their capacity, so a producer of pairs allocates for its largest key group once rather than
@@ -75,7 +73,7 @@ class StateTranscoder {
   // The same appended to `out`.
   void append_rocks_base(std::string& out, int32_t key_group, std::string_view key, std::string_view ns) const;
   // Whether keys and namespaces carry length suffixes in RocksDB keys (both of variable length).
-  bool ambiguous_key() const { return ambiguous_key_; }
+  bool ambiguous_key() const { return layout_.length_suffixes(); }
   // One whole state value (a list or map as its serializer writes it; a queue element) at r's
   // position -> its pairs under `base`, as heap_to_rocks does after the key and namespace
   // (pairs from `pool` if given).
@@ -107,8 +105,7 @@ class StateTranscoder {
   std::string name_;
   StateMetaInfo source_;  // where the state's meta info lies, for kNotSupported errors
   StateKind kind_ = StateKind::kUnknown;
-  int prefix_bytes_ = 1;
-  bool ambiguous_key_ = false;
+  RocksKeyLayout layout_;
   const ValueDecoder* key_ = nullptr;
   std::unique_ptr<ValueDecoder> namespace_;
   std::unique_ptr<ValueDecoder> value_;     // whole state object (heap); queue element
