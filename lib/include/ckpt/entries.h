@@ -142,10 +142,9 @@ class CKPT_API EntryReader {
   // end (the iteration's status).
   Status for_each(const std::function<Status(const Entry&)>& visit) const;
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }  // for the library's own operations
-
  private:
+  friend class EntryReaderAccess;  // the library's own operations (dump) reach the reader's internals
+  struct Impl;
   explicit EntryReader(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

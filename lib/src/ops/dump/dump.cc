@@ -195,7 +195,7 @@ class ChunkSpill : public OrderedChannels<Item>::Overflow {
   std::unique_ptr<SpillFile> file_;
 };
 
-void run_task(const EntryReader::Impl& entries, const TaskReading& reading, const EntryTask& t, const std::string& uid,
+void run_task(const EntryReaderImpl& entries, const TaskReading& reading, const EntryTask& t, const std::string& uid,
               const std::vector<std::string>* key_columns, bool text, const OrderedChannels<Item>::Push& push) {
   ChunkWriter out(push, text, t.operator_hex, uid, t.subtask->index, key_columns);
   entries.read_task(t, reading, out);
@@ -225,7 +225,7 @@ void deliver(Chunk& c, const DumpOptions& options, DumpSink& sink, bool text, Du
 }
 
 // The names of the states the selected subtasks' proxies give, and whether they are all.
-Status check_filters(const EntryReader::Impl& entries, const DumpOptions& options) {
+Status check_filters(const EntryReaderImpl& entries, const DumpOptions& options) {
   const std::string& file = entries.where.metadata_path;
   CKPT_RETURN_IF_ERROR(
       check_subtask_selection(entries.operators, options.subtask, options.key_groups, SubtaskNeed::kAny, file));
@@ -272,7 +272,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   static_cast<EntrySelection&>(selection) = options;
   selection.progress = options.progress;
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(snapshot, selection));
-  const EntryReader::Impl& entries = reader->impl();
+  const EntryReaderImpl& entries = EntryReaderAccess::impl(*reader);
   if (options.filters_must_match) CKPT_RETURN_IF_ERROR(check_filters(entries, options));
   const std::vector<EntryTask>& tasks = entries.tasks;
   TaskReading reading;

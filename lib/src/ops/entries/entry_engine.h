@@ -76,4 +76,13 @@ struct __attribute__((visibility("hidden"))) EntryReader::Impl {
   Status narrow_to_keys(const EntryTask& t, StateFilter& filter) const;
 };
 
+// The way in to an EntryReader's internals for the library's own operations (dump reads a
+// reader's tasks with its own output), kept out of the public header.
+class EntryReaderAccess {
+ public:
+  using Impl = EntryReader::Impl;
+  static const Impl& impl(const EntryReader& reader) { return *reader.impl_; }
+};
+using EntryReaderImpl = EntryReaderAccess::Impl;
+
 }  // namespace ckpt

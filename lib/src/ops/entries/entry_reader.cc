@@ -81,7 +81,7 @@ class ChunkOutput : public TaskOutput {
 
 class ChannelIterator : public EntryIterator {
  public:
-  explicit ChannelIterator(const EntryReader::Impl& impl) : impl_(impl), channels_(impl.tasks.size(), kChunksAhead) {
+  explicit ChannelIterator(const EntryReaderImpl& impl) : impl_(impl), channels_(impl.tasks.size(), kChunksAhead) {
     reading_.filter = impl.filter;
     reading_.filter.raw_bytes = impl.options.raw_bytes;
     reading_.filter.values = true;
@@ -133,7 +133,7 @@ class ChannelIterator : public EntryIterator {
     else status_ = std::move(e);
   }
 
-  const EntryReader::Impl& impl_;
+  const EntryReaderImpl& impl_;
   TaskReading reading_;
   Channels channels_;
   size_t task_ = 0;
