@@ -1,9 +1,12 @@
 // Keyed state entries from heap and RocksDB layouts (formats/keyed-state.md §6, §10, §12).
 #include "state/keyed_state_codec.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "support/byte_writer.h"
+#include "support/json_text.h"
 #include "types/value_decoders.h"
 
 namespace ckpt {
@@ -143,6 +146,42 @@ bool KeyedStateCodec::heap_map_pairs(std::string_view value,
   return r.ok() && r.at_end();
 }
 
+void KeyedStateCodec::set_key_filter(const KeySet* keys) {
+  keys_ = keys;
+  key_bytes_.clear();
+  key_bytes_known_ = false;
+  if (!keys || !key_ || !key_->decodable() || kind_ == StateKind::kPriorityQueue) return;
+  for (size_t i = 0; i < keys->keys.size(); ++i) {
+    ByteWriter w;
+    Status s = key_->encode(keys->keys[i], w);
+    if (!s.ok()) {
+      // Not a value of this key type: no entry has it. Anything else (an encoder ckpt lacks):
+      // keys are compared decoded, as before.
+      if (s.error().code == ErrorCode::kInvalidArgument) continue;
+      return;
+    }
+    std::string bytes = w.take();
+    ByteReader r(bytes);
+    nlohmann::json back;
+    key_->read(r, back);
+    if (!r.ok() || !r.at_end()) return;
+    // encode(read(b)) == b for every b: if these bytes read as another value, no bytes read as
+    // this spelling.
+    if (back != keys->keys[i] && json_text(back) != keys->texts[i]) continue;
+    key_bytes_.push_back(std::move(bytes));
+  }
+  std::sort(key_bytes_.begin(), key_bytes_.end());
+  key_bytes_.erase(std::unique(key_bytes_.begin(), key_bytes_.end()), key_bytes_.end());
+  key_bytes_known_ = true;
+}
+
+bool KeyedStateCodec::other_key_bytes(std::string_view key) const {
+  if (!key_bytes_known_) return false;
+  for (const std::string& b : key_bytes_)
+    if (key.substr(0, b.size()) == b) return false;
+  return true;
+}
+
 HeapEntryLayout KeyedStateCodec::heap_entry_layout() const {
   return heap_entry_layout_of(name_, kind_ == StateKind::kPriorityQueue, namespace_.get(), key_, value_.get());
 }
@@ -188,9 +227,16 @@ Status KeyedStateCodec::read_heap_entry(ByteReader& r, int32_t key_group, const 
     if (raw_bytes_) e.raw_ns = r.since(start);
   }
   start = r.position();
-  key_->read(r, e.key);
+  // Another key's bytes: stepped over, never decoded.
+  const bool other =
+      key_bytes_known_ && r.ok() &&
+      other_key_bytes(std::string_view(reinterpret_cast<const char*>(r.data()) + r.position(), r.remaining()));
+  if (other)
+    key_->skip(r);
+  else
+    key_->read(r, e.key);
   if (raw_bytes_) e.raw_key = r.since(start);
-  if (keys_ && r.ok() && keys_->find(&e.key, nullptr) < 0) {
+  if (keys_ && r.ok() && (other || keys_->find(&e.key, nullptr) < 0)) {
     // Another key's entry: its value's bytes are stepped over, as the heap layout has no lengths.
     if (value_length >= 0) r.skip(static_cast<size_t>(value_length));
     else value_->skip(r);
@@ -287,6 +333,7 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   int32_t kg = layout_.key_group(key);
   if (kg < 0) return Error(ErrorCode::kCorruption, "key shorter than its key-group prefix", key_offset);
   ByteReader kr(key.substr(layout_.prefix_bytes()), key_offset + layout_.prefix_bytes());
+  if (other_key_bytes(key.substr(layout_.prefix_bytes()))) return Status::OK();  // never decoded
   if (kind_ == StateKind::kPriorityQueue) {
     nlohmann::json element;
     value_->read(kr, element);

@@ -88,7 +88,14 @@ class KeyedStateCodec {
   void set_raw_bytes(bool on) { raw_bytes_ = on; }
   // A point lookup (StateFilter::keys; may be null): an entry of another key is dropped as soon
   // as its key is decoded, its value skipped, not decoded. Timers pass (their key is inside).
-  void set_key_filter(const KeySet* keys) { keys_ = keys; }
+  // Where the key serializer encodes every key given, each is serialized here once and an
+  // entry's key bytes are compared with them before anything is decoded (lookup_key_bytes()).
+  void set_key_filter(const KeySet* keys);
+  // The serialized bytes an entry of a looked-up key starts its key with (sorted, one per
+  // spelling of this key type), or null where they are not known and keys are compared decoded.
+  // Flink's serializers write a value one way and encode() writes what they write, so no other
+  // bytes decode to a key given.
+  const std::vector<std::string>* lookup_key_bytes() const { return key_bytes_known_ ? &key_bytes_ : nullptr; }
 
   // One RocksDB key / value pair (formats/keyed-state.md §10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
@@ -129,6 +136,11 @@ class KeyedStateCodec {
   bool raw_bytes_ = false;
   const KeySet* keys_ = nullptr;
   RocksKeyLayout layout_;
+  std::vector<std::string> key_bytes_;  // lookup_key_bytes()
+  bool key_bytes_known_ = false;
+  // True if `key` (bytes after the key-group prefix, or a heap entry's after its namespace)
+  // starts with none of lookup_key_bytes(): another key's entry, dropped undecoded.
+  bool other_key_bytes(std::string_view key) const;
   const ValueDecoder* key_ = nullptr;
   std::unique_ptr<ValueDecoder> namespace_;
   std::unique_ptr<ValueDecoder> value_;    // whole-state serializer (heap); PQ element

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,6 +31,45 @@ struct SstRange {
 
 Status sst_problem(Error&& e, const NamedStream& f, const ProblemSink& problems) {
   return problems(std::move(e).with_context(fmt::format("sst '{}'", f.name)));
+}
+
+// [lower, upper) key ranges of one scan; an empty bound is open.
+using KeyBounds = std::vector<std::pair<std::string, std::string>>;
+
+bool outside_bounds(const SstRange& t, const std::string& lower, const std::string& upper) {
+  if (t.first_key.empty() && t.last_key.empty()) return false;
+  return (!upper.empty() && t.first_key >= upper) || (!lower.empty() && t.last_key < lower);
+}
+
+// The least key above every key that starts with `prefix` (empty: none, to the end).
+std::string after_prefix(std::string prefix) {
+  while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xff) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<uint8_t>(prefix.back()) + 1);
+  return prefix;
+}
+
+// A lookup whose keys this state's key serializer encodes reads, per key group wanted and key,
+// only the keys that start with the key-group prefix and the serialized key: RocksDB sorts
+// keys by their bytes and Flink's composite key puts the key right after the prefix, so they
+// are one run, found by a seek. nullopt where the keys' bytes are not known (the key groups
+// are scanned).
+std::optional<KeyBounds> lookup_bounds(const KeyedStateCodec& codec, const StateFilter& filter,
+                                       const KeyGroupRange& range, int32_t lo, int32_t hi, int prefix) {
+  const std::vector<std::string>* keys = codec.lookup_key_bytes();
+  if (!filter.keys || !keys || filter.only_key_groups.empty()) return std::nullopt;
+  KeyBounds bounds;
+  for (int32_t kg : filter.only_key_groups) {
+    if (kg < lo || kg > hi || !range.contains(kg)) continue;
+    for (const std::string& key : *keys) {
+      std::string first;
+      append_key_group_prefix(first, kg, prefix);
+      first += key;
+      std::string end = after_prefix(first);
+      bounds.emplace_back(std::move(first), std::move(end));
+    }
+  }
+  std::sort(bounds.begin(), bounds.end());
+  return bounds;
 }
 
 }  // namespace
@@ -69,10 +110,7 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
   std::string lower, upper;
   if (lo > handle.range.first) append_key_group_prefix(lower, lo, prefix);
   if (hi < handle.range.last() && hi + 1 < (int32_t{1} << (8 * prefix))) append_key_group_prefix(upper, hi + 1, prefix);
-  auto outside = [&](const SstRange& t) {
-    if (t.first_key.empty() && t.last_key.empty()) return false;
-    return (!upper.empty() && t.first_key >= upper) || (!lower.empty() && t.last_key < lower);
-  };
+  auto outside = [&](const SstRange& t) { return outside_bounds(t, lower, upper); };
 
   // Open every SST once and group them by state, in the proxy's state order.
   std::vector<const NamedStream*> files;
@@ -121,6 +159,8 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       if (!r.ok() && !is_stop(r.error())) return std::move(r).error().with_context(fmt::format("key group {}", kg));
       return r;
     };
+    const KeyBounds bounds =
+        lookup_bounds(codec, filter, handle.range, lo, hi, prefix).value_or(KeyBounds{{lower, upper}});
     if (by_state[id].size() > 1) {
       // Per-file iterators cannot see deletes and merges across files: a column family whose
       // files overlap is read through the instance, as Flink's restore opens it.
@@ -141,7 +181,9 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
           }
           instance = std::move(opened).value();
         }
-        Status s = instance->for_each(info.name, entry, lower, upper);
+        Status s = Status::OK();
+        for (const auto& [from, to] : bounds)
+          if (s.ok()) s = instance->for_each(info.name, entry, from, to);
         if (!s.ok()) {
           if (is_stop(s.error())) return s;
           CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", info.name))));
@@ -152,9 +194,14 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
                 [](const SstRange& a, const SstRange& b) { return a.first_key < b.first_key; });
     }
     for (const SstRange& t : by_state[id]) {
+      if (std::all_of(bounds.begin(), bounds.end(),
+                      [&](const auto& b) { return outside_bounds(t, b.first, b.second); }))
+        continue;
       Status s = streams.read(t.source->handle, [&](const StateStream& stream) -> Status {
         CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
-        return sst.for_each(entry, lower, upper);
+        for (const auto& [from, to] : bounds)
+          if (!outside_bounds(t, from, to)) CKPT_RETURN_IF_ERROR(sst.for_each(entry, from, to));
+        return Status::OK();
       });
       if (!s.ok()) {
         if (is_stop(s.error())) return s;

@@ -1,9 +1,12 @@
 // SST reading through rocksdb::SstFileReader, with Flink's merge operator.
 #include "state/rocksdb/rocks_sst.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/env.h>
+#include <rocksdb/iostats_context.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
@@ -129,6 +132,7 @@ Status SstFile::for_each(const std::function<Status(std::string_view, std::strin
   ro.readahead_size = lower.empty() && upper.empty() ? kScanReadahead : 0;
   rocksdb::Slice upper_slice(upper.data(), upper.size());
   if (!upper.empty()) ro.iterate_upper_bound = &upper_slice;
+  const uint64_t read_before = rocksdb::get_iostats_context()->bytes_read;
   std::unique_ptr<rocksdb::Iterator> it(rep_->reader->NewIterator(ro));
   if (lower.empty())
     it->SeekToFirst();
@@ -140,8 +144,14 @@ Status SstFile::for_each(const std::function<Status(std::string_view, std::strin
     CKPT_RETURN_IF_ERROR(fn(std::string_view(k.data(), k.size()), std::string_view(v.data(), v.size())));
   }
   if (!it->status().ok()) return sst_rocks_error(stream_, "rocksdb cannot read the sst file", it->status());
-  // RocksDB read the file in place, past StateStream::read's count.
-  if (stream_.progress() && !stream_.path().empty()) stream_.progress()->add_bytes(stream_.size());
+  // RocksDB read the file in place, past StateStream::read's count: a whole-file scan counts the
+  // file, a bounded one (a lookup's seek, a key-group range) the bytes RocksDB read for it, so
+  // the counters show what a lookup cost.
+  if (stream_.progress() && !stream_.path().empty()) {
+    const bool whole = lower.empty() && upper.empty();
+    const uint64_t read = rocksdb::get_iostats_context()->bytes_read - read_before;
+    stream_.progress()->add_bytes(whole ? stream_.size() : std::min<uint64_t>(read, stream_.size()));
+  }
   return Status::OK();
 }
 
