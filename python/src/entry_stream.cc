@@ -32,7 +32,7 @@ PyStructSequence_Field entry_fields[] = {
     {"key", "the key (keyed, timer and broadcast entries), or None"},
     {"namespace", "the namespace (keyed and timer entries), or None"},
     {"user_key", "the map key (map state), or None"},
-    {"value", "the value"},
+    {"value", "the value (byte strings as bytes, decimals and timestamps converted: python/README.md)"},
     {"entry_bytes", "bytes the job's serializers wrote for this entry (ckpt query's entry_bytes)"},
     {"raw", "with entries(raw=True): (key, namespace, user_key, value) as stored, bytes; else None"},
     // Not part of the tuple: None alone cannot tell a field the entry lacks from a null one.

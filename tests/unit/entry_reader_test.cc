@@ -201,7 +201,7 @@ TEST_CASE("byte array values are bytes values that print and compare as the dump
   const GenerateOptions o{.output = tmp / "sp", .backend = GenerateBackend::kRocksDb, .keys = 20, .value_size = 10,
                           .states = {"value"}, .seed = 7};
   REQUIRE(generate_snapshot(o).ok());
-  std::vector<Entry> entries = all_entries((tmp / "sp").string());
+  std::vector<Entry> entries = all_entries(tmp / "sp");
   REQUIRE(entries.size() == 20);
   std::vector<std::string> lines;
   for (const Entry& e : entries) {
@@ -211,7 +211,7 @@ TEST_CASE("byte array values are bytes values that print and compare as the dump
     CHECK(e.raw_value.compare(e.raw_value.size() - 10, 10, e.value.as_bytes()) == 0);
     lines.push_back(line_of(e));
   }
-  CHECK(lines == ordered_dump_lines((tmp / "sp").string()));
+  CHECK(lines == ordered_dump_lines(tmp / "sp"));
 }
 
 TEST_CASE("generated value and map entries have the same bytes in the heap canonical and RocksDB layouts", "[ops][entries]") {
