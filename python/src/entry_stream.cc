@@ -32,7 +32,7 @@ PyStructSequence_Field entry_fields[] = {
     {"key", "the key (keyed, timer and broadcast entries), or None"},
     {"namespace", "the namespace (keyed and timer entries), or None"},
     {"user_key", "the map key (map state), or None"},
-    {"value", "the value"},
+    {"value", "the value (byte strings as bytes, decimals and timestamps converted: python/README.md)"},
     {"entry_bytes", "bytes the job's serializers wrote for this entry (ckpt query's entry_bytes)"},
     {"raw", "with entries(raw=True): (key, namespace, user_key, value) as stored, bytes; else None"},
     // Not part of the tuple: None alone cannot tell a field the entry lacks from a null one.
@@ -89,15 +89,22 @@ class EntryStream {
   EntryStream& operator=(const EntryStream&) = delete;
 
   py::object next() {
+    py::object e = next_or_end();
+    if (!e) throw py::stop_iteration();
+    return e;
+  }
+
+  // The next entry, or a null object at the end (tp_iternext's way: no StopIteration built).
+  py::object next_or_end() {
     if (busy_) throw std::runtime_error("ckpt: this iterator is in use by another thread");
     if (pos_ >= batch_.size()) {
-      if (!it_) throw py::stop_iteration();
+      if (!it_) return py::object();
       fill();
       if (batch_.empty()) {
         const Status status = it_->status();
         close();
         ok_or_raise(status);
-        throw py::stop_iteration();
+        return py::object();
       }
     }
     return entry(batch_[pos_++]);
@@ -225,6 +232,27 @@ void close_live_streams() {
     if (!s->busy()) s->close();
 }
 
+// ckpt.Entries' tp_iternext: what a `for` loop calls per entry, straight from the interpreter
+// rather than through pybind11's dispatch of __next__ (argument casts, a lookup of the type).
+PyObject* iternext(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto* stream = inst->get_value_and_holder().value_ptr<EntryStream>();
+  if (!stream) {
+    PyErr_SetString(PyExc_TypeError, "ckpt.Entries: not initialized");
+    return nullptr;
+  }
+  try {
+    return stream->next_or_end().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 py::object entry_stream(std::shared_ptr<const SnapshotSource> source, std::unique_ptr<EntryReader> reader, bool typed,
@@ -237,14 +265,18 @@ void bind_entries(py::module_& m) {
   if (!entry_type) throw py::error_already_set();
   m.attr("Entry") = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(entry_type));
 
-  py::class_<EntryStream>(m, "Entries",
-                          "An iteration over a snapshot's entries (Snapshot.entries()): yields ckpt.Entry.\n"
-                          "Workers decode subtasks ahead; close() (or leaving a `with` block) stops them early.")
-      .def("__iter__", [](py::object self) { return self; })
+  py::class_<EntryStream> entries(
+      m, "Entries",
+      "An iteration over a snapshot's entries (Snapshot.entries()): yields ckpt.Entry.\n"
+      "Workers decode subtasks ahead; close() (or leaving a `with` block) stops them early.");
+  entries.def("__iter__", [](py::object self) { return self; })
       .def("__next__", &EntryStream::next)
       .def("close", &EntryStream::close, "Stop the workers and end the iteration.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](EntryStream& s, py::args) { s.close(); });
+  auto* type = reinterpret_cast<PyTypeObject*>(entries.ptr());
+  type->tp_iternext = iternext;
+  PyType_Modified(type);
   m.def("_close_live_iterators", &close_live_streams);
   py::module_::import("atexit").attr("register")(m.attr("_close_live_iterators"));
 }

@@ -47,7 +47,8 @@ const std::array<int8_t, 256>& hex_digits() {
   return table;
 }
 
-// {"bytes":"<hex>"}: what the decoders print for byte strings (formats/serializers.md).
+// {"bytes":"<hex>"}: what the decoders print for byte strings (formats/serializers.md), where
+// they are not a bytes Value (BINARY, Avro bytes, from JSON trees).
 // Decoded straight into the new bytes object: values of byte[] state are often large.
 bool bytes_of(const Value& v, py::object* out) {
   if (v.size() != 1 || v.keys()[0] != "bytes" || v.elements()[0].kind() != Value::Kind::kString) return false;
@@ -118,6 +119,20 @@ bool timestamp_of(const Value& v, py::object* out) {
   return true;
 }
 
+// Without the conversions, a byte string is the object `ckpt dump` prints: {"bytes": hex}.
+py::object untyped_bytes(const std::string& b) {
+  static const char kDigits[] = "0123456789abcdef";
+  py::object hex = steal(PyUnicode_New(static_cast<Py_ssize_t>(2 * b.size()), 127));
+  auto* out = static_cast<char*>(PyUnicode_DATA(hex.ptr()));
+  for (unsigned char c : b) {
+    *out++ = kDigits[c >> 4];
+    *out++ = kDigits[c & 15];
+  }
+  py::object dict = steal(PyDict_New());
+  if (PyDict_SetItemString(dict.ptr(), "bytes", hex.ptr()) != 0) throw py::error_already_set();
+  return dict;
+}
+
 py::object object_to_python(const Value& v, bool typed) {
   py::object special;
   if (typed && (bytes_of(v, &special) || decimal_of(v, &special) || timestamp_of(v, &special))) return special;
@@ -154,6 +169,11 @@ py::object to_python(const Value& v, bool typed) {
       return list;
     }
     case Value::Kind::kObject: return object_to_python(v, typed);
+    case Value::Kind::kBytes: {
+      const std::string& b = v.as_bytes();
+      if (typed) return steal(PyBytes_FromStringAndSize(b.data(), static_cast<Py_ssize_t>(b.size())));
+      return untyped_bytes(b);
+    }
   }
   return py::none();
 }

@@ -79,3 +79,18 @@ def test_documented_conversions_round_trip():
     assert ckpt.to_json(b"\x00\xff") == {"bytes": "00ff"}
     assert ckpt.json_text({"a": [b"\x01", decimal.Decimal("0.10")]}) == \
         '{"a":[{"bytes":"01"},{"unscaled":10,"scale":2}]}'
+
+
+def test_byte_array_values_are_bytes_and_print_as_dump_prints_them(tmp_path):
+    # byte[] values (the generator's) come from the reader as bytes, never as hex text.
+    out = tmp_path / "snapshot"
+    run_ckpt("generate", "--output", out, "--keys", "200", "--value-size", "7", "--states", "value,map", "-q")
+    entries = list(ckpt.open(out).entries())
+    assert len(entries) > 200
+    assert all(isinstance(e.value, bytes) and len(e.value) == 7 for e in entries)
+    expected = dump_lines(out)
+    assert expected[1] is None
+    assert python_lines(out) == expected
+    raw = list(ckpt.open(out).entries(values="json"))
+    assert all(set(e.value) == {"bytes"} and len(e.value["bytes"]) == 14 for e in raw)
+    assert python_lines(out, values="json") == expected

@@ -16,10 +16,12 @@
 namespace ckpt {
 
 // A decoded value: what `ckpt dump` prints as JSON, with typed access. Objects keep their
-// members in the order printed.
+// members in the order printed. A byte string (byte[] state) is kBytes, its bytes as they are:
+// it prints as the object {"bytes":"<hex>"} (formats/serializers.md), but the iterator and the
+// Python module need not build that object and the hex for millions of values.
 class CKPT_API Value {
  public:
-  enum class Kind : uint8_t { kNull, kBool, kInt, kUnsigned, kDouble, kString, kArray, kObject };
+  enum class Kind : uint8_t { kNull, kBool, kInt, kUnsigned, kDouble, kString, kArray, kObject, kBytes };
 
   Value() = default;  // null
   static Value boolean(bool b);
@@ -27,6 +29,7 @@ class CKPT_API Value {
   static Value unsigned_integer(uint64_t u);
   static Value number(double d);
   static Value string(std::string s);
+  static Value bytes(std::string raw);
   static Value array(std::vector<Value> elements);
   static Value object(std::vector<std::string> keys, std::vector<Value> values);  // same length
 
@@ -39,8 +42,9 @@ class CKPT_API Value {
   int64_t as_int() const;
   uint64_t as_unsigned() const;
   double as_double() const;
-  const std::string& as_string() const { return string_; }
-  // Array elements or object member values, in order; empty for scalars.
+  const std::string& as_string() const { return kind_ == Kind::kString ? string_ : no_string(); }
+  const std::string& as_bytes() const { return kind_ == Kind::kBytes ? string_ : no_string(); }
+  // Array elements or object member values, in order; empty for scalars (and byte strings).
   const std::vector<Value>& elements() const { return elements_; }
   // Object member names, parallel to elements(); empty for arrays and scalars.
   const std::vector<std::string>& keys() const { return keys_; }
@@ -50,10 +54,12 @@ class CKPT_API Value {
   // Compact JSON text, byte for byte what `ckpt dump` prints for this value.
   std::string json() const;
 
+  // By content; a byte string equals the object {"bytes":"<hex>"} that prints the same.
   bool operator==(const Value& o) const;
   bool operator!=(const Value& o) const { return !(*this == o); }
 
  private:
+  static const std::string& no_string();
   template <class T>
   static Value with_field(Kind kind, T Value::*field, T x) {
     Value v;

@@ -9,6 +9,7 @@
 
 #include "ckpt/value.h"
 #include "support/json_text.h"
+#include "types/value_decoders.h"
 #include "types/value_of.h"
 
 namespace ckpt {
@@ -18,6 +19,12 @@ Value Value::integer(int64_t i) { return with_field(Kind::kInt, &Value::int_, i)
 Value Value::unsigned_integer(uint64_t u) { return with_field(Kind::kUnsigned, &Value::unsigned_, u); }
 Value Value::number(double d) { return with_field(Kind::kDouble, &Value::double_, d); }
 Value Value::string(std::string s) { return with_field(Kind::kString, &Value::string_, std::move(s)); }
+Value Value::bytes(std::string raw) { return with_field(Kind::kBytes, &Value::string_, std::move(raw)); }
+
+const std::string& Value::no_string() {
+  static const std::string* empty = new std::string;  // never destroyed: values outlive statics
+  return *empty;
+}
 Value Value::array(std::vector<Value> elements) {
   return with_field(Kind::kArray, &Value::elements_, std::move(elements));
 }
@@ -64,6 +71,8 @@ const Value* Value::find(std::string_view key) const {
 }
 
 bool Value::operator==(const Value& o) const {
+  // Values parsed from JSON text (value_of) hold byte strings as the object they print as.
+  if (kind_ != o.kind_ && (kind_ == Kind::kBytes || o.kind_ == Kind::kBytes)) return json() == o.json();
   return kind_ == o.kind_ && bool_ == o.bool_ && int_ == o.int_ && unsigned_ == o.unsigned_ &&
          (double_ == o.double_ || (std::isnan(double_) && std::isnan(o.double_))) && string_ == o.string_ &&
          keys_ == o.keys_ && elements_ == o.elements_;
@@ -79,6 +88,11 @@ void append_value(std::string& out, const Value& v) {
     case Value::Kind::kUnsigned: append_json_text(out, nlohmann::json(v.as_unsigned())); return;
     case Value::Kind::kDouble: append_json_text(out, nlohmann::json(v.as_double())); return;
     case Value::Kind::kString: append_json_string(out, v.as_string()); return;
+    case Value::Kind::kBytes:
+      out += R"({"bytes":")";
+      decoders::append_hex(out, v.as_bytes());
+      out += "\"}";
+      return;
     case Value::Kind::kArray:
     case Value::Kind::kObject: {
       const bool object = v.kind() == Value::Kind::kObject;

@@ -375,10 +375,7 @@ class ScalarDecoder final : public ValueDecoder {
       }
       case Scalar::kByteArray: {
         int32_t n = r.count(1, "byte array element");
-        std::string_view bytes = r.bytes(n);
-        std::string hex;
-        append_hex(hex, bytes);
-        out = Value::object({"bytes"}, {Value::string(std::move(hex))});
+        out = Value::bytes(std::string(r.bytes(n)));
         return;
       }
       default: ValueDecoder::read_value(r, out); return;

@@ -22,11 +22,18 @@ const char* const kPlaceNames[kPlaces] = {"key", "user-key", "value"};
 
 // Marks in `hits` (one bit per key) every key a node of `v` spells, walking the whole tree.
 void search(const Value& v, const Needles& n, std::vector<bool>& hits) {
-  const bool container = v.kind() == Value::Kind::kArray || v.kind() == Value::Kind::kObject;
-  if (!container || n.containers) {
-    auto it = n.owners.find(v.json());
+  // A byte string is searched as the object it prints as: {"bytes":...} and its hex string.
+  const bool bytes = v.kind() == Value::Kind::kBytes;
+  const bool container = v.kind() == Value::Kind::kArray || v.kind() == Value::Kind::kObject || bytes;
+  auto find = [&](const std::string& text) {
+    auto it = n.owners.find(text);
     if (it != n.owners.end())
       for (size_t k : it->second) hits[k] = true;
+  };
+  if (!container || n.containers || bytes) {
+    const std::string text = v.json();
+    if (!container || n.containers) find(text);
+    if (bytes) find(text.substr(9, text.size() - 10));  // {"bytes":"<hex>"} -> "<hex>"
   }
   for (const Value& e : v.elements()) search(e, n, hits);
 }

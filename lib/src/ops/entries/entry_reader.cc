@@ -32,8 +32,8 @@ void move_decoded_fields(StateEntry&& e, Entry& out) {
 
 namespace {
 
-Entry to_entry(StateEntry&& e, const EntryTask& t) {
-  Entry out;
+// Fills `out`, a new Entry in place in its chunk: entries are large, a move each costs.
+void to_entry(StateEntry&& e, const EntryTask& t, Entry& out) {
   out.operator_id = t.operator_hex;
   out.subtask = t.subtask->index;
   out.state = std::move(e.state);
@@ -45,7 +45,6 @@ Entry to_entry(StateEntry&& e, const EntryTask& t) {
   out.raw_namespace = std::move(e.raw_ns);
   out.raw_user_key = std::move(e.raw_user_key);
   out.raw_value = std::move(e.raw_value);
-  return out;
 }
 
 constexpr size_t kChunkEntries = 256;  // entries handed over at once
@@ -61,7 +60,7 @@ class ChunkOutput : public TaskOutput {
     chunk_.reserve(kChunkEntries);  // entries are large: no moves of them as the chunk grows
   }
   bool add(StateEntry&& e) override {
-    chunk_.push_back(to_entry(std::move(e), task_));
+    to_entry(std::move(e), task_, chunk_.emplace_back());
     return chunk_.size() < kChunkEntries || flush();
   }
   bool problem(Error&& e) override { return flush() && push_(ChunkOrError(std::move(e))); }
