@@ -72,6 +72,10 @@ struct CKPT_API ConvertSummary {
   uint64_t entries = 0;      // entries written as dump counts them: keyed pairs, operator-state elements
   uint64_t files = 0;        // files written, _metadata included
   uint64_t bytes = 0;        // bytes written
+  // The most key and value bytes handed to one subtask's writer at once: one key group's pairs
+  // (all its states). What convert and edit hold grows with a key group, never with the state
+  // (subtasks written at once each hold their own; a --finish of parts leaves it 0).
+  uint64_t peak_buffered_bytes = 0;
   std::string kind;          // snapshot kind of the output ("savepoint-native", ...)
   std::string output;        // the directory published: the output, or a part's ("<output>.part-K-of-N")
 };

@@ -132,8 +132,19 @@ std::string stable_uuid(const std::string& op_hex, int32_t subtask, char salt) {
 Result<KeyedHandle> write_keyed_target(const KeyedTarget& target, KeyedBackendMeta meta, const PairsProducer& produce,
                                        KeyedTargetStats* stats) {
   meta.compression = false;
-  if (target.to == ConvertTarget::kRocksDb) return write_rocksdb(target, meta, produce, stats);
-  return write_stream(target, meta, produce, stats);
+  // Counted where every producer's key group reaches a writer, so that a producer that held more
+  // than a key group would show here.
+  PairsProducer counted = [&](const KeyGroupPairsFn& fn) {
+    return produce([&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+      uint64_t held = 0;
+      for (const auto& pairs : by_state)
+        for (const RocksPair& p : pairs) held += p.key.size() + p.value.size();
+      stats->peak_buffered_bytes = std::max(stats->peak_buffered_bytes, held);
+      return fn(kg, by_state);
+    });
+  };
+  if (target.to == ConvertTarget::kRocksDb) return write_rocksdb(target, meta, counted, stats);
+  return write_stream(target, meta, counted, stats);
 }
 
 }  // namespace ckpt

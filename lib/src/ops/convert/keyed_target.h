@@ -42,6 +42,7 @@ struct KeyedTargetStats {
   uint64_t entries = 0;
   uint64_t files = 0;
   uint64_t bytes = 0;
+  uint64_t peak_buffered_bytes = 0;  // ConvertSummary::peak_buffered_bytes, of this subtask
 };
 
 // Calls its argument once per key group with data, key groups ascending.

@@ -39,6 +39,13 @@ struct Job {
 struct Counters {
   std::atomic<uint64_t> subtasks{0}, entries{0}, files{0}, bytes{0};
   std::atomic<uint64_t> canonical{0}, native{0};  // keyed handles written in each kind of layout
+  std::atomic<uint64_t> peak_buffered{0};         // the largest of the subtasks'
+
+  void note_buffered(uint64_t n) {
+    uint64_t was = peak_buffered.load();
+    while (n > was && !peak_buffered.compare_exchange_weak(was, n)) {
+    }
+  }
 };
 
 using BytesEdit = std::function<Status(std::string& bytes)>;
@@ -195,6 +202,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   if (job.options->progress) job.options->progress->add_entries(stats.entries);
   c.files += stats.files;
   c.bytes += stats.bytes;
+  c.note_buffered(stats.peak_buffered_bytes);
   c.subtasks++;
   (target.to == ConvertTarget::kCanonical ? c.canonical : c.native)++;
   return out;
@@ -475,6 +483,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   // A part's `_metadata` is no file of the output.
   summary.files = options.dry_run ? 0 : counters.files + (part ? 0 : 1);
   summary.bytes = options.dry_run ? 0 : counters.bytes + (part ? 0 : bytes.size());
+  summary.peak_buffered_bytes = counters.peak_buffered;
   // What was written, whatever the version: a `_metadata` before version 4 (Flink 1.9 to 1.12)
   // has no properties that say it, and inferring it back from the handles gave "unknown".
   summary.kind = snapshot_kind_name(kind);

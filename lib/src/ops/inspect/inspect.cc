@@ -2,7 +2,13 @@
 #include "ckpt/inspect.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -13,6 +19,7 @@
 #include "ops/engine/input_checks.h"
 #include "ops/inspect/inspect_states.h"
 #include "support/file_image.h"
+#include "support/worker_threads.h"
 
 namespace ckpt {
 namespace {
@@ -286,13 +293,16 @@ void add_head(InspectReport& r, const Metadata& m, const SnapshotLocation& where
 
 // Summarises each operator as the decoder hands it over, so that the whole model of a huge
 // `_metadata` never exists: at a million file references the model is several times the size
-// of the file, and the report needs a fraction of it.
+// of the file, and the report needs a fraction of it. The summarising (and freeing each
+// operator's model) runs on a thread of its own while the decoder goes on: the two take about
+// as long as each other.
 class StreamingBuilder : public OperatorSink {
  public:
   StreamingBuilder(const SnapshotLocation& where, const InspectOptions& options)
       : where_(where), options_(options) {
     restart();
   }
+  ~StreamingBuilder() override { stop(); }
 
   void operator_state(OperatorState& op, size_t index) override {
     // Nothing is sized by a range that fails the key-group checks; finish() says which.
@@ -306,20 +316,38 @@ class StreamingBuilder : public OperatorSink {
       canonical_ = probe.kind() == SnapshotKind::kSavepointCanonical;
       op = std::move(probe.operators.front());
     }
-    builder_->add_operator(op, index);
+    if (!worker_.joinable()) {
+      builder_->add_operator(op, index);
+      return;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.size() < kInFlight || exited_; });
+    if (exited_) return;  // the worker failed: finish() says how
+    queue_.emplace_back(std::move(op), index);
+    cv_.notify_all();
   }
 
   void restart() override {
+    stop();
     builder_.reset();
     report_ = InspectReport{};
     builder_ = std::make_unique<Builder>(report_, where_, options_);
     canonical_ = false;
     bad_key_groups_ = false;
+    worker_status_ = Status::OK();
+    done_ = exited_ = false;
+    try {
+      worker_ = std::thread([this] { work(); });
+    } catch (const std::system_error&) {
+      // No thread to be had: summarise on the decoder's.
+    }
   }
 
   bool bad_key_groups() const { return bad_key_groups_; }
 
   Result<InspectReport> finish(const Metadata& head) && {
+    stop();
+    CKPT_RETURN_IF_ERROR(worker_status_);
     add_head(report_, head, where_);
     if (report_.kind_inferred && canonical_) report_.kind = SnapshotKind::kSavepointCanonical;
     CKPT_RETURN_IF_ERROR(builder_->finish(where_, options_));
@@ -328,12 +356,54 @@ class StreamingBuilder : public OperatorSink {
   }
 
  private:
+  static constexpr size_t kInFlight = 4;  // decoded operators waiting for the summariser
+
+  void work() {
+    Status s = catch_internal([&]() -> Status {
+      for (;;) {
+        std::pair<OperatorState, size_t> next;
+        {
+          std::unique_lock<std::mutex> lock(mu_);
+          cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+          if (queue_.empty()) return Status::OK();
+          next = std::move(queue_.front());
+          queue_.pop_front();
+          cv_.notify_all();
+        }
+        builder_->add_operator(next.first, next.second);
+      }
+    });
+    std::lock_guard<std::mutex> lock(mu_);
+    worker_status_ = std::move(s);
+    exited_ = true;
+    queue_.clear();
+    cv_.notify_all();
+  }
+
+  // Lets the worker summarise what is queued, then ends it.
+  void stop() {
+    if (!worker_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      cv_.notify_all();
+    }
+    worker_.join();
+  }
+
   const SnapshotLocation& where_;
   const InspectOptions& options_;
   InspectReport report_;
   std::unique_ptr<Builder> builder_;
   bool canonical_ = false;
   bool bad_key_groups_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<OperatorState, size_t>> queue_;
+  bool done_ = false;
+  bool exited_ = false;
+  Status worker_status_;
+  std::thread worker_;
 };
 
 }  // namespace
