@@ -44,16 +44,19 @@ TEST_CASE("upgrade --check prints a table and a schema-valid document for the sa
   CHECK(v.status == 0);
 }
 
-TEST_CASE("upgrade refuses --output - a missing --check and a target other than 2.x", "[cli]") {
+TEST_CASE("upgrade refuses --check with --output - neither of them and a target other than 2.x", "[cli]") {
   const std::string sample = ckpt::test::sample_savepoint_dir();
   ckpt::test::ScratchDir s;
   CliResult out = run_cli({"upgrade", sample, "--to", "2.x", "--check", "--output", s / "up"});
   CHECK(out.status == 2);
-  CHECK(out.err.find("--output is not implemented yet") != std::string::npos);
+  CHECK(out.err.find("needs one of --check") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(s / "up"));
   CliResult no_check = run_cli({"upgrade", sample, "--to", "2.x"});
   CHECK(no_check.status == 2);
-  CHECK(no_check.err.find("needs --check") != std::string::npos);
+  CHECK(no_check.err.find("needs one of --check") != std::string::npos);
+  CliResult json_out = run_cli({"upgrade", sample, "--to", "2.x", "--output", s / "up", "--json"});
+  CHECK(json_out.status == 2);
+  CHECK_FALSE(std::filesystem::exists(s / "up"));
   CliResult target = run_cli({"upgrade", sample, "--to", "3.x", "--check", "--json"});
   CHECK(target.status == 2);
   CHECK(nlohmann::json::parse(target.out)["error"]["code"] == "invalid_argument");
