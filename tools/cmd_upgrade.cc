@@ -16,6 +16,7 @@ struct UpgradeArgs {
   bool check = false;
   std::string output;
   bool force = false;
+  bool drop_incompatible = false;
   bool json = false;
   std::vector<std::string> remap;
 };
@@ -26,22 +27,41 @@ Runner setup_upgrade(CLI::App& sub) {
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
   sub.add_option("--to", a->to, "Target Flink version: 2.x")->required()->type_name("KIND");
   sub.add_flag("--check", a->check, "Say for every state whether the target restores it, and why not");
-  sub.add_option("-o,--output", a->output, "Directory to write the upgraded snapshot to (not implemented yet)")
+  sub.add_option("-o,--output", a->output, "Write the snapshot with its legacy serializer snapshots rewritten to DIR")
       ->type_name("DIR");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
+  sub.add_flag("--drop-incompatible", a->drop_incompatible,
+               "With --output: leave out the states that cannot be rewritten");
   sub.add_flag("--json", a->json, "Print the check as JSON");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
-    if (!a->output.empty()) {
-      print_error(io, "ckpt upgrade --output is not implemented yet: only --check is (it rewrites nothing)");
+    if (a->check == !a->output.empty()) {
+      print_error(io, "ckpt upgrade needs one of --check (judge every state) and --output DIR (rewrite them)");
       return kExitError;
     }
-    if (!a->check) {
-      print_error(io, "ckpt upgrade needs --check (the rewrite, --output, is not implemented yet)");
+    if (!a->output.empty() && a->json) {
+      print_error(io, "--json is the check's document: the rewrite (--output) prints text");
+      return kExitError;
+    }
+    if (a->output.empty() && (a->force || a->drop_incompatible)) {
+      print_error(io, "--force and --drop-incompatible go with --output");
       return kExitError;
     }
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
     if (!remap) return kExitError;
+    if (!a->output.empty()) {
+      UpgradeWriteOptions w;
+      w.target = a->to;
+      w.output = a->output;
+      w.force = a->force;
+      w.drop_incompatible = a->drop_incompatible;
+      w.remap = std::move(*remap);
+      Result<UpgradeWriteReport> written = upgrade_snapshot(a->snapshot, w);
+      if (!written.ok()) return report_error(io, written.error());
+      io.out << upgrade_write_text(*written);
+      // States copied unchanged will still not restore in Flink 2.x.
+      return written->left > 0 ? kExitProblems : kExitOk;
+    }
     UpgradeOptions options;
     options.target = a->to;
     options.remap = std::move(*remap);

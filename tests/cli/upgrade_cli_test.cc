@@ -1,6 +1,6 @@
 // ckpt upgrade's command line: --check on a snapshot of built-in serializers, the refusals
-// (--output, no --check, a target other than 2.x, a missing snapshot) and its JSON document
-// against formats/schemas/ckpt.upgrade.schema.json.
+// (--check with --output, neither, a target other than 2.x, a missing snapshot), its JSON
+// document against formats/schemas/ckpt.upgrade.schema.json, and --output's lines and exit status.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -44,18 +44,47 @@ TEST_CASE("upgrade --check prints a table and a schema-valid document for the sa
   CHECK(v.status == 0);
 }
 
-TEST_CASE("upgrade refuses --output - a missing --check and a target other than 2.x", "[cli]") {
+TEST_CASE("upgrade refuses --check with --output - neither of them and a target other than 2.x", "[cli]") {
   const std::string sample = ckpt::test::sample_savepoint_dir();
   ckpt::test::ScratchDir s;
   CliResult out = run_cli({"upgrade", sample, "--to", "2.x", "--check", "--output", s / "up"});
   CHECK(out.status == 2);
-  CHECK(out.err.find("--output is not implemented yet") != std::string::npos);
+  CHECK(out.err.find("needs one of --check") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(s / "up"));
   CliResult no_check = run_cli({"upgrade", sample, "--to", "2.x"});
   CHECK(no_check.status == 2);
-  CHECK(no_check.err.find("needs --check") != std::string::npos);
+  CHECK(no_check.err.find("needs one of --check") != std::string::npos);
+  CliResult json_out = run_cli({"upgrade", sample, "--to", "2.x", "--output", s / "up", "--json"});
+  CHECK(json_out.status == 2);
+  CHECK_FALSE(std::filesystem::exists(s / "up"));
   CliResult target = run_cli({"upgrade", sample, "--to", "3.x", "--check", "--json"});
   CHECK(target.status == 2);
   CHECK(nlohmann::json::parse(target.out)["error"]["code"] == "invalid_argument");
   CHECK(run_cli({"upgrade", sample, "--check"}).status == 2);  // --to is required
+}
+
+TEST_CASE("upgrade output prints each state and exits 1 while a state is left unchanged", "[cli][corpus]") {
+  CKPT_REQUIRE_SHARED();
+  const std::string old = ckpt::test::shared_dir() + "/testdata/flink-old/";
+  if (!std::filesystem::exists(old)) CKPT_SKIP("no " << old);
+  ckpt::test::ScratchDir s;
+  // Every legacy snapshot of this one has a current form: exit 0, then --check finds none.
+  CliResult all = run_cli({"upgrade", old + "complexKeyed-flink1.3", "--to", "2.x", "--output", s / "a"});
+  INFO(all.out << all.err);
+  CHECK(all.status == 0);
+  CHECK(all.out.find("rewritten 01203aa9a12dc1ec725e03853dd7c8f2 window-contents: keyed") != std::string::npos);
+  CHECK(all.out.find("5 states rewritten, 0 left unchanged, 0 dropped") != std::string::npos);
+  CliResult again = run_cli({"upgrade", old + "complexKeyed-flink1.3", "--to", "2.x", "--output", s / "a"});
+  CHECK(again.status == 2);  // the output exists
+  CHECK(run_cli({"upgrade", old + "complexKeyed-flink1.3", "--to", "2.x", "--output", s / "a", "--force"}).status == 0);
+  CliResult check = run_cli({"upgrade", s / "a", "--to", "2.x", "--check", "--json"});
+  CHECK(check.out.find("legacy-config") == std::string::npos);
+  // Scala case classes under a Kryo key: left as they were, listed with why, exit 1.
+  CliResult scala = run_cli({"upgrade", old + "stateful-scala2.10-udf-migration-itcase-flink1.3-jobmanager-savepoint",
+                             "--to", "2.x", "--output", s / "b"});
+  INFO(scala.out << scala.err);
+  CHECK(scala.status == 1);
+  CHECK(scala.out.find("left d1392353922252257afa15351a98bae9 optionNoneState: keyed (the key serializer:") !=
+        std::string::npos);
+  CHECK(std::filesystem::exists(s / "b/_metadata"));
 }

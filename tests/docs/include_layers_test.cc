@@ -58,6 +58,7 @@ const std::set<std::pair<std::string, std::string>>& verb_includes_allowed() {
   static const std::set<std::pair<std::string, std::string>> allowed = {
       {"edit", "convert"},      // convert/snapshot_rewrite.h: the rewrite edit drives with hooks
       {"load", "convert"},      // convert/snapshot_rewrite.h: the rewrite load publishes through
+      {"upgrade", "convert"},   // convert/snapshot_rewrite.h: upgrade --output rewrites proxies in its hooks
       {"generate", "convert"},  // convert/keyed_target.h: the keyed layouts generate writes
       {"edit", "load"},         // load/keyed_lines.h: --upsert reads NDJSON lines as load does
       {"edit", "query"},        // query/state_columns.h: the columns --delete-where's SQL reads, as query's

@@ -9,6 +9,7 @@
 #include "ops/upgrade/upgrade_rules.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
+#include "testlib/decoder_checks.h"
 #include "testlib/snapshot_classes.h"
 #include "types/serializer_snapshot.h"
 
@@ -20,6 +21,9 @@ constexpr uint64_t kUpgOptionalMapHeader = 0x4F2C69A3D70;  // LinkedOptionalMapS
 const char* const kUpgKryo = "org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializerSnapshot";
 const char* const kUpgPojo = "org.apache.flink.api.java.typeutils.runtime.PojoSerializerSnapshot";
 const char* const kUpgTtl = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
+// Flink 2.0's SetSerializerSnapshot (flink-core .../typeutils/base/SetSerializerSnapshot.java).
+const char* const kUpgSet = "org.apache.flink.api.common.typeutils.base.SetSerializerSnapshot";
+const char* const kUpgInt = "org.apache.flink.api.common.typeutils.base.IntSerializer$IntSerializerSnapshot";
 
 void upg_simple(ByteWriter& w, const char* cls) {
   w.utf(cls);
@@ -149,6 +153,12 @@ TEST_CASE("upgrade verdicts follow the table of serializer kinds", "[unit][ops]"
          upg_pojo(w, "com.example.Order", {{"items", upg_kryo_of("java.util.ArrayList")}});
        },
        UpgradeVerdict::kFail, "kryo", "value > field items"},
+      {"Flink 2.x POJO with a java.util.Set field (SetSerializer)",
+       [](ByteWriter& w) {
+         upg_pojo(w, "com.example.Order",
+                  {{"tags", [](ByteWriter& v) { upg_composite(v, kUpgSet, "", {upg_simple_of(kUpgInt)}); }}});
+       },
+       UpgradeVerdict::kOk, "", ""},
       {"Kryo inside a TTL value inside a list",
        [](ByteWriter& w) {
          upg_composite(
@@ -225,4 +235,59 @@ TEST_CASE("upgrade findings name every obstacle of a tree and the worst verdict 
   CHECK(f[2].where == "value > field zz");
   CHECK(worst_verdict(f) == UpgradeVerdict::kFail);
   CHECK(worst_verdict({}) == UpgradeVerdict::kOk);
+}
+
+TEST_CASE("Flink 2.x POJO collection fields decode with the List Map and Set serializers", "[unit][state]") {
+  // FLIP-398: Flink 2.0 gives POJO fields declared List, Map and Set its ListSerializer,
+  // MapSerializer and SetSerializer (formats/serializers.md "Flink 2.x collection fields").
+  // SetSerializer writes i32 size, then per element a null flag (true = null) and the element.
+  ByteWriter snap;
+  upg_pojo(snap, "com.example.Order",
+           {{"items",
+             [](ByteWriter& v) { upg_composite(v, test::kListSnapshot, "", {upg_simple_of(test::kStringSnapshot)}); }},
+            {"counts",
+             [](ByteWriter& v) {
+               upg_composite(v, test::kMapSnapshot, "",
+                             {upg_simple_of(test::kStringSnapshot), upg_simple_of(test::kLongSnapshot)});
+             }},
+            {"tags", [](ByteWriter& v) { upg_composite(v, kUpgSet, "", {upg_simple_of(kUpgInt)}); }}});
+  auto d = test::decodable_decoder(std::string(snap.buffer()));
+
+  ByteWriter value;
+  value.u8(2);           // PojoSerializer: the exact class, no subclass
+  value.boolean(false);  // items
+  value.i32(2);
+  value.bytes(
+      "\x02"
+      "a");
+  value.bytes(
+      "\x02"
+      "b");
+  value.boolean(false);  // counts
+  value.i32(1);
+  value.bytes(
+      "\x02"
+      "x");
+  value.boolean(false);
+  value.i64(5);
+  value.boolean(false);  // tags: 7 and a null element
+  value.i32(2);
+  value.boolean(false);
+  value.i32(7);
+  value.boolean(true);
+  const std::string bytes(value.buffer());
+  nlohmann::json v = test::decode_exactly(*d, bytes);
+  CHECK(v == nlohmann::json::parse(
+                 R"({"class":"com.example.Order","fields":{"items":["a","b"],"counts":[["x",5]],"tags":[7,null]}})"));
+  ByteWriter again;
+  REQUIRE(d->encode(v, again).ok());
+  CHECK(std::string(again.buffer()) == bytes);
+
+  // A set's hash is the sum of its elements' (AbstractSet#hashCode), nulls counting 0.
+  auto set = test::decodable_decoder([] {
+    ByteWriter w;
+    upg_composite(w, kUpgSet, "", {upg_simple_of(kUpgInt)});
+    return std::string(w.buffer());
+  }());
+  CHECK(set->java_hash_code(nlohmann::json::parse("[7,null,-2]")) == 5);
 }

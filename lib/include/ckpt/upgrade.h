@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/convert.h"
 #include "ckpt/error.h"
 #include "ckpt/export.h"
 #include "ckpt/resolve.h"
@@ -79,5 +80,41 @@ CKPT_API Result<UpgradeCheckReport> check_upgrade(const std::string& path, const
 
 // The aligned table: operator, state, kind, serializer, verdict, reason; then a summary line.
 CKPT_API std::string upgrade_check_text(const UpgradeCheckReport& r);
+
+// What the rewrite did with one state of one operator (every subtask alike).
+struct CKPT_API UpgradeStateAction {
+  std::string operator_id;  // 32 hex digits
+  std::string state;
+  bool keyed = false;
+  std::string action;  // "rewritten", "left" (copied unchanged), "dropped" (--drop-incompatible)
+  std::string reason;  // left / dropped: why it has no form Flink 2.x reads
+};
+
+struct CKPT_API UpgradeWriteOptions {
+  std::string target = "2.x";
+  std::string output;
+  bool force = false;
+  // Leave out the states that cannot be rewritten instead of copying their backend unchanged.
+  bool drop_incompatible = false;
+  std::vector<PrefixRule> remap;
+};
+
+struct CKPT_API UpgradeWriteReport {
+  ConvertSummary written;
+  std::vector<UpgradeStateAction> states;  // operators in file order, first seen first
+  size_t rewritten = 0, left = 0, dropped = 0;
+};
+
+// Write the snapshot at `path` to options.output with every pre-1.8 TypeSerializerConfigSnapshot
+// of the backend proxies that has a Flink 1.8+ form rewritten into it (the Java-serialized
+// serializer beside it read structurally: simple, Tuple, List, Map, generic array, Either
+// serializers), the proxy written in its current version; state data is re-framed byte for
+// byte, never re-encoded. A backend with a state that has no such form (Kryo, Scala API, a job's
+// own serializer) is copied unchanged and its states listed as left, or, with
+// drop_incompatible, those states are left out and the others rewritten. Published atomically.
+CKPT_API Result<UpgradeWriteReport> upgrade_snapshot(const std::string& path, const UpgradeWriteOptions& options);
+
+// One line per state that was rewritten, left or dropped, then a summary line.
+CKPT_API std::string upgrade_write_text(const UpgradeWriteReport& r);
 
 }  // namespace ckpt

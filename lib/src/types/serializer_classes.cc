@@ -24,13 +24,14 @@ constexpr std::array<std::string_view, 13> kSimpleClasses = {
     "org.apache.flink.table.dataview.NullSerializer$NullSerializerSnapshot",
 };
 
-constexpr std::array<std::string_view, 33> kCompositeClasses = {
+constexpr std::array<std::string_view, 34> kCompositeClasses = {
     "org.apache.flink.api.java.typeutils.runtime.TupleSerializerSnapshot",
     "org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot",
     "org.apache.flink.api.java.typeutils.runtime.NullableSerializer$NullableSerializerSnapshot",
     "org.apache.flink.api.java.typeutils.runtime.JavaEitherSerializerSnapshot",
     "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot",
     "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot",
+    "org.apache.flink.api.common.typeutils.base.SetSerializerSnapshot",  // Flink 2.0 (FLIP-398)
     "org.apache.flink.api.common.typeutils.base.GenericArraySerializerSnapshot",
     "org.apache.flink.runtime.state.ArrayListSerializerSnapshot",
     "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot",

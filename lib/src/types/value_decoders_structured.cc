@@ -15,24 +15,25 @@ namespace {
 
 // What a structured decoder does with its children.
 enum class Shape {
-  kTuple,         // fields in order, JSON array
-  kList,          // i32 n + n elements
-  kMap,           // i32 n + n x (key, bool isNull, value)
-  kNullable,      // bool isNull; null -> padding bytes
-  kEither,        // bool isLeft + left or right
-  kOption,        // Scala Option: bool isSome + value
-  kTry,           // Scala Try: bool isSuccess + value or throwable
-  kGenericArray,  // i32 n + n x (bool present + element)
-  kTtl,           // i64 timestamp + user value
-  kTimer,         // i64 timestamp ^ sign bit, key, namespace
-  kStreamElement, // u8 tag + payload
-  kBufferEntry,   // bool joined + element
-  kUnion,         // u8 1 + first / u8 2 + second
-  kLinkedList,    // i32 n, optional null mask, non-null elements
-  kDelegate,      // the single child's bytes (ListView, MapView, TtlAware)
-  kRow,           // null mask (+ RowKind bits) + non-null fields
+  kTuple,           // fields in order, JSON array
+  kList,            // i32 n + n elements
+  kMap,             // i32 n + n x (key, bool isNull, value)
+  kNullable,        // bool isNull; null -> padding bytes
+  kEither,          // bool isLeft + left or right
+  kOption,          // Scala Option: bool isSome + value
+  kTry,             // Scala Try: bool isSuccess + value or throwable
+  kGenericArray,    // i32 n + n x (bool present + element)
+  kSet,             // Flink 2.x SetSerializer: i32 n + n x (bool isNull + element)
+  kTtl,             // i64 timestamp + user value
+  kTimer,           // i64 timestamp ^ sign bit, key, namespace
+  kStreamElement,   // u8 tag + payload
+  kBufferEntry,     // bool joined + element
+  kUnion,           // u8 1 + first / u8 2 + second
+  kLinkedList,      // i32 n, optional null mask, non-null elements
+  kDelegate,        // the single child's bytes (ListView, MapView, TtlAware)
+  kRow,             // null mask (+ RowKind bits) + non-null fields
   kTwoPhaseCommit,  // TwoPhaseCommitSinkFunction state: pending txn, pending commits, context
-  kWindowKey,     // table WindowKey: i64 window + key
+  kWindowKey,       // table WindowKey: i64 window + key
 };
 
 const char* row_kind_name(int kind) {
@@ -128,6 +129,17 @@ class StructuredDecoder final : public ValueDecoder {
         for (int32_t i = 0; i < n && r.ok(); ++i) {
           if (r.boolean()) children_[0]->read(r, out.emplace_back());
           else out.emplace_back(nullptr);
+        }
+        return;
+      }
+      case Shape::kSet: {
+        int32_t n = r.count(1, "set element");
+        out = nlohmann::json::array();
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          if (r.boolean())
+            out.emplace_back(nullptr);
+          else
+            children_[0]->read(r, out.emplace_back());
         }
         return;
       }
@@ -239,6 +251,15 @@ class StructuredDecoder final : public ValueDecoder {
         w.i32(static_cast<int32_t>(v.size()));
         for (size_t i = 0; i < v.size(); ++i) {
           w.boolean(!v[i].is_null());
+          if (!v[i].is_null()) CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(v[i], w), fmt::format("[{}]", i)));
+        }
+        return Status::OK();
+      }
+      case Shape::kSet: {
+        if (!v.is_array()) return encode_expected("an array", v);
+        w.i32(static_cast<int32_t>(v.size()));
+        for (size_t i = 0; i < v.size(); ++i) {
+          w.boolean(v[i].is_null());
           if (!v[i].is_null()) CKPT_RETURN_IF_ERROR(encode_at(children_[0]->encode(v[i], w), fmt::format("[{}]", i)));
         }
         return Status::OK();
@@ -437,6 +458,18 @@ class StructuredDecoder final : public ValueDecoder {
         }
         return static_cast<int32_t>(h);
       }
+      case Shape::kSet: {
+        // AbstractSet#hashCode: the sum of the non-null elements' hashes, whatever their order.
+        if (!v.is_array()) return std::nullopt;
+        uint32_t h = 0;
+        for (const auto& e : v) {
+          if (e.is_null()) continue;
+          auto c = children_[0]->java_hash_code(e);
+          if (!c) return std::nullopt;
+          h += static_cast<uint32_t>(*c);
+        }
+        return static_cast<int32_t>(h);
+      }
       case Shape::kNullable: case Shape::kDelegate: case Shape::kOption:
         return v.is_null() ? std::nullopt : children_[0]->java_hash_code(v);
       case Shape::kRow: return row_hash_code(v);
@@ -490,7 +523,8 @@ class StructuredDecoder final : public ValueDecoder {
       }
       return static_cast<int32_t>(h);
     }
-    if (s && (s->shape_ == Shape::kMap || s->shape_ == Shape::kGenericArray)) return std::nullopt;
+    if (s && (s->shape_ == Shape::kMap || s->shape_ == Shape::kGenericArray || s->shape_ == Shape::kSet))
+      return std::nullopt;
     auto h = d.java_hash_code(v);
     if (!h) return std::nullopt;
     return static_cast<int32_t>(31u + static_cast<uint32_t>(*h));
@@ -809,6 +843,7 @@ constexpr ShapeByClass kShapes[] = {
     {".ListSerializerSnapshot", Shape::kList, 1},
     {".ArrayListSerializerSnapshot", Shape::kList, 1},
     {".MapSerializerSnapshot", Shape::kMap, 2},
+    {".SetSerializerSnapshot", Shape::kSet, 1},
     {".SortedMapSerializerSnapshot", Shape::kMap, 2},
     {"$NullableSerializerSnapshot", Shape::kNullable, 1},
     {".JavaEitherSerializerSnapshot", Shape::kEither, 2},
