@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ckpt/io.h"
 #include "ckpt/load.h"
 #include "command.h"
 #include "json_output.h"
@@ -18,6 +19,7 @@ namespace {
 struct LoadArgs {
   std::string input = "-";
   std::string like;
+  std::string spec;
   std::string output;
   std::string to;
   bool force = false;
@@ -30,9 +32,15 @@ struct LoadArgs {
 Runner setup_load(CLI::App& sub) {
   auto a = std::make_shared<LoadArgs>();
   sub.add_option("FILE", a->input, "NDJSON entries as ckpt dump prints them (- or none: standard input)");
-  sub.add_option("--like", a->like, "Template snapshot: its operators, parallelism, states and serializers")
-      ->required()
-      ->type_name("SNAPSHOT");
+  auto* like =
+      sub.add_option("--like", a->like, "Template snapshot: its operators, parallelism, states and serializers")
+          ->type_name("SNAPSHOT");
+  auto* spec = sub.add_option("--spec", a->spec,
+                              "Bootstrap without a template: operators, parallelism, states and their Flink types "
+                              "from a JSON spec (formats/load-spec.md)")
+                   ->type_name("SPEC.json");
+  like->excludes(spec);
+  spec->excludes(like);
   sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")
       ->required()
       ->type_name("DIR");
@@ -43,6 +51,9 @@ Runner setup_load(CLI::App& sub) {
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
+    if (a->like.empty() == a->spec.empty())
+      return report_error(
+          io, Error(ErrorCode::kInvalidArgument, "expected a template (--like SNAPSHOT) or a spec (--spec SPEC.json)"));
     LoadOptions options;
     if (!a->to.empty()) {
       Result<ConvertTarget> to = parse_convert_target(a->to);
@@ -52,6 +63,12 @@ Runner setup_load(CLI::App& sub) {
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->like});
     if (!remap) return kExitError;
     options.like = a->like;
+    if (!a->spec.empty()) {
+      Result<std::string> text = read_whole_file(a->spec, uint64_t{16} << 20);
+      if (!text.ok()) return report_error(io, text.error());
+      options.spec_text = std::move(*text);
+      options.spec_name = a->spec;
+    }
     options.output = a->output;
     options.force = a->force;
     options.remap = std::move(*remap);
@@ -59,7 +76,8 @@ Runner setup_load(CLI::App& sub) {
     std::istream* in = &std::cin;
     if (a->input != "-") {
       file.open(a->input, std::ios::binary);
-      if (!file) return report_error(io, Error(ErrorCode::kNotFound, fmt::format("'{}': cannot open the entries", a->input)));
+      if (!file)
+        return report_error(io, Error(ErrorCode::kNotFound, fmt::format("'{}': cannot open the entries", a->input)));
       in = &file;
     }
     ProgressMeter meter(io, "load", a->progress);
@@ -68,7 +86,7 @@ Runner setup_load(CLI::App& sub) {
     meter.finish();
     if (!s.ok()) return report_error(io, s.error());
     if (a->json) {
-      print_json(io, [&](JsonWriter& w) { write_load_json(a->like, a->input, *s, w); });
+      print_json(io, [&](JsonWriter& w) { write_load_json(a->spec.empty() ? a->like : a->spec, a->input, *s, w); });
       return kExitOk;
     }
     io.out << fmt::format("{}: {} from {} entries ({} keyed, {} timers, {} operator state), {}\n", s->written.output,

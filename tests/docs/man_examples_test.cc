@@ -143,6 +143,14 @@ std::vector<std::pair<std::string, std::string>> world_names() {
   json backfill = json::parse(poison.substr(0, poison.find('\n')));
   backfill["key"] = "user-0000099999";
   std::ofstream("backfill.ndjson") << backfill.dump() << "\n";
+  // What ckpt-load(1)'s bootstrap example reads: a spec and lines naming the operator by uid.
+  std::ofstream("orders-spec.json")
+      << R"({"operators": [{"uid": "orders", "parallelism": 2, "key": "BIGINT", "states": [{"name": "order", )"
+      << R"("kind": "value", "type": "POJO com.acme.Order {id: BIGINT, items: LIST<STRING>}"}]}]})";
+  std::ofstream("orders.ndjson")
+      << R"({"uid":"orders","state":"order","kind":"keyed","key":7,"namespace":"VoidNamespace",)"
+      << R"("value":{"class":"com.acme.Order","fields":{"id":7,"items":["a"]}}})"
+      << "\n";
   fs::create_directories("zfunc");
   fs::create_directories("relocated");
   const std::string chain_op = op_id("world-job/chk-2", 0), world = fs::current_path().string();

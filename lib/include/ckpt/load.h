@@ -14,6 +14,9 @@
 // S's, and, where the layout's bytes are deterministic (heap and canonical key-group streams,
 // operator state), whose files hold the same bytes as S's.
 //
+// With a spec instead of a template (a bootstrap), keyed state is written in the layout `to`
+// says (default heap); the spec's errors name its member and what was expected.
+//
 // The template's raw operator state, raw keyed state and unaligned-checkpoint channel state,
 // which dump does not show, are not carried over (a template with raw keyed state is refused:
 // its legacy timers would be lost).
@@ -35,6 +38,11 @@ namespace ckpt {
 
 struct CKPT_API LoadOptions {
   std::string like;    // the template snapshot
+  // Or, with `like` empty, a spec (formats/load-spec.md): its text and a name for errors. The
+  // template is then the snapshot of the spec's job before any record, written to a temporary
+  // directory (TMPDIR) and removed after.
+  std::string spec_text;
+  std::string spec_name;
   std::string output;  // must not exist, or be an empty directory (unless `force`)
   bool force = false;
   // The layout keyed state is written in; unset: each template subtask's own.

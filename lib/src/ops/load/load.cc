@@ -1,6 +1,10 @@
 // `ckpt load`: a savepoint written from dump's NDJSON, shaped like a template snapshot.
 #include "ckpt/load.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -12,10 +16,12 @@
 #include "ops/key_spelling.h"
 #include "ops/load/keyed_lines.h"
 #include "ops/load/operator_stream.h"
+#include "ops/load/spec_template.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/raw_keyed_reader.h"
 #include "support/byte_writer.h"
+#include "support/fs_listing.h"
 #include "support/json_input.h"
 #include "support/json_text.h"
 #include "types/value_decoder.h"
@@ -269,7 +275,15 @@ class Loader {
                                  "namespace, user_key, value)",
                                  k));
     }
-    CKPT_ASSIGN_OR_RETURN(std::string op_hex, string_member(line, "operator"));
+    // A line without the operator's id may name it by its uid, which Flink hashes to the id
+    // (StreamGraphHasherV2); dump prints both for operators it could name.
+    std::string op_hex;
+    if (!json_member(line, "operator") && json_member(line, "uid")) {
+      CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
+      op_hex = operator_id_hex(operator_id_of_uid(uid));
+    } else {
+      CKPT_ASSIGN_OR_RETURN(op_hex, string_member(line, "operator"));
+    }
     LoadOperator* lo = find(op_hex);
     if (!lo)
       return Error(ErrorCode::kInvalidArgument,
@@ -420,7 +434,41 @@ Result<std::vector<EncodedKeyedEntry>> encode_keyed_lines(std::istream& in, cons
   return out;
 }
 
-Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_name, const LoadOptions& options) {
+namespace {
+
+// The template a spec describes, in a temporary directory removed when this goes.
+class SpecTemplateDir {
+ public:
+  ~SpecTemplateDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  Status write(const LoadOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(std::string tmp, temp_directory());
+    std::string tmpl = (std::filesystem::path(tmp) / "ckpt-load-spec-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      return Error(ErrorCode::kIOError,
+                   fmt::format("{}: cannot create a temporary directory: {}", tmpl, std::strerror(errno)));
+    path_ = tmpl;
+    return write_spec_template(options.spec_text, options.spec_name, path_, ConvertTarget::kHeap);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_name, const LoadOptions& given) {
+  LoadOptions options = given;
+  SpecTemplateDir spec_template;
+  if (options.like.empty()) {
+    if (options.spec_text.empty()) return Error(ErrorCode::kInvalidArgument, "no template snapshot and no spec given");
+    CKPT_RETURN_IF_ERROR(spec_template.write(options));
+    options.like = spec_template.path();
+    if (!options.to) options.to = ConvertTarget::kHeap;
+  }
   Loader loader(in, input_name, options);
   RewriteOptions ro;
   ro.to = options.to;
