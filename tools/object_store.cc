@@ -139,7 +139,9 @@ const std::set<std::string>& remap_commands() {
 // Commands whose library reads s3:// paths through ckpt/file_system.h itself (gc works in the
 // store in place): their URIs pass through unchanged and their output streams.
 bool reads_through_file_system(const std::string& sub) {
-  static const std::set<std::string> s = {"advise", "convert", "diff", "dump", "edit", "gc", "generate", "inspect", "plan", "report", "restore", "verify"};
+  static const std::set<std::string> s = {"advise", "compact",  "convert",  "diff",    "dump",
+                                          "edit",   "gc",       "generate", "inspect", "load",
+                                          "plan",   "relocate", "report",   "restore", "verify"};
   return s.count(sub) != 0;
 }
 

@@ -33,6 +33,12 @@ Status check_no_objects_at(const std::string& uri) {
   return Status::OK();
 }
 
+Status copy_to_local(const std::string& path, const std::string& local_path) {
+  if (!is_object_store_uri(path)) return copy_file_contents(path, local_path);
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, object_store_for(path));
+  return store->download(path, local_path);
+}
+
 Result<std::unique_ptr<OutputDirectory>> OutputDirectory::create(const std::string& final_path) {
   std::unique_ptr<OutputDirectory> out(new OutputDirectory());
   out->final_ = without_trailing_slash(final_path);
