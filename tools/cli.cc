@@ -10,7 +10,7 @@
 #include "help_footer.h"
 #include "input_options.h"
 #include "json_output.h"
-#include "object_store.h"
+#include "store_options.h"
 #include "synopsis.h"
 
 namespace ckpt::cli {
@@ -152,9 +152,11 @@ int run_local(const std::vector<std::string>& args, Io& io) {
 int run(int argc, const char* const* argv, Io& io) {
   std::vector<std::string> args(argv + 1, argv + argc);
   InputOptions inputs(args);
-  // s3:// URIs and the object-store options (ckpt(1) OBJECT STORES) go through a staging copy.
-  if (uses_object_store(args))
-    return run_with_object_store(args, io, [](const std::vector<std::string>& a, Io& i) { return run_local(a, i); });
+  StoreOptions store(args, io);
+  if (!store.error().empty()) {
+    print_error(io, store.error());
+    return kExitError;
+  }
   return run_local(args, io);
 }
 

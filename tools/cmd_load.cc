@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/io.h"
+#include "ckpt/file_system.h"
 #include "ckpt/load.h"
 #include "command.h"
 #include "json_output.h"
@@ -74,10 +75,20 @@ Runner setup_load(CLI::App& sub) {
     options.remap = std::move(*remap);
     std::ifstream file;
     std::istream* in = &std::cin;
+    std::shared_ptr<ReadableFile> stored;  // an input not on the disk (s3://...), downloaded while it is read
     if (a->input != "-") {
       file.open(a->input, std::ios::binary);
-      if (!file)
-        return report_error(io, Error(ErrorCode::kNotFound, fmt::format("'{}': cannot open the entries", a->input)));
+      if (!file) {
+        Result<std::string> local = Error(ErrorCode::kNotFound, "");
+        if (Result<std::shared_ptr<FileSystem>> files = file_system_for(a->input); files.ok())
+          if (Result<std::shared_ptr<ReadableFile>> opened = (*files)->open(a->input); opened.ok()) {
+            stored = *opened;
+            local = stored->local_path();
+          }
+        if (local.ok()) file.open(*local, std::ios::binary);
+        if (!file)
+          return report_error(io, Error(ErrorCode::kNotFound, fmt::format("'{}': cannot open the entries", a->input)));
+      }
       in = &file;
     }
     ProgressMeter meter(io, "load", a->progress);

@@ -12,7 +12,7 @@
 
 #include "choices.h"
 #include "input_options.h"
-#include "object_store.h"
+#include "store_options.h"
 
 namespace ckpt::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "object_store.h"
+#include "store_options.h"
 
 namespace ckpt::cli {
 

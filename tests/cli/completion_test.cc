@@ -11,7 +11,7 @@
 #include "ckpt/generate.h"
 #include "command.h"
 #include "input_options.h"
-#include "object_store.h"
+#include "store_options.h"
 #include "testlib/cli_process.h"
 #include "testlib/cli_run.h"
 #include "testlib/test_support.h"

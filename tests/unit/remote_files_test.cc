@@ -1,6 +1,6 @@
 // support/remote_files.h: placeholders whose bytes come from a store when read, a cache of
 // downloaded files bounded by evicting the least recently used unpinned ones, ranged reads,
-// and the readers that consult it (open_regular_input, copy_file_contents, StateStream).
+// and the object files of the store's file system over it (s3/store_files.h).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "ckpt/io.h"
-#include "state/stream_opener.h"
+#include "s3/store_files.h"
 #include "support/remote_files.h"
 #include "testlib/test_support.h"
 
@@ -81,6 +81,12 @@ std::vector<std::string> stage(const test::ScratchDir& dir, FakeSource& src, Rem
   return paths;
 }
 
+// The whole file `path` of `files`, fetched and let go of again (what a reader by name does).
+Result<std::string> fetched(RemoteFiles& files, const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(RemoteFiles::Pin pin, files.fetch(path));
+  return read_whole_file(path);
+}
+
 uint64_t allocated_bytes(const std::string& path) {
   struct stat st;
   REQUIRE(::stat(path.c_str(), &st) == 0);
@@ -94,14 +100,10 @@ TEST_CASE("remote files are downloaded when opened and evicted beyond the cache 
   auto src = std::make_shared<FakeSource>();
   auto files = std::make_shared<RemoteFiles>(src, 10000);
   const auto paths = stage(dir, *src, *files, 12, 4096);
-  RemoteFiles::install(files);
-  struct Uninstall {
-    ~Uninstall() { RemoteFiles::install(nullptr); }
-  } uninstall;
 
-  // Each file read through the library's input layer has the object's bytes.
+  // Each file fetched has the object's bytes.
   for (int i = 0; i < 12; ++i) {
-    Result<std::string> bytes = read_whole_file(paths[i]);
+    Result<std::string> bytes = fetched(*files, paths[i]);
     REQUIRE(bytes);
     CHECK(bytes.value() == object_bytes(i, 4096));
   }
@@ -118,15 +120,11 @@ TEST_CASE("remote files are downloaded when opened and evicted beyond the cache 
   CHECK(allocated_bytes(paths[0]) == 0);
   CHECK(allocated_bytes(paths[11]) >= 4096);
   // Read again, it is downloaded again.
-  CHECK(read_whole_file(paths[0]).value() == object_bytes(0, 4096));
+  CHECK(fetched(*files, paths[0]).value() == object_bytes(0, 4096));
   CHECK(files->stats().downloads == 13);
   // The most recently used file was kept: no download.
-  CHECK(read_whole_file(paths[0]).value() == object_bytes(0, 4096));
+  CHECK(fetched(*files, paths[0]).value() == object_bytes(0, 4096));
   CHECK(files->stats().downloads == 13);
-
-  // copy_file_contents fetches too.
-  REQUIRE(copy_file_contents(paths[5], dir / "copy").ok());
-  CHECK(test::read_file(dir / "copy") == object_bytes(5, 4096));
 }
 
 TEST_CASE("pinned remote files are never evicted and the bound is exceeded only by them", "[unit][s3]") {
@@ -192,39 +190,28 @@ TEST_CASE("a failed remote download names the object and is tried again by the n
   CHECK(test::read_file(paths[0]) == object_bytes(0, 300));
 }
 
-// A command that reads whole files (dump, verify --deep) opens a stream, whose descriptor keeps
-// the bytes; RocksDB then opens the name again. Evicted in between, the name is a placeholder:
-// local_file() must fetch it again rather than hand RocksDB a file of zeros.
-TEST_CASE("a whole-file stream's local_file has the object's bytes after its name was evicted", "[unit][s3]") {
+// An open object read by ranges, then handed by name to RocksDB (local_path()): evicted in
+// between by other downloads, its name is a placeholder, so local_path() must fetch it again
+// rather than hand RocksDB a file of zeros.
+TEST_CASE("an open object file's local_path has the object's bytes after its name was evicted", "[unit][s3]") {
   test::ScratchDir dir;
   auto src = std::make_shared<FakeSource>();
   auto files = std::make_shared<RemoteFiles>(src, 5000);
-  files->set_prefer_whole(true);
   const auto paths = stage(dir, *src, *files, 3, 4096);
-  RemoteFiles::install(files);
-  struct Uninstall {
-    ~Uninstall() { RemoteFiles::install(nullptr); }
-  } uninstall;
-  StreamHandle h;
-  h.type = handle_type::kFile;
-  h.path = "file://" + paths[0];
-  const PathResolver resolve = [&](uint8_t, const std::string&) -> std::optional<std::string> { return paths[0]; };
-  const StreamOpener streams(resolve, dir / "_metadata");
-  Result<StateStream> stream = streams.open(h);
-  REQUIRE(stream);
-  CHECK(stream->is_remote());
-  // Two more downloads: the first file, unpinned once open, is evicted from under its name.
-  REQUIRE(read_whole_file(paths[1]));
-  REQUIRE(read_whole_file(paths[2]));
+  std::shared_ptr<ReadableFile> file = object_file(files, paths[0], "s3://b/job/f0", 4096);
+  REQUIRE(fetched(*files, paths[0]));
+  // Two more downloads: the first file, unpinned, is evicted from under its name.
+  REQUIRE(fetched(*files, paths[1]));
+  REQUIRE(fetched(*files, paths[2]));
   REQUIRE(allocated_bytes(paths[0]) == 0);
   std::string bytes;
-  REQUIRE(stream->read_all(&bytes).ok());
-  CHECK(bytes == object_bytes(0, 4096));  // through the descriptor
-  Result<std::string> local = stream->local_file();
+  REQUIRE(file->read(0, 4096, &bytes).ok());
+  CHECK(bytes == object_bytes(0, 4096));
+  Result<std::string> local = file->local_path();
   REQUIRE(local);
   CHECK(test::read_file(local.value()) == object_bytes(0, 4096));
-  // Pinned while the stream lives: further downloads do not evict it again.
-  REQUIRE(read_whole_file(paths[1]));
+  // Pinned while the file is open: further downloads do not evict it again.
+  REQUIRE(fetched(*files, paths[1]));
   CHECK(test::read_file(local.value()) == object_bytes(0, 4096));
 }
 
@@ -260,12 +247,8 @@ TEST_CASE("remote files downloaded ahead stay within half the cache and are read
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(files->stats().prefetched == 3);
   CHECK(src->ahead_downloads == 3);
-  RemoteFiles::install(files);
-  struct Uninstall {
-    ~Uninstall() { RemoteFiles::install(nullptr); }
-  } uninstall;
   for (int i = 0; i < 20; ++i) {
-    Result<std::string> bytes = read_whole_file(paths[i]);
+    Result<std::string> bytes = fetched(*files, paths[i]);
     REQUIRE(bytes);
     CHECK(bytes.value() == object_bytes(i, 1000));
   }

@@ -5,8 +5,8 @@
 //   file name there; a path that is absolute or has a ".." component is never followed.
 // - An absolute handle (type 2) or a segment handle's physical file (type 15) is a URI. The
 //   `--remap PREFIX=DIR` rule with the longest matching prefix maps it to a local path; a
-//   `file:` URI or a plain absolute path is its own local path; an `s3://` URI is the staged
-//   copy of its object while a staging of the store is installed (ckpt/staging.h); if the file
+//   `file:` URI or a plain absolute path is its own local path; an `s3://` URI is its object,
+//   read through the store's file system (ckpt/file_system.h); if the file
 //   is not found there, it is looked up by base name beside `_metadata` (a snapshot copied off
 //   its cluster keeps its files together).
 // - An inline handle (type 1) is never a file, even when its name looks like a path.

@@ -16,7 +16,6 @@
 #include "ckpt/io.h"
 #include "ckpt/object_store.h"
 #include "format/local_names.h"
-#include "support/remote_files.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -486,10 +485,7 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
 std::optional<std::string> FileResolver::candidate(std::string_view uri) const {
   if (const PrefixRule* r = longest_prefix_rule(remap_, uri, PrefixMatch::kLocalPath))
     return apply_prefix_rule(*r, uri, PrefixMatch::kLocalPath);
-  if (is_object_store_uri(uri)) {
-    if (auto files = RemoteFiles::installed()) return files->path_of(canonical_object_uri(uri));
-    return canonical_object_uri(uri);
-  }
+  if (is_object_store_uri(uri)) return canonical_object_uri(uri);
   return local_path_of_uri(uri);
 }
 
@@ -513,17 +509,11 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
       return f;
   if (auto local = local_path_of_uri(uri))
     if (auto f = lookup(*local, true); usable(f)) return f;
-  // A snapshot kept in an object store names its files by their URIs there: while a staging of
-  // the store is installed (ckpt/staging.h), they are its placeholders, wherever the command
-  // was told to look, as a disk's absolute paths are.
-  if (is_object_store_uri(uri)) {
-    if (auto files = RemoteFiles::installed()) {
-      if (auto staged = files->path_of(canonical_object_uri(uri)))
-        if (auto f = lookup(*staged, true); usable(f)) return f;
-    } else if (auto f = lookup(canonical_object_uri(uri), true); usable(f)) {
-      return f;
-    }
-  }
+  // A snapshot kept in an object store names its files by their URIs there: they are looked up
+  // in the store (ckpt/file_system.h), wherever the command was told to look, as a disk's
+  // absolute paths are.
+  if (is_object_store_uri(uri))
+    if (auto f = lookup(canonical_object_uri(uri), true); usable(f)) return f;
   size_t slash = uri.rfind('/');
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
   if (!base.empty()) {

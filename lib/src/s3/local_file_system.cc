@@ -1,5 +1,4 @@
-// ckpt/file_system.h on the local disk; a file of a staging tree (support/remote_files.h) is
-// read as the object it stands for.
+// ckpt/file_system.h on the local disk.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,8 +21,7 @@ namespace {
 
 class LocalFile : public ReadableFile {
  public:
-  LocalFile(InputFile in, std::string path, std::shared_ptr<RemoteFiles> staged)
-      : in_(in), path_(std::move(path)), staged_(std::move(staged)) {}
+  LocalFile(InputFile in, std::string path) : in_(in), path_(std::move(path)) {}
   ~LocalFile() override { ::close(in_.fd); }
   uint64_t size() const override { return in_.size; }
   Status read(uint64_t offset, uint64_t length, std::string* out) const override {
@@ -41,25 +39,12 @@ class LocalFile : public ReadableFile {
     }
     return Status::OK();
   }
-  Result<std::string> local_path() const override {
-    if (!staged_) return path_;
-    // The descriptor holds the download; the name must too for whoever opens it by name.
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!pinned_) {
-      CKPT_ASSIGN_OR_RETURN(pin_, staged_->fetch(path_));
-      pinned_ = true;
-    }
-    return path_;
-  }
-  bool is_copy() const override { return staged_ != nullptr; }
+  Result<std::string> local_path() const override { return path_; }
+  bool is_copy() const override { return false; }
 
  private:
   InputFile in_;
   std::string path_;
-  std::shared_ptr<RemoteFiles> staged_;
-  mutable std::mutex mu_;
-  mutable RemoteFiles::Pin pin_;
-  mutable bool pinned_ = false;
 };
 
 FileInfo info_of(const std::string& path, const struct stat& st) {
@@ -75,17 +60,8 @@ FileInfo info_of(const std::string& path, const struct stat& st) {
 class LocalFileSystem : public FileSystem {
  public:
   Result<std::shared_ptr<ReadableFile>> open(const std::string& path) override {
-    std::shared_ptr<RemoteFiles> staged = RemoteFiles::installed();
-    if (staged && !staged->holds(path)) staged.reset();
-    if (staged && !staged->prefer_whole()) {
-      // The placeholder has the object's listed size; its bytes come by ranges.
-      CKPT_RETURN_IF_ERROR(check_regular_input(path));
-      struct stat st;
-      if (::stat(path.c_str(), &st) != 0) return io_error(path, "cannot stat", errno);
-      return object_file(staged, path, path, static_cast<uint64_t>(st.st_size));
-    }
     CKPT_ASSIGN_OR_RETURN(InputFile in, open_regular_input(path));
-    return std::shared_ptr<ReadableFile>(std::make_shared<LocalFile>(in, path, std::move(staged)));
+    return std::shared_ptr<ReadableFile>(std::make_shared<LocalFile>(in, path));
   }
   Result<FileInfo> stat(const std::string& path) override {
     struct stat st;

@@ -14,9 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Transfers at once: the store client's default number of connections.
-constexpr int kUploadsAtOnce = 8;
-
 std::string without_trailing_slash(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s;
@@ -31,6 +28,12 @@ Status check_no_objects_at(const std::string& uri) {
     return Error(ErrorCode::kInvalidArgument, "output exists (an object or objects under this prefix)").with_file(uri);
   if (there.error().code != ErrorCode::kNotFound) return std::move(there).error();
   return Status::OK();
+}
+
+Status copy_to_local(const std::string& path, const std::string& local_path) {
+  if (!is_object_store_uri(path)) return copy_file_contents(path, local_path);
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, object_store_for(path));
+  return store->download(path, local_path);
 }
 
 Result<std::unique_ptr<OutputDirectory>> OutputDirectory::create(const std::string& final_path) {
@@ -69,7 +72,7 @@ Status OutputDirectory::commit(bool replace) {
   std::vector<std::string> uploaded;
   std::mutex mu;
   auto put = [&](const std::vector<std::pair<std::string, std::string>>& batch) {
-    return run_parallel(batch.size(), kUploadsAtOnce, [&](size_t i) {
+    return run_parallel(batch.size(), store_connections(), [&](size_t i) {
       Status s = files->write_from_local(batch[i].second, batch[i].first);
       std::lock_guard<std::mutex> lock(mu);
       if (s.ok()) uploaded.push_back(batch[i].second);
@@ -104,7 +107,7 @@ Result<std::unique_ptr<FetchedParts>> FetchedParts::fetch(const std::string& uri
     fetch.emplace_back(o.uri, path);
     out->objects_.push_back(o.uri);
   }
-  CKPT_RETURN_IF_ERROR(run_parallel(fetch.size(), kUploadsAtOnce,
+  CKPT_RETURN_IF_ERROR(run_parallel(fetch.size(), store_connections(),
                                     [&](size_t i) { return store->download(fetch[i].first, fetch[i].second); }));
   return out;
 }

@@ -61,6 +61,10 @@ class FetchedParts {
   std::vector<std::string> objects_;
 };
 
+// The file `path` (a local path or an object's URI) copied whole to the local file `local_path`:
+// what builds an output from input files on the local disk (compact's copies, RocksDB's inputs).
+Status copy_to_local(const std::string& path, const std::string& local_path);
+
 // kInvalidArgument naming `uri` when any object is at it or under it as a prefix.
 Status check_no_objects_at(const std::string& uri);
 

@@ -468,6 +468,11 @@ Result<std::string> read_through_file_system(const std::string& path, uint64_t m
   return store->read_whole(path, max_size);
 }
 
+int store_connections() {
+  std::lock_guard<std::mutex> lock(g_store_mu);
+  return g_store_options.connections;
+}
+
 StoreFileSystemStats store_file_system_stats() {
   std::lock_guard<std::mutex> lock(g_store_mu);
   return g_store ? g_store->stats() : StoreFileSystemStats();

@@ -1,6 +1,7 @@
-// s3/store_files.h - what the object-store file system (ckpt/file_system.h) and the staging of
-// snapshots (ckpt/staging.h) share: the store as the source of a cache of downloaded files, the
-// scratch directory that cache lives in, and a file standing for an object in that cache.
+// s3/store_files.h - what the object-store file system (ckpt/file_system.h) and the outputs
+// published through it (s3/output_directory.h) share: the store as the source of a cache of
+// downloaded files, the scratch directories that cache and outputs live in, a file standing for
+// an object in that cache, and how many transfers run at once.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +42,10 @@ struct StoreScratch {
 Result<StoreScratch> create_store_scratch();
 // Removes the directory and lets go of its marker.
 void remove_store_scratch(StoreScratch& scratch);
+
+// Transfers at once (uploads of an output, downloads of parts): the process's store options'
+// `connections` (--connections).
+int store_connections();
 
 // What a store's `requests` and a cache's `files` cost, as CKPT_S3_STATS reports it.
 StoreFileSystemStats store_stats(uint64_t requests, const RemoteFileStats& files);

@@ -39,9 +39,8 @@ class StateStream {
   // What errors name: the file opened, or the `_metadata` file for inline bytes.
   const std::string& file() const { return file_; }
   // A plain file readable in place from base() to base() + size(); empty for inline bytes.
-  // An object in a store (ckpt/file_system.h) is no local path at all, and a file of a staging
-  // tree holds its bytes only after local_file(): code that opens files by name (RocksDB,
-  // links) asks for that.
+  // An object in a store (ckpt/file_system.h) is no local path at all: code that opens files by
+  // name (RocksDB, links) asks local_file() for a download.
   const std::string& path() const { return path_; }
   // A local path with the bytes of path(), kept while this stream (or a copy) lives.
   Result<std::string> local_file() const;

@@ -14,10 +14,9 @@
 
 #include <fmt/format.h>
 
-#include "support/io_internal.h"
 #include "support/io_hooks.h"
+#include "support/io_internal.h"
 #include "support/rename_flags.h"
-#include "support/remote_files.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -63,9 +62,6 @@ static Error input_error(const std::string& path, const std::string& what, int e
 }
 
 Result<InputFile> open_regular_input(const std::string& path) {
-  // A file standing for an object is fetched first; once open, the descriptor keeps its bytes
-  // whatever the cache does with the name.
-  CKPT_ASSIGN_OR_RETURN(RemoteFiles::Pin pin, fetch_if_remote(path));
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return input_error(path, "cannot open", errno);
   struct stat st;
@@ -278,7 +274,6 @@ static int copy_fd(int in, int out) {
 }
 
 Status copy_file_contents(const std::string& from, const std::string& to) {
-  CKPT_ASSIGN_OR_RETURN(RemoteFiles::Pin pin, fetch_if_remote(from));
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return io_error(from, "cannot open", errno);
   int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask

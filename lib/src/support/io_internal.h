@@ -1,5 +1,5 @@
 // support/io_internal.h - what the output layer's files (io.cc, temp_dir.cc) share, and the
-// marker of ckpt's scratch directories (the object-store staging's too).
+// marker of ckpt's scratch directories (the object-store file system's too).
 #pragma once
 
 #include <sys/types.h>
@@ -33,7 +33,7 @@ mode_t process_umask();
 inline mode_t file_mode() { return 0666 & ~process_umask(); }
 inline mode_t directory_mode() { return 0777 & ~process_umask(); }
 
-// The marker of a directory that ckpt works in (TempDir's, the object-store staging's): a lock
+// The marker of a directory that ckpt works in (TempDir's, an object-store cache or output's): a lock
 // file in `dir`, held locked (flock) by the returned descriptor while the run lives. It gets its
 // name only once locked, so no other run ever finds it unlocked while this one lives.
 Result<int> hold_temp_lock(const std::string& dir);

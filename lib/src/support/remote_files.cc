@@ -33,7 +33,6 @@ struct RemoteFiles::State {
   mutable std::mutex mu;
   std::condition_variable changed;
   std::unordered_map<std::string, std::unique_ptr<Entry>> entries;  // by lexically normal path
-  std::unordered_map<std::string, std::string> path_by_uri;
   uint64_t cached = 0;
   uint64_t clock = 0;
   uint64_t fetch_serial = 0;
@@ -48,10 +47,6 @@ struct RemoteFiles::State {
 };
 
 namespace {
-
-std::mutex g_installed_mu;
-std::shared_ptr<RemoteFiles> g_installed;
-std::atomic<bool> g_any_installed{false};
 
 std::string normal(const std::string& path) { return fs::path(path).lexically_normal().string(); }
 
@@ -134,27 +129,7 @@ void RemoteFiles::add(const std::string& path, const std::string& uri, uint64_t 
   e->uri = uri;
   e->size = size;
   std::lock_guard<std::mutex> lock(state_->mu);
-  state_->path_by_uri[uri] = path;
   state_->entries[normal(path)] = std::move(e);
-}
-
-std::optional<std::string> RemoteFiles::path_of(const std::string& uri) const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  auto it = state_->path_by_uri.find(uri);
-  if (it == state_->path_by_uri.end()) return std::nullopt;
-  return it->second;
-}
-
-void RemoteFiles::install(std::shared_ptr<RemoteFiles> files) {
-  std::lock_guard<std::mutex> lock(g_installed_mu);
-  g_any_installed = files != nullptr;
-  g_installed = std::move(files);
-}
-
-std::shared_ptr<RemoteFiles> RemoteFiles::installed() {
-  if (!g_any_installed.load(std::memory_order_acquire)) return nullptr;
-  std::lock_guard<std::mutex> lock(g_installed_mu);
-  return g_installed;
 }
 
 bool RemoteFiles::holds(const std::string& path) const {
@@ -253,8 +228,7 @@ void RemoteFiles::unpin(Entry* e) {
 Status RemoteFiles::read_range(const std::string& path, uint64_t offset, uint64_t length, std::string* out) {
   std::unique_lock<std::mutex> lock(state_->mu);
   auto it = state_->entries.find(normal(path));
-  if (it == state_->entries.end())
-    return Error(ErrorCode::kInvalidArgument, "not a file of the staging tree").with_file(path);
+  if (it == state_->entries.end()) return Error(ErrorCode::kInvalidArgument, "not a file of the cache").with_file(path);
   Entry* e = it->second.get();
   if (e->where == Entry::Where::kHere) {
     // Pinned for the read: the rename of an eviction cannot swap the bytes mid-read.
@@ -291,12 +265,6 @@ Status RemoteFiles::read_range(const std::string& path, uint64_t offset, uint64_
 RemoteFileStats RemoteFiles::stats() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->stats;
-}
-
-Result<RemoteFiles::Pin> fetch_if_remote(const std::string& path) {
-  std::shared_ptr<RemoteFiles> files = RemoteFiles::installed();
-  if (!files) return RemoteFiles::Pin();
-  return files->fetch(path);
 }
 
 }  // namespace ckpt

@@ -1,21 +1,18 @@
-// support/remote_files.h - files of a staging tree that stand for objects in a store.
+// support/remote_files.h - local files that stand for objects in a store: the cache of the
+// object-store file system (s3/store_file_system.cc, ckpt/file_system.h).
 //
-// A snapshot in an object store is read through a local tree (s3/staging.cc): its `_metadata`
-// is fetched, every other object stands as a placeholder, a sparse file of the listed size, so
-// that what only stats files (verify without --deep, gc's ages) needs no bytes. The bytes come
-// when something reads:
-// - a StateStream (state/state_stream.h) reads ranges by ranged GETs, in blocks that grow while
-//   it reads on sequentially: inspect learns a 1 GiB file's meta data from its first block;
-// - whatever opens the file by path (open_regular_input, copy_file_contents) or hands the path
-//   to RocksDB (StateStream::local_file) gets the whole object, downloaded over the placeholder
-//   and pinned while it is used.
+// Each object the file system opens stands as a placeholder, a sparse file of its listed size, in
+// the file system's scratch directory. The bytes come when something reads:
+// - ReadableFile::read() reads ranges by ranged GETs, in blocks that grow while it reads on
+//   sequentially: inspect learns a 1 GiB file's meta data from its first block;
+// - ReadableFile::local_path() (what RocksDB, which opens files by name, needs) gets the whole
+//   object, downloaded over the placeholder and pinned while the file is open.
 // Downloaded files form a cache of at most `cache_bytes`: beyond it the least recently used
 // unpinned files become placeholders again (a rename; a reader that has the file open keeps
 // its bytes until it closes it). Pinned files are never evicted, so the cache can exceed its
 // bound by the files being read at the moment, never by the snapshot's size.
 //
-// Installed for the process while a command runs on a staging tree (one at a time); with none
-// installed every lookup is one atomic load.
+// Nothing here is global: each file system owns its cache, so stores and buckets open side by side.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +25,7 @@
 
 namespace ckpt {
 
-// The store's side: implemented over ckpt::ObjectStore by s3/staging.cc.
+// The store's side: implemented over ckpt::ObjectStore by s3/store_files.h.
 class RemoteSource {
  public:
   virtual ~RemoteSource() = default;
@@ -58,21 +55,14 @@ class RemoteFiles {
   RemoteFiles(const RemoteFiles&) = delete;
   RemoteFiles& operator=(const RemoteFiles&) = delete;
 
-  // `path` (a placeholder of `size` bytes) stands for `uri`. Before install().
+  // `path` (a placeholder of `size` bytes) stands for `uri`.
   void add(const std::string& path, const std::string& uri, uint64_t size);
 
-  // The registry readers consult, or null. install(nullptr) uninstalls.
-  static void install(std::shared_ptr<RemoteFiles> files);
-  static std::shared_ptr<RemoteFiles> installed();
-
-  // Whether `path` stands for an object, and whether its bytes are here now.
+  // Whether `path` stands for an object.
   bool holds(const std::string& path) const;
-  // The path that stands for the object `uri` (as add() was given it), if any: where a reader
-  // finds a file a `_metadata` names by its URI in the store.
-  std::optional<std::string> path_of(const std::string& uri) const;
 
-  // Keeps a downloaded file from eviction while it lives. The registry must outlive its pins:
-  // the staging uninstalls and destroys it only after the command's readers are gone.
+  // Keeps a downloaded file from eviction while it lives. The registry must outlive its pins
+  // (each open file holds the registry it was opened from).
   class Pin {
    public:
     Pin() = default;
@@ -99,11 +89,6 @@ class RemoteFiles {
   // failed is tried again by the reader, who reports the error. The destructor stops them.
   void prefetch(const std::vector<std::string>& paths, int threads);
 
-  // Whether readers should fetch whole files rather than read ranges: set when the command
-  // reads every byte anyway (a dump, a restore), where whole objects take fewer requests.
-  void set_prefer_whole(bool whole) { prefer_whole_ = whole; }
-  bool prefer_whole() const { return prefer_whole_; }
-
   RemoteFileStats stats() const;
 
   struct Entry;
@@ -115,12 +100,7 @@ class RemoteFiles {
   void prefetch_loop();
   std::shared_ptr<RemoteSource> source_;
   uint64_t cache_bytes_;
-  bool prefer_whole_ = false;
   std::unique_ptr<State> state_;
 };
-
-// The installed registry's pin on `path` if it stands for an object (its bytes fetched), else
-// an empty pin: what every reader that opens a path calls first.
-Result<RemoteFiles::Pin> fetch_if_remote(const std::string& path);
 
 }  // namespace ckpt

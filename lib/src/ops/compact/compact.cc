@@ -17,6 +17,7 @@
 #include "ops/compact/compact_rocks.h"
 #include "ops/engine/input_checks.h"
 #include "ops/output_guard.h"
+#include "s3/output_directory.h"
 #include "support/fs_listing.h"
 #include "support/worker_threads.h"
 
@@ -54,7 +55,7 @@ class FileCopier {
       std::string base = fs::path(s.path).filename().string();
       std::string name = used_.insert(base).second ? base : fmt::format("{}-{}", copied_.size(), base);
       used_.insert(name);
-      CKPT_RETURN_IF_ERROR(copy_file_contents(found->path, dir_ + "/" + name));
+      CKPT_RETURN_IF_ERROR(copy_to_local(found->path, dir_ + "/" + name));
       it = copied_.emplace(found->path, name).first;
     }
     s = relative_handle(it->second, s.size);
@@ -123,12 +124,15 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   checks.jobs = options.jobs;
   checks.progress = options.progress;
   CKPT_RETURN_IF_ERROR(check_input(m, where, options.remap, checks));
-  fs::path parent = fs::absolute(output, ec).parent_path();
-  if (ec)
-    return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
-  fs::create_directories(parent, ec);
-  if (ec) return Error(ErrorCode::kIOError, "cannot create '" + parent.string() + "': " + ec.message());
-  CKPT_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create_beside(output));
+  if (!is_object_store_uri(output)) {
+    fs::path parent = fs::absolute(output, ec).parent_path();
+    if (ec)
+      return Error(ErrorCode::kIOError, "cannot make the output path absolute: " + ec.message()).with_file(output);
+    fs::create_directories(parent, ec);
+    if (ec) return Error(ErrorCode::kIOError, "cannot create '" + parent.string() + "': " + ec.message());
+  }
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<OutputDirectory> out_dir, OutputDirectory::create(output));
+  const OutputDirectory& tmp = *out_dir;
   FileResolver resolver(where.directory, options.remap);
 
   // The RocksDB instances: their files leave the model here and come back compacted.
@@ -238,7 +242,7 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   make_native_savepoint(out);
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(out));
   CKPT_RETURN_IF_ERROR(write_file_atomic(tmp.path() + "/_metadata", bytes));
-  CKPT_RETURN_IF_ERROR(tmp.commit(options.force));
+  CKPT_RETURN_IF_ERROR(out_dir->commit(options.force));
   return report;
 }
 

@@ -11,6 +11,7 @@
 #include <rocksdb/utilities/checkpoint.h>
 
 #include "ckpt/io.h"
+#include "s3/output_directory.h"
 #include "support/fs_listing.h"
 
 namespace fs = std::filesystem;
@@ -65,8 +66,8 @@ Result<std::vector<std::string>> compact_instance(const RocksCompactJob& job) {
   for (const auto& [name, source] : job.files) {
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
       return Error(ErrorCode::kCorruption, "unexpected RocksDB file name '" + name + "'");
-    CKPT_RETURN_IF_ERROR(check_regular_input(source));
-    CKPT_RETURN_IF_ERROR(copy_file_contents(source, (db_dir / name).string()));
+    if (!is_object_store_uri(source)) CKPT_RETURN_IF_ERROR(check_regular_input(source));
+    CKPT_RETURN_IF_ERROR(copy_to_local(source, (db_dir / name).string()));
     if (job.progress) {
       uintmax_t size = fs::file_size(db_dir / name, ec);
       if (!ec) job.progress->add_bytes(size);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "ckpt/file_system.h"
 #include "ckpt/gc.h"
 #include "ckpt/inspect.h"
 #include "ckpt/metadata.h"
@@ -25,8 +26,13 @@ namespace fs = std::filesystem;
 // mistyped root costs a few directory listings, not a walk of a whole file system.
 constexpr int kSearchDepth = 3;
 
-// `path` absolute and normal, without a trailing '/'.
+// `path` absolute and normal, without a trailing '/' (an object-store prefix as it is written).
 fs::path normal_dir(const std::string& path) {
+  if (is_object_store_uri(path)) {
+    std::string p = path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return fs::path(p);
+  }
   std::error_code ec;
   fs::path p = fs::absolute(path, ec).lexically_normal();
   if (p.filename().empty() && p.has_parent_path()) p = p.parent_path();
@@ -36,8 +42,21 @@ fs::path normal_dir(const std::string& path) {
 // A directory's own name, also for "." and a trailing '/'.
 std::string name_of(const std::string& path) { return normal_dir(path).filename().string(); }
 
-// The modification time of `path` (seconds since the epoch), nullopt when it cannot be read.
+// The modification time of `path` (seconds since the epoch), nullopt when it cannot be read. A
+// prefix of a store has none of its own: the newest object directly in it stands for it.
 std::optional<time_t> modified_at(const std::string& path) {
+  if (is_object_store_uri(path)) {
+    Result<std::shared_ptr<FileSystem>> files = file_system_for(path);
+    if (!files.ok()) return std::nullopt;
+    Result<FileInfo> info = (*files)->stat(path);
+    if (!info.ok()) return std::nullopt;
+    int64_t newest = info->modified;
+    if (info->directory)
+      if (Result<std::vector<FileInfo>> listed = (*files)->list(path); listed.ok())
+        for (const FileInfo& f : *listed) newest = std::max(newest, f.modified);
+    if (newest <= 0) return std::nullopt;
+    return static_cast<time_t>(newest);
+  }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   return st.st_mtime;
@@ -63,6 +82,26 @@ struct Found {
   gc_detail::SnapshotDir dir;
 };
 
+// The directories in `dir` that may hold jobs: through the store's listing for a prefix.
+Result<std::vector<std::string>> job_subdirs(const std::string& dir) {
+  std::vector<std::string> subdirs;
+  if (is_object_store_uri(dir)) {
+    CKPT_ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> files, file_system_for(dir));
+    CKPT_ASSIGN_OR_RETURN(std::vector<FileInfo> listed, files->list(dir));
+    for (const FileInfo& f : listed)
+      if (f.directory && !holds_no_jobs(f.path.substr(f.path.rfind('/') + 1))) subdirs.push_back(f.path);
+    return subdirs;
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_directory(type_ec) || holds_no_jobs(it->path().filename().string())) continue;
+    subdirs.push_back(it->path().string());
+  }
+  if (ec) return Error(ErrorCode::kIOError, "cannot list '" + dir + "': " + ec.message());
+  return subdirs;
+}
+
 Status search_for_snapshots(const std::string& dir, int depth, std::vector<Found>& out) {
   gc_detail::FindSnapshots how;
   how.in_progress = true;
@@ -71,14 +110,7 @@ Status search_for_snapshots(const std::string& dir, int depth, std::vector<Found
   const std::string job = name_of(dir);
   for (gc_detail::SnapshotDir& d : here) out.push_back({job, std::move(d)});
   if (depth >= kSearchDepth) return Status::OK();
-  std::vector<std::string> subdirs;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    if (!it->is_directory(type_ec) || holds_no_jobs(it->path().filename().string())) continue;
-    subdirs.push_back(it->path().string());
-  }
-  if (ec) return Error(ErrorCode::kIOError, "cannot list '" + dir + "': " + ec.message());
+  CKPT_ASSIGN_OR_RETURN(std::vector<std::string> subdirs, job_subdirs(dir));
   std::sort(subdirs.begin(), subdirs.end());
   for (const std::string& sub : subdirs) CKPT_RETURN_IF_ERROR(search_for_snapshots(sub, depth + 1, out));
   return Status::OK();
@@ -127,9 +159,18 @@ ListedSnapshot describe(const Found& f, const ListOptions& options) {
 
 Result<std::vector<ListedSnapshot>> list_snapshots(const std::string& path, const ListOptions& options) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return Error(ErrorCode::kNotFound, "no such file or directory").with_file(path);
+  bool snapshot = false;  // a snapshot itself (its directory or its `_metadata`), not a root of jobs
+  if (is_object_store_uri(path)) {
+    CKPT_ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> files, file_system_for(path));
+    Result<FileInfo> info = files->stat(path);
+    if (!info.ok()) return Error(ErrorCode::kNotFound, "no such file or directory").with_file(path);
+    snapshot = !info->directory || files->stat(normal_dir(path).string() + "/_metadata").ok();
+  } else {
+    if (!fs::exists(path, ec)) return Error(ErrorCode::kNotFound, "no such file or directory").with_file(path);
+    snapshot = !fs::is_directory(path, ec) || fs::exists(fs::path(path) / "_metadata", ec);
+  }
   std::vector<Found> found;
-  if (!fs::is_directory(path, ec) || fs::exists(fs::path(path) / "_metadata", ec)) {
+  if (snapshot) {
     // A snapshot itself (its directory or its `_metadata`).
     CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(path));
     found.push_back({normal_dir(where.directory).parent_path().filename().string(),

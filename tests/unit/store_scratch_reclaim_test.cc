@@ -1,5 +1,6 @@
-// Stagings of object-store runs that were killed (TMPDIR/ckpt-s3-*, up to --cache-size each)
-// are removed by the next run; a live run's, and what ckpt did not make, stay.
+// Scratch directories of object-store runs that were killed (TMPDIR/ckpt-s3-*: an output built
+// for upload, a cache of up to --cache-size) are removed by the next run; a live run's, and what
+// ckpt did not make, stay.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -10,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "ckpt/staging.h"
+#include "s3/store_files.h"
 #include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 
@@ -27,16 +28,7 @@ std::set<std::string> stagings_in(const std::string& tmp) {
   return out;
 }
 
-std::shared_ptr<ObjectStore> unreachable_store() {
-  ObjectStoreOptions o;
-  o.endpoint = "http://127.0.0.1:9";  // asked nothing: a staging makes no request until used
-  o.no_sign = true;
-  auto store = ObjectStore::open(o);
-  REQUIRE(store);
-  return store.value();
-}
-
-// A forked child that made a staging and wrote into it, then waits (to be killed with SIGKILL,
+// A forked child that made a scratch directory and wrote into it, then waits (to be killed with SIGKILL,
 // as a ckpt killed mid-run is: no destructor runs); its pid and staging directory.
 std::pair<pid_t, std::string> child_staging(const std::string& tmp) {
   const std::set<std::string> before = stagings_in(tmp);
@@ -47,8 +39,8 @@ std::pair<pid_t, std::string> child_staging(const std::string& tmp) {
   if (child == 0) {
     ::close(fds[0]);
     ::setenv("TMPDIR", tmp.c_str(), 1);
-    auto staging = ObjectStoreStaging::create(unreachable_store(), {});
-    char ok = staging.ok() ? '1' : '0';
+    Result<StoreScratch> scratch = create_store_scratch();
+    char ok = scratch.ok() ? '1' : '0';
     if (::write(fds[1], &ok, 1) < 0) ::_exit(1);
     for (;;) ::pause();
   }
@@ -72,7 +64,8 @@ void kill_child(pid_t pid) {
 
 }  // namespace
 
-TEST_CASE("a staging of a killed object-store run is removed by the next and a live one is kept", "[ops][s3]") {
+TEST_CASE("a scratch directory of a killed object-store run is removed by the next and a live one is kept",
+          "[ops][s3]") {
   test::ScratchDir s;
   const std::string tmp = s / "tmp";
   fs::create_directory(tmp);
@@ -88,7 +81,7 @@ TEST_CASE("a staging of a killed object-store run is removed by the next and a l
   fs::create_directory_symlink(other, tmp + "/ckpt-s3-link");
 
   {
-    auto next = ObjectStoreStaging::create(unreachable_store(), {});
+    Result<StoreScratch> next = create_store_scratch();
     REQUIRE(next);
     CHECK_FALSE(fs::exists(dead));
     CHECK(fs::exists(live + "/downloaded-object"));
@@ -96,10 +89,13 @@ TEST_CASE("a staging of a killed object-store run is removed by the next and a l
     CHECK(fs::is_symlink(tmp + "/ckpt-s3-link"));
     CHECK(fs::exists(other + "/downloaded-object"));
     CHECK(stagings_in(tmp).size() == 4);  // the live one, the hand-made one, the link and this run's
+    remove_store_scratch(*next);
   }
   kill_child(live_pid);
   // This run's own is gone with it; the one killed meanwhile goes with the next.
   CHECK(stagings_in(tmp).size() == 3);
-  REQUIRE(ObjectStoreStaging::create(unreachable_store(), {}));
+  Result<StoreScratch> last = create_store_scratch();
+  REQUIRE(last);
+  remove_store_scratch(*last);
   CHECK_FALSE(fs::exists(live));
 }
