@@ -20,7 +20,6 @@
 #include "ckpt/error.h"
 #include "ckpt/names.h"
 #include "ckpt/resolve.h"
-#include "ckpt/staging.h"
 
 namespace ckpt::python {
 
@@ -48,18 +47,13 @@ py::object key_to_python(const Value& v, bool typed, const std::vector<std::stri
 // Called once at import: the classes conversions construct.
 void init_values();
 
-// What an opened snapshot knows besides its path: names for its operators, --remap rules and,
-// for an s3:// URI, the staging that stands for it locally.
+// What an opened snapshot knows besides its path: names for its operators and --remap rules.
+// An s3:// URI is read in place through the library's FileSystem, as the ckpt tool reads it.
 struct SnapshotSource {
   std::string given;  // the path or URI as the caller wrote it
-  std::string path;   // the local path the library reads (the staging path for a URI)
+  std::string path;   // what the library opens: the same path or URI
   OperatorNames names;
   std::vector<PrefixRule> remap;
-  std::shared_ptr<ObjectStoreStaging> staging;
-  // Staging paths in `text` named as the URIs they stand for.
-  void rename_paths(std::string* text) const {
-    if (staging) staging->rename_paths(text);
-  }
 };
 
 // A parsed JSON document (the text a write_*_json printed) as Python dicts and lists.

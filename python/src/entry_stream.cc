@@ -204,7 +204,7 @@ class EntryStream {
     return py::reinterpret_steal<py::object>(out);
   }
 
-  std::shared_ptr<const SnapshotSource> source_;  // names, and the staging the files are in
+  std::shared_ptr<const SnapshotSource> source_;  // names and --remap rules, kept while the entries stream
   std::unique_ptr<EntryReader> reader_;           // outlives it_ (declared before it)
   std::unique_ptr<EntryIterator> it_;
   const bool typed_;

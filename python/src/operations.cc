@@ -27,7 +27,6 @@ py::object document(const SnapshotSource* source, Work work, Print print) {
     JsonWriter w(text);
     print(*report, w);
   }
-  if (source) source->rename_paths(&text);
   return json_document(text);
 }
 

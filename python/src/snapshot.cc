@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "binding.h"
-#include "ckpt/object_store.h"
 
 namespace ckpt::python {
 
@@ -92,26 +91,6 @@ std::shared_ptr<SnapshotSource> source_of(const std::string& path, const std::op
   source->path = path;
   source->names = names_of(plan, uids);
   source->remap = rules_of(remap);
-  if (is_object_store_uri(path)) {
-    // As the ckpt tool stages s3:// arguments (tools/object_store.h): whole objects, since an
-    // iteration reads every byte; references outside the prefix through --remap rules.
-    std::shared_ptr<ObjectStore> store = value_or_raise(ObjectStore::open(ObjectStoreOptions{}));
-    ObjectStoreStaging::Options options;
-    options.whole_files = true;
-    Result<std::string> local = Error(ErrorCode::kIOError, "not staged");
-    {
-      py::gil_scoped_release nogil;
-      auto staging = ObjectStoreStaging::create(store, options);
-      if (!staging.ok()) {
-        local = staging.error();
-      } else {
-        source->staging = std::move(staging).value();
-        local = source->staging->input(path);
-      }
-    }
-    source->path = value_or_raise(std::move(local));
-    for (PrefixRule& rule : rules_of(source->staging->remap_specs())) source->remap.push_back(std::move(rule));
-  }
   return source;
 }
 
