@@ -88,12 +88,13 @@ heap and RocksDB backends) without a JVM: inspect, dump, verify, convert,
 edit, diff, compact, report. This package holds the ckpt program, the libckpt
 library and its headers, and the Python module ckpt.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-# Depends: the libraries' packages, computed by dpkg-shlibdeps, and Chart.js, which `ckpt report`
-# reads at run time (it exits 2 without it). rocksdb-tools has the `ldb` that restore's output
+# Depends: the libraries' packages, computed by dpkg-shlibdeps; libcurl4, which libckpt loads
+# (dlopen) on its first object-store request, so dpkg-shlibdeps does not see it; and Chart.js,
+# which `ckpt report` reads at run time (it exits 2 without it). rocksdb-tools has the `ldb` that restore's output
 # is for; sqlite3 is the shell `ckpt query --shell` runs.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The Python module is an extension of the interpreter it was built for (python/CMakeLists.txt).
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libjs-chart.js")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4, libjs-chart.js")
 if(CKPT_PYTHON)
   math(EXPR ckpt_python_next "${Python3_VERSION_MINOR} + 1")
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~),"

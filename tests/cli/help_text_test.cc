@@ -37,7 +37,8 @@ TEST_CASE("no --help repeats the choices its value name lists", "[cli]") {
   for (const auto& c : ckpt::cli::commands()) {
     const std::string help = run_cli({c.name, "--help"}).out;
     INFO(c.name);
-    CHECK(help.find(":{") == std::string::npos);
+    // CLI11's "KIND:{heap,rocksdb}" after a value name; a JSON example's "value":{"..." is not one.
+    CHECK_FALSE(std::regex_search(help, std::regex(R"([A-Z]:\{[^"])")));
   }
   CHECK(ckpt::test::contains(run_cli({"diff", "--help"}).out, "  --format ndjson  "));
 }

@@ -8,6 +8,7 @@
 
 #include "ckpt/metadata.h"
 #include "support/byte_reader.h"
+#include "testlib/cli_process.h"
 #include "testlib/cli_run.h"
 #include "testlib/sample_savepoint.h"
 #include "testlib/test_support.h"
@@ -67,4 +68,16 @@ TEST_CASE("the sample savepoint is a native savepoint with a keyed operator and 
     }
   }
   CHECK(entries == ckpt::test::sample_counts().size());
+}
+
+TEST_CASE("a run on local files does not load libcurl", "[cli]") {
+  // libcurl and what it pulls in (TLS, Kerberos, LDAP) were most of a short run's start-up: it
+  // is loaded on the first object-store request only (s3/curl_library.cc). The loader's own log
+  // names every library it maps; s3_* tests show it is loaded when a store is read.
+  auto traced = ckpt::test::run_shell("LD_DEBUG=files '" + ckpt::test::build_dir() + "/tools/ckpt' inspect '" +
+                                      sample_savepoint_dir() + "' 2>&1 >/dev/null");
+  REQUIRE(traced.status == 0);
+  INFO(traced.out);
+  CHECK(traced.out.find("librocksdb") != std::string::npos);  // the log is there
+  CHECK(traced.out.find("libcurl") == std::string::npos);
 }

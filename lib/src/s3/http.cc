@@ -1,14 +1,12 @@
 #include "s3/http.h"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
-#include "s3/crypto.h"
+#include "s3/curl_library.h"
 
 namespace ckpt::s3 {
 
@@ -97,17 +95,10 @@ size_t on_read(char* buffer, size_t size, size_t n, void* user) {
 
 // One handle per thread: its connection cache keeps the endpoint's connection open.
 struct CurlHandle {
-  CURL* curl = nullptr;
-  CurlHandle() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      s3::init_openssl();
-      curl_global_init(CURL_GLOBAL_DEFAULT);
-    });
-    curl = curl_easy_init();
-  }
+  Result<const CurlLibrary*> lib = curl_library();
+  CURL* curl = lib.ok() ? (*lib)->easy_init() : nullptr;
   ~CurlHandle() {
-    if (curl) curl_easy_cleanup(curl);
+    if (curl) (*lib)->easy_cleanup(curl);
   }
 };
 
@@ -115,46 +106,48 @@ struct CurlHandle {
 
 Result<HttpResponse> http_send(const HttpRequest& request) {
   thread_local CurlHandle handle;
+  if (!handle.lib.ok()) return Error(handle.lib.error()).with_file(request.url);
+  const CurlLibrary& c = **handle.lib;
   CURL* curl = handle.curl;
   if (!curl) return Error(ErrorCode::kIOError, "cannot initialise libcurl").with_file(request.url);
-  curl_easy_reset(curl);
+  c.easy_reset(curl);
   HttpResponse response;
   Exchange x{&response, &request};
   if (request.body_into) request.body_into->clear();
 
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, request.stall_timeout_ms / 1000));
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &x);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &x);
+  c.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  c.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  c.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  c.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  c.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
+  c.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  c.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, request.stall_timeout_ms / 1000));
+  c.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  c.easy_setopt(curl, CURLOPT_HEADERDATA, &x);
+  c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  c.easy_setopt(curl, CURLOPT_WRITEDATA, &x);
 
   if (request.method == "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    c.easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (request.method == "PUT" || request.method == "POST") {
-    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &x);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    if (request.method == "POST") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "POST");
+    c.easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    c.easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
+    c.easy_setopt(curl, CURLOPT_READDATA, &x);
+    c.easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    if (request.method == "POST") c.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "POST");
   } else if (request.method != "GET") {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    c.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
 
   curl_slist* headers = nullptr;
-  for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+  for (const auto& [k, v] : request.headers) headers = c.slist_append(headers, (k + ": " + v).c_str());
   // curl would otherwise add "Expect: 100-continue" to uploads (unsigned, and a round trip).
-  headers = curl_slist_append(headers, "Expect:");
-  if (request.method == "PUT" || request.method == "POST") headers = curl_slist_append(headers, "Transfer-Encoding:");
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  headers = c.slist_append(headers, "Expect:");
+  if (request.method == "PUT" || request.method == "POST") headers = c.slist_append(headers, "Transfer-Encoding:");
+  c.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 
   // The status is known before the first body byte: on_body needs it to route the bytes.
-  curl_easy_setopt(
+  c.easy_setopt(
       curl, CURLOPT_HEADERFUNCTION, +[](char* d, size_t s, size_t n, void* u) -> size_t {
         auto* ex = static_cast<Exchange*>(u);
         std::string_view line(d, s * n);
@@ -169,16 +162,16 @@ Result<HttpResponse> http_send(const HttpRequest& request) {
         return on_header(d, s, n, u);
       });
 
-  CURLcode rc = curl_easy_perform(curl);
-  curl_slist_free_all(headers);
+  CURLcode rc = c.easy_perform(curl);
+  c.slist_free_all(headers);
   if (x.sink_stopped)
     return Error(ErrorCode::kIOError, "download stopped: the local copy could not be written").with_file(request.url);
   if (x.too_large)
     return Error(ErrorCode::kIOError, fmt::format("answer larger than {} bytes", kMaxCollectedBody))
         .with_file(request.url);
-  if (rc != CURLE_OK) return Error(ErrorCode::kIOError, curl_easy_strerror(rc)).with_file(request.url);
+  if (rc != CURLE_OK) return Error(ErrorCode::kIOError, c.easy_strerror(rc)).with_file(request.url);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  c.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   response.status = status;
   return response;
 }
