@@ -50,7 +50,7 @@ Lookup dump_keys(const std::string& snapshot, const std::vector<std::string>& ke
   return out;
 }
 
-std::string generated(const test::ScratchDir& dir, const std::string& backend, uint64_t keys) {
+std::string generated_lookup_snapshot(const test::ScratchDir& dir, const std::string& backend, uint64_t keys) {
   GenerateOptions g;
   g.output = dir / backend;
   g.backend = parse_generate_backend(backend).value();
@@ -67,7 +67,7 @@ TEST_CASE("a key lookup reads a few blocks of its key group and gives the full d
   test::ScratchDir dir;
   for (const std::string backend : {"rocksdb", "heap"}) {
     INFO(backend);
-    const std::string sp = generated(dir, backend, 20000);
+    const std::string sp = generated_lookup_snapshot(dir, backend, 20000);
     const Lookup all = dump_keys(sp, {});
     for (int k : {0, 4321, 19999}) {
       const std::string key = fmt::format("\"user-{:010d}\"", k);
@@ -91,7 +91,7 @@ TEST_CASE("a key lookup of an absent key or of a key in an empty key group gives
   test::ScratchDir dir;
   for (const std::string backend : {"rocksdb", "heap"}) {
     INFO(backend);
-    const std::string sp = generated(dir, backend, 3);  // 3 keys: most of the 128 key groups empty
+    const std::string sp = generated_lookup_snapshot(dir, backend, 3);  // 3 keys: most of the 128 key groups empty
     const Lookup all = dump_keys(sp, {});
     std::set<int32_t> used;
     for (const std::string& line : all.lines) used.insert(nlohmann::json::parse(line)["key_group"].get<int32_t>());
