@@ -1,5 +1,6 @@
-"""ckpt.open("s3://...") reads a snapshot in an object store as the program does: staged, with
-the credential chain of the environment. Against moto_server on 127.0.0.1 (as tests/cli/s3_*)."""
+"""ckpt.open("s3://...") reads a snapshot in an object store as the program does: in place,
+through the library's file system, with the credential chain of the environment. Against
+moto_server on 127.0.0.1 (as tests/cli/s3_*)."""
 
 import os
 import shutil
