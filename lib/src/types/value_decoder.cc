@@ -117,30 +117,6 @@ Status decode_framed_value(const ValueDecoder& d, ByteReader& r, size_t length, 
       });
 }
 
-int32_t flink_murmur_hash(int32_t code) {
-  auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
-  uint32_t c = static_cast<uint32_t>(code);
-  c *= 0xcc9e2d51u;
-  c = rotl(c, 15);
-  c *= 0x1b873593u;
-  c = rotl(c, 13);
-  c = c * 5 + 0xe6546b64u;
-  c ^= 4;
-  c ^= c >> 16;
-  c *= 0x85ebca6bu;
-  c ^= c >> 13;
-  c *= 0xc2b2ae35u;
-  c ^= c >> 16;
-  auto v = static_cast<int32_t>(c);
-  if (v >= 0) return v;
-  if (v != INT32_MIN) return -v;
-  return 0;
-}
-
-int32_t key_group_for_hash(int32_t java_hash, int32_t max_parallelism) {
-  return max_parallelism > 0 ? flink_murmur_hash(java_hash) % max_parallelism : 0;
-}
-
 std::optional<int32_t> ValueDecoder::read_java_hash_code(ByteReader& r) const {
   nlohmann::json v;
   read(r, v);

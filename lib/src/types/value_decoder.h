@@ -42,6 +42,7 @@
 
 #include "ckpt/error.h"
 #include "ckpt/value.h"
+#include "format/key_groups.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "types/serializer_snapshot.h"
@@ -120,10 +121,6 @@ Status decode_framed_json(const ValueDecoder& decoder, ByteReader& r, size_t len
 // The same as a Value (read_value()).
 Status decode_framed_value(const ValueDecoder& decoder, ByteReader& r, size_t length, Value& out);
 
-// Flink's MathUtils.murmurHash(int): one murmur3 round + fmix32, made non-negative.
-int32_t flink_murmur_hash(int32_t code);
-// KeyGroupRangeAssignment.computeKeyGroupForKeyHash.
-int32_t key_group_for_hash(int32_t java_hash, int32_t max_parallelism);
 // The key group Flink assigns to `key` (a value decoded by `key_decoder`), or nullopt if the
 // key's Java hashCode is not known for its type.
 std::optional<int32_t> compute_key_group(const ValueDecoder& key_decoder, const nlohmann::json& key,

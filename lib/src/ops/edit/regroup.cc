@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "format/key_groups.h"
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/raw_keyed_reader.h"
@@ -18,12 +19,6 @@
 #include "types/value_decoder.h"
 
 namespace ckpt {
-
-KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parallelism, int32_t index) {
-  const int64_t start = (static_cast<int64_t>(index) * max_parallelism + parallelism - 1) / parallelism;
-  const int64_t end = (static_cast<int64_t>(index + 1) * max_parallelism - 1) / parallelism;
-  return {static_cast<int32_t>(start), static_cast<int32_t>(end - start + 1)};
-}
 
 struct Regrouper::Impl {
   int32_t max_parallelism = 0;

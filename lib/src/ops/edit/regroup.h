@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ckpt/metadata.h"
+#include "format/key_groups.h"
 #include "ops/convert/snapshot_rewrite.h"
 #include "ops/key_group_spill.h"
 #include "state/backend_meta.h"
@@ -27,8 +28,6 @@
 
 namespace ckpt {
 
-// KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex.
-KeyGroupRange key_group_range_of_subtask(int32_t max_parallelism, int32_t parallelism, int32_t index);
 
 class Regrouper {
  public:

@@ -4,19 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "format/key_groups.h"
 #include "ops/engine/snapshot_checks.h"
 
 namespace ckpt {
 namespace {
 
 constexpr int32_t kMaxMaxParallelism = 32768;  // Flink's UPPER_BOUND_MAX_PARALLELISM
-
-// Flink's KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex.
-KeyGroupRange range_of_subtask(int32_t max_parallelism, int32_t parallelism, int32_t index) {
-  int64_t start = (int64_t{index} * max_parallelism + parallelism - 1) / parallelism;
-  int64_t end = ((int64_t{index} + 1) * max_parallelism - 1) / parallelism;
-  return {static_cast<int32_t>(start), static_cast<int32_t>(end - start + 1)};
-}
 
 std::string key_group_span_text(int32_t a, int32_t b) { return a == b ? std::to_string(a) : fmt::format("{}-{}", a, b); }
 
@@ -69,7 +63,7 @@ void check_slot(const OperatorState& op, KeyedHandle SubtaskState::*slot, const 
   // A subtask without keyed state stores no handle; its key groups need none.
   for (int32_t i = 0; i < op.parallelism; ++i) {
     if (has_handle[static_cast<size_t>(i)]) continue;
-    KeyGroupRange r = range_of_subtask(max_par, op.parallelism, i);
+    KeyGroupRange r = key_group_range_of_subtask(max_par, op.parallelism, i);
     for (int32_t kg = r.first; kg <= r.last(); ++kg)
       if (owner[static_cast<size_t>(kg)] == -1) owner[static_cast<size_t>(kg)] = -2;
   }

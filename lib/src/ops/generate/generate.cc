@@ -69,7 +69,7 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
     t.max_parallelism = o.max_parallelism;
     t.checkpoint_id = 1;
     t.sst_bytes = o.sst_bytes;
-    t.range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
+    t.range = key_group_range_of_subtask(o.max_parallelism, o.parallelism, sub);
     CKPT_ASSIGN_OR_RETURN(handles[op][sub], write_keyed_target(t, model.meta(), [&](const KeyGroupPairsFn& fn) -> Status {
       std::vector<std::vector<RocksPair>> by_state;
       for (int32_t kg = t.range.first; kg <= t.range.last(); ++kg) {

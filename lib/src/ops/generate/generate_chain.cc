@@ -53,7 +53,7 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
   const GenerateOptions& o = model.options();
   const KeyedBackendMeta& meta = model.meta();
   const std::string op_hex = operator_id_hex(model.operator_id(op));
-  const KeyGroupRange range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
+  const KeyGroupRange range = key_group_range_of_subtask(o.max_parallelism, o.parallelism, sub);
   const int prefix_bytes = key_group_prefix_bytes(o.max_parallelism);
   const std::vector<ChainBucket> buckets = chain_buckets(o, sub);
   std::vector<std::string> names;
@@ -163,7 +163,7 @@ Result<std::vector<KeyedHandle>> subtask_chain(const GenerateModel& model, int32
 std::vector<ChainBucket> chain_buckets(const GenerateOptions& o, int32_t sub) {
   // Key groups of a subtask are split into this many buckets, each one SST per state.
   constexpr int32_t kBuckets = 4;
-  const KeyGroupRange range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
+  const KeyGroupRange range = key_group_range_of_subtask(o.max_parallelism, o.parallelism, sub);
   const int32_t n = std::min(kBuckets, range.count);
   std::vector<ChainBucket> out;
   for (int32_t b = 0; b < n; ++b)

@@ -92,12 +92,6 @@ uint64_t generate_mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-KeyGroupRange subtask_key_groups(int32_t subtask, int32_t parallelism, int32_t max_parallelism) {
-  int64_t first = (static_cast<int64_t>(subtask) * max_parallelism + parallelism - 1) / parallelism;
-  int64_t last = ((static_cast<int64_t>(subtask) + 1) * max_parallelism - 1) / parallelism;
-  return {static_cast<int32_t>(first), static_cast<int32_t>(last - first + 1)};
-}
-
 Result<GenerateModel> GenerateModel::make(const GenerateOptions& o) {
   if (o.operators < 1 || o.parallelism < 1 || o.max_parallelism < o.parallelism || o.max_parallelism > 32768)
     return Error(ErrorCode::kInvalidArgument,

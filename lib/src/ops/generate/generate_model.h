@@ -11,6 +11,7 @@
 
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
+#include "format/key_groups.h"
 #include "state/backend_meta.h"
 #include "state/layout_transcoder.h"
 
@@ -19,8 +20,6 @@ namespace ckpt {
 // SplitMix64 of x: the mixing function every derived number goes through.
 uint64_t generate_mix(uint64_t x);
 
-// Subtask i of p owns key groups ceil(i*M/p) .. floor(((i+1)*M - 1)/p) (formats/keyed-state.md §5).
-KeyGroupRange subtask_key_groups(int32_t subtask, int32_t parallelism, int32_t max_parallelism);
 
 class GenerateModel {
  public:

@@ -9,6 +9,7 @@
 #include "ckpt/io.h"
 #include "ckpt/metadata.h"
 #include "format/java/java_serialization.h"
+#include "format/key_groups.h"
 #include "ops/convert/keyed_target.h"
 #include "ops/load/spec_types.h"
 #include "state/backend_meta.h"
@@ -21,21 +22,6 @@ namespace {
 
 constexpr const char* kVoidNamespace =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
-
-// KeyGroupRangeAssignment.computeDefaultMaxParallelism: 1.5 x parallelism rounded up to a power
-// of two, at least 128, at most 32768.
-int32_t default_max_parallelism(int32_t parallelism) {
-  int64_t want = int64_t{parallelism} + parallelism / 2, p = 1;
-  while (p < want) p <<= 1;
-  return static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(p, 128), 32768));
-}
-
-// KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex.
-KeyGroupRange spec_subtask_range(int32_t max_parallelism, int32_t parallelism, int32_t index) {
-  int64_t start = (int64_t{index} * max_parallelism + parallelism - 1) / parallelism;
-  int64_t end = ((int64_t{index} + 1) * max_parallelism - 1) / parallelism;
-  return {static_cast<int32_t>(start), static_cast<int32_t>(end - start + 1)};
-}
 
 class SpecReader {
  public:
@@ -182,7 +168,7 @@ Status write_spec_template(const std::string& spec_text, const std::string& spec
       t.subtask = sub;
       t.max_parallelism = os.max_parallelism;
       t.checkpoint_id = 1;
-      t.range = spec_subtask_range(os.max_parallelism, os.parallelism, sub);
+      t.range = key_group_range_of_subtask(os.max_parallelism, os.parallelism, sub);
       SubtaskState st;
       st.index = sub;
       KeyedTargetStats stats;
