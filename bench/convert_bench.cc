@@ -36,7 +36,7 @@ struct Totals {
 bool write_subtask(const GenerateModel& model, const rocksdb::Options& options, int32_t op, int32_t sub,
                    Totals& t) {
   const GenerateOptions& o = model.options();
-  KeyGroupRange range = subtask_key_groups(sub, o.parallelism, o.max_parallelism);
+  KeyGroupRange range = key_group_range_of_subtask(o.max_parallelism, o.parallelism, sub);
   std::vector<std::unique_ptr<rocksdb::SstFileWriter>> writers;
   std::vector<bool> opened(model.meta().states.size(), false);
   for (size_t s = 0; s < model.meta().states.size(); ++s)
