@@ -31,8 +31,8 @@ namespace ckpt {
 namespace {
 
 // The members a line may have: what dump prints.
-constexpr const char* kMembers[] = {"operator", "uid",      "subtask", "state",    "kind",
-                                    "key_group", "key", "namespace", "user_key", "value"};
+constexpr std::string_view kMembers[] = {"operator",  "uid", "subtask",   "state",    "kind",
+                                         "key_group", "key", "namespace", "user_key", "value"};
 
 // One keyed state of a template operator: decoded and encoded as its (first) subtask's proxy says.
 struct KeyedStateCodecs {
@@ -269,7 +269,7 @@ class Loader {
     if (!line.is_object()) return Error(ErrorCode::kInvalidArgument, "expected a JSON object as ckpt dump prints entries");
     for (const auto& [k, unused] : line.items()) {
       (void)unused;
-      if (std::find(std::begin(kMembers), std::end(kMembers), k) == std::end(kMembers))
+      if (std::find(std::begin(kMembers), std::end(kMembers), std::string_view(k)) == std::end(kMembers))
         return Error(ErrorCode::kInvalidArgument,
                      fmt::format("{}: not a member of dump's entries (operator, subtask, state, kind, key_group, key, "
                                  "namespace, user_key, value)",
@@ -317,15 +317,18 @@ class Loader {
       if (fields && fields->is_object())
         return Error(ErrorCode::kNotSupported,
                      "key: rows with named fields (dump --plan) are not read yet: give the fields as an array");
-      auto given = parse_given_key(json_text(*key_member), "key");
-      key = given.ok() ? given->spellings.back() : *key_member;
+      // Only an object can be a row spelled another way: other keys are read as they are.
+      if (key_member->is_object()) {
+        auto given = parse_given_key(json_text(*key_member), "key");
+        key = given.ok() ? given->spellings.back() : *key_member;
+      }
     }
     EntryEncoding enc;
-    CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : nullptr, ns, user_key, *value, &enc));
+    CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : key_member, ns, user_key, *value, &enc));
     const int32_t mp = lo->op->max_parallelism;
     int32_t kg = 0;
     std::optional<int32_t> hash;
-    if (!enc.key.empty() || key) {
+    if (!enc.key.empty() || key_member) {
       ByteReader r(enc.key);
       hash = lo->key_decoder->read_java_hash_code(r);
     }
