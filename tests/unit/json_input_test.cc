@@ -43,3 +43,61 @@ TEST_CASE("json members are looked up without inserting or throwing", "[support]
   CHECK(json_member(nlohmann::json("text"), "k") == nullptr);
   CHECK(o.size() == 1);
 }
+
+namespace {
+
+// Equal as values and as types: nlohmann's == calls unsigned 1 and signed 1 equal.
+bool same_json(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt)
+      if (it.key() != jt.key() || !same_json(*it, *jt)) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!same_json(a[i], b[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
+}  // namespace
+
+TEST_CASE("json input parsed in place equals nlohmann's parse of the same text", "[support][unit]") {
+  // The in-place parser takes what dump prints; the rest goes to nlohmann's, and every text
+  // must come out as nlohmann's DOM parser builds it, types included.
+  const char* texts[] = {
+      R"({"operator":"241db2","subtask":0,"state":"s","kind":"keyed","key_group":127,"key":"user-1","value":{"bytes":"df96"}})",
+      " \t\r\n[ 1 , 2 ,{ } , [ ] ,\"\" ] \n",
+      R"({"a":1,"a":{"b":2}})",  // a repeated member: the last wins
+      R"({"b":[true,false,null],"a":"x\"\\\/\b\f\n\r\ty"})",
+      R"([0,7,123456789012345678,1234567890123456789,18446744073709551615,18446744073709551616])",
+      R"([-0,-1,-9223372036854775808,1.5,1e3,-2.5E-3,0.0])",
+      R"(["\u00e9\ud83d\ude00","caf)"
+      "\xc3\xa9"
+      R"("])",
+      R"({"k":"v"})",
+      "[]",
+      "\"\"",
+      "42",
+      "true",
+  };
+  for (const char* text : texts) {
+    INFO(text);
+    auto ours = parse_json_input(text);
+    REQUIRE(ours.ok());
+    CHECK(same_json(*ours, nlohmann::json::parse(text)));
+  }
+  // What nlohmann refuses is refused, with nlohmann's explanation.
+  const char* bad[] = {"[01]",       "[1,]", "{\"a\" 1}", "[\"a\tb\"]", "[tru]", "[1 2]",
+                       "{\"a\":1}x", "[-]",  "[1.]",      "[\"\\x\"]",  "{,}",   "[\"\\ud800\"]"};
+  for (const char* text : bad) {
+    INFO(text);
+    auto ours = parse_json_input(text);
+    REQUIRE_FALSE(ours.ok());
+    CHECK(ours.error().message.find("not valid JSON (") == 0);
+  }
+}

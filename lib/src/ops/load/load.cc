@@ -14,6 +14,7 @@
 #include "ops/convert/snapshot_rewrite.h"
 #include "ops/key_group_spill.h"
 #include "ops/key_spelling.h"
+#include "ops/load/entry_line.h"
 #include "ops/load/keyed_lines.h"
 #include "ops/load/operator_stream.h"
 #include "ops/load/spec_template.h"
@@ -29,10 +30,6 @@
 
 namespace ckpt {
 namespace {
-
-// The members a line may have: what dump prints.
-constexpr const char* kMembers[] = {"operator", "uid",      "subtask", "state",    "kind",
-                                    "key_group", "key", "namespace", "user_key", "value"};
 
 // One keyed state of a template operator: decoded and encoded as its (first) subtask's proxy says.
 struct KeyedStateCodecs {
@@ -249,36 +246,24 @@ class Loader {
     return Status::OK();
   }
 
-  static Result<const nlohmann::json*> member(const nlohmann::json& line, const char* name, bool required) {
-    const nlohmann::json* m = json_member(line, name);
+  static Result<const nlohmann::json*> member(const EntryLine& line, const char* name, bool required) {
+    const nlohmann::json* m = line.find(name);
     if (!m && required) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: missing", name));
     return m;
   }
-  static Result<std::string> string_member(const nlohmann::json& line, const char* name) {
+  static Result<std::string> string_member(const EntryLine& line, const char* name) {
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* m, member(line, name, true));
     if (!m->is_string()) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: expected a string, got {}", name, json_text(*m)));
     return m->get<std::string>();
   }
 
   Status add_line(const std::string& text) {
-    auto parsed = parse_json_input(text);
-    if (!parsed.ok())
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("expected a JSON object as ckpt dump prints entries: {}", parsed.error().message));
-    const nlohmann::json& line = *parsed;
-    if (!line.is_object()) return Error(ErrorCode::kInvalidArgument, "expected a JSON object as ckpt dump prints entries");
-    for (const auto& [k, unused] : line.items()) {
-      (void)unused;
-      if (std::find(std::begin(kMembers), std::end(kMembers), k) == std::end(kMembers))
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("{}: not a member of dump's entries (operator, subtask, state, kind, key_group, key, "
-                                 "namespace, user_key, value)",
-                                 k));
-    }
+    CKPT_RETURN_IF_ERROR(line_.assign(text));
+    const EntryLine& line = line_;
     // A line without the operator's id may name it by its uid, which Flink hashes to the id
     // (StreamGraphHasherV2); dump prints both for operators it could name.
     std::string op_hex;
-    if (!json_member(line, "operator") && json_member(line, "uid")) {
+    if (!line.find("operator") && line.find("uid")) {
       CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
       op_hex = operator_id_hex(operator_id_of_uid(uid));
     } else {
@@ -317,15 +302,18 @@ class Loader {
       if (fields && fields->is_object())
         return Error(ErrorCode::kNotSupported,
                      "key: rows with named fields (dump --plan) are not read yet: give the fields as an array");
-      auto given = parse_given_key(json_text(*key_member), "key");
-      key = given.ok() ? given->spellings.back() : *key_member;
+      // Only an object can be a row spelled another way: other keys are read as they are.
+      if (key_member->is_object()) {
+        auto given = parse_given_key(json_text(*key_member), "key");
+        key = given.ok() ? given->spellings.back() : *key_member;
+      }
     }
     EntryEncoding enc;
-    CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : nullptr, ns, user_key, *value, &enc));
+    CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : key_member, ns, user_key, *value, &enc));
     const int32_t mp = lo->op->max_parallelism;
     int32_t kg = 0;
     std::optional<int32_t> hash;
-    if (!enc.key.empty() || key) {
+    if (!enc.key.empty() || key_member) {
       ByteReader r(enc.key);
       hash = lo->key_decoder->read_java_hash_code(r);
     }
@@ -373,7 +361,7 @@ class Loader {
     return Status::OK();
   }
 
-  Status add_operator_entry(LoadOperator& lo, const nlohmann::json& line, const std::string& state,
+  Status add_operator_entry(LoadOperator& lo, const EntryLine& line, const std::string& state,
                             const nlohmann::json& value) {
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* subtask_member, member(line, "subtask", true));
     if (!subtask_member->is_number_integer())
@@ -421,6 +409,7 @@ class Loader {
   std::map<std::string, LoadOperator> operators_;
   LoadSummary summary_;
   std::vector<EncodedKeyedEntry>* collect_ = nullptr;
+  EntryLine line_;  // the line being read, its members' memory reused
 };
 
 }  // namespace

@@ -1,0 +1,114 @@
+// One line of dump's NDJSON split into its members.
+#include "ops/load/entry_line.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "support/json_input.h"
+
+namespace ckpt {
+namespace {
+
+size_t index_of(std::string_view name) {
+  return static_cast<size_t>(std::find(std::begin(kEntryMembers), std::end(kEntryMembers), name) -
+                             std::begin(kEntryMembers));
+}
+
+size_t skip_space(std::string_view t, size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
+  return i;
+}
+
+// Where the JSON value starting at t[at] ends, or npos: only its extent (strings and brackets
+// matched); whether it is valid JSON its parser judges.
+size_t value_end(std::string_view t, size_t at) {
+  if (at >= t.size()) return std::string_view::npos;
+  if (t[at] == '"' || t[at] == '{' || t[at] == '[') {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = at; i < t.size(); ++i) {
+      const char c = t[i];
+      if (in_string) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_string = false;
+          if (depth == 0) return i + 1;
+        }
+        continue;
+      }
+      if (c == '"')
+        in_string = true;
+      else if (c == '{' || c == '[')
+        ++depth;
+      else if ((c == '}' || c == ']') && --depth == 0)
+        return i + 1;
+    }
+    return std::string_view::npos;
+  }
+  size_t i = at;
+  while (i < t.size() && t[i] != ',' && t[i] != '}' && t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r') ++i;
+  return i;
+}
+
+}  // namespace
+
+// A valid line of known members, split without a tree. Anything else (false) goes to the whole
+// line's parse, which says what is wrong exactly as it always has.
+bool EntryLine::assign_in_place(std::string_view t) {
+  size_t i = skip_space(t, 0);
+  if (i == t.size() || t[i] != '{') return false;
+  i = skip_space(t, i + 1);
+  if (i < t.size() && t[i] == '}') return skip_space(t, i + 1) == t.size();
+  for (;;) {
+    if (i >= t.size() || t[i] != '"') return false;
+    const size_t name_end = t.find('"', i + 1);
+    if (name_end == std::string_view::npos) return false;
+    const size_t index = index_of(t.substr(i + 1, name_end - i - 1));  // no known name has an escape
+    if (index == std::size(kEntryMembers)) return false;
+    i = skip_space(t, name_end + 1);
+    if (i >= t.size() || t[i] != ':') return false;
+    i = skip_space(t, i + 1);
+    const size_t end = value_end(t, i);
+    if (end == std::string_view::npos) return false;
+    // One level less: the line's object is one.
+    Result<nlohmann::json> value = parse_json_input(t.substr(i, end - i), kMaxJsonInputNesting - 1);
+    if (!value.ok()) return false;
+    members_[index] = std::move(*value);
+    i = skip_space(t, end);
+    if (i >= t.size()) return false;
+    if (t[i] == '}') return skip_space(t, i + 1) == t.size();
+    if (t[i] != ',') return false;
+    i = skip_space(t, i + 1);
+  }
+}
+
+Status EntryLine::assign(std::string_view text) {
+  for (auto& m : members_) m.reset();
+  if (assign_in_place(text)) return Status::OK();
+  for (auto& m : members_) m.reset();
+  auto parsed = parse_json_input(text);
+  if (!parsed.ok())
+    return Error(ErrorCode::kInvalidArgument,
+                 fmt::format("expected a JSON object as ckpt dump prints entries: {}", parsed.error().message));
+  if (!parsed->is_object())
+    return Error(ErrorCode::kInvalidArgument, "expected a JSON object as ckpt dump prints entries");
+  for (auto it = parsed->begin(); it != parsed->end(); ++it) {
+    const size_t index = index_of(it.key());
+    if (index == std::size(kEntryMembers))
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("{}: not a member of dump's entries (operator, subtask, state, kind, key_group, key, "
+                               "namespace, user_key, value)",
+                               it.key()));
+    members_[index] = std::move(*it);
+  }
+  return Status::OK();
+}
+
+const nlohmann::json* EntryLine::find(std::string_view name) const {
+  const size_t index = index_of(name);
+  return index < members_.size() && members_[index] ? &*members_[index] : nullptr;
+}
+
+}  // namespace ckpt
