@@ -47,24 +47,22 @@ class CountingSink : public DumpSink {
   void problem(const Error&) override {}
 };
 
-// What `ckpt dump` of the snapshot `generated` cost a store it was uploaded to (a new bucket of
-// a moto of its own) through a new store file system; the bytes of its files beside _metadata.
+// What `ckpt dump` of the snapshot `generated` cost the store `m` it was uploaded to (in a new
+// bucket) through a new store file system; the bytes of its files beside _metadata.
 struct StoreDump {
   StoreFileSystemStats stats;
   uint64_t entries = 0;
   uint64_t state_bytes = 0;
 };
-StoreDump dump_from_bucket(const GenerateOptions& generated, const std::string& bucket) {
-  auto m = test::unchecked_moto();
-  test::StoreEnvironment env(m->endpoint(), m->credentials());
+StoreDump dump_from_bucket(const test::MotoServer& m, const GenerateOptions& generated, const std::string& bucket) {
   REQUIRE(generate_snapshot(generated).ok());
   StoreDump out;
   auto listed = local_file_system()->list(generated.output);
   REQUIRE(listed.ok());
   for (const FileInfo& f : listed.value())
     if (f.path.substr(f.path.rfind('/') + 1) != "_metadata") out.state_bytes += f.size;
-  REQUIRE(m->create_bucket(bucket));
-  REQUIRE(m->upload_tree(generated.output, bucket, "snap"));
+  REQUIRE(m.create_bucket(bucket));
+  REQUIRE(m.upload_tree(generated.output, bucket, "snap"));
   set_store_file_system_options({});  // a new store file system: its counts start at 0
   CountingSink sink;
   auto dumped = dump_snapshot("s3://" + bucket + "/snap", {}, sink);
@@ -162,6 +160,8 @@ TEST_CASE("the file system of a path lists stats reads writes and removes alike 
 TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches each byte of its files once",
           "[ops][s3]") {
   CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
   test::ScratchDir dir;
   const GenerateOptions heap{.output = dir / "heap",
                              .backend = GenerateBackend::kHeap,
@@ -169,37 +169,32 @@ TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches
                              .keys = 3000,
                              .states = {"value", "map"}};
   // dump checks the structure (one resolver) and reads (another): one listing answers both.
-  const StoreDump dumped = dump_from_bucket(heap, "vfs-once");
+  const StoreDump dumped = dump_from_bucket(*m, heap, "vfs-once");
   REQUIRE(dumped.state_bytes > 200000);  // several blocks of reading ahead
   CountingSink from_disk;
   REQUIRE(dump_snapshot(heap.output, {}, from_disk).ok());
   CHECK(dumped.entries == from_disk.entries);
   const StoreFileSystemStats& st = dumped.stats;
-  CHECK(st.requests == st.ranged_reads + 2);      // one LIST, one GET of _metadata, then ranges
+  CHECK(st.requests == st.ranged_reads + 2);     // one LIST, one GET of _metadata, then ranges
   CHECK(st.ranged_bytes == dumped.state_bytes);  // a read straddling a block fetches only the rest
   CHECK(st.downloads == 0);
-}
 
-TEST_CASE("a dump from a bucket reads each heap key-group region of 64 KiB or more by one ranged read", "[ops][s3]") {
-  CKPT_REQUIRE_MOTO();
-  test::ScratchDir dir;
   // Four key groups of about 220 KB each in one state file.
-  const GenerateOptions heap{.output = dir / "heap",
-                             .backend = GenerateBackend::kHeap,
-                             .parallelism = 1,
-                             .max_parallelism = 4,
-                             .keys = 8000,
-                             .states = {"value"}};
-  const StoreDump dumped = dump_from_bucket(heap, "vfs-regions");
-  CHECK(dumped.entries == 8000);
-  const StoreFileSystemStats& st = dumped.stats;
+  const GenerateOptions large{.output = dir / "large",
+                              .backend = GenerateBackend::kHeap,
+                              .parallelism = 1,
+                              .max_parallelism = 4,
+                              .keys = 8000,
+                              .states = {"value"}};
+  const StoreDump regions = dump_from_bucket(*m, large, "vfs-regions");
+  CHECK(regions.entries == 8000);
   // The stream's head (one 64 KiB read-ahead block, which also holds the start of the first
   // region), then each region in one read straight into the reader's buffer. A small read of a
   // region's key-group number first would fetch a read-ahead block of up to 1 MiB, held beside
   // the region copied out of it; the layout's probe of the first region is what reads it.
-  CHECK(st.ranged_reads == 1 + 4);
-  CHECK(st.ranged_bytes == dumped.state_bytes);
-  CHECK(st.requests == st.ranged_reads + 2);
+  CHECK(regions.stats.ranged_reads == 1 + 4);
+  CHECK(regions.stats.ranged_bytes == regions.state_bytes);
+  CHECK(regions.stats.requests == regions.stats.ranged_reads + 2);
 }
 
 TEST_CASE("convert_snapshot publishes its output in a bucket through the file system and refuses one there", "[ops][s3]") {
