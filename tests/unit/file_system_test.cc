@@ -47,6 +47,32 @@ class CountingSink : public DumpSink {
   void problem(const Error&) override {}
 };
 
+// What `ckpt dump` of the snapshot `generated` cost the store `m` it was uploaded to (in a new
+// bucket) through a new store file system; the bytes of its files beside _metadata.
+struct StoreDump {
+  StoreFileSystemStats stats;
+  uint64_t entries = 0;
+  uint64_t state_bytes = 0;
+};
+StoreDump dump_from_bucket(const test::MotoServer& m, const GenerateOptions& generated, const std::string& bucket) {
+  REQUIRE(generate_snapshot(generated).ok());
+  StoreDump out;
+  auto listed = local_file_system()->list(generated.output);
+  REQUIRE(listed.ok());
+  for (const FileInfo& f : listed.value())
+    if (f.path.substr(f.path.rfind('/') + 1) != "_metadata") out.state_bytes += f.size;
+  REQUIRE(m.create_bucket(bucket));
+  REQUIRE(m.upload_tree(generated.output, bucket, "snap"));
+  set_store_file_system_options({});  // a new store file system: its counts start at 0
+  CountingSink sink;
+  auto dumped = dump_snapshot("s3://" + bucket + "/snap", {}, sink);
+  INFO((dumped.ok() ? std::string() : dumped.error().to_string()));
+  REQUIRE(dumped.ok());
+  out.stats = store_file_system_stats();
+  out.entries = sink.entries;
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("snapshots in two buckets open at once through the store file system and read as on disk", "[ops][s3]") {
@@ -142,27 +168,33 @@ TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches
                              .parallelism = 1,
                              .keys = 3000,
                              .states = {"value", "map"}};
-  REQUIRE(generate_snapshot(heap).ok());
-  uint64_t state_bytes = 0;
-  auto listed = local_file_system()->list(heap.output);
-  REQUIRE(listed.ok());
-  for (const FileInfo& f : listed.value())
-    if (f.path.substr(f.path.rfind('/') + 1) != "_metadata") state_bytes += f.size;
-  REQUIRE(state_bytes > 200000);  // several blocks of reading ahead
-  REQUIRE(m->create_bucket("vfs-once"));
-  REQUIRE(m->upload_tree(heap.output, "vfs-once", "heap"));
-  set_store_file_system_options({});  // a new store file system: its counts start at 0
-  CountingSink from_store, from_disk;
   // dump checks the structure (one resolver) and reads (another): one listing answers both.
-  auto dumped = dump_snapshot("s3://vfs-once/heap", {}, from_store);
-  INFO((dumped.ok() ? std::string() : dumped.error().to_string()));
-  REQUIRE(dumped.ok());
+  const StoreDump dumped = dump_from_bucket(*m, heap, "vfs-once");
+  REQUIRE(dumped.state_bytes > 200000);  // several blocks of reading ahead
+  CountingSink from_disk;
   REQUIRE(dump_snapshot(heap.output, {}, from_disk).ok());
-  CHECK(from_store.entries == from_disk.entries);
-  const StoreFileSystemStats st = store_file_system_stats();
-  CHECK(st.requests == st.ranged_reads + 2);  // one LIST, one GET of _metadata, then ranges
-  CHECK(st.ranged_bytes == state_bytes);      // a read straddling a block fetches only the rest
+  CHECK(dumped.entries == from_disk.entries);
+  const StoreFileSystemStats& st = dumped.stats;
+  CHECK(st.requests == st.ranged_reads + 2);     // one LIST, one GET of _metadata, then ranges
+  CHECK(st.ranged_bytes == dumped.state_bytes);  // a read straddling a block fetches only the rest
   CHECK(st.downloads == 0);
+
+  // Four key groups of about 220 KB each in one state file.
+  const GenerateOptions large{.output = dir / "large",
+                              .backend = GenerateBackend::kHeap,
+                              .parallelism = 1,
+                              .max_parallelism = 4,
+                              .keys = 8000,
+                              .states = {"value"}};
+  const StoreDump regions = dump_from_bucket(*m, large, "vfs-regions");
+  CHECK(regions.entries == 8000);
+  // The stream's head (one 64 KiB read-ahead block, which also holds the start of the first
+  // region), then each region in one read straight into the reader's buffer. A small read of a
+  // region's key-group number first would fetch a read-ahead block of up to 1 MiB, held beside
+  // the region copied out of it; the layout's probe of the first region is what reads it.
+  CHECK(regions.stats.ranged_reads == 1 + 4);
+  CHECK(regions.stats.ranged_bytes == regions.state_bytes);
+  CHECK(regions.stats.requests == regions.stats.ranged_reads + 2);
 }
 
 TEST_CASE("convert_snapshot publishes its output in a bucket through the file system and refuses one there", "[ops][s3]") {

@@ -79,8 +79,35 @@ struct KeyGroupsStream {
   // With `stream_starts`, where each Snappy stream of a compressed region begins in `out`.
   Status load(const Region& region, uint64_t skip, RegionBuffers* b, std::string_view* out, uint64_t* base,
               std::vector<size_t>* stream_starts = nullptr) const {
-    CKPT_ASSIGN_OR_RETURN(std::string_view raw,
-                          stream->view(region.start, region.end - region.start, &b->raw));
+    CKPT_ASSIGN_OR_RETURN(std::string_view raw, read_raw(region, b));
+    return decode(region, raw, skip, b, out, base, stream_starts);
+  }
+  // The region's bytes as stored, in one read: a store serves a read this large straight into
+  // `b->raw`, where a small read first (the key-group number) would pull in a read-ahead block
+  // the region is then copied out of.
+  Result<std::string_view> read_raw(const Region& region, RegionBuffers* b) const {
+    const bool was_probed = probed_start == region.start && probed_end == region.end;
+    probed_start = probed_end = 0;
+    if (was_probed) {
+      b->raw = std::move(probed);
+      return std::string_view(b->raw);
+    }
+    probed = std::string();
+    return stream->view(region.start, region.end - region.start, &b->raw);
+  }
+  // The first region detect() probed, kept for the read of it that follows (which a store would
+  // fetch again); let go at the next read of any region.
+  void keep_probed(const Region& region, RegionBuffers* b) const {
+    if (stream->is_inline() || probed_end != 0) return;
+    probed = std::move(b->raw);
+    probed_start = region.start;
+    probed_end = region.end;
+  }
+  mutable std::string probed;
+  mutable uint64_t probed_start = 0, probed_end = 0;  // an empty region is never probed
+  // load() of the bytes `raw` read_raw() gave.
+  Status decode(const Region& region, std::string_view raw, uint64_t skip, RegionBuffers* b, std::string_view* out,
+                uint64_t* base, std::vector<size_t>* stream_starts = nullptr) const {
     *base = stream->base() + region.start;
     if (!meta.compression) {
       *out = raw;
@@ -109,6 +136,7 @@ bool looks_canonical(const KeyGroupsStream& ks, const Region& region, int prefix
       return Error(ErrorCode::kCorruption, "key prefix names another key group");
     return Status::OK();
   });
+  ks.keep_probed(region, &buffers);
   return s.ok();
 }
 
@@ -205,11 +233,11 @@ Status read_heap_v1_states(ByteReader& r, const KeyGroupsStream& ks, const Regio
 
 Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
                         const EntrySink& sink) {
-  std::string raw;
   uint64_t base = 0;
+  RegionBuffers buffers;
+  CKPT_ASSIGN_OR_RETURN(std::string_view raw, ks.read_raw(region, &buffers));
   // The key-group number before the (possibly compressed) state blocks is always plain.
-  CKPT_RETURN_IF_ERROR(ks.stream->read(region.start, std::min<uint64_t>(4, region.end - region.start), &raw));
-  ByteReader head(raw, ks.stream->base() + region.start);
+  ByteReader head(raw.substr(0, 4), ks.stream->base() + region.start);
   int32_t stored = head.i32();
   if (!head.ok()) return head.take_error();
   if (stored != region.key_group)
@@ -217,9 +245,8 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
                  fmt::format("heap key group block starts with key group {}, expected {}", stored, region.key_group),
                  ks.stream->base() + region.start);
   std::vector<size_t> stream_starts;
-  RegionBuffers buffers;
   std::string_view data;
-  CKPT_RETURN_IF_ERROR(ks.load(region, 4, &buffers, &data, &base, &stream_starts));
+  CKPT_RETURN_IF_ERROR(ks.decode(region, raw, 4, &buffers, &data, &base, &stream_starts));
   uint64_t data_base = ks.meta.compression ? base + 4 : base;
   ByteReader r(data, data_base);
   if (!ks.meta.compression) r.skip(4);
