@@ -31,6 +31,30 @@ TEST_CASE("a file image holds the file's bytes and gives them back on release", 
   CHECK(empty->bytes().empty());
 }
 
+TEST_CASE("a file image gives back the whole pages a reader is done with and keeps the rest", "[unit][support]") {
+  // Proves drop_before(): only whole 2 MiB pages before the offset go (read as zeros, as
+  // documented), the bytes from the first page it keeps on are the file's, and an offset past
+  // the end or behind what went already changes nothing.
+  test::ScratchDir dir;
+  std::string bytes;
+  for (size_t i = 0; i < (5u << 20) + 7; ++i) bytes.push_back(static_cast<char>(1 + i % 251));
+  test::write_file(dir / "big", bytes);
+  auto image = FileImage::read(dir / "big");
+  REQUIRE(image.has_value());
+  const size_t page = size_t{2} << 20;
+  image->drop_before(page + 100);
+  std::string_view b = image->bytes();
+  REQUIRE(b.size() == bytes.size());
+  CHECK(b.substr(page) == std::string_view(bytes).substr(page));
+  CHECK(b[0] == 0);
+  CHECK(b[page - 1] == 0);
+  image->drop_before(page);  // behind: nothing more
+  CHECK(b.substr(page) == std::string_view(bytes).substr(page));
+  image->drop_before(bytes.size() + page);  // past the end: the whole pages only
+  CHECK(b.substr(2 * page) == std::string_view(bytes).substr(2 * page));
+  CHECK(b[page] == 0);
+}
+
 TEST_CASE("a missing file - a directory or a file over the limit give no image", "[unit][support]") {
   // Proves the cases where the caller falls back to read_whole_file for the error message.
   test::ScratchDir dir;

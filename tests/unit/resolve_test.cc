@@ -2,6 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
@@ -156,4 +159,75 @@ TEST_CASE("FileResolver refuses a link out of the directory it looks in unless l
   REQUIRE(f);
   CHECK(f->escape.empty());
   CHECK(f->size == 8);
+}
+
+TEST_CASE("the file table keeps each file once with its references in the order they came", "[unit][format]") {
+  // Proves the flat table inspect reports from: a URI seen again adds a reference to its file (and
+  // keeps the largest size), a relative and an absolute handle of the same name are two files,
+  // each file's references come back first one first with their RocksDB names, a bad RocksDB
+  // name refuses the file, and referenced_files() is the same list in owning form.
+  test::ScratchDir s;
+  test::write_file(s / "rel", "12345");
+  auto stream = [](uint8_t type, std::string path, int64_t size) {
+    StreamHandle h;
+    h.type = type;
+    h.path = std::move(path);
+    h.size = size;
+    return h;
+  };
+  const std::string sst = "000042.sst", manifest = "MANIFEST-1", bad = "../x.sst";
+  auto site = [](size_t op, int32_t subtask, StreamRole role, const std::string* name) {
+    StreamSite at;
+    at.operator_index = op;
+    at.subtask = subtask;
+    at.role = role;
+    at.local_name = name;
+    return at;
+  };
+  FileCollector c;
+  CHECK(c.add(stream(handle_type::kFile, "hdfs://nn/shared/a", 10), site(0, 0, StreamRole::kSharedFile, &sst)) == 0);
+  CHECK(c.add(stream(handle_type::kRelativeFile, "rel", 5), site(0, 1, StreamRole::kPrivateFile, &manifest)) == 1);
+  CHECK(c.add(stream(handle_type::kFile, "rel", 4), site(1, 0, StreamRole::kData, nullptr)) == 2);
+  CHECK(c.add(stream(handle_type::kFile, "hdfs://nn/shared/a", 30), site(1, 3, StreamRole::kSharedFile, &sst)) == 0);
+  CHECK(c.add(stream(handle_type::kFile, "hdfs://nn/shared/bad", 1), site(2, 0, StreamRole::kSharedFile, &bad)) == 3);
+  StreamHandle inline_bytes;
+  inline_bytes.type = handle_type::kByteStream;
+  CHECK(c.add(inline_bytes, site(2, 0, StreamRole::kData, nullptr)) == -1);
+  FileResolver resolver(s.path(), {});
+  FileTable t = std::move(c).finish(resolver);
+
+  REQUIRE(t.size() == 4);
+  const FileTable::File shared = t[0];
+  CHECK(shared.uri == "hdfs://nn/shared/a");
+  CHECK(shared.size == 30);
+  CHECK_FALSE(shared.exists);
+  CHECK_FALSE(shared.path);
+  REQUIRE(shared.references.size() == 2);
+  std::vector<std::string> refs;
+  for (const FileTable::Reference r : shared.references)
+    refs.push_back(std::to_string(r.operator_index) + "/" + std::to_string(r.subtask) + " " +
+                   std::string(r.local_name));
+  CHECK(refs == std::vector<std::string>{"0/0 000042.sst", "1/3 000042.sst"});
+  const FileTable::File rel = t[1];
+  CHECK(rel.exists);
+  CHECK(rel.actual_size == 5);
+  const std::string rel_path = s / "rel";
+  REQUIRE(rel.path);
+  CHECK(*rel.path == rel_path);
+  CHECK(rel.references.front().local_name == "MANIFEST-1");
+  CHECK(t[2].handle_type == handle_type::kFile);
+  CHECK(t[2].references.front().local_name.empty());
+  CHECK_FALSE(t[3].refused.empty());
+
+  std::vector<ReferencedFile> owned = referenced_files(t);
+  REQUIRE(owned.size() == 4);
+  size_t i = 0;
+  for (const FileTable::File f : t) {
+    CHECK(owned[i].uri == f.uri);
+    CHECK(owned[i].refused == f.refused);
+    CHECK(owned[i].references.size() == f.references.size());
+    ++i;
+  }
+  CHECK(owned[0].references[1].subtask == 3);
+  CHECK(owned[1].path == rel_path);
 }

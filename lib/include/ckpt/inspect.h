@@ -96,12 +96,12 @@ struct CKPT_API InspectReport {
   int64_t state_size = 0;
   int64_t checkpointed_size = 0;
   int64_t inline_bytes = 0;
-  size_t missing_files = 0;  // refused files (ReferencedFile::refused) included
+  size_t missing_files = 0;  // refused files (FileTable::File::refused) included
   size_t short_files = 0;
   size_t outside_files = 0;  // absolute handles' files outside the job directory (a warning)
   std::string job_directory;  // the parent of `directory`, absolute
   std::vector<OperatorSummary> operators;
-  std::vector<ReferencedFile> files;  // every referenced file once, in order of first reference
+  FileTable files;           // every referenced file once, in order of first reference
   bool states_read = false;  // InspectOptions::states
   bool counted = false;      // InspectOptions::count
   bool named = false;        // InspectOptions::names was given

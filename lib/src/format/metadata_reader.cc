@@ -130,7 +130,10 @@ class Decoder {
       if (offsets_) offsets_->operators.push_back({r_.offset(), 0, {}});
       OperatorState op = read_operator(i);
       if (!sink_) m.operators.push_back(std::move(op));
-      else if (r_.ok()) sink_->operator_state(op, static_cast<size_t>(i));
+      else if (r_.ok()) {
+        sink_->operator_state(op, static_cast<size_t>(i));
+        if (version_ != 3) sink_->decoded_through(r_.offset());
+      }
     }
     if (!r_.ok()) return;
     context_.clear();

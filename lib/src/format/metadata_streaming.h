@@ -19,6 +19,10 @@ class OperatorSink {
   // Decoding starts over (Flink 1.11's V3 layout, tried after the first reading failed): every
   // operator received so far is void.
   virtual void restart() = 0;
+  // The decoder will not read the bytes before `offset` again: no restart can follow (the file
+  // is not version 3) and every operator before it has been handed over. A sink that owns the
+  // bytes may give their memory back.
+  virtual void decoded_through(size_t offset) { (void)offset; }
 };
 
 // decode_metadata() that hands each operator to `sink` instead of keeping it: the result holds

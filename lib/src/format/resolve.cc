@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <unordered_map>
@@ -532,14 +533,77 @@ static uint64_t file_key_hash(uint8_t type, std::string_view uri) {
   return is_relative_class(type) ? h ^ 0x9e3779b97f4a7c15ull : h;
 }
 
+std::string_view FileTable::view(const char* s) {
+  uint32_t n;
+  std::memcpy(&n, s, sizeof n);
+  return {s + sizeof n, n};
+}
+
+// Blocks of 1 MiB (or one string's size) that are never moved: a string is stored once and its
+// address stays good while the table grows.
+const char* FileTable::store(std::string_view s) {
+  size_t need = sizeof(uint32_t) + s.size();
+  if (need > block_left_) {
+    size_t size = std::max<size_t>(need, size_t{1} << 20);
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    block_at_ = blocks_.back().get();
+    block_left_ = size;
+  }
+  char* at = block_at_;
+  auto n = static_cast<uint32_t>(s.size());
+  std::memcpy(at, &n, sizeof n);
+  if (!s.empty()) std::memcpy(at + sizeof n, s.data(), s.size());
+  block_at_ += need;
+  block_left_ -= need;
+  return at;
+}
+
+// RocksDB names repeat across subtasks ("000042.sst", "MANIFEST-000004"): each is kept once.
+uint32_t FileTable::name_id(std::string_view name) {
+  if (name.empty()) return 0;
+  if (names_.empty()) names_.push_back(nullptr);
+  auto it = name_ids_.find(name);
+  if (it != name_ids_.end()) return it->second;
+  const char* stored = store(name);
+  auto id = static_cast<uint32_t>(names_.size());
+  names_.push_back(stored);
+  name_ids_.emplace(view(stored), id);
+  return id;
+}
+
+FileTable::Reference FileTable::reference(uint32_t i) const {
+  const Ref& r = refs_[i];
+  Reference out;
+  out.operator_index = r.operator_index;
+  out.subtask = r.subtask;
+  out.slot = r.slot;
+  out.role = r.role;
+  if (r.local_name) out.local_name = view(names_[r.local_name]);
+  return out;
+}
+
+FileTable::File FileTable::operator[](size_t i) const {
+  const Record& r = files_[i];
+  return File{.uri = view(r.uri),
+              .handle_type = r.handle_type,
+              .path = r.path ? std::optional<std::string_view>(view(r.path)) : std::nullopt,
+              .size = r.size,
+              .exists = r.exists,
+              .actual_size = r.actual_size,
+              .refused = r.refused ? view(r.refused) : std::string_view(),
+              .outside = r.outside,
+              .references = References(this, r.first_ref, r.ref_count)};
+}
+
 int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
   if (s.type != handle_type::kFile && s.type != handle_type::kRelativeFile &&
       s.type != handle_type::kSegmentFile)
     return -1;
-  if (2 * (files_.size() + 1) > slots_.size()) {
+  std::vector<FileTable::Record>& files = table_.files_;
+  if (2 * (files.size() + 1) > slots_.size()) {
     slots_.assign(std::max<size_t>(1024, slots_.size() * 2), 0);
     size_t mask = slots_.size() - 1;
-    for (size_t i = 0; i < files_.size(); ++i) {
+    for (size_t i = 0; i < files.size(); ++i) {
       size_t at = hashes_[i] & mask;
       while (slots_[at]) at = (at + 1) & mask;
       slots_[at] = static_cast<uint32_t>(i + 1);
@@ -551,62 +615,95 @@ int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
   bool relative = is_relative_class(s.type);
   while (slots_[at]) {
     uint32_t i = slots_[at] - 1;
-    if (hashes_[i] == hash && is_relative_class(files_[i].handle_type) == relative && files_[i].uri == s.path) break;
+    if (hashes_[i] == hash && is_relative_class(files[i].handle_type) == relative &&
+        FileTable::view(files[i].uri) == s.path)
+      break;
     at = (at + 1) & mask;
   }
   if (!slots_[at]) {
-    slots_[at] = static_cast<uint32_t>(files_.size() + 1);
-    ReferencedFile f;
-    f.uri = s.path;
+    slots_[at] = static_cast<uint32_t>(files.size() + 1);
+    FileTable::Record f;
+    f.uri = table_.store(s.path);
     f.handle_type = s.type;
-    files_.push_back(std::move(f));
+    files.push_back(f);
     hashes_.push_back(hash);
   }
   uint32_t index = slots_[at] - 1;
-  ReferencedFile& f = files_[index];
+  FileTable::Record& f = files[index];
   int64_t need = s.type == handle_type::kSegmentFile ? s.start + s.size : s.size;
   if (need > f.size) f.size = need;
-  FileReference ref;
-  ref.operator_index = static_cast<uint32_t>(site.operator_index);
-  ref.subtask = site.subtask;
-  ref.slot = site.slot;
-  ref.role = site.role;
-  if (site.local_name) ref.local_name = *site.local_name;
-  f.references.push_back(std::move(ref));
+  auto ref_index = static_cast<uint32_t>(table_.refs_.size());
+  table_.refs_.push_back({.operator_index = static_cast<uint32_t>(site.operator_index),
+                          .subtask = site.subtask,
+                          .slot = site.slot,
+                          .role = site.role,
+                          .local_name = site.local_name ? table_.name_id(*site.local_name) : 0,
+                          .next = FileTable::kNone});
+  if (f.last_ref == FileTable::kNone)
+    f.first_ref = ref_index;
+  else
+    table_.refs_[f.last_ref].next = ref_index;
+  f.last_ref = ref_index;
+  ++f.ref_count;
   return index;
 }
 
-std::vector<ReferencedFile> FileCollector::finish(FileResolver& resolver) && {
-  for (ReferencedFile& f : files_) {
-    if (auto found = resolver.find(f.handle_type, f.uri)) {
-      f.path = std::move(found->path);
+FileTable FileCollector::finish(FileResolver& resolver) && {
+  slots_ = {};
+  hashes_ = {};
+  std::string uri;  // reused: no allocation per file
+  for (FileTable::Record& f : table_.files_) {
+    uri.assign(FileTable::view(f.uri));
+    std::string refused;
+    if (auto found = resolver.find(f.handle_type, uri)) {
+      f.path = table_.store(found->path);
       if (found->regular) {
         f.exists = true;
         f.actual_size = found->size;
         f.outside = found->outside;
       } else if (!found->escape.empty()) {
-        f.refused = found->escape;
+        refused = std::move(found->escape);
       } else {
-        Status what = check_regular_input(*f.path);
-        f.refused = what.ok() ? "not a regular file" : what.error().message;
+        Status what = check_regular_input(found->path);
+        refused = what.ok() ? "not a regular file" : what.error().message;
       }
     } else if (f.handle_type == handle_type::kRelativeFile) {
-      Status s = check_relative_path(f.uri);
-      if (!s.ok()) f.refused = std::move(s).error().message;
+      Status s = check_relative_path(uri);
+      if (!s.ok()) refused = std::move(s).error().message;
     }
     // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name).
-    for (const FileReference& ref : f.references) {
+    for (uint32_t i = f.first_ref; i != FileTable::kNone && refused.empty(); i = table_.refs_[i].next) {
+      const FileTable::Reference ref = table_.reference(i);
       const bool named = ref.role == StreamRole::kSharedFile || ref.role == StreamRole::kPrivateFile;
-      if (!named || !f.refused.empty()) continue;
+      if (!named) continue;
       if (Status plain = check_local_file_name(ref.local_name); !plain.ok()) {
-        f.refused = std::move(plain).error().message;
+        refused = std::move(plain).error().message;
         f.exists = false;
       }
     }
+    if (!refused.empty()) f.refused = table_.store(refused);
   }
-  slots_ = {};
-  hashes_ = {};
-  return std::move(files_);
+  return std::move(table_);
+}
+
+std::vector<ReferencedFile> referenced_files(const FileTable& table) {
+  std::vector<ReferencedFile> out;
+  out.reserve(table.size());
+  for (const FileTable::File f : table) {
+    ReferencedFile& r = out.emplace_back();
+    r.uri = f.uri;
+    r.handle_type = f.handle_type;
+    if (f.path) r.path = std::string(*f.path);
+    r.size = f.size;
+    r.exists = f.exists;
+    r.actual_size = f.actual_size;
+    r.refused = f.refused;
+    r.outside = f.outside;
+    r.references.reserve(f.references.size());
+    for (const FileTable::Reference ref : f.references)
+      r.references.push_back({ref.operator_index, ref.subtask, ref.slot, ref.role, std::string(ref.local_name)});
+  }
+  return out;
 }
 
 std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
@@ -614,7 +711,7 @@ std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocat
   FileCollector collector;
   for_each_stream(m, [&](const StreamHandle& s, const StreamSite& site) { collector.add(s, site); });
   FileResolver resolver(where.directory, remap);
-  return std::move(collector).finish(resolver);
+  return referenced_files(std::move(collector).finish(resolver));
 }
 
 }  // namespace ckpt

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "ckpt/io.h"
@@ -48,12 +49,21 @@ std::optional<FileImage> FileImage::read(const std::string& path, uint64_t max_s
   return image;
 }
 
-FileImage::FileImage(FileImage&& other) noexcept : data_(other.data_), size_(other.size_), mapped_(other.mapped_) {
+FileImage::FileImage(FileImage&& other) noexcept
+    : data_(other.data_), size_(other.size_), mapped_(other.mapped_), dropped_(other.dropped_) {
   other.data_ = nullptr;
   other.size_ = other.mapped_ = 0;
 }
 
 FileImage::~FileImage() { release(); }
+
+void FileImage::drop_before(size_t offset) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  size_t end = std::min(offset, size_) / kHugePage * kHugePage;
+  if (!data_ || end <= dropped_) return;
+  ::madvise(static_cast<char*>(data_) + dropped_, end - dropped_, MADV_DONTNEED);
+  dropped_ = end;
+}
 
 void FileImage::release() {
   if (data_) ::munmap(data_, mapped_);

@@ -23,12 +23,16 @@ class FileImage {
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
   // Gives the memory back before the image goes out of scope.
   void release();
+  // Gives back the whole pages (of 2 MiB, not to split huge pages) before `offset`, for a reader
+  // that is done with them: they read as zeros afterwards.
+  void drop_before(size_t offset);
 
  private:
   FileImage(void* data, size_t size, size_t mapped) : data_(data), size_(size), mapped_(mapped) {}
   void* data_;
   size_t size_;
   size_t mapped_;
+  size_t dropped_ = 0;
 };
 
 }  // namespace ckpt

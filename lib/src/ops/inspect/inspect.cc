@@ -166,10 +166,10 @@ class Builder {
     FileResolver resolver(where.directory, options.remap);
     r_.files = std::move(collector_).finish(resolver);
     r_.job_directory = resolver.job_directory();
-    for (const auto& f : r_.files) {
+    for (const FileTable::File f : r_.files) {
       // A path meant to read elsewhere makes the whole report suspect: refused, not listed.
       if (!f.refused.empty() && f.handle_type == handle_type::kRelativeFile) {
-        const FileReference& ref = f.references.front();
+        const FileTable::Reference ref = f.references.front();
         CKPT_RETURN_IF_ERROR(check_relative_path_at(f.uri, where.metadata_path,
                                                     r_.operators[ref.operator_index].id, ref.subtask));
       }
@@ -179,8 +179,9 @@ class Builder {
     }
     for (size_t i = 0; i < r_.operators.size(); ++i) {
       for (uint32_t fi : op_files_[i]) {
-        if (!r_.files[fi].exists) ++r_.operators[i].missing_files;
-        if (r_.files[fi].is_short()) ++r_.operators[i].short_files;
+        const FileTable::File f = r_.files[fi];
+        if (!f.exists) ++r_.operators[i].missing_files;
+        if (f.is_short()) ++r_.operators[i].short_files;
       }
       r_.state_size += r_.operators[i].state_size;
       r_.checkpointed_size += r_.operators[i].checkpointed_size;
@@ -345,6 +346,13 @@ class StreamingBuilder : public OperatorSink {
 
   bool bad_key_groups() const { return bad_key_groups_; }
 
+  // The image being decoded, whose pages go back as the decoder passes them: the file's bytes
+  // and the report would otherwise peak together.
+  void give_back(FileImage* image) { image_ = image; }
+  void decoded_through(size_t offset) override {
+    if (image_) image_->drop_before(offset);
+  }
+
   Result<InspectReport> finish(const Metadata& head) && {
     stop();
     CKPT_RETURN_IF_ERROR(worker_status_);
@@ -393,6 +401,7 @@ class StreamingBuilder : public OperatorSink {
 
   const SnapshotLocation& where_;
   const InspectOptions& options_;
+  FileImage* image_ = nullptr;
   InspectReport report_;
   std::unique_ptr<Builder> builder_;
   bool canonical_ = false;
@@ -429,9 +438,15 @@ Result<InspectReport> inspect_snapshot(const std::string& path, const InspectOpt
   }
   std::string_view bytes = image ? image->bytes() : std::string_view(read);
   StreamingBuilder builder(where, options);
+  if (image) builder.give_back(&*image);
   CKPT_ASSIGN_OR_RETURN(Metadata head, decode_metadata_streaming(bytes, where.metadata_path, builder));
   if (builder.bad_key_groups()) {
-    // The error path only: the whole model, for the error's offset.
+    // The error path only: the whole model, for the error's offset, from the file read again
+    // (the image's pages went back as they were decoded).
+    if (image) {
+      CKPT_ASSIGN_OR_RETURN(read, read_through_file_system(where.metadata_path));
+      bytes = read;
+    }
     CKPT_ASSIGN_OR_RETURN(Metadata whole, decode_metadata(bytes, where.metadata_path));
     CKPT_RETURN_IF_ERROR(check_key_group_ranges(whole, where.metadata_path));
   }

@@ -111,7 +111,7 @@ void write_operator(JsonWriter& w, const InspectReport& r, const OperatorSummary
   w.end_object();
 }
 
-void write_file(JsonWriter& w, const InspectReport& r, const ReferencedFile& f, bool verbose) {
+void write_file(JsonWriter& w, const InspectReport& r, const FileTable::File& f, bool verbose) {
   w.begin_inline_object();
   w.key("actual_size");
   if (f.exists) w.value(f.actual_size);
@@ -126,7 +126,7 @@ void write_file(JsonWriter& w, const InspectReport& r, const ReferencedFile& f, 
   if (verbose) {
     w.key("references");
     w.begin_array();
-    for (const auto& ref : f.references) {
+    for (const FileTable::Reference ref : f.references) {
       w.begin_object();
       if (!ref.local_name.empty()) w.member("local_name", ref.local_name);
       w.member("operator", r.operators[ref.operator_index].id);
@@ -138,7 +138,10 @@ void write_file(JsonWriter& w, const InspectReport& r, const ReferencedFile& f, 
     w.end_array();
   }
   w.key("refused");
-  w.string_or_null(f.refused);
+  if (f.refused.empty())
+    w.null();
+  else
+    w.value(f.refused);
   w.member("short", f.is_short());
   w.member("size", f.size);
   w.member("uri", f.uri);
@@ -203,7 +206,7 @@ void write_inspect_json(const InspectReport& r, bool verbose, JsonWriter& w) {
   w.end_array();
   w.key("files");
   w.begin_array();
-  for (const ReferencedFile& f : r.files) write_file(w, r, f, verbose);
+  for (const FileTable::File f : r.files) write_file(w, r, f, verbose);
   w.end_array();
   w.end_object();
 }

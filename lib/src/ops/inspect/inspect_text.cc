@@ -52,7 +52,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-std::string file_status(const ReferencedFile& f) {
+std::string file_status(const FileTable::File& f) {
   if (!f.refused.empty()) return fmt::format("REFUSED ({})", f.refused);
   if (!f.exists) return "MISSING";
   if (f.is_short()) return fmt::format("SHORT ({} of {} bytes)", f.actual_size, f.size);
@@ -61,8 +61,8 @@ std::string file_status(const ReferencedFile& f) {
 }
 
 // "(operator 1f2b..., subtask 0, managed-keyed)": where a file is first referenced.
-void put_first_reference(std::string& out, const InspectReport& r, const ReferencedFile& f) {
-  const FileReference& ref = f.references.front();
+void put_first_reference(std::string& out, const InspectReport& r, const FileTable::File& f) {
+  const FileTable::Reference ref = f.references.front();
   fmt::format_to(std::back_inserter(out), FMT_COMPILE(" (operator {}, subtask {}, {})"),
                  r.operators[ref.operator_index].id, ref.subtask, handle_slot_name(ref.slot));
 }
@@ -166,7 +166,7 @@ void print_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& 
   out.text() += '\n';
   if (!h.states.empty()) put(out, FMT_COMPILE("      states: {}\n"), join(h.states, ", "));
   for (uint32_t fi : h.files) {
-    const ReferencedFile& f = r.files[fi];
+    const FileTable::File f = r.files[fi];
     put(out, FMT_COMPILE("      file {} {} {}\n"), f.uri, human_size(f.size), file_status(f));
   }
   out.line_done();
@@ -242,7 +242,7 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
 
   if (!r.files_ok()) {
     lines.text() += "\nproblems:\n";
-    for (const auto& f : r.files) {
+    for (const FileTable::File f : r.files) {
       if (f.exists && !f.is_short()) continue;
       put(lines, FMT_COMPILE("  {} {}"), file_status(f), f.uri);
       put_first_reference(lines.text(), r, f);
@@ -253,7 +253,7 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
   }
   if (r.outside_files) {
     put(lines, FMT_COMPILE("\nfiles outside the job directory {} and every --remap target:\n"), r.job_directory);
-    for (const auto& f : r.files) {
+    for (const FileTable::File f : r.files) {
       if (!f.outside) continue;
       put(lines, FMT_COMPILE("  {}"), f.uri);
       put_first_reference(lines.text(), r, f);

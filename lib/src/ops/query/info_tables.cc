@@ -1,6 +1,7 @@
 // The small tables of `ckpt query` (ckpt/query.h): `snapshots` from discovery, `operators`,
 // `states` and `files` from inspect, read a snapshot at a time as a scan reaches it.
 #include <iterator>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -69,11 +70,13 @@ Status state_rows(QueryContext& ctx, size_t i, Rows& out) {
 Status file_rows(QueryContext& ctx, size_t i, Rows& out) {
   CKPT_ASSIGN_OR_RETURN(const InspectReport* r, inspected(ctx, i));
   if (!r) return Status::OK();
-  for (const ReferencedFile& f : r->files) {
-    const FileReference* first = f.references.empty() ? nullptr : &f.references.front();
+  for (const FileTable::File f : r->files) {
+    std::optional<FileTable::Reference> first;
+    if (!f.references.empty()) first = f.references.front();
     const OperatorSummary* op =
         first && first->operator_index < r->operators.size() ? &r->operators[first->operator_index] : nullptr;
-    out.push_back({text_cell(ctx.snapshots[i].path), text_cell(f.uri), f.path ? text_cell(*f.path) : null_cell(),
+    out.push_back({text_cell(ctx.snapshots[i].path), text_cell(std::string(f.uri)),
+                   f.path ? text_cell(std::string(*f.path)) : null_cell(),
                    f.size >= 0 ? integer_cell(f.size) : null_cell(),
                    f.exists ? integer_cell(static_cast<int64_t>(f.actual_size)) : null_cell(), integer_cell(!f.exists),
                    first ? text_cell(stream_role_name(first->role)) : null_cell(),

@@ -317,7 +317,7 @@ Result<Report> build_report(const std::string& path, const ReportOptions& option
       for (const DiffFile& f : d.files_removed) c.dropped_bytes += std::max<int64_t>(f.size, 0);
     } else {
       c.files_added = c.file_count;
-      for (const ReferencedFile& f : in.files) c.added_bytes += std::max<int64_t>(f.size, 0);
+      for (const FileTable::File f : in.files) c.added_bytes += std::max<int64_t>(f.size, 0);
     }
     r.history.push_back(std::move(c));
     if (newest) {
