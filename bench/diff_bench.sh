@@ -21,10 +21,11 @@ ckpt=$build/tools/ckpt
 sst_dump=${SST_DUMP:-sst_dump}
 trap 'rm -rf "$work"' EXIT
 
-# Runs "$@" with stdout discarded; prints "SECONDS MAX_RSS_KIB". Exit 1 is diff's "differs".
+# Runs "$@" with stdout discarded; prints "SECONDS MAX_RSS_KIB CPU_SECONDS" (CPU: user + sys,
+# what to compare on a loaded machine). Exit 1 is diff's "differs".
 measure() {
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null || test $? -eq 1
-  tail -n 1 "$work/time"  # after "Command exited with non-zero status 1"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" > /dev/null || test $? -eq 1
+  tail -n 1 "$work/time" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }'  # after "Command exited with non-zero status 1"
 }
 rate() { echo "scale=2; $1 / $2 / $3" | bc; }  # amount / seconds / unit
 
@@ -55,20 +56,20 @@ mkdir "$work/sst"
 i=0
 cat "$work/ssts-a" "$work/ssts-b" | while read -r f; do i=$((i + 1)); ln -s "$f" "$work/sst/$i.sst"; done
 
-report() {  # NAME SECONDS RSS_KIB
-  echo "  $1: $2 s, $(rate "$entries" "$2" 1000000) M entries/s, $(rate "$sst_bytes" "$2" 1048576) MiB/s, $(($3 / 1024)) MiB max RSS"
+report() {  # NAME SECONDS RSS_KIB CPU_SECONDS
+  echo "  $1: $2 s ($4 s CPU), $(rate "$entries" "$2" 1000000) M entries/s, $(rate "$sst_bytes" "$2" 1048576) MiB/s, $(($3 / 1024)) MiB max RSS"
 }
 for round in $(seq "$rounds"); do
   echo "round $round:"
   set -- $(measure sh -c "'$ckpt' dump --format ndjson '$a' && '$ckpt' dump --format ndjson '$b'")
-  dump_s=$1
-  report "ckpt dump A, then B (ndjson)" "$1" "$2"
+  dump_s=$1 dump_cpu=$3
+  report "ckpt dump A, then B (ndjson)" "$1" "$2" "$3"
   set -- $(measure "$ckpt" diff --keys "$a" "$b")
-  keys_s=$1
-  report "ckpt diff --keys" "$1" "$2"
+  keys_s=$1 keys_cpu=$3
+  report "ckpt diff --keys" "$1" "$2" "$3"
   set -- $(measure "$ckpt" diff --keys --format ndjson "$a" "$b")
-  report "ckpt diff --keys --format ndjson" "$1" "$2"
+  report "ckpt diff --keys --format ndjson" "$1" "$2" "$3"
   set -- $(measure sh -c "for f in '$work/sst'/*.sst; do '$sst_dump' --file=\"\$f\" --command=scan || exit 2; done")
-  report "sst_dump --command=scan, each SST of A and B" "$1" "$2"
-  echo "  diff --keys / dump A+B: $(echo "scale=2; $keys_s / $dump_s" | bc)"
+  report "sst_dump --command=scan, each SST of A and B" "$1" "$2" "$3"
+  echo "  diff --keys / dump A+B: $(echo "scale=2; $keys_s / $dump_s" | bc) wall, $(echo "scale=2; $keys_cpu / $dump_cpu" | bc) CPU"
 done

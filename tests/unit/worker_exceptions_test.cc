@@ -14,9 +14,8 @@
 
 #include "ckpt/dump.h"
 #include "ckpt/restore.h"
-#include "ops/diff/diff_internal.h"
-#include "support/worker_threads.h"
 #include "state/ordered_channels.h"
+#include "support/worker_threads.h"
 #include "testlib/child_process.h"
 #include "testlib/hostile_snapshot.h"
 #include "testlib/test_support.h"
@@ -88,20 +87,4 @@ TEST_CASE("restore counts its progress from the worker threads without calling t
   REQUIRE(r.ok());
   CHECK(progress.bytes_total.load() > 0);
   CHECK(progress.bytes_done.load() >= progress.bytes_total.load());
-}
-
-TEST_CASE("a diff side whose reader throws ends with an internal error", "[ops][unit]") {
-  // diff --keys reads each side on a thread of its own; its filter runs there.
-  test::ScratchDir tmp;
-  REQUIRE(test::generate_rocksdb_savepoint(tmp / "in").ok());
-  DiffEntryStream side(tmp / "in", DumpOptions{}, [](const DumpEntry&) -> bool {
-    throw std::runtime_error("filter failed");
-  });
-  DumpEntry e;
-  size_t entries = 0;
-  while (side.next(&e)) ++entries;
-  CHECK(entries == 0);
-  Status s = side.status();
-  REQUIRE_FALSE(s.ok());
-  CHECK(s.error().message == "internal error: filter failed");
 }

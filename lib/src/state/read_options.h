@@ -56,6 +56,10 @@ struct StateFilter {
   // The consumer wants each entry's bytes too (StateEntry::has_raw): readers copy them where
   // their layout keeps an entry's fields in one place.
   bool raw_bytes = false;
+  // Every state's entries of a key group before the next key group's, in every layout (a
+  // RocksDB handle is otherwise read state by state): what compares two snapshots of different
+  // backends in one pass.
+  bool key_group_major = false;
 
   bool wants_state(const std::string& name) const { return state.empty() || state == name; }
   bool wants_key_group(int32_t kg) const {

@@ -232,8 +232,7 @@ Result<DiffReport> diff_snapshots(const std::string& a, const std::string& b, co
       for (const OperatorState& op : m->operators) complete &= !may_hold_unnamed_states(op);
     CKPT_RETURN_IF_ERROR(check_state_selection(options.state, names, complete, wa.metadata_path));
   }
-  if (options.keys)
-    CKPT_RETURN_IF_ERROR(diff_keys(wa.metadata_path, ma, sa, wb.metadata_path, mb, sb, options, r, changes));
+  if (options.keys) CKPT_RETURN_IF_ERROR(diff_keys(wa, ma, sa, wb, mb, sb, options, r, changes));
   return r;
 }
 

@@ -1,18 +1,16 @@
 // ops/diff/diff_internal.h - the parts of `ckpt diff` shared between its source files.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
-#include <functional>
 #include <map>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ckpt/diff.h"
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
+#include "support/spill_file.h"
 
 namespace ckpt {
 
@@ -34,45 +32,39 @@ std::map<std::string, OperatorStates> collect_states(const Metadata& m, const Sn
 void diff_states(const std::map<std::string, OperatorStates>& a, const std::map<std::string, OperatorStates>& b,
                  DiffReport& report);
 
+// An operator's differing entries, found key group by key group across all its states, handed
+// on by state (`named`, the proxies' states in order, then the others by name), each state's
+// by key group, as `ckpt diff` documents them. The first named state's pass straight through;
+// the others wait in a spill file each (memory stays bounded) until finish().
+class StateOrderedChanges : public KeyChangeSink {
+ public:
+  StateOrderedChanges(KeyChangeSink* out, std::vector<std::string> named);
+  void change(const KeyChange& c) override;
+  // The waiting states' changes, in order; the first error of a spill file, if any.
+  Status finish();
+
+ private:
+  KeyChangeSink* out_;
+  std::vector<std::string> named_;
+  std::optional<std::string> first_;
+  std::map<std::string, std::unique_ptr<SpillFile>> waiting_;
+  std::string record_;
+  Status status_ = Status::OK();
+};
+
 // What the logical diff held at most at once, for tests of its memory bound: entries buffered
-// for comparison (the current key group of both sides, or a pass's operator state).
+// for comparison (the current key group of both sides, or an operator's operator state).
 struct KeyDiffStats {
   uint64_t peak_buffered = 0;
-  uint64_t passes = 0;  // (operator, state) passes, each one dump per side
+  uint64_t passes = 0;      // operators read, each once per side that has it
+  uint64_t bytes_read = 0;  // of state, both sides (Progress::bytes_done)
 };
 
 // The logical diff: fills report.keys and passes each differing entry to `changes`. The
-// states to read come from the proxies (collect_states of each side).
-Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::string, OperatorStates>& sa,
-                 const std::string& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
+// states come from the proxies (collect_states of each side); each side's `_metadata` is the
+// one given, read once by the caller.
+Status diff_keys(const SnapshotLocation& a, const Metadata& ma, const std::map<std::string, OperatorStates>& sa,
+                 const SnapshotLocation& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
                  const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats = nullptr);
-
-// One side's entries of one dump, produced on a thread of their own and handed over in batches
-// through a small queue, so that two sides can be read in step. `keep` (may be empty) drops entries on
-// the reading thread. Destroying the stream early lets the dump finish unheard.
-class DiffEntryStream {
- public:
-  DiffEntryStream(std::string snapshot, DumpOptions options, std::function<bool(const DumpEntry&)> keep);
-  ~DiffEntryStream();
-  DiffEntryStream(const DiffEntryStream&) = delete;
-  DiffEntryStream& operator=(const DiffEntryStream&) = delete;
-
-  // The next entry; false at the end of the dump (or where it failed: see status()).
-  bool next(DumpEntry* out);
-  // How the dump ended (waits for it).
-  Status status();
-
- private:
-  class Sink;
-  std::function<bool(const DumpEntry&)> keep_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<std::vector<DumpEntry>> queue_;  // batches handed over
-  std::vector<DumpEntry> current_;             // the batch being read, from at_
-  size_t at_ = 0;
-  bool done_ = false, cancelled_ = false;
-  Status status_;
-  std::thread thread_;
-};
 
 }  // namespace ckpt

@@ -1,20 +1,20 @@
-// The logical half of `ckpt diff --keys`: entries of both snapshots through the dump layer,
-// read side by side one (operator, state) at a time and compared a key group at a time.
+// The logical half of `ckpt diff --keys`: two pull iterations over the entries of both
+// snapshots, merged an operator at a time and compared a key group at a time.
 //
-// Key groups are global, so two sides line up by key group whatever their parallelism. The
-// dump hands out one state's keyed entries in ascending key groups in every layout (RocksDB
-// is read column family by column family, heap and canonical key group by key group), but
-// not several states' together: a RocksDB side gives state by state what a heap side gives
-// key group by key group. Reading a state at a time makes both sides agree, and a step back
-// in key groups is refused rather than compared wrongly.
+// Key groups are global, so two sides line up by key group whatever their parallelism. Each
+// side is opened once and each operator read once per side, key-group major
+// (StateFilter::key_group_major: a RocksDB handle, read state by state by a dump, hands out
+// every state of a key group before the next), so a heap side and a RocksDB side agree; a
+// step back in key groups is refused rather than compared wrongly.
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "ops/diff/diff_internal.h"
-#include "ops/selection_check.h"
+#include "ops/dump/dump_entries.h"
 
 namespace ckpt {
 
@@ -135,7 +135,7 @@ std::set<int32_t> subtask_indices(const OperatorState& op) {
 // One side of a pass: its key groups one after the other, operator entries set aside.
 class SideReader {
  public:
-  SideReader(std::unique_ptr<DiffEntryStream> stream, const std::string& op) : stream_(std::move(stream)), op_(op) {}
+  SideReader(std::unique_ptr<DumpEntryIterator> stream, const std::string& op) : stream_(std::move(stream)), op_(op) {}
 
   // The next key group's entries into `group` (false at the end or on error: see status()).
   bool next_group(std::vector<DumpEntry>* group, int32_t* key_group) {
@@ -189,7 +189,7 @@ class SideReader {
     return false;
   }
 
-  std::unique_ptr<DiffEntryStream> stream_;
+  std::unique_ptr<DumpEntryIterator> stream_;
   std::string op_;
   std::optional<DumpEntry> pending_;
   std::optional<int32_t> last_;
@@ -197,34 +197,6 @@ class SideReader {
   std::map<int32_t, std::vector<DumpEntry>> operator_entries_;
   uint64_t operator_count_ = 0;
 };
-
-// The states an operator's passes read: every name either side's proxies give (or only the
-// one asked for), and whether entries of other names may exist (legacy raw-keyed timers, a
-// change log's own states, a proxy that could not be read), which one more pass catches.
-struct Passes {
-  std::vector<std::string> states;
-  bool rest = false;
-};
-
-Passes passes_of(const std::string& id_a, const OperatorState* oa, const std::string& id_b, const OperatorState* ob,
-                 const std::map<std::string, OperatorStates>& sa, const std::map<std::string, OperatorStates>& sb,
-                 const std::string& only) {
-  Passes p;
-  if (!only.empty()) {
-    p.states.push_back(only);
-    return p;
-  }
-  std::set<std::string> names;
-  for (const auto& [side, id] : {std::pair(&sa, &id_a), std::pair(&sb, &id_b)}) {
-    auto it = side->find(*id);
-    if (it == side->end()) continue;
-    for (const auto& [name, shape] : it->second.states) names.insert(name);
-    p.rest |= !it->second.notes.empty();
-  }
-  p.states.assign(names.begin(), names.end());
-  p.rest |= (oa && may_hold_unnamed_states(*oa)) || (ob && may_hold_unnamed_states(*ob));
-  return p;
-}
 
 // One operator of A (`id_a`, null when B's is new) against one of B (`id_b`, null when A's is
 // gone); the counts are filed under B's id where there is one.
@@ -234,9 +206,42 @@ struct OperatorPair {
   const OperatorState* ob = nullptr;
 };
 
-Status compare_operator(const std::string& a, const std::map<std::string, OperatorStates>& sa, const std::string& b,
-                        const std::map<std::string, OperatorStates>& sb, const OperatorPair& pair,
-                        const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats) {
+// Each side's snapshot, opened once; an operator is one iteration over its tasks.
+struct Side {
+  std::unique_ptr<EntryReader> reader;
+  const EntryReaderImpl* impl = nullptr;
+  const std::map<std::string, OperatorStates>* states = nullptr;  // collect_states()
+  Progress progress;
+};
+
+// The states either side's proxies give the operator, by name (or only the one asked for).
+std::vector<std::string> named_states(const Side& a, const std::string& id_a, const Side& b, const std::string& id_b,
+                                      const DiffOptions& options) {
+  if (!options.state.empty()) return {options.state};
+  std::set<std::string> names;
+  for (const auto& [side, id] : {std::pair(&a, &id_a), std::pair(&b, &id_b)}) {
+    auto it = side->states->find(*id);
+    if (it == side->states->end()) continue;
+    for (const auto& [name, shape] : it->second.states) names.insert(name);
+  }
+  return {names.begin(), names.end()};
+}
+
+std::unique_ptr<DumpEntryIterator> read_operator(const Side& side, const std::string& id, const DiffOptions& options) {
+  DumpIteration it;
+  for (const EntryTask& t : side.impl->tasks)
+    if (t.operator_hex == id) it.tasks.push_back(t);
+  it.reading.filter = side.impl->filter;
+  it.reading.filter.state = options.state;
+  it.reading.filter.json_text = true;
+  it.reading.filter.key_group_major = true;
+  it.names = &options.names;
+  it.jobs = options.jobs;
+  return iterate_dump_entries(*side.impl, std::move(it));
+}
+
+Status compare_operator(const Side& a, const Side& b, const OperatorPair& pair, const DiffOptions& options,
+                        DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats) {
   const OperatorState* oa = pair.oa;
   const OperatorState* ob = pair.ob;
   // Operator state is compared per subtask where the subtasks line up, else as a whole.
@@ -244,82 +249,63 @@ Status compare_operator(const std::string& a, const std::map<std::string, Operat
   // Under different max parallelisms a key lives in unrelated key groups on each side: the
   // state is compared whole instead of a key group at a time (memory grows with the state).
   const bool by_group = !(oa && ob && oa->max_parallelism != ob->max_parallelism);
-  Comparer comparer(ob ? pair.id_b : pair.id_a, report, changes);
-  const Passes passes = passes_of(pair.id_a, oa, pair.id_b, ob, sa, sb, options.state);
-  const std::set<std::string> named(passes.states.begin(), passes.states.end());
-  std::vector<std::optional<std::string>> runs(passes.states.begin(), passes.states.end());
-  if (passes.rest) runs.push_back(std::nullopt);
-  for (const std::optional<std::string>& state : runs) {
-    stats->passes++;
-    auto open = [&](const std::string& snapshot, const std::string& id,
-                    const OperatorState* op) -> std::unique_ptr<DiffEntryStream> {
-      if (!op) return nullptr;
-      DumpOptions d;
-      d.operator_filter = id;
-      d.state = state.value_or("");
-      d.jobs = options.jobs;
-      d.remap = options.remap;
-      d.structure_checks = false;    // diff_snapshots checked each side once
-      d.filters_must_match = false;  // a state one side lacks is a change; diff_snapshots checks the union
-      d.names = options.names;
-      d.key_serializers_from = options.key_serializers_from;
-      std::function<bool(const DumpEntry&)> keep;
-      if (!state) keep = [&named](const DumpEntry& e) { return !named.count(e.state); };
-      return std::make_unique<DiffEntryStream>(snapshot, std::move(d), std::move(keep));
-    };
-    SideReader ra(open(a, pair.id_a, oa), pair.id_a), rb(open(b, pair.id_b, ob), pair.id_b);
-    std::vector<DumpEntry> ga, gb;
-    int32_t ka = 0, kb = 0;
-    bool has_a = false, has_b = false;
-    // A side that stops short stops the diff before the other's rest is taken for changes.
-    auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
-      *has = r.next_group(g, k);
-      return *has ? Status::OK() : r.status();
-    };
-    auto whole = [&](SideReader& r, std::vector<DumpEntry>* all) -> Status {
-      std::vector<DumpEntry> g;
-      int32_t k = 0;
-      bool has = false;
-      while (true) {
-        CKPT_RETURN_IF_ERROR(advance(r, &g, &k, &has));
-        if (!has) return Status::OK();
-        std::move(g.begin(), g.end(), std::back_inserter(*all));
-      }
-    };
-    if (!by_group) {
-      CKPT_RETURN_IF_ERROR(whole(ra, &ga));
-      CKPT_RETURN_IF_ERROR(whole(rb, &gb));
-      stats->peak_buffered = std::max<uint64_t>(stats->peak_buffered, ga.size() + gb.size());
-      comparer.compare(ga, gb);
-    } else {
-      CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
-      CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
-      while (has_a || has_b) {
-        stats->peak_buffered =
-            std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
-        const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
-        static const std::vector<DumpEntry> kNone;
-        comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
-        if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
-        if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
-      }
+  std::optional<StateOrderedChanges> ordered;
+  if (changes) ordered.emplace(changes, named_states(a, pair.id_a, b, pair.id_b, options));
+  Comparer comparer(ob ? pair.id_b : pair.id_a, report, ordered ? &*ordered : nullptr);
+  stats->passes++;
+  SideReader ra(oa ? read_operator(a, pair.id_a, options) : nullptr, pair.id_a);
+  SideReader rb(ob ? read_operator(b, pair.id_b, options) : nullptr, pair.id_b);
+  std::vector<DumpEntry> ga, gb;
+  int32_t ka = 0, kb = 0;
+  bool has_a = false, has_b = false;
+  // A side that stops short stops the diff before the other's rest is taken for changes.
+  auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
+    *has = r.next_group(g, k);
+    return *has ? Status::OK() : r.status();
+  };
+  auto whole = [&](SideReader& r, std::vector<DumpEntry>* all) -> Status {
+    std::vector<DumpEntry> g;
+    int32_t k = 0;
+    bool has = false;
+    while (true) {
+      CKPT_RETURN_IF_ERROR(advance(r, &g, &k, &has));
+      if (!has) return Status::OK();
+      std::move(g.begin(), g.end(), std::back_inserter(*all));
     }
-    stats->peak_buffered = std::max(stats->peak_buffered, ra.operator_count() + rb.operator_count());
-    auto& oa_entries = ra.operator_entries();
-    auto& ob_entries = rb.operator_entries();
-    if (aligned) {
-      std::set<int32_t> subtasks;
-      for (const auto* side : {&oa_entries, &ob_entries})
-        for (const auto& [st, entries] : *side) subtasks.insert(st);
-      for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
-    } else {
-      std::vector<DumpEntry> all_a, all_b;
-      for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
-      for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
-      comparer.compare(all_a, all_b);
+  };
+  if (!by_group) {
+    CKPT_RETURN_IF_ERROR(whole(ra, &ga));
+    CKPT_RETURN_IF_ERROR(whole(rb, &gb));
+    stats->peak_buffered = std::max<uint64_t>(stats->peak_buffered, ga.size() + gb.size());
+    comparer.compare(ga, gb);
+  } else {
+    CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+    CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
+    while (has_a || has_b) {
+      stats->peak_buffered =
+          std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
+      const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
+      static const std::vector<DumpEntry> kNone;
+      comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
+      if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
+      if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
     }
   }
-  return Status::OK();
+  stats->peak_buffered = std::max(stats->peak_buffered, ra.operator_count() + rb.operator_count());
+  auto& oa_entries = ra.operator_entries();
+  auto& ob_entries = rb.operator_entries();
+  if (aligned) {
+    std::set<int32_t> subtasks;
+    for (const auto* side : {&oa_entries, &ob_entries})
+      for (const auto& [st, entries] : *side) subtasks.insert(st);
+    for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
+  } else {
+    std::vector<DumpEntry> all_a, all_b;
+    for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
+    for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
+    comparer.compare(all_a, all_b);
+  }
+  return ordered ? ordered->finish() : Status::OK();
 }
 
 // An operator only A has and one only B has whose proxies give the same states: a candidate
@@ -338,12 +324,23 @@ bool same_states(const std::map<std::string, OperatorStates>& sa, const std::str
 
 }  // namespace
 
-Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::string, OperatorStates>& sa,
-                 const std::string& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
+Status diff_keys(const SnapshotLocation& a, const Metadata& ma, const std::map<std::string, OperatorStates>& sa,
+                 const SnapshotLocation& b, const Metadata& mb, const std::map<std::string, OperatorStates>& sb,
                  const DiffOptions& options, DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats) {
   report.keys_compared = true;
   KeyDiffStats local;
   if (!stats) stats = &local;
+  Side side_a, side_b;
+  side_a.states = &sa;
+  side_b.states = &sb;
+  for (auto [side, where, m] : {std::tuple(&side_a, &a, &ma), std::tuple(&side_b, &b, &mb)}) {
+    EntryReaderOptions o;
+    o.remap = options.remap;
+    o.key_serializers_from = options.key_serializers_from;
+    o.progress = &side->progress;
+    CKPT_ASSIGN_OR_RETURN(side->reader, EntryReaderAccess::open(*where, *m, o));
+    side->impl = &EntryReaderAccess::impl(*side->reader);
+  }
   std::map<std::string, const OperatorState*> ops_a, ops_b;
   std::vector<std::string> order;
   for (const OperatorState& op : ma.operators) {
@@ -363,7 +360,7 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
       if (ops_a.count(id_b) || renamed_b.count(id_b) || !same_states(sa, id_a, sb, id_b)) continue;
       DiffReport trial;
       KeyDiffStats trial_stats;
-      CKPT_RETURN_IF_ERROR(compare_operator(a, sa, b, sb, {id_a, id_b, ops_a[id_a], ops_b[id_b]}, options, trial,
+      CKPT_RETURN_IF_ERROR(compare_operator(side_a, side_b, {id_a, id_b, ops_a[id_a], ops_b[id_b]}, options, trial,
                                             nullptr, &trial_stats));
       stats->passes += trial_stats.passes;
       stats->peak_buffered = std::max(stats->peak_buffered, trial_stats.peak_buffered);
@@ -384,8 +381,9 @@ Status diff_keys(const std::string& a, const Metadata& ma, const std::map<std::s
   for (const std::string& id : order) {
     if (renamed_a.count(id) || renamed_b.count(id)) continue;
     OperatorPair pair{id, id, ops_a.count(id) ? ops_a[id] : nullptr, ops_b.count(id) ? ops_b[id] : nullptr};
-    CKPT_RETURN_IF_ERROR(compare_operator(a, sa, b, sb, pair, options, report, changes, stats));
+    CKPT_RETURN_IF_ERROR(compare_operator(side_a, side_b, pair, options, report, changes, stats));
   }
+  for (const Side* side : {&side_a, &side_b}) stats->bytes_read += side->progress.bytes_done.load();
   std::sort(report.keys.begin(), report.keys.end(), [](const KeyDiffCounts& x, const KeyDiffCounts& y) {
     return std::tie(x.operator_id, x.state) < std::tie(y.operator_id, y.state);
   });

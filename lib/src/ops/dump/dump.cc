@@ -11,6 +11,7 @@
 
 #include "ckpt/entries.h"
 #include "ckpt/metadata.h"
+#include "ops/dump/dump_entries.h"
 #include "ops/dump/dump_tuning.h"
 #include "ops/dump/ndjson_line.h"
 #include "ops/engine/input_checks.h"
@@ -256,6 +257,60 @@ Status check_filters(const EntryReaderImpl& entries, const DumpOptions& options)
   return check_state_selection(options.state, names, complete, file);
 }
 
+class ChannelDumpIterator : public DumpEntryIterator {
+ public:
+  ChannelDumpIterator(const EntryReaderImpl& reader, DumpIteration iteration)
+      : reader_(reader), it_(std::move(iteration)), channels_(it_.tasks.size(), dump_tuning().channel_capacity) {
+    for (const EntryTask& t : it_.tasks) {
+      uids_.push_back(it_.names ? it_.names->uid_of(*t.op) : std::string());
+      const OperatorName* name = it_.names ? it_.names->find(t.op->id) : nullptr;
+      key_columns_.push_back(name && !name->key_columns.empty() ? &name->key_columns : nullptr);
+    }
+    channels_.start(it_.jobs, [this](size_t i, const OrderedChannels<Item>::Push& push) {
+      run_task(reader_, it_.reading, it_.tasks[i], uids_[i], key_columns_[i], false, push);
+    });
+  }
+  ~ChannelDumpIterator() override { channels_.stop_and_join(); }
+
+  bool next(DumpEntry* out) override {
+    while (at_ == chunk_.size()) {
+      chunk_.clear();
+      at_ = 0;
+      if (!status_.ok() || task_ == it_.tasks.size()) return false;
+      Item item;
+      if (!channels_.pop(task_, &item)) {
+        if (std::exception_ptr thrown = channels_.thrown(task_)) {
+          const EntryTask& t = it_.tasks[task_];
+          status_ = internal_error(thrown)
+                        .with_file(reader_.where.metadata_path)
+                        .with_context(fmt::format("operator {}, subtask {}", t.operator_hex, t.subtask->index));
+        }
+        ++task_;
+        continue;
+      }
+      if (auto* e = std::get_if<Error>(&item)) {
+        status_ = std::move(*e);
+        continue;
+      }
+      chunk_ = std::move(std::get<Chunk>(item).entries);
+    }
+    *out = std::move(chunk_[at_++]);
+    return true;
+  }
+  const Status& status() const override { return status_; }
+
+ private:
+  const EntryReaderImpl& reader_;
+  const DumpIteration it_;
+  std::vector<std::string> uids_;
+  std::vector<const std::vector<std::string>*> key_columns_;
+  OrderedChannels<Item> channels_;
+  size_t task_ = 0;
+  std::vector<DumpEntry> chunk_;
+  size_t at_ = 0;
+  Status status_ = Status::OK();
+};
+
 }  // namespace
 
 std::string to_ndjson(const DumpEntry& e) {
@@ -265,6 +320,10 @@ std::string to_ndjson(const DumpEntry& e) {
   append_ndjson_tail(out, e.kind, key_group, opt(e.key), opt(e.namespace_json), opt(e.user_key), e.value,
                      [](std::string& o, const std::string& json) { o += json; });
   return out;
+}
+
+std::unique_ptr<DumpEntryIterator> iterate_dump_entries(const EntryReaderImpl& reader, DumpIteration iteration) {
+  return std::make_unique<ChannelDumpIterator>(reader, std::move(iteration));
 }
 
 Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink) {

@@ -145,19 +145,46 @@ void EntryReader::Impl::read_task(const EntryTask& t, const TaskReading& reading
     }
     if (options.operator_state_only) return;
     const KeyedHandle& keyed = t.subtask->managed_keyed;
+    const KeyedHandle& raw = t.subtask->raw_keyed;
+    const bool has_raw_timers = raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId;
+    auto read_raw = [&](const EntrySink& to) {
+      slot_now = "raw keyed state";
+      Status s = streams.read(raw.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
+        return read_raw_timers(raw, stream, *active, to, stamped);
+      });
+      return finish(std::move(s), "raw keyed state");
+    };
+    // Key-group major: legacy timers of raw keyed state (few: timers only) are read first and
+    // each handed out before the first managed entry of a later key group.
+    std::vector<StateEntry> timers;
+    size_t next_timer = 0;
+    EntrySink keyed_sink = sink;
+    if (has_raw_timers && filter.key_group_major) {
+      if (!read_raw([&](StateEntry&& e) {
+            timers.push_back(std::move(e));
+            return Status::OK();
+          }))
+        return;
+      std::stable_sort(timers.begin(), timers.end(),
+                       [](const StateEntry& a, const StateEntry& b) { return a.key_group < b.key_group; });
+      keyed_sink = [&](StateEntry&& e) -> Status {
+        while (next_timer < timers.size() && timers[next_timer].key_group < e.key_group)
+          CKPT_RETURN_IF_ERROR(sink(std::move(timers[next_timer++])));
+        return sink(std::move(e));
+      };
+    }
     const char* keyed_slot = keyed.is_null() ? "managed keyed state" : keyed_handle_description(keyed.type);
     slot_now = keyed_slot;
     auto fallback = key_serializers.find(t.operator_hex);
     const SerializerSnapshot* key_fallback = fallback == key_serializers.end() ? nullptr : &fallback->second;
-    if (!finish(read_keyed(keyed, streams, *active, t.op->max_parallelism, sink, problems, key_fallback), keyed_slot))
+    if (!finish(read_keyed(keyed, streams, *active, t.op->max_parallelism, keyed_sink, problems, key_fallback),
+                keyed_slot))
       return;
-    const KeyedHandle& raw = t.subtask->raw_keyed;
-    if (raw.type == handle_type::kKeyGroups || raw.type == handle_type::kKeyGroupsWithId) {
-      slot_now = "raw keyed state";
-      Status s = streams.read(raw.delegate, problems, [&](const StateStream& stream, const ProblemSink& stamped) {
-        return read_raw_timers(raw, stream, *active, sink, stamped);
-      });
-      if (!finish(std::move(s), "raw keyed state")) return;
+    if (filter.key_group_major) {
+      while (next_timer < timers.size())
+        if (!finish(sink(std::move(timers[next_timer++])), "raw keyed state")) return;
+    } else if (has_raw_timers && !read_raw(sink)) {
+      return;
     }
   } catch (const std::exception& ex) {
     // Decoders do not throw by design; a bug or an allocation failure still ends up here,
@@ -186,9 +213,16 @@ static void announce_whole_files(const Metadata& m, const std::vector<const Oper
 
 Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapshot,
                                                        const EntryReaderOptions& options) {
+  CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
+  CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
+  return EntryReaderAccess::open(std::move(where), std::move(metadata), options);
+}
+
+Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation where, Metadata metadata,
+                                                             const EntryReaderOptions& options) {
   auto impl = std::make_unique<Impl>();
-  CKPT_ASSIGN_OR_RETURN(impl->where, locate_snapshot(snapshot));
-  CKPT_ASSIGN_OR_RETURN(impl->metadata, read_metadata_file(impl->where.metadata_path));
+  impl->where = std::move(where);
+  impl->metadata = std::move(metadata);
   CKPT_RETURN_IF_ERROR(check_relative_paths(impl->metadata, impl->where.metadata_path));
   CKPT_RETURN_IF_ERROR(check_key_group_ranges(impl->metadata, impl->where.metadata_path));
   impl->streams = StreamOpener::for_snapshot(impl->where, options.remap);

@@ -82,6 +82,9 @@ class EntryReaderAccess {
  public:
   using Impl = EntryReader::Impl;
   static const Impl& impl(const EntryReader& reader) { return *reader.impl_; }
+  // EntryReader::open() of a snapshot whose `_metadata` the caller has read already.
+  static Result<std::unique_ptr<EntryReader>> open(SnapshotLocation where, Metadata metadata,
+                                                   const EntryReaderOptions& options);
 };
 using EntryReaderImpl = EntryReaderAccess::Impl;
 

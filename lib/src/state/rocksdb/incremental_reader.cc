@@ -72,6 +72,82 @@ std::optional<KeyBounds> lookup_bounds(const KeyedStateCodec& codec, const State
   return bounds;
 }
 
+// One state of a handle as it is scanned: its codec and its SSTs (sorted by first key unless
+// they overlap, when the instance reads the column family).
+struct StateScan {
+  const StateMetaInfo* info = nullptr;
+  std::unique_ptr<KeyedStateCodec> codec;
+  std::vector<SstRange> ssts;
+  bool overlap = false;
+};
+
+Status read_rocks_entry(const KeyedStateCodec& codec, const KeyGroupRange& range, const StateFilter& filter,
+                        std::string_view key, std::string_view value, const EntrySink& sink) {
+  int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
+  if (!range.contains(kg) || !filter.wants_key_group(kg)) return Status::OK();
+  Status r = codec.read_rocks_entry(key, 0, value, 0, sink);
+  if (!r.ok() && !is_stop(r.error())) return std::move(r).error().with_context(fmt::format("key group {}", kg));
+  return r;
+}
+
+// StateFilter::key_group_major: every state's entries of a key group before the next key
+// group's, as the heap layout orders them. Each SST is opened once and held for the whole
+// handle; a key group is one bounded scan (a seek) per state and overlapping file.
+Status scan_by_key_group(const KeyedHandle& handle, const StreamOpener& streams, const StateFilter& filter,
+                         const std::vector<StateScan>& scans, const RocksInstanceReader* instance, int32_t lo,
+                         int32_t hi, int prefix, const EntrySink& sink, const ProblemSink& problems) {
+  struct OpenSst {
+    StateStream stream;
+    SstFile sst;
+  };
+  std::vector<std::vector<std::optional<OpenSst>>> files(scans.size());
+  for (size_t i = 0; i < scans.size(); ++i) {
+    if (scans[i].overlap) continue;
+    for (const SstRange& t : scans[i].ssts) {
+      std::optional<OpenSst>& f = files[i].emplace_back();
+      Result<StateStream> stream = streams.open(t.source->handle);
+      Result<SstFile> sst = stream.ok() ? SstFile::open(*stream) : Result<SstFile>(stream.error());
+      if (sst.ok())
+        f = OpenSst{std::move(stream).value(), std::move(sst).value()};
+      else
+        CKPT_RETURN_IF_ERROR(sst_problem(stream.ok() ? stream->stamp(std::move(sst).error()) : std::move(sst).error(),
+                                         *t.source, problems));
+    }
+  }
+  const int64_t end = int64_t{1} << (8 * prefix);
+  for (int32_t kg = lo; kg <= hi; ++kg) {
+    if (!filter.wants_key_group(kg)) continue;
+    std::string from, to;
+    append_key_group_prefix(from, kg, prefix);
+    if (kg + 1 < end) append_key_group_prefix(to, kg + 1, prefix);
+    for (size_t i = 0; i < scans.size(); ++i) {
+      const StateScan& scan = scans[i];
+      auto entry = [&](std::string_view key, std::string_view value) {
+        return read_rocks_entry(*scan.codec, handle.range, filter, key, value, sink);
+      };
+      if (scan.overlap) {
+        Status s = instance->for_each(scan.info->name, entry, from, to);
+        if (!s.ok()) {
+          if (is_stop(s.error())) return s;
+          CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", scan.info->name))));
+        }
+        continue;
+      }
+      for (size_t j = 0; j < scan.ssts.size(); ++j) {
+        if (!files[i][j] || outside_bounds(scan.ssts[j], from, to)) continue;
+        Status s = files[i][j]->sst.for_each(entry, from, to);
+        if (!s.ok()) {
+          if (is_stop(s.error())) return s;
+          Error e = files[i][j]->stream.stamp(std::move(s).error());
+          files[i][j].reset();  // damaged: reported once, not again for each key group
+          CKPT_RETURN_IF_ERROR(sst_problem(std::move(e), *scan.ssts[j].source, problems));
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<KeyedBackendMeta> read_meta_data_stream(const StreamHandle& handle, const StreamOpener& streams) {
@@ -137,7 +213,10 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
     if (!s.ok()) CKPT_RETURN_IF_ERROR(sst_problem(std::move(s).error(), *f, problems));
   }
 
+  // One scan per wanted state: its codec, and its SSTs in key order (or the instance, where
+  // they overlap).
   std::unique_ptr<RocksInstanceReader> instance;  // opened on the first overlapping state
+  std::vector<StateScan> scans;
   for (size_t id = 0; id < meta.states.size(); ++id) {
     const StateMetaInfo& info = meta.states[id];
     if (by_state[id].empty() || !filter.wants_state(info.name)) continue;
@@ -146,54 +225,57 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
       CKPT_RETURN_IF_ERROR(problems(std::move(codec_or).error().with_context(fmt::format("state '{}'", info.name))));
       continue;
     }
-    codec_or.value()->set_json_text(filter.json_text);
-    codec_or.value()->set_values(filter.values);
-    codec_or.value()->set_decode(filter.decode);
-    codec_or.value()->set_raw_bytes(filter.raw_bytes);
-    codec_or.value()->set_key_filter(filter.keys.get());
-    const KeyedStateCodec& codec = *codec_or.value();
-    auto entry = [&](std::string_view key, std::string_view value) -> Status {
-      int32_t kg = key_group_of_rocks_key(key, codec.prefix_bytes());
-      if (!handle.range.contains(kg) || !filter.wants_key_group(kg)) return Status::OK();
-      Status r = codec.read_rocks_entry(key, 0, value, 0, sink);
-      if (!r.ok() && !is_stop(r.error())) return std::move(r).error().with_context(fmt::format("key group {}", kg));
-      return r;
-    };
-    const KeyBounds bounds =
-        lookup_bounds(codec, filter, handle.range, lo, hi, prefix).value_or(KeyBounds{{lower, upper}});
-    if (by_state[id].size() > 1) {
+    StateScan scan{&info, std::move(codec_or).value(), std::move(by_state[id])};
+    scan.codec->set_json_text(filter.json_text);
+    scan.codec->set_values(filter.values);
+    scan.codec->set_decode(filter.decode);
+    scan.codec->set_raw_bytes(filter.raw_bytes);
+    scan.codec->set_key_filter(filter.keys.get());
+    if (scan.ssts.size() > 1) {
       // Per-file iterators cannot see deletes and merges across files: a column family whose
       // files overlap is read through the instance, as Flink's restore opens it.
       std::vector<std::pair<std::string, std::string>> ranges;
-      bool overlap = false;
-      for (const SstRange& t : by_state[id]) {
+      for (const SstRange& t : scan.ssts) {
         if (t.first_key.empty() && t.last_key.empty()) continue;
         ranges.emplace_back(t.first_key, t.last_key);
       }
       std::sort(ranges.begin(), ranges.end());
-      for (size_t i = 1; i < ranges.size(); ++i) overlap |= ranges[i].first <= ranges[i - 1].second;
-      if (overlap) {
-        if (!instance) {
-          auto opened = RocksInstanceReader::open(handle, streams);
-          if (!opened.ok()) {
-            CKPT_RETURN_IF_ERROR(problems(std::move(opened).error().with_context(fmt::format("state '{}'", info.name))));
-            continue;
-          }
-          instance = std::move(opened).value();
+      for (size_t i = 1; i < ranges.size(); ++i) scan.overlap |= ranges[i].first <= ranges[i - 1].second;
+      if (scan.overlap && !instance) {
+        auto opened = RocksInstanceReader::open(handle, streams);
+        if (!opened.ok()) {
+          CKPT_RETURN_IF_ERROR(problems(std::move(opened).error().with_context(fmt::format("state '{}'", info.name))));
+          continue;
         }
-        Status s = Status::OK();
-        for (const auto& [from, to] : bounds)
-          if (s.ok()) s = instance->for_each(info.name, entry, from, to);
-        if (!s.ok()) {
-          if (is_stop(s.error())) return s;
-          CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", info.name))));
-        }
-        continue;
+        instance = std::move(opened).value();
       }
-      std::sort(by_state[id].begin(), by_state[id].end(),
-                [](const SstRange& a, const SstRange& b) { return a.first_key < b.first_key; });
+      if (!scan.overlap)
+        std::sort(scan.ssts.begin(), scan.ssts.end(),
+                  [](const SstRange& a, const SstRange& b) { return a.first_key < b.first_key; });
     }
-    for (const SstRange& t : by_state[id]) {
+    scans.push_back(std::move(scan));
+  }
+  if (filter.key_group_major)
+    return scan_by_key_group(handle, streams, filter, scans, instance.get(), lo, hi, prefix, sink, problems);
+
+  for (const StateScan& scan : scans) {
+    const std::string& name = scan.info->name;
+    auto entry = [&](std::string_view key, std::string_view value) {
+      return read_rocks_entry(*scan.codec, handle.range, filter, key, value, sink);
+    };
+    const KeyBounds bounds =
+        lookup_bounds(*scan.codec, filter, handle.range, lo, hi, prefix).value_or(KeyBounds{{lower, upper}});
+    if (scan.overlap) {
+      Status s = Status::OK();
+      for (const auto& [from, to] : bounds)
+        if (s.ok()) s = instance->for_each(name, entry, from, to);
+      if (!s.ok()) {
+        if (is_stop(s.error())) return s;
+        CKPT_RETURN_IF_ERROR(problems(std::move(s).error().with_context(fmt::format("state '{}'", name))));
+      }
+      continue;
+    }
+    for (const SstRange& t : scan.ssts) {
       if (std::all_of(bounds.begin(), bounds.end(),
                       [&](const auto& b) { return outside_bounds(t, b.first, b.second); }))
         continue;
