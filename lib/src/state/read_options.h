@@ -56,6 +56,9 @@ struct StateFilter {
   // The consumer wants each entry's bytes too (StateEntry::has_raw): readers copy them where
   // their layout keeps an entry's fields in one place.
   bool raw_bytes = false;
+  // The consumer drops every entry (a writing command's input check): readers may check the
+  // bytes as decoding them would, with the same errors, without building entries.
+  bool check_only = false;
 
   bool wants_state(const std::string& name) const { return state.empty() || state == name; }
   bool wants_key_group(int32_t kg) const {
