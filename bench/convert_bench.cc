@@ -3,6 +3,7 @@
 // timed: each key group's pairs are generated and sorted before its clock starts, so the limit
 // pays nothing that convert does not (convert reads its pairs instead of generating them).
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,8 +30,15 @@ namespace {
 
 struct Totals {
   uint64_t entries = 0, bytes = 0;
-  double seconds = 0;  // Put and Finish only
+  double seconds = 0;      // Put and Finish only
+  double cpu_seconds = 0;  // the same on the thread's CPU clock (user + sys), for a loaded machine
 };
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 // One subtask of one operator: its states' SSTs, key group by key group.
 bool write_subtask(const GenerateModel& model, const rocksdb::Options& options, int32_t op, int32_t sub,
@@ -47,6 +55,7 @@ bool write_subtask(const GenerateModel& model, const rocksdb::Options& options, 
     model.pairs(op, kg, 0, &by_state);
     for (auto& pairs : by_state) std::sort(pairs.begin(), pairs.end());
     auto start = Clock::now();
+    const double cpu_start = thread_cpu_seconds();
     for (size_t s = 0; s < by_state.size(); ++s) {
       if (by_state[s].empty()) continue;
       if (!opened[s]) {
@@ -63,11 +72,14 @@ bool write_subtask(const GenerateModel& model, const rocksdb::Options& options, 
       }
     }
     t.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    t.cpu_seconds += thread_cpu_seconds() - cpu_start;
   }
   auto start = Clock::now();
+  const double cpu_start = thread_cpu_seconds();
   for (size_t s = 0; s < writers.size(); ++s)
     if (opened[s] && !writers[s]->Finish().ok()) return false;
   t.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  t.cpu_seconds += thread_cpu_seconds() - cpu_start;
   return true;
 }
 
@@ -120,12 +132,14 @@ int main(int argc, char** argv) {
     all.entries += t.entries;
     all.bytes += t.bytes;
     all.seconds = std::max(all.seconds, t.seconds);
+    all.cpu_seconds += t.cpu_seconds;
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  std::printf("sst-loop threads %d entries %llu key+value-bytes %llu timed-seconds %.2f MB/s %.1f entries/s %.0f "
-              "max-rss-kib %ld\n",
-              threads, static_cast<unsigned long long>(all.entries), static_cast<unsigned long long>(all.bytes),
-              all.seconds, all.bytes / all.seconds / 1e6, all.entries / all.seconds, ru.ru_maxrss);
+  std::printf(
+      "sst-loop threads %d entries %llu key+value-bytes %llu timed-seconds %.2f MB/s %.1f entries/s %.0f "
+      "max-rss-kib %ld timed-cpu-seconds %.2f\n",
+      threads, static_cast<unsigned long long>(all.entries), static_cast<unsigned long long>(all.bytes), all.seconds,
+      all.bytes / all.seconds / 1e6, all.entries / all.seconds, ru.ru_maxrss, all.cpu_seconds);
   return 0;
 }

@@ -192,6 +192,43 @@ TEST_CASE("write_json and read_value of every serializer test-data value give it
   CHECK(truncated >= 600);
 }
 
+TEST_CASE("check of every serializer test-data value consumes what read does and fails where read fails",
+          "[corpus][corrupt][state]") {
+  // ValueDecoder::check() is what convert's input check decodes with: it must refuse exactly
+  // the bytes read() refuses (same offset, same message) or a damaged value would be copied.
+  // Every cut of each value is tried, up to 300 of them.
+  CKPT_REQUIRE_SHARED();
+  int checked = 0, cuts = 0;
+  for (const auto& d : serializer_dirs()) {
+    INFO(d);
+    auto dec = decoder_of(d);
+    if (!dec.ok() || !(*dec)->decodable()) continue;
+    const ValueDecoder& decoder = **dec;
+    const std::string data = test::read_file(d + "/test-data");
+    const size_t step = std::max<size_t>(1, data.size() / 300);
+    for (size_t n = data.size();; n = n > step ? n - step : 0) {
+      INFO("first " << n << " bytes");
+      const std::string cut = data.substr(0, n);
+      ByteReader a(cut), b(cut);
+      nlohmann::json ignored;
+      decoder.read(a, ignored);
+      decoder.check(b);
+      REQUIRE(b.ok() == a.ok());
+      if (a.ok()) {
+        CHECK(b.position() == a.position());
+      } else {
+        CHECK(b.error()->offset == a.error()->offset);
+        CHECK(b.error()->message == a.error()->message);
+        ++cuts;
+      }
+      if (n == 0) break;
+    }
+    ++checked;
+  }
+  CHECK(checked >= 700);
+  CHECK(cuts >= 10000);
+}
+
 TEST_CASE("decoded upgrade-test values equal the ones Flink's upgrade tests wrote", "[corpus][state]") {
   // The expected values are those in Flink's *SerializerUpgradeTest sources (flink-core), not
   // our own output: a wrong field order, sign or scale shows here.

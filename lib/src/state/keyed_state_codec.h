@@ -74,6 +74,10 @@ class KeyedStateCodec {
   // entries after it (Flink 1.2's heap layout, formats/keyed-state.md §6.2).
   Status read_heap_entry(ByteReader& r, int32_t key_group, const EntrySink& sink, int64_t value_length = -1,
                          const HeapNamespace* ns = nullptr) const;
+  // read_heap_entry() for a consumer that drops the entry (StateFilter::check_only): the same
+  // bytes consumed and the same errors, nothing built where the state's decoders can check
+  // without decoding (ValueDecoder::check()).
+  Status check_heap_entry(ByteReader& r, int32_t key_group, int64_t value_length = -1) const;
   // One namespace of Flink 1.2's heap layout, read once for the entries that follow it.
   Result<HeapNamespace> read_heap_namespace(ByteReader& r) const;
   // For consumers that print: read_rocks_entry() then hands entries as JSON text

@@ -60,6 +60,9 @@ struct StateFilter {
   // RocksDB handle is otherwise read state by state): what compares two snapshots of different
   // backends in one pass.
   bool key_group_major = false;
+  // The consumer drops every entry (a writing command's input check): readers may check the
+  // bytes as decoding them would, with the same errors, without building entries.
+  bool check_only = false;
 
   bool wants_state(const std::string& name) const { return state.empty() || state == name; }
   bool wants_key_group(int32_t kg) const {

@@ -16,6 +16,11 @@ void ValueDecoder::skip(ByteReader& r) const {
   read(r, ignored);
 }
 
+void ValueDecoder::check(ByteReader& r) const {
+  nlohmann::json ignored;
+  read(r, ignored);
+}
+
 Result<std::unique_ptr<ValueDecoder>> make_decoder(const SerializerSnapshot& s) {
   using decoders::make_opaque;
   CKPT_ASSIGN_OR_RETURN(auto table, decoders::make_table(s));

@@ -67,6 +67,13 @@ class ValueDecoder {
   // Advance past one value without building JSON; consumes exactly what read() would. This is
   // what the heap layout needs for values it does not print (no length prefix there).
   virtual void skip(ByteReader& r) const;
+  // Consume one value exactly as read() does and fail exactly where (and with the error) read()
+  // fails, building nothing: a writing command's input check (ops/engine/input_checks.h) decodes
+  // everything it copies and keeps nothing. skip() is not that: it may step over bytes read()
+  // would refuse (an enum ordinal, a row's fields). The default reads into a scratch tree.
+  virtual void check(ByteReader& r) const;
+  // True if every value read() gives is an array of [key, value] pairs (MapSerializer's).
+  virtual bool reads_pairs() const { return false; }
 
   // The inverse of read(): append to `w` exactly the bytes Flink's serializer writes for the
   // value read() gives (`ckpt load`, `edit --upsert`), so that encode(read(b)) == b. An opaque

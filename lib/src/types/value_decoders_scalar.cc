@@ -382,6 +382,32 @@ class ScalarDecoder final : public ValueDecoder {
     }
   }
 
+  // The reads of read() for the types whose only failure is running out of bytes: the same
+  // reader calls, so the same errors, without the values.
+  void check(ByteReader& r) const override {
+    switch (kind_) {
+      case Scalar::kBoolean:
+      case Scalar::kByte:
+      case Scalar::kVoid:
+      case Scalar::kVoidNamespace:
+      case Scalar::kGlobalWindow: r.u8(); return;
+      case Scalar::kShort: r.i16(); return;
+      case Scalar::kInt: r.i32(); return;
+      case Scalar::kLong:
+      case Scalar::kDate:
+      case Scalar::kCountWindow: r.i64(); return;
+      case Scalar::kTimeWindow:
+        r.i64();
+        r.i64();
+        return;
+      case Scalar::kString: skip_flink_string(r); return;  // read_flink_string()'s reads and checks
+      case Scalar::kStringValue: skip_string_value(r); return;
+      case Scalar::kNullValue: return;
+      case Scalar::kByteArray: (void)r.bytes(r.count(1, "byte array element")); return;
+      default: ValueDecoder::check(r); return;
+    }
+  }
+
   void skip(ByteReader& r) const override {
     if (length_ > 0) { r.skip(static_cast<size_t>(length_)); return; }
     switch (kind_) {

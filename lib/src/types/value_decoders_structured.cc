@@ -71,6 +71,50 @@ class StructuredDecoder final : public ValueDecoder {
     }
   }
 
+  // read()'s reads for the containers state values most often are, each child checked as it
+  // would be read; the other shapes read into a scratch tree.
+  void check(ByteReader& r) const override {
+    switch (shape_) {
+      case Shape::kTuple:
+        for (const auto& c : children_) {
+          if (!r.ok()) return;
+          c->check(r);
+        }
+        return;
+      case Shape::kList: {
+        int32_t n = r.count(0, "list element");
+        for (int32_t i = 0; i < n && r.ok(); ++i) children_[0]->check(r);
+        return;
+      }
+      case Shape::kMap: {
+        int32_t n = r.count(2, "map entry");
+        for (int32_t i = 0; i < n && r.ok(); ++i) {
+          children_[0]->check(r);
+          if (!r.boolean()) children_[1]->check(r);
+        }
+        return;
+      }
+      case Shape::kNullable:
+        if (r.boolean())
+          r.skip(static_cast<size_t>(padding_));
+        else
+          children_[0]->check(r);
+        return;
+      case Shape::kOption:
+        if (r.boolean()) children_[0]->check(r);
+        return;
+      case Shape::kTtl:
+        r.i64();
+        children_[1]->check(r);
+        return;
+      case Shape::kDelegate: children_[0]->check(r); return;
+      default: ValueDecoder::check(r); return;
+    }
+  }
+
+  // Whether read() gives an array of [key, value] pairs (a map state's heap value).
+  bool reads_pairs() const override { return shape_ == Shape::kMap; }
+
   void read(ByteReader& r, nlohmann::json& out) const override {
     switch (shape_) {
       case Shape::kTuple:

@@ -99,7 +99,8 @@ Status check_column_families(const KeyedHandle& h, const std::vector<std::string
 // The streams of one subtask a command would carry over without decoding them, decoded.
 Status decode_subtask(const OperatorState& op, const SubtaskState& st, const InputChecks& checks,
                       const StreamOpener& streams, const std::string& metadata_path) {
-  const StateFilter all;
+  StateFilter all;
+  all.check_only = true;
   const EntrySink drop = [](StateEntry&&) { return Status::OK(); };
   // What cannot be checked without the job's classes is skipped, as verify lists it unchecked;
   // the rest of the stream is still read.
