@@ -234,9 +234,9 @@ TEST_CASE("verify convert compact and restore find a flipped byte in a MANIFEST 
   const VerifyProblem& p = r->problems[0];
   INFO(format_problem(p));
   CHECK(p.kind == ProblemKind::kChecksumMismatch);  // RocksDB log records carry a CRC32C
-  CHECK(p.message.find("log record checksum mismatch") != std::string::npos);
-  CHECK(p.offset == 0u);  // the first record's header holds the checksum the flip breaks
-  CHECK(p.file.ends_with(fs::path(manifest).filename().string()));
+  CHECK(p.error.message.find("log record checksum mismatch") != std::string::npos);
+  CHECK(p.error.offset == 0u);  // the first record's header holds the checksum the flip breaks
+  CHECK(p.error.file.ends_with(fs::path(manifest).filename().string()));
   require_refused_by_all(scratch, dir);
 }
 

@@ -62,7 +62,10 @@ void require_only(const VerifyReport& r, ProblemKind kind, const std::string& ur
   REQUIRE_FALSE(r.problems.empty());
   for (const VerifyProblem& p : r.problems) {
     CHECK(p.kind == kind);
-    CHECK(p.file == uri);
+    CHECK(p.error.file == uri);
+    // The problem is an Error like any other: a missing file is kNotFound, damage kCorruption.
+    CHECK(p.error.code == (kind == ProblemKind::kMissingFile ? ErrorCode::kNotFound : ErrorCode::kCorruption));
+    CHECK(p.error.context.empty());
     CHECK(p.operator_id.size() == 32);
     CHECK(p.subtask >= 0);
   }
@@ -159,7 +162,7 @@ TEST_CASE("verify reports two swapped files as size mismatches of both", "[corpu
     for (const VerifyProblem& p : r.problems) {
       INFO(format_problem(p));
       CHECK(p.kind == ProblemKind::kSizeMismatch);
-      named.insert(p.file);
+      named.insert(p.error.file);
     }
     CHECK(named == std::set<std::string>{a->uri, b->uri});
   }
@@ -201,7 +204,7 @@ TEST_CASE("verify reports a key-group offset beyond its file", "[corpus][corrupt
     CHECK(p.kind == ProblemKind::kOffsetOutsideFile);
     CHECK(p.operator_id == op_hex);
     CHECK(p.subtask == subtask);
-    CHECK(p.file == uri);
+    CHECK(p.error.file == uri);
   }
   test::CliResult text = test::run_cli({"verify", dir});
   CHECK(text.status == 1);

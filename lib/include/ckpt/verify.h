@@ -50,9 +50,12 @@ struct CKPT_API VerifyProblem {
   std::string uid;          // the operator's uid, when VerifyOptions::names or V5+ knows it
   int32_t subtask = -1;     // -1 when the problem is the operator's as a whole
   std::string handle;       // e.g. "managed-keyed key-groups", "managed-keyed incremental/shared 000010.sst"
-  std::string file;         // the file as `_metadata` names it (or the local path found)
-  std::optional<uint64_t> offset;  // absolute byte offset in `file`, when known
-  std::string message;      // lower-case, no trailing period
+  // What is wrong and where, as every other error of the library says it: error.message
+  // (lower-case, no trailing period), error.file (the file as `_metadata` names it, or the local
+  // path found), error.offset (absolute, in that file, when known) and error.code (kNotFound for
+  // a missing file, kNotSupported for a part that could not be checked, else kCorruption).
+  // error.context stays empty: the fields above place the problem.
+  Error error;
 };
 
 struct CKPT_API VerifyOptions {

@@ -39,6 +39,7 @@ void RocksPairPool::recycle(std::vector<RocksPair>& pairs) {
   // cost more to copy than to allocate anyway.
   constexpr size_t kKeptCapacity = 64 * 1024;
   for (RocksPair& p : pairs) {
+    p.origin = nullptr;  // the next reader of the pool may not set one
     if (p.key.capacity() > kKeptCapacity) std::string().swap(p.key);
     if (p.value.capacity() > kKeptCapacity) std::string().swap(p.value);
     spare_.push_back(std::move(p));
@@ -233,7 +234,10 @@ Result<int32_t> StateTranscoder::rocks_to_heap(const std::vector<const RocksPair
   for (size_t i = 0; i < pairs.size();) {
     const std::string& k = pairs[i]->key;
     KeyParts parts;
-    CKPT_RETURN_IF_ERROR(split_key(k, &parts));
+    if (Status split = split_key(k, &parts); !split.ok()) {
+      if (!pairs[i]->origin) return std::move(split).error();
+      return pairs[i]->origin->locate(*pairs[i], std::move(split).error());
+    }
     std::string_view whole(k);
     w.bytes(whole.substr(parts.ns_begin, parts.ns_end - parts.ns_begin));
     w.bytes(whole.substr(parts.key_begin, parts.key_end - parts.key_begin));

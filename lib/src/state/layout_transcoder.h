@@ -24,10 +24,22 @@
 
 namespace ckpt {
 
+struct RocksPair;
+
+// Where a reader's pairs came from, for errors found in a pair after it has left its file: a
+// RocksDB instance merges its SSTs, and convert's transcoder splits keys key groups later.
+class PairOrigin {
+ public:
+  virtual ~PairOrigin() = default;
+  // `e`, found at e.offset within `pair`'s key, placed in the file that holds the pair.
+  virtual Error locate(const RocksPair& pair, Error e) const = 0;
+};
+
 // One RocksDB key / value pair in Flink's layout.
 struct RocksPair {
   std::string key;
   std::string value;
+  const PairOrigin* origin = nullptr;  // set by readers that can place the pair's errors
   bool operator<(const RocksPair& o) const { return key < o.key; }
 };
 

@@ -46,6 +46,19 @@ Status check_keyed_states(const KeyedBackendMeta& meta, int32_t max_parallelism)
 
 namespace {
 
+// A pair of one column family of an instance: errors found in it name the SST holding it.
+class InstanceOrigin : public PairOrigin {
+ public:
+  InstanceOrigin(const RocksInstanceReader& instance, std::string cf) : instance_(instance), cf_(std::move(cf)) {}
+  Error locate(const RocksPair& pair, Error e) const override {
+    return instance_.blame_key(cf_, pair.key, std::move(e));
+  }
+
+ private:
+  const RocksInstanceReader& instance_;
+  std::string cf_;
+};
+
 // One key group at a time from the instance (the proxy's states are its column families), so
 // memory stays bounded by the largest key group whatever the subtask's size; overlapping SSTs
 // are merged by RocksDB as Flink's restore merges them.
@@ -62,6 +75,8 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
                    fmt::format("column family '{}' holds entries, but the meta data stream does not name it", cf));
     }));
   }
+  std::vector<InstanceOrigin> origins;
+  for (const std::string& name : names) origins.emplace_back(*instance, name);
   std::vector<std::vector<RocksPair>> by_state(names.size());
   // Freeing a key group's worth of strings let malloc return the pages, and faulting them in
   // again cost as much system time as the conversion.
@@ -83,6 +98,7 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
         RocksPair& p = pools[id].add(by_state[id]);
         p.key.assign(key);
         p.value.assign(value);
+        p.origin = &origins[id];
         return Status::OK();
       }));
   if (current >= 0) return flush();

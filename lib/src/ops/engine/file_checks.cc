@@ -45,8 +45,9 @@ VerifyProblem at(const Metadata& m, const Reference& r, ProblemKind kind, const 
   p.operator_id = operator_id_hex(m.operators[r.operator_index].id);
   p.subtask = r.subtask;
   p.handle = r.handle;
-  p.file = file;
-  p.message = std::move(message);
+  p.error =
+      Error(kind == ProblemKind::kMissingFile ? ErrorCode::kNotFound : ErrorCode::kCorruption, std::move(message));
+  p.error.file = file;
   return p;
 }
 
@@ -119,14 +120,14 @@ Status check_files(const Metadata& m, FileResolver& resolver, VerifyReport& repo
             VerifyProblem p = at(m, r, ProblemKind::kOffsetOutsideFile, uri,
                                  fmt::format("segment [{:#x}, {:#x}) lies beyond the end of the file ({} bytes)",
                                              r.start, r.start + r.size, found->size));
-            p.offset = static_cast<uint64_t>(std::max<int64_t>(r.start, 0));
+            p.error.offset = static_cast<uint64_t>(std::max<int64_t>(r.start, 0));
             report.problems.push_back(std::move(p));
             break;
           }
         } else if (r.size >= 0 && static_cast<uint64_t>(r.size) != found->size) {
           VerifyProblem p = at(m, r, ProblemKind::kSizeMismatch, uri,
                                fmt::format("file has {} bytes, its handle declares {}", found->size, r.size));
-          p.offset = std::min(found->size, static_cast<uint64_t>(r.size));  // where file and handle part
+          p.error.offset = std::min(found->size, static_cast<uint64_t>(r.size));  // where file and handle part
           report.problems.push_back(std::move(p));
           break;
         }

@@ -46,16 +46,16 @@ std::string problem_context(const VerifyProblem& p) {
 // offset, a size) is reported at the handle's bytes in `_metadata`.
 Error error_of(const VerifyProblem& p, const Metadata& m, const std::string& metadata_path) {
   Error e(p.kind == ProblemKind::kMissingFile ? ErrorCode::kNotFound : ErrorCode::kCorruption,
-          fmt::format("{}: {}", problem_kind_name(p.kind), p.message));
+          fmt::format("{}: {}", problem_kind_name(p.kind), p.error.message));
   e.context = problem_context(p);
-  if (p.offset || p.kind == ProblemKind::kMissingFile || p.kind == ProblemKind::kUndecodable ||
+  if (p.error.offset || p.kind == ProblemKind::kMissingFile || p.kind == ProblemKind::kUndecodable ||
       p.kind == ProblemKind::kChecksumMismatch) {
-    e.file = p.file.empty() ? metadata_path : p.file;
-    e.offset = p.offset;
+    e.file = p.error.file.empty() ? metadata_path : p.error.file;
+    e.offset = p.error.offset;
     return e;
   }
   e.file = metadata_path;
-  if (!p.file.empty()) e.message += fmt::format(" (file '{}')", p.file);
+  if (!p.error.file.empty()) e.message += fmt::format(" (file '{}')", p.error.file);
   // Decoded a second time, on this error path only, to learn where the handle lies.
   Result<std::string> bytes = read_through_file_system(metadata_path);
   MetadataOffsets offsets;

@@ -21,7 +21,7 @@ VerifyProblem problem(const OperatorState& op, int32_t subtask, const char* hand
   p.operator_id = operator_id_hex(op.id);
   p.subtask = subtask;
   p.handle = handle;
-  p.message = std::move(message);
+  p.error.message = std::move(message);
   return p;
 }
 
@@ -90,7 +90,7 @@ void check_offsets_in(const std::vector<int64_t>& offsets, int64_t size, const S
     VerifyProblem p = problem(op, subtask, handle.c_str(), ProblemKind::kOffsetOutsideFile,
                               fmt::format("offset {:#x} of {} {} lies outside its stream of {} bytes", offsets[i],
                                           what, i, size));
-    p.file = s.is_file() ? s.path : std::string();
+    p.error.file = s.is_file() ? s.path : std::string();
     report.problems.push_back(std::move(p));
     return;
   }

@@ -19,9 +19,8 @@ namespace ckpt {
 VerifyProblem problem_of_read_error(const Error& e) {
   VerifyProblem p;
   p.kind = ProblemKind::kUndecodable;
-  p.file = e.file;
-  p.offset = e.offset;
-  p.message = e.message;
+  p.error = e;
+  p.error.context.clear();  // parsed into the problem's place below
   std::string rest = e.context;
   if (rest.starts_with("operator ") && rest.size() >= 9 + 32) {
     p.operator_id = rest.substr(9, 32);
@@ -35,7 +34,7 @@ VerifyProblem problem_of_read_error(const Error& e) {
     if (rest.starts_with(": ")) rest.erase(0, 2);
   }
   p.handle = rest;
-  if (p.message.find("checksum") != std::string::npos) p.kind = ProblemKind::kChecksumMismatch;
+  if (p.error.message.find("checksum") != std::string::npos) p.kind = ProblemKind::kChecksumMismatch;
   return p;
 }
 
@@ -73,7 +72,7 @@ VerifyProblem deep_sst_problem(const SstTask& t, const std::string& metadata_fil
   p.subtask = t.subtask;
   p.handle = fmt::format("managed-keyed {} {}", t.role, t.file->name);
   // Files as `_metadata` names them, as the quick checks report them; inline bytes: `_metadata`.
-  p.file = t.file->handle.is_file() ? t.file->handle.path : metadata_file;
+  p.error.file = t.file->handle.is_file() ? t.file->handle.path : metadata_file;
   return p;
 }
 
@@ -86,8 +85,9 @@ SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::u
   }
   auto fail = [&](ProblemKind kind, const Error& e) {
     p.kind = kind;
-    p.message = e.context.empty() ? e.message : e.context + ": " + e.message;
-    p.offset = e.offset;
+    p.error.code = e.code;
+    p.error.message = e.context.empty() ? e.message : e.context + ": " + e.message;
+    p.error.offset = e.offset;
     out.problem = p;
     return out;
   };
@@ -108,7 +108,7 @@ SstOutcome check_sst(const SstTask& t, const StreamOpener& streams, const std::u
   int32_t last = key_group_of_rocks_key(sst->last_key(), bytes);
   if (first < 0 || last < 0 || last >= t.op->max_parallelism) {
     p.kind = ProblemKind::kKeyGroupOutOfRange;
-    p.message =
+    p.error.message =
         fmt::format("entries of key groups {} to {}, beyond the job's 0-{}", first, last, t.op->max_parallelism - 1);
     out.problem = p;
     return out;
@@ -165,7 +165,8 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
     } else {
       // Not known to be damaged, not known to be sound: an SST that was not checked.
       outcomes[i].problem = deep_sst_problem(tasks[i], where.metadata_path);
-      outcomes[i].problem->message = o.error().message;
+      outcomes[i].problem->error.code = o.error().code;
+      outcomes[i].problem->error.message = o.error().message;
     }
     return Status::OK();
   });

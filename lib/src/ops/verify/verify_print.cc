@@ -19,9 +19,9 @@ std::string format_problem(const VerifyProblem& p) {
     out += p.subtask >= 0 ? fmt::format(", subtask {}", p.subtask) : std::string(", all subtasks");
   }
   if (!p.handle.empty()) out += (out.empty() ? "" : ", ") + printable(p.handle);
-  if (!p.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", printable(p.file));
-  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), printable(p.message));
-  if (p.offset) out += fmt::format(" at offset {:#x}", *p.offset);
+  if (!p.error.file.empty()) out += fmt::format("{}file '{}'", out.empty() ? "" : ", ", printable(p.error.file));
+  out += fmt::format("{}{}: {}", out.empty() ? "" : ": ", problem_kind_name(p.kind), printable(p.error.message));
+  if (p.error.offset) out += fmt::format(" at offset {:#x}", *p.error.offset);
   return out;
 }
 
@@ -63,9 +63,9 @@ void write_problems(JsonWriter& w, const std::vector<VerifyProblem>& list) {
     else
       w.null();
     w.member("handle", p.handle);
-    w.member("file", p.file);
-    w.member("offset", p.offset);
-    w.member("message", p.message);
+    w.member("file", p.error.file);
+    w.member("offset", p.error.offset);
+    w.member("message", p.error.message);
     w.end_object();
   }
   w.end_array();

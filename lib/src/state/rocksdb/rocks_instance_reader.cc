@@ -17,6 +17,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
+#include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table.h>
 
 #include "ckpt/io.h"
@@ -259,6 +260,28 @@ Status RocksInstanceReader::for_each_by_key_group(const std::vector<std::string>
       }
     }
   }
+}
+
+Error RocksInstanceReader::blame_key(const std::string& cf, std::string_view key, Error e) const {
+  if (e.offset) {
+    e.message += fmt::format(" at byte {} of the key", *e.offset);
+    e.offset.reset();
+  }
+  std::vector<rocksdb::LiveFileMetaData> live;
+  rep_->instance.db->GetLiveFilesMetaData(&live);
+  const rocksdb::Slice wanted(key.data(), key.size());
+  for (const rocksdb::LiveFileMetaData& f : live) {
+    if (f.column_family_name != cf || key < f.smallestkey || key > f.largestkey) continue;
+    // Files of level 0 overlap: the one named is one that holds the key.
+    rocksdb::SstFileReader reader{rocksdb::Options()};
+    if (!reader.Open(f.directory + "/" + f.relative_filename).ok()) continue;
+    std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(rocksdb::ReadOptions()));
+    it->Seek(wanted);
+    if (!it->Valid() || it->key() != wanted) continue;
+    auto placed = rep_->files.find(f.relative_filename);
+    if (placed != rep_->files.end()) return placed->second.stamp(std::move(e));
+  }
+  return e;
 }
 
 FlinkInstance::FlinkInstance() = default;

@@ -71,6 +71,11 @@ class RocksInstanceReader {
   Status for_each_by_key_group(const std::vector<std::string>& families, KeyGroupRange range, int prefix_bytes,
                                const KeyGroupEntryFn& fn) const;
 
+  // `e`, found at e.offset within `key` of column family `cf` after the scan merged the
+  // family's files, as the error of the SST file holding the key. RocksDB does not say where in
+  // a file a key lies: the offset within the key moves into the message.
+  Error blame_key(const std::string& cf, std::string_view key, Error e) const;
+
  private:
   RocksInstanceReader() = default;
   struct Rep;
