@@ -32,15 +32,11 @@ Runner setup_upgrade(CLI::App& sub) {
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--drop-incompatible", a->drop_incompatible,
                "With --output: leave out the states that cannot be rewritten");
-  sub.add_flag("--json", a->json, "Print the check as JSON");
+  sub.add_flag("--json", a->json, "Print the check or the rewrite as one JSON document");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     if (a->check == !a->output.empty()) {
       print_error(io, "ckpt upgrade needs one of --check (judge every state) and --output DIR (rewrite them)");
-      return kExitError;
-    }
-    if (!a->output.empty() && a->json) {
-      print_error(io, "--json is the check's document: the rewrite (--output) prints text");
       return kExitError;
     }
     if (a->output.empty() && (a->force || a->drop_incompatible)) {
@@ -58,7 +54,10 @@ Runner setup_upgrade(CLI::App& sub) {
       w.remap = std::move(*remap);
       Result<UpgradeWriteReport> written = upgrade_snapshot(a->snapshot, w);
       if (!written.ok()) return report_error(io, written.error());
-      io.out << upgrade_write_text(*written);
+      if (a->json)
+        print_json(io, [&](JsonWriter& w) { write_upgrade_output_json(a->snapshot, *written, w); });
+      else
+        io.out << upgrade_write_text(*written);
       // States copied unchanged will still not restore in Flink 2.x.
       return written->left > 0 ? kExitProblems : kExitOk;
     }
