@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +71,7 @@ TEST_CASE("upgrade refuses --check with --output - neither of them - force witho
   CHECK(no_check.err.find("needs one of --check") != std::string::npos);
   CliResult force = run_cli({"upgrade", sample, "--to", "2.x", "--check", "--force"});
   CHECK(force.status == 2);
+  CHECK(run_cli({"upgrade", sample, "--to", "2.x", "--check", "--key-serializers-from", sample}).status == 2);
   CliResult target = run_cli({"upgrade", sample, "--to", "3.x", "--check", "--json"});
   CHECK(target.status == 2);
   CHECK(nlohmann::json::parse(target.out)["error"]["code"] == "invalid_argument");
@@ -116,4 +119,34 @@ TEST_CASE("upgrade output prints each state and exits 1 while a state is left un
   CHECK(left["left_count"].get<int>() > 0);
   for (const auto& st : left["states"])
     if (st["action"] == "left") CHECK(st["reason"].is_string());
+}
+
+TEST_CASE("upgrade output of a changelog checkpoint naming no key serializer takes it from key-serializers-from",
+          "[cli][corpus]") {
+  CKPT_REQUIRE_SHARED();
+  const std::string flink = ckpt::test::shared_dir() + "/testdata/flink/";
+  const std::string in = flink + "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
+  const std::string keys = flink + "new-stateful-udf-migration-itcase-flink1.17-hashmap-savepoint";
+  if (!std::filesystem::exists(in)) CKPT_SKIP("no " << in);
+  ckpt::test::ScratchDir s;
+  CliResult refused = run_cli({"upgrade", in, "--to", "2.x", "--output", s / "a"});
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("--key-serializers-from") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(s / "a"));
+  CliResult up = run_cli({"upgrade", in, "--to", "2.x", "--output", s / "a", "--key-serializers-from", keys});
+  INFO(up.out << up.err);
+  REQUIRE(up.status == 0);
+  CHECK(run_cli({"verify", "--deep", s / "a"}).status == 0);
+  CliResult a = run_cli({"dump", in, "--key-serializers-from", keys});
+  CliResult b = run_cli({"dump", s / "a"});
+  REQUIRE(a.status == 0);
+  REQUIRE(b.status == 0);
+  auto lines = [](const std::string& text) {
+    std::multiset<std::string> out;
+    std::istringstream is(text);
+    for (std::string line; std::getline(is, line);) out.insert(line);
+    return out;
+  };
+  CHECK_FALSE(a.out.empty());
+  CHECK(lines(a.out) == lines(b.out));
 }
