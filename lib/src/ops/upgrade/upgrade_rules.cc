@@ -51,7 +51,8 @@ std::string kryo_reason(const std::string& type_class) {
 std::string kryo_read_note(const SerializerSnapshot& s) {
   auto d = make_decoder(s);
   if (!d.ok() || !(*d)->decodable()) return "";
-  return "; ckpt reads these Kryo 2 bytes where they hold only Kryo's own classes and JDK collections";
+  return "; ckpt reads these Kryo 2 bytes where they hold only Kryo's own classes, JDK collections or "
+         "Java-serialized throwables";
 }
 
 // RAW types of SQL rows name the Java-serialized serializer of their values.
@@ -88,7 +89,7 @@ void judge_node(const SerializerSnapshot& s, const std::string& where, bool pojo
   if (s.form == SnapshotForm::kLegacyConfig) {
     // Flink 1.3-1.7 named the serializer beside its config: a Kryo one fails on its bytes too.
     if (starts_with(s.serializer_class, kKryoSerializer))
-      add(out, UpgradeVerdict::kFail, "kryo", s.serializer_class, where, kryo_reason(s.type_class));
+      add(out, UpgradeVerdict::kFail, "kryo", s.serializer_class, where, kryo_reason(s.type_class) + kryo_read_note(s));
     return;
   }
   if (s.form == SnapshotForm::kKryo) {
