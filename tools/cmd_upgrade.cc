@@ -18,6 +18,7 @@ struct UpgradeArgs {
   bool force = false;
   bool drop_incompatible = false;
   bool json = false;
+  std::string key_serializers_from;
   std::vector<std::string> remap;
 };
 }  // namespace
@@ -32,19 +33,16 @@ Runner setup_upgrade(CLI::App& sub) {
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--drop-incompatible", a->drop_incompatible,
                "With --output: leave out the states that cannot be rewritten");
-  sub.add_flag("--json", a->json, "Print the check as JSON");
+  sub.add_flag("--json", a->json, "Print the check or the rewrite as one JSON document");
+  add_key_serializers_option(sub, &a->key_serializers_from, "With --output: ");
   add_remap_option(sub, &a->remap);
   return [a](Io& io) {
     if (a->check == !a->output.empty()) {
       print_error(io, "ckpt upgrade needs one of --check (judge every state) and --output DIR (rewrite them)");
       return kExitError;
     }
-    if (!a->output.empty() && a->json) {
-      print_error(io, "--json is the check's document: the rewrite (--output) prints text");
-      return kExitError;
-    }
-    if (a->output.empty() && (a->force || a->drop_incompatible)) {
-      print_error(io, "--force and --drop-incompatible go with --output");
+    if (a->output.empty() && (a->force || a->drop_incompatible || !a->key_serializers_from.empty())) {
+      print_error(io, "--force, --drop-incompatible and --key-serializers-from go with --output");
       return kExitError;
     }
     std::optional<std::vector<PrefixRule>> remap = prefix_rules_or_report(io, a->remap, "--remap", {a->snapshot});
@@ -55,10 +53,14 @@ Runner setup_upgrade(CLI::App& sub) {
       w.output = a->output;
       w.force = a->force;
       w.drop_incompatible = a->drop_incompatible;
+      w.key_serializers_from = a->key_serializers_from;
       w.remap = std::move(*remap);
       Result<UpgradeWriteReport> written = upgrade_snapshot(a->snapshot, w);
       if (!written.ok()) return report_error(io, written.error());
-      io.out << upgrade_write_text(*written);
+      if (a->json)
+        print_json(io, [&](JsonWriter& w) { write_upgrade_output_json(a->snapshot, *written, w); });
+      else
+        io.out << upgrade_write_text(*written);
       // States copied unchanged will still not restore in Flink 2.x.
       return written->left > 0 ? kExitProblems : kExitOk;
     }

@@ -237,6 +237,23 @@ TEST_CASE("upgrade findings name every obstacle of a tree and the worst verdict 
   CHECK(worst_verdict({}) == UpgradeVerdict::kOk);
 }
 
+TEST_CASE("upgrade check says which Kryo states ckpt reads the bytes of", "[unit][ops]") {
+  const std::string note = "ckpt reads these Kryo 2 bytes";
+  std::vector<UpgradeFinding> list = upg_judged(upg_kryo_of("java.util.List"));
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].rule == "kryo");
+  CHECK(list[0].reason.find(note) != std::string::npos);
+  std::vector<UpgradeFinding> field = upg_judged([](ByteWriter& w) {
+    upg_pojo(w, "com.example.Order", {{"items", upg_kryo_of("java.util.Map")}});
+  });
+  REQUIRE(field.size() == 1);
+  CHECK(field[0].rule == "pojo-collection");
+  CHECK(field[0].reason.find(note) != std::string::npos);
+  std::vector<UpgradeFinding> user = upg_judged(upg_kryo_of("com.example.Event"));
+  REQUIRE(user.size() == 1);
+  CHECK(user[0].reason.find(note) == std::string::npos);
+}
+
 TEST_CASE("Flink 2.x POJO collection fields decode with the List Map and Set serializers", "[unit][state]") {
   // FLIP-398: Flink 2.0 gives POJO fields declared List, Map and Set its ListSerializer,
   // MapSerializer and SetSerializer (formats/serializers.md "Flink 2.x collection fields").

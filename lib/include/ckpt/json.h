@@ -183,6 +183,7 @@ struct RelocateStats;
 struct RestoreReport;
 struct SnapshotLocation;
 struct UpgradeCheckReport;
+struct UpgradeWriteReport;
 struct VerifyReport;
 enum class ConvertTarget;
 
@@ -210,6 +211,8 @@ CKPT_API void write_relocate_json(const std::string& snapshot, const std::string
                                   JsonWriter& w);
 CKPT_API void write_restore_json(const RestoreReport& r, JsonWriter& w);
 CKPT_API void write_upgrade_json(const UpgradeCheckReport& r, JsonWriter& w);
+// `ckpt.upgrade-output/1`, the rewrite's document; `snapshot` as the caller named it.
+CKPT_API void write_upgrade_output_json(const std::string& snapshot, const UpgradeWriteReport& r, JsonWriter& w);
 CKPT_API void write_verify_json(const VerifyReport& r, JsonWriter& w);
 
 }  // namespace ckpt

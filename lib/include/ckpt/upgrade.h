@@ -97,6 +97,9 @@ struct CKPT_API UpgradeWriteOptions {
   // Leave out the states that cannot be rewritten instead of copying their backend unchanged.
   bool drop_incompatible = false;
   std::vector<PrefixRule> remap;
+  // As ConvertOptions::key_serializers_from: the key serializer of a changelog-backend handle
+  // that names none (every keyed handle is re-framed, so one is needed).
+  std::string key_serializers_from;
 };
 
 struct CKPT_API UpgradeWriteReport {

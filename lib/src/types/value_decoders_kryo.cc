@@ -1,4 +1,4 @@
-// Kryo 2 values of the classes Kryo itself registers (formats/serializers.md §16).
+// Kryo 2 values of the classes Kryo itself registers and of JDK collections (formats/serializers.md §16).
 //
 // Flink's KryoSerializer writes each value with Kryo.writeClassAndObject: the class (a varint
 // registration id, or a name), a reference marker for classes Kryo tracks references of, then
@@ -8,6 +8,10 @@
 // KryoSerializer also serializes every Throwable with Java serialization. Anything else stops
 // the read at its offset, never guessed.
 #include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "format/java/java_object_stream.h"
 #include "types/java_values.h"
@@ -21,11 +25,15 @@ constexpr uint32_t kKryoNull = 0, kKryoNotNull = 1, kKryoName = 1;
 enum class Builtin { kInt, kString, kFloat, kBoolean, kByte, kChar, kShort, kLong, kDouble, kVoid };
 constexpr int kBuiltins = 10;
 
-// The declared types whose every value is a builtin or, for Throwable, Java-serialized.
-constexpr std::string_view kKryoTypes[] = {"java.lang.Object",    "java.lang.Integer",  "java.lang.String",
-                                           "java.lang.Float",     "java.lang.Boolean",  "java.lang.Byte",
-                                           "java.lang.Character", "java.lang.Short",    "java.lang.Long",
-                                           "java.lang.Double",    "java.lang.Throwable"};
+// The declared types whose values are builtins, JDK collections or, for Throwable, Java-serialized.
+constexpr std::string_view kKryoTypes[] = {
+    "java.lang.Object", "java.lang.Integer", "java.lang.String", "java.lang.Float", "java.lang.Boolean",
+    "java.lang.Byte", "java.lang.Character", "java.lang.Short", "java.lang.Long", "java.lang.Double",
+    "java.lang.Throwable",
+    // Interfaces: their values' classes are never Flink's
+    // registration (the declared type), so they are named.
+    "java.lang.Iterable", "java.util.Collection", "java.util.List", "java.util.Set", "java.util.Queue",
+    "java.util.Deque", "java.util.Map", "java.util.SortedMap", "java.util.NavigableMap"};
 
 // Input.readVarInt(true) / readVarLong(false): 7-bit groups, low first; a long's ninth byte
 // carries 8 bits.
@@ -105,11 +113,46 @@ bool kryo_string(ByteReader& r, std::string* out) {
   return r.ok();
 }
 
+// Kryo's default serializer of each JDK collection class it reaches with no registration
+// (Kryo's constructor: Collection -> CollectionSerializer, TreeMap -> TreeMapSerializer, Map ->
+// MapSerializer; the first assignable entry wins). Only classes no earlier, more specific
+// default covers are listed; TreeSet is not (its serializer differs between Kryo versions).
+enum class KryoShape { kCollection, kMap, kTreeMap };
+struct KryoJdkCollection {
+  std::string_view name;
+  KryoShape shape;
+};
+constexpr KryoJdkCollection kJdkCollections[] = {
+    {"java.util.ArrayList", KryoShape::kCollection}, {"java.util.LinkedList", KryoShape::kCollection},
+    {"java.util.HashSet", KryoShape::kCollection},   {"java.util.LinkedHashSet", KryoShape::kCollection},
+    {"java.util.Vector", KryoShape::kCollection},    {"java.util.ArrayDeque", KryoShape::kCollection},
+    {"java.util.HashMap", KryoShape::kMap},          {"java.util.LinkedHashMap", KryoShape::kMap},
+    {"java.util.Hashtable", KryoShape::kMap},        {"java.util.TreeMap", KryoShape::kTreeMap}};
+
+// Nested collections deeper than this are refused rather than recursed into.
+constexpr int kMaxKryoDepth = 64;
+
+// What one writeClassAndObject call tree shares: Kryo resets both after each top-level value.
+struct KryoGraph {
+  std::vector<std::string> class_names;  // DefaultClassResolver's name ids, in first-use order
+  // MapReferenceResolver's ids, in the order objects were first written; a collection stays
+  // null (a back-reference to it is refused: copying it could grow the output without bound).
+  std::vector<std::optional<nlohmann::json>> objects;
+  int depth = 0;
+};
+
 class KryoDecoder final : public ValueDecoder {
  public:
   KryoDecoder(const SerializerSnapshot& s) : ValueDecoder(s.serializer_class), type_(s.type_class) {}
 
   void read(ByteReader& r, nlohmann::json& out) const override {
+    KryoGraph g;
+    class_and_object(r, g, out);
+  }
+
+ private:
+  // Kryo.readClassAndObject.
+  void class_and_object(ByteReader& r, KryoGraph& g, nlohmann::json& out) const {
     uint64_t at = r.offset();
     uint32_t id = kryo_varint(r);
     if (!r.ok()) return;
@@ -118,7 +161,7 @@ class KryoDecoder final : public ValueDecoder {
       return;
     }
     if (id == kKryoName) {
-      named(r, at, out);
+      named(r, g, at, out);
       return;
     }
     if (id - 2 >= kBuiltins) {
@@ -127,52 +170,124 @@ class KryoDecoder final : public ValueDecoder {
                                          id - 2, type_));
       return;
     }
-    builtin(static_cast<Builtin>(id - 2), r, out);
+    builtin(static_cast<Builtin>(id - 2), r, g, out);
   }
 
- private:
-  // A class Kryo does not know by id: its name (once per value; later by name id), then, as
-  // the class is no wrapper, a reference marker. Only Throwables are understood: Java-serialized.
-  void named(ByteReader& r, uint64_t at, nlohmann::json& out) const {
-    (void)kryo_varint(r);  // name id, first use: the name follows
+  // Kryo.readReferenceOrNull: 0 null, 1 a new object (its id is the next one), n >= 2 the object
+  // of id n - 2. Returns the new object's id, or -1 when `out` is set already or r failed.
+  long reference(ByteReader& r, KryoGraph& g, std::string_view what, nlohmann::json& out) const {
+    uint64_t at = r.offset();
+    uint32_t marker = kryo_varint(r);
+    if (!r.ok()) return -1;
+    if (marker == kKryoNull) {
+      out = nullptr;
+      return -1;
+    }
+    if (marker == kKryoNotNull) {
+      g.objects.emplace_back();
+      return static_cast<long>(g.objects.size() - 1);
+    }
+    uint32_t ref = marker - 2;
+    if (ref >= g.objects.size()) {
+      r.fail_at(at, fmt::format("Kryo back-reference to object {} of a {}, only {} read so far", ref, what,
+                                g.objects.size()));
+      return -1;
+    }
+    if (!g.objects[ref]) {
+      r.not_supported_at(at,
+                         fmt::format("Kryo back-reference to object {}, a collection or one still being read", ref));
+      return -1;
+    }
+    out = *g.objects[ref];
+    return -1;
+  }
+
+  // A class Kryo does not know by id: DefaultClassResolver.readName gives it a name id and,
+  // on its first use in the value, its name. JDK collections and, under a declared Throwable,
+  // Java-serialized throwables are understood; anything else needs the job's set-up.
+  void named(ByteReader& r, KryoGraph& g, uint64_t at, nlohmann::json& out) const {
+    uint64_t name_at = r.offset();
+    uint32_t name_id = kryo_varint(r);
+    if (!r.ok()) return;
     std::string name;
-    if (!kryo_string(r, &name)) {
-      if (r.ok()) r.fail_at(at, "null Kryo class name");
+    if (name_id < g.class_names.size()) {
+      name = g.class_names[name_id];
+    } else if (name_id == g.class_names.size()) {
+      if (!kryo_string(r, &name)) {
+        if (r.ok()) r.fail_at(at, "null Kryo class name");
+        return;
+      }
+      g.class_names.push_back(name);
+    } else {
+      r.fail_at(name_at, fmt::format("Kryo class name id {} before id {} was named", name_id, g.class_names.size()));
       return;
     }
+    for (const KryoJdkCollection& c : kJdkCollections)
+      if (name == c.name) return collection(c, r, g, at, out);
     if (type_ != "java.lang.Throwable") {
       r.not_supported_at(at, fmt::format("Kryo value of class {} needs the job's Kryo serializers", name));
       return;
     }
-    uint64_t marker_at = r.offset();
-    uint32_t marker = kryo_varint(r);
-    if (r.ok() && marker != kKryoNotNull) {
-      r.fail_at(marker_at, fmt::format("expected a new object (Kryo marker 1) for {}, found {}", name, marker));
-      return;
-    }
+    long id = reference(r, g, name, out);
+    if (id < 0) return;
     auto object = java::read_object_stream(r);
-    if (object.ok()) out = java_value_json(**object);
+    if (object.ok()) g.objects[id] = out = java_value_json(**object);
   }
 
-  void builtin(Builtin b, ByteReader& r, nlohmann::json& out) const {
+  // CollectionSerializer / MapSerializer (Kryo 2): the size varint, then every element (key,
+  // value) with its class; TreeMapSerializer first writes its comparator the same way.
+  void collection(const KryoJdkCollection& c, ByteReader& r, KryoGraph& g, uint64_t at, nlohmann::json& out) const {
+    long id = reference(r, g, c.name, out);
+    if (id < 0) return;
+    if (g.depth >= kMaxKryoDepth) {
+      r.not_supported_at(at, fmt::format("Kryo collections nested deeper than {}", kMaxKryoDepth));
+      return;
+    }
+    if (c.shape == KryoShape::kTreeMap) {
+      uint64_t cmp_at = r.offset();
+      uint32_t comparator = kryo_varint(r);
+      if (!r.ok()) return;
+      if (comparator != kKryoNull) {
+        r.not_supported_at(cmp_at, "a TreeMap with a comparator: its class needs the job's Kryo serializers");
+        return;
+      }
+    }
+    uint64_t size_at = r.offset();
+    uint32_t n = kryo_varint(r);
+    if (!r.ok()) return;
+    // Every element takes one byte at least (a map entry two): a size beyond that is corrupt.
+    uint64_t min_bytes = static_cast<uint64_t>(n) * (c.shape == KryoShape::kCollection ? 1 : 2);
+    if (min_bytes > r.remaining()) {
+      r.fail_at(size_at, fmt::format("Kryo {} of {} elements runs past the end of the data ({} bytes left)", c.name, n,
+                                     r.remaining()));
+      return;
+    }
+    ++g.depth;
+    out = nlohmann::json::array();
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+      nlohmann::json element;
+      class_and_object(r, g, element);
+      if (c.shape != KryoShape::kCollection) {
+        nlohmann::json value;
+        if (r.ok()) class_and_object(r, g, value);
+        element = nlohmann::json::array({std::move(element), std::move(value)});
+      }
+      out.push_back(std::move(element));
+    }
+    --g.depth;
+  }
+
+  void builtin(Builtin b, ByteReader& r, KryoGraph& g, nlohmann::json& out) const {
     // Wrappers carry no reference marker (MapReferenceResolver.useReferences); String does.
     if (b == Builtin::kString) {
-      uint64_t at = r.offset();
-      uint32_t marker = kryo_varint(r);
-      if (!r.ok()) return;
-      if (marker == kKryoNull) {
-        out = nullptr;
-        return;
-      }
-      if (marker != kKryoNotNull) {
-        r.fail_at(at, fmt::format("Kryo back-reference {} at the start of a value", marker));
-        return;
-      }
+      long id = reference(r, g, "String", out);
+      if (id < 0) return;
       std::string s;
       if (kryo_string(r, &s))
         out = std::move(s);
       else if (r.ok())
         out = nullptr;
+      g.objects[id] = out;
       return;
     }
     switch (b) {

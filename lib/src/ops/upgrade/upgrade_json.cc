@@ -1,4 +1,5 @@
-// ckpt-upgrade(1)'s `ckpt.upgrade/1` document (formats/schemas/ckpt.upgrade.schema.json).
+// ckpt-upgrade(1)'s documents: the check's `ckpt.upgrade/1` and the rewrite's
+// `ckpt.upgrade-output/1` (formats/schemas/ckpt.upgrade.schema.json, ckpt.upgrade-output.schema.json).
 #include "ckpt/json.h"
 #include "ckpt/upgrade.h"
 
@@ -50,6 +51,35 @@ void write_upgrade_json(const UpgradeCheckReport& r, JsonWriter& w) {
   w.end_array();
   w.member("target", r.target);
   w.member("unknown_count", r.unknown_count);
+  w.end_object();
+}
+
+void write_upgrade_output_json(const std::string& snapshot, const UpgradeWriteReport& r, JsonWriter& w) {
+  w.begin_object();
+  w.member("schema", "ckpt.upgrade-output/1");
+  w.member("snapshot", snapshot);
+  w.member("output", r.written.output);
+  w.member("target", "2.x");
+  w.member("kind", r.written.kind);
+  w.member("file_count", r.written.files);
+  w.member("bytes", r.written.bytes);
+  w.member("state_count", r.states.size());
+  w.member("rewritten_count", r.rewritten);
+  w.member("left_count", r.left);
+  w.member("dropped_count", r.dropped);
+  w.key("states");
+  w.begin_array();
+  for (const UpgradeStateAction& a : r.states) {
+    w.begin_object();
+    w.member("operator", a.operator_id);
+    w.member("state", a.state);
+    w.member("keyed", a.keyed);
+    w.member("action", a.action);
+    w.key("reason");
+    w.string_or_null(a.reason);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "types/serializer_classes.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 namespace {
@@ -45,6 +46,15 @@ std::string kryo_reason(const std::string& type_class) {
          ": Flink 2.x bundles Kryo 5, which does not read the Kryo 2 bytes Flink 1.x wrote";
 }
 
+// A later rewrite can only target the Kryo states whose Kryo 2 bytes ckpt reads
+// (formats/serializers.md §16): the check says which, so the gap shows before any rewrite.
+std::string kryo_read_note(const SerializerSnapshot& s) {
+  auto d = make_decoder(s);
+  if (!d.ok() || !(*d)->decodable()) return "";
+  return "; ckpt reads these Kryo 2 bytes where they hold only Kryo's own classes, JDK collections or "
+         "Java-serialized throwables";
+}
+
 // RAW types of SQL rows name the Java-serialized serializer of their values.
 void judge_logical_type(const LogicalType& t, const std::string& where, std::vector<UpgradeFinding>& out) {
   if (t.root == "RAW" && !t.serializer.empty()) {
@@ -79,7 +89,7 @@ void judge_node(const SerializerSnapshot& s, const std::string& where, bool pojo
   if (s.form == SnapshotForm::kLegacyConfig) {
     // Flink 1.3-1.7 named the serializer beside its config: a Kryo one fails on its bytes too.
     if (starts_with(s.serializer_class, kKryoSerializer))
-      add(out, UpgradeVerdict::kFail, "kryo", s.serializer_class, where, kryo_reason(s.type_class));
+      add(out, UpgradeVerdict::kFail, "kryo", s.serializer_class, where, kryo_reason(s.type_class) + kryo_read_note(s));
     return;
   }
   if (s.form == SnapshotForm::kKryo) {
@@ -87,9 +97,10 @@ void judge_node(const SerializerSnapshot& s, const std::string& where, bool pojo
       add(out, UpgradeVerdict::kFail, "pojo-collection", s.serializer_class, where,
           "POJO field of type " + s.type_class +
               " was Kryo-serialized; Flink 2.x serializes List, Map and Set fields with its own "
-              "collection serializers, and its Kryo 5 does not read Kryo 2 bytes");
+              "collection serializers, and its Kryo 5 does not read Kryo 2 bytes" +
+              kryo_read_note(s));
     else
-      add(out, UpgradeVerdict::kFail, "kryo", s.serializer_class, where, kryo_reason(s.type_class));
+      add(out, UpgradeVerdict::kFail, "kryo", s.serializer_class, where, kryo_reason(s.type_class) + kryo_read_note(s));
     return;
   }
   for (const Removed& r : kRemovedClasses)

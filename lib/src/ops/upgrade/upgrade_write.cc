@@ -240,6 +240,7 @@ Result<UpgradeWriteReport> upgrade_snapshot(const std::string& path, const Upgra
   r.output = options.output;
   r.force = options.force;
   r.remap = options.remap;
+  r.key_serializers_from = options.key_serializers_from;
   CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(path, r, hooks));
   UpgradeWriteReport report = rw.report();
   report.written = std::move(written);
