@@ -35,6 +35,7 @@ std::string typed(const ckpt::Value& v) {
     case K::kString: return "string " + v.json();
     case K::kArray: return "array[" + std::to_string(v.size()) + "] " + v.json();
     case K::kObject: return "object[" + std::to_string(v.size()) + "] " + v.json();
+    case K::kBytes: return "bytes[" + std::to_string(v.as_bytes().size()) + "] " + hex(v.as_bytes());
   }
   return v.json();
 }

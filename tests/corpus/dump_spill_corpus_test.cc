@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ckpt/dump.h"
-#include "ops/dump/dump_tuning.h"
+#include "ops/entries/dump_tuning.h"
 #include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 

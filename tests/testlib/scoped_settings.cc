@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "ops/dump/dump_tuning.h"
+#include "ops/entries/dump_tuning.h"
 
 namespace ckpt::test {
 

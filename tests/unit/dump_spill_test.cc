@@ -9,7 +9,7 @@
 
 #include "ckpt/dump.h"
 #include "ckpt/generate.h"
-#include "ops/dump/dump_tuning.h"
+#include "ops/entries/dump_tuning.h"
 #include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "ops/dump/dump_tuning.h"
+#include "ops/entries/dump_tuning.h"
 #include "testlib/scoped_settings.h"
 
 using namespace ckpt;

@@ -12,9 +12,9 @@ namespace {
 // A waiting change as a record of a spill file of our own (never input): each field its
 // length (8 bytes, host order) and bytes, absent optionals a length of all ones.
 constexpr uint64_t kAbsent = UINT64_MAX;
-constexpr size_t kSpillBuffer = 1 << 20;
+constexpr size_t kChangeSpillBuffer = 1 << 20;
 
-void put(std::string& out, const std::string* s) {
+void put_field(std::string& out, const std::string* s) {
   uint64_t n = s ? s->size() : kAbsent;
   out.append(reinterpret_cast<const char*>(&n), sizeof n);
   if (s) out += *s;
@@ -22,20 +22,20 @@ void put(std::string& out, const std::string* s) {
 
 void put_entry(std::string& out, const std::optional<DumpEntry>& e) {
   const std::string present = e ? "1" : "0";
-  put(out, &present);
+  put_field(out, &present);
   if (!e) return;
   const std::string subtask = std::to_string(e->subtask);
   const std::string key_group = e->key_group ? std::to_string(*e->key_group) : std::string();
-  put(out, &e->operator_id);
-  put(out, e->uid ? &*e->uid : nullptr);
-  put(out, &subtask);
-  put(out, &e->state);
-  put(out, &e->kind);
-  put(out, e->key_group ? &key_group : nullptr);
-  put(out, e->key ? &*e->key : nullptr);
-  put(out, e->namespace_json ? &*e->namespace_json : nullptr);
-  put(out, e->user_key ? &*e->user_key : nullptr);
-  put(out, &e->value);
+  put_field(out, &e->operator_id);
+  put_field(out, e->uid ? &*e->uid : nullptr);
+  put_field(out, &subtask);
+  put_field(out, &e->state);
+  put_field(out, &e->kind);
+  put_field(out, e->key_group ? &key_group : nullptr);
+  put_field(out, e->key ? &*e->key : nullptr);
+  put_field(out, e->namespace_json ? &*e->namespace_json : nullptr);
+  put_field(out, e->user_key ? &*e->user_key : nullptr);
+  put_field(out, &e->value);
 }
 
 class RecordReader {
@@ -94,7 +94,7 @@ void StateOrderedChanges::change(const KeyChange& c) {
   if (!status_.ok()) return;
   std::unique_ptr<SpillFile>& file = waiting_[state];
   if (!file) {
-    Result<std::unique_ptr<SpillFile>> made = SpillFile::create(kSpillBuffer);
+    Result<std::unique_ptr<SpillFile>> made = SpillFile::create(kChangeSpillBuffer);
     if (!made.ok()) {
       status_ = std::move(made).error().with_context("holding back the changes of a state");
       return;
@@ -102,7 +102,7 @@ void StateOrderedChanges::change(const KeyChange& c) {
     file = std::move(made).value();
   }
   record_.clear();
-  put(record_, &c.what);
+  put_field(record_, &c.what);
   put_entry(record_, c.before);
   put_entry(record_, c.after);
   const uint64_t n = record_.size();

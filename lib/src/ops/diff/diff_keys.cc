@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "ops/diff/diff_internal.h"
-#include "ops/dump/dump_entries.h"
+#include "ops/entries/dump_entries.h"
 
 namespace ckpt {
 

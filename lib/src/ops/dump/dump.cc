@@ -11,200 +11,24 @@
 
 #include "ckpt/entries.h"
 #include "ckpt/metadata.h"
-#include "ops/dump/dump_entries.h"
-#include "ops/dump/dump_tuning.h"
-#include "ops/dump/ndjson_line.h"
 #include "ops/engine/input_checks.h"
 #include "ops/engine/key_names.h"
+#include "ops/entries/dump_entries.h"
+#include "ops/entries/dump_tuning.h"
 #include "ops/entries/entry_engine.h"
+#include "ops/entries/ndjson_line.h"
 #include "ops/selection_check.h"
 #include "state/ordered_channels.h"
 #include "state/proxy_reader.h"
 #include "support/json_text.h"
-#include "support/spill_file.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
 
-DumpTuning& dump_tuning() {
-  static DumpTuning tuning;
-  return tuning;
-}
-
 namespace {
 
-struct Chunk {
-  std::string text;                // whole NDJSON lines, for sinks that want them
-  std::vector<DumpEntry> entries;  // for the others
-  uint64_t count = 0;              // entries (lines) in the chunk
-};
-using Item = std::variant<Chunk, Error>;
-
-// A worker's side of the handoff: renders entries into the current chunk and pushes full
-// chunks; a problem first pushes the entries before it, so the order holds.
-class ChunkWriter : public TaskOutput {
- public:
-  // Entries travel to the printer in chunks, so that it wakes once per chunk, not per entry.
-  ChunkWriter(const OrderedChannels<Item>::Push& push, bool text, std::string operator_hex, std::string uid,
-              int32_t subtask, const std::vector<std::string>* key_columns)
-      : push_(push),
-        text_(text),
-        chunk_bytes_(dump_tuning().chunk_bytes),
-        chunk_entries_(dump_tuning().chunk_entries),
-        operator_hex_(std::move(operator_hex)),
-        uid_(std::move(uid)),
-        subtask_(subtask),
-        key_columns_(key_columns) {}
-
-  // False once the run is stopped (limit reached, another subtask failed).
-  bool add(StateEntry&& e) override {
-    if (key_columns_ && e.has_key) name_key(e);
-    if (text_) render(e);
-    else chunk_.entries.push_back(to_dump_entry(std::move(e)));
-    ++chunk_.count;
-    if (chunk_.text.size() >= chunk_bytes_ || chunk_.entries.size() >= chunk_entries_) return flush();
-    return true;
-  }
-  bool problem(Error&& e) override { return flush() && push_(Item(std::move(e))); }
-  bool flush() {
-    if (chunk_.count == 0) return true;
-    Chunk full = std::move(chunk_);
-    chunk_ = Chunk();
-    if (text_) chunk_.text.reserve(chunk_bytes_ + chunk_bytes_ / 8);
-    return push_(Item(std::move(full)));
-  }
-
- private:
-  // The key's fields named after the plan's columns; an entry decoded as trees becomes text.
-  void name_key(StateEntry& e) const {
-    if (!e.is_text) {
-      auto to_text = [](const nlohmann::json& tree, std::string& text) {
-        text.clear();
-        append_json_text(text, tree);
-      };
-      to_text(e.key, e.key_text);
-      if (e.has_namespace) to_text(e.ns, e.ns_text);
-      if (e.has_user_key) to_text(e.user_key, e.user_key_text);
-      to_text(e.value, e.value_text);
-      e.is_text = true;
-    }
-    e.key_text = name_row_fields(e.key_text, *key_columns_);
-  }
-
-  void render(const StateEntry& e) {
-    if (e.state != head_state_ || head_.empty()) {
-      head_state_ = e.state;
-      head_ = ndjson_line_head(operator_hex_, uid_, subtask_, e.state);
-    }
-    std::string& out = chunk_.text;
-    out += head_;
-    const int32_t* key_group = e.kind != EntryKind::kOperator ? &e.key_group : nullptr;
-    if (e.is_text) {
-      append_ndjson_tail(out, entry_kind_name(e.kind), key_group, e.has_key ? &e.key_text : nullptr,
-                         e.has_namespace ? &e.ns_text : nullptr, e.has_user_key ? &e.user_key_text : nullptr,
-                         e.value_text, [](std::string& o, const std::string& json) { o += json; });
-    } else {
-      append_ndjson_tail(out, entry_kind_name(e.kind), key_group, e.has_key ? &e.key : nullptr,
-                         e.has_namespace ? &e.ns : nullptr, e.has_user_key ? &e.user_key : nullptr, e.value,
-                         [](std::string& o, const nlohmann::json& j) { append_json_text(o, j); });
-    }
-    out += '\n';
-  }
-
-  DumpEntry to_dump_entry(StateEntry&& e) const {
-    DumpEntry d;
-    d.operator_id = operator_hex_;
-    if (!uid_.empty()) d.uid = uid_;
-    d.subtask = subtask_;
-    d.state = std::move(e.state);
-    d.kind = entry_kind_name(e.kind);
-    if (e.kind != EntryKind::kOperator) d.key_group = e.key_group;
-    auto text = [&](nlohmann::json& tree, std::string& json) {
-      if (e.is_text) return std::move(json);
-      std::string t;
-      append_json_text(t, tree);
-      return t;
-    };
-    if (e.has_key) d.key = text(e.key, e.key_text);
-    if (e.has_namespace) d.namespace_json = text(e.ns, e.ns_text);
-    if (e.has_user_key) d.user_key = text(e.user_key, e.user_key_text);
-    d.value = text(e.value, e.value_text);
-    return d;
-  }
-
-  const OrderedChannels<Item>::Push& push_;
-  const bool text_;
-  const size_t chunk_bytes_;
-  const size_t chunk_entries_;
-  const std::string operator_hex_;
-  const std::string uid_;
-  const int32_t subtask_;
-  const std::vector<std::string>* key_columns_;  // the plan's names of the key row's fields, or nullptr
-  Chunk chunk_;
-  std::string head_state_;
-  std::string head_;  // ndjson_line_head() of head_state_
-};
-
-// A subtask's text chunks that are ready before the printer gets to it: each record is the
-// chunk's size and entry count, then its text. Errors and entry chunks are never spilled (the
-// worker waits for room instead), so the printer's limit counting sees the same chunks.
-class ChunkSpill : public OrderedChannels<Item>::Overflow {
- public:
-  explicit ChunkSpill(std::unique_ptr<SpillFile> file) : file_(std::move(file)) {}
-
-  // A spill file in $TMPDIR, or null (counted) when none can be created.
-  static std::unique_ptr<OrderedChannels<Item>::Overflow> make() {
-    auto file = SpillFile::create();
-    if (!file.ok()) {
-      ++dump_tuning().spill_failures;
-      return nullptr;
-    }
-    return std::make_unique<ChunkSpill>(std::move(file).value());
-  }
-
-  bool write(Item& item) override {
-    auto* c = std::get_if<Chunk>(&item);
-    if (!c || !c->entries.empty()) return false;
-    uint64_t header[2] = {c->text.size(), c->count};
-    if (!file_->append(std::string_view(reinterpret_cast<const char*>(header), sizeof header), c->text).ok()) {
-      ++dump_tuning().spill_failures;
-      return false;
-    }
-    ++dump_tuning().spilled_chunks;
-    return true;
-  }
-
-  void read(Item* out) override {
-    uint64_t header[2] = {0, 0};
-    Status s = file_->read(sizeof header, reinterpret_cast<char*>(header));
-    Chunk c;
-    // The header is our own, but a chunk is never larger than what the file still holds.
-    if (s.ok() && header[0] > file_->written()) s = Error(ErrorCode::kCorruption, "spilled chunk larger than its file");
-    if (s.ok()) {
-      c.text.resize(header[0]);
-      c.count = header[1];
-      s = file_->read(c.text.size(), c.text.data());
-    }
-    if (!s.ok()) {
-      *out = Item(std::move(s).error().with_context("reading back spilled output"));
-      return;
-    }
-    *out = Item(std::move(c));
-  }
-
- private:
-  std::unique_ptr<SpillFile> file_;
-};
-
-void run_task(const EntryReaderImpl& entries, const TaskReading& reading, const EntryTask& t, const std::string& uid,
-              const std::vector<std::string>* key_columns, bool text, const OrderedChannels<Item>::Push& push) {
-  ChunkWriter out(push, text, t.operator_hex, uid, t.subtask->index, key_columns);
-  entries.read_task(t, reading, out);
-  out.flush();
-}
-
 // Hands a chunk to the sink, cut where the limit falls.
-void deliver(Chunk& c, const DumpOptions& options, DumpSink& sink, bool text, DumpSummary& summary) {
+void deliver(DumpChunk& c, const DumpOptions& options, DumpSink& sink, bool text, DumpSummary& summary) {
   uint64_t n = c.count;
   if (options.limit && summary.entries + n >= options.limit) {
     n = options.limit - summary.entries;
@@ -256,61 +80,6 @@ Status check_filters(const EntryReaderImpl& entries, const DumpOptions& options)
   }
   return check_state_selection(options.state, names, complete, file);
 }
-
-class ChannelDumpIterator : public DumpEntryIterator {
- public:
-  ChannelDumpIterator(const EntryReaderImpl& reader, DumpIteration iteration)
-      : reader_(reader), it_(std::move(iteration)), channels_(it_.tasks.size(), dump_tuning().channel_capacity) {
-    for (const EntryTask& t : it_.tasks) {
-      uids_.push_back(it_.names ? it_.names->uid_of(*t.op) : std::string());
-      const OperatorName* name = it_.names ? it_.names->find(t.op->id) : nullptr;
-      key_columns_.push_back(name && !name->key_columns.empty() ? &name->key_columns : nullptr);
-    }
-    channels_.start(it_.jobs, [this](size_t i, const OrderedChannels<Item>::Push& push) {
-      run_task(reader_, it_.reading, it_.tasks[i], uids_[i], key_columns_[i], false, push);
-    });
-  }
-  ~ChannelDumpIterator() override { channels_.stop_and_join(); }
-
-  bool next(DumpEntry* out) override {
-    while (at_ == chunk_.size()) {
-      chunk_.clear();
-      at_ = 0;
-      if (!status_.ok() || task_ == it_.tasks.size()) return false;
-      Item item;
-      if (!channels_.pop(task_, &item)) {
-        if (std::exception_ptr thrown = channels_.thrown(task_)) {
-          const EntryTask& t = it_.tasks[task_];
-          status_ = internal_error(thrown)
-                        .with_file(reader_.where.metadata_path)
-                        .with_context(fmt::format("operator {}, subtask {}", t.operator_hex, t.subtask->index));
-        }
-        ++task_;
-        continue;
-      }
-      if (auto* e = std::get_if<Error>(&item)) {
-        status_ = std::move(*e);
-        continue;
-      }
-      chunk_ = std::move(std::get<Chunk>(item).entries);
-    }
-    *out = std::move(chunk_[at_++]);
-    return true;
-  }
-  const Status& status() const override { return status_; }
-
- private:
-  const EntryReaderImpl& reader_;
-  const DumpIteration it_;
-  std::vector<std::string> uids_;
-  std::vector<const std::vector<std::string>*> key_columns_;
-  OrderedChannels<Item> channels_;
-  size_t task_ = 0;
-  std::vector<DumpEntry> chunk_;
-  size_t at_ = 0;
-  Status status_ = Status::OK();
-};
-
 }  // namespace
 
 std::string to_ndjson(const DumpEntry& e) {
@@ -321,11 +90,6 @@ std::string to_ndjson(const DumpEntry& e) {
                      [](std::string& o, const std::string& json) { o += json; });
   return out;
 }
-
-std::unique_ptr<DumpEntryIterator> iterate_dump_entries(const EntryReaderImpl& reader, DumpIteration iteration) {
-  return std::make_unique<ChannelDumpIterator>(reader, std::move(iteration));
-}
-
 Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink) {
   EntryReaderOptions selection;
   static_cast<EntrySelection&>(selection) = options;
@@ -338,7 +102,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   reading.filter = entries.filter;
   reading.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
   reading.keep_going = options.keep_going;
-  std::vector<std::string> uids;  // "" when unknown
+  std::vector<std::string> uids;                             // "" when unknown
   std::vector<const std::vector<std::string>*> key_columns;  // nullptr when the plan names no key fields
   for (const EntryTask& t : tasks) {
     uids.push_back(options.names.uid_of(*t.op));
@@ -366,11 +130,11 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   }
   summary.unmatched_uids = options.names.unmatched(entries.metadata);
   const bool text = sink.wants_ndjson();
-  OrderedChannels<Item>::MakeOverflow spill;
-  if (text && dump_tuning().spill) spill = &ChunkSpill::make;
-  OrderedChannels<Item> channels(tasks.size(), dump_tuning().channel_capacity, spill);
-  channels.start(options.jobs, [&](size_t i, const OrderedChannels<Item>::Push& push) {
-    run_task(entries, reading, tasks[i], uids[i], key_columns[i], text, push);
+  OrderedChannels<DumpItem>::MakeOverflow spill;
+  if (text && dump_tuning().spill) spill = &make_dump_chunk_spill;
+  OrderedChannels<DumpItem> channels(tasks.size(), dump_tuning().channel_capacity, spill);
+  channels.start(options.jobs, [&](size_t i, const OrderedChannels<DumpItem>::Push& push) {
+    run_dump_task(entries, reading, tasks[i], uids[i], key_columns[i], text, push);
   });
   std::optional<Error> failure;
   auto fail = [&](Error&& e) {
@@ -382,7 +146,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
     sink.problem(e);
   };
   for (size_t i = 0; i < tasks.size() && !failure && !summary.limit_reached; ++i) {
-    Item item;
+    DumpItem item;
     bool more = true;  // false once the task has given its last item
     while (!summary.limit_reached && !failure && (more = channels.pop(i, &item))) {
       if (auto* e = std::get_if<Error>(&item)) {
@@ -390,7 +154,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
         fail(std::move(*e));
         continue;
       }
-      deliver(std::get<Chunk>(item), options, sink, text, summary);
+      deliver(std::get<DumpChunk>(item), options, sink, text, summary);
     }
     if (more) continue;  // cut short by the limit or an error
     if (std::exception_ptr thrown = channels.thrown(i)) {

@@ -1,4 +1,4 @@
-// ops/dump/dump_tuning.h - the dump's chunk and buffer sizes, shrinkable by tests.
+// ops/entries/dump_tuning.h - the dump's chunk and buffer sizes, shrinkable by tests.
 //
 // A test cannot make a snapshot large enough to fill 256 KiB chunks four deep in every
 // subtask; it shrinks these instead so that spilling to disk really happens, and reads back

@@ -1,4 +1,4 @@
-// ops/dump/ndjson_line.h - the one definition of a dump line's fields, their names and order.
+// ops/entries/ndjson_line.h - the one definition of a dump line's fields, their names and order.
 //
 // A line is built from a head (operator, subtask, state) that repeats for many entries and is
 // rendered once, then the kind, key group and JSON-valued fields. The fields are JSON text
