@@ -73,6 +73,14 @@ Result<Plan> plan_of(const LogicalType& t, const SerializerSnapshot* snapshot, u
   return p;
 }
 
+// A data view of an aggregate's accumulator (a MapView or ListView field kept in state of its
+// own) is a RAW field of NullSerializer (DataViewUtils), which Flink writes as one byte and
+// reads back as null: a null there is written as that byte, as Flink writes it, not as a null
+// field.
+bool data_view_field(const Plan& t) {
+  return t.root == "RAW" && t.raw && t.raw->serializer_class() == "org.apache.flink.table.dataview.NullSerializer";
+}
+
 // A region of a binary value (a row, an array or a map) inside the value's bytes.
 struct RowRegion {
   size_t start = 0;
@@ -325,7 +333,7 @@ class BinaryWriter {
     b[0] = static_cast<char>(kind);
     for (size_t i = 0; i < arity; ++i) {
       const nlohmann::json& f = (*fields)[i];
-      if (f.is_null()) {
+      if (f.is_null() && !data_view_field(p.children[i])) {
         const size_t bit = i + 8;
         b[bit / 8] = static_cast<char>(static_cast<uint8_t>(b[bit / 8]) | (1u << (bit % 8)));
         // BinaryWriter#createNullSetter: a row's null non-compact timestamp or decimal keeps its

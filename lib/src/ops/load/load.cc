@@ -251,6 +251,12 @@ class Loader {
     if (!m && required) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: missing", name));
     return m;
   }
+  // A member of a line EntryLine accepted, as written (its objects' members in their order).
+  static std::string written_member(const std::string& text, const char* name) {
+    nlohmann::ordered_json line = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+    auto m = line.is_object() ? line.find(name) : line.end();
+    return m == line.end() ? std::string() : m->dump();
+  }
   static Result<std::string> string_member(const EntryLine& line, const char* name) {
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* m, member(line, name, true));
     if (!m->is_string()) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: expected a string, got {}", name, json_text(*m)));
@@ -298,13 +304,12 @@ class Loader {
     // A key row may be written in any spelling dump prints keys in (ops/key_spelling.h).
     std::optional<nlohmann::json> key;
     if (key_member) {
-      const nlohmann::json* fields = json_member(*key_member, "fields");
-      if (fields && fields->is_object())
-        return Error(ErrorCode::kNotSupported,
-                     "key: rows with named fields (dump --plan) are not read yet: give the fields as an array");
       // Only an object can be a row spelled another way: other keys are read as they are.
       if (key_member->is_object()) {
-        auto given = parse_given_key(json_text(*key_member), "key");
+        const nlohmann::json* fields = json_member(*key_member, "fields");
+        // A row named as dump --plan prints it lists its columns in the row's order, which the
+        // tree lost: the line's text has it.
+        auto given = parse_given_key(fields && fields->is_object() ? written_member(text, "key") : json_text(*key_member), "key");
         key = given.ok() ? given->spellings.back() : *key_member;
       }
     }
