@@ -96,7 +96,9 @@ struct CKPT_API EditOptions {
   // (keyed state name, predicate): in every operator with that state, the entries the SQL WHERE
   // text matches are dropped (delete_where) or are the only ones kept (keep_where). The
   // predicate sees the columns of `ckpt query`'s table of the state (ckpt/query.h), plus
-  // key_group and the whole key, namespace, user_key and value. Not for LIST states.
+  // key_group and the whole key, namespace, user_key and value. A LIST state's rows are its
+  // elements (with list_index): the elements matched leave their list, an emptied list goes,
+  // and EntryEdits::deleted counts elements.
   std::vector<std::pair<std::string, std::string>> delete_where;
   std::vector<std::pair<std::string, std::string>> keep_where;
 };

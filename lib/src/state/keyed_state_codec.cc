@@ -478,6 +478,26 @@ Status KeyedStateCodec::read_rocks_entry(std::string_view key, uint64_t key_offs
   return sink(std::move(e));
 }
 
+Status KeyedStateCodec::list_elements(std::string_view value, std::vector<std::string_view>* out) const {
+  out->clear();
+  if (kind_ != StateKind::kList || !element_ || !element_->decodable())
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("state '{}': its list elements cannot be told apart without the job's classes", name_));
+  ByteReader r(value);
+  while (!r.at_end()) {
+    const size_t start = r.position();
+    element_->skip(r);
+    if (!r.ok()) return reader_error(r);
+    out->push_back(value.substr(start, r.position() - start));
+    if (r.at_end()) break;
+    const uint64_t at = r.offset();
+    if (r.u8() != static_cast<uint8_t>(kListDelimiter))
+      return Error(ErrorCode::kCorruption, "expected the list delimiter ',' between list elements", at);
+    if (r.at_end()) return Error(ErrorCode::kCorruption, "list value ends with a delimiter", at);
+  }
+  return Status::OK();
+}
+
 Status KeyedStateCodec::encode_entry(const nlohmann::json* key, const nlohmann::json* ns,
                                      const nlohmann::json* user_key, const nlohmann::json& value,
                                      EntryEncoding* out) const {

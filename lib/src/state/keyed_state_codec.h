@@ -105,6 +105,11 @@ class KeyedStateCodec {
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
   Status read_rocks_entry(std::string_view key, uint64_t key_offset, std::string_view value,
                           uint64_t value_offset, const EntrySink& sink) const;
+  // A LIST state's RocksDB value as its elements' bytes, in order, for edits that drop elements
+  // and join the rest with kListDelimiter, copied as read. kNotSupported where the elements
+  // cannot be told apart without the job's classes; kCorruption (at the offset in `value`)
+  // where the value is not elements joined by delimiters.
+  Status list_elements(std::string_view value, std::vector<std::string_view>* out) const;
   // The inverse of read_rocks_entry(): the bytes of one entry as dump prints it (`key`, `ns`,
   // `user_key` null where the line has none; a timer's timestamp is its `value`), each written
   // as the state's serializers write it. Errors (kInvalidArgument) name the member and what was

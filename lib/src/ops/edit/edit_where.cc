@@ -76,11 +76,6 @@ class WhereEdit : public KeyedEdit {
       for (const WhereFilter::Rule& rule : rules) {
         if (rule.state != meta.states[i].name) continue;
         const StateMetaInfo& info = meta.states[i];
-        if (info.kind() == StateKind::kList)
-          return Error(ErrorCode::kNotSupported,
-                       fmt::format("{}: state '{}' of operator {} is a LIST state, whose elements cannot be "
-                                   "dropped one by one yet",
-                                   flag_of(rule), rule.state, operator_id_hex(op.id)));
         StateRule r;
         r.state = i;
         r.rule = &rule;
@@ -98,11 +93,11 @@ class WhereEdit : public KeyedEdit {
         std::string columns;
         for (const StateColumn& c : r.columns) columns += (columns.empty() ? "" : ", ") + c.name;
         if (rc != SQLITE_OK || !s || (tail && *tail))
-          return Error(ErrorCode::kInvalidArgument,
-                       fmt::format("{} {}={}: {} (state '{}' of operator {} has the columns {})", flag_of(rule),
-                                   rule.state, rule.predicate,
-                                   rc != SQLITE_OK ? sqlite3_errmsg(db_.get()) : "expected one SQL expression",
-                                   rule.state, operator_id_hex(op.id), columns));
+          return Error(
+              ErrorCode::kInvalidArgument,
+              fmt::format("{} {}={}: {} (state '{}' of operator {} has the columns {})", flag_of(rule), rule.state,
+                          rule.predicate, rc != SQLITE_OK ? sqlite3_errmsg(db_.get()) : "expected one SQL expression",
+                          rule.state, operator_id_hex(op.id), columns));
         if (found) found->insert(rule.state);
         rules_.push_back(std::move(r));
       }
@@ -117,11 +112,9 @@ class WhereEdit : public KeyedEdit {
       std::vector<RocksPair>& pairs = by_state[r.state];
       size_t kept = 0;
       for (size_t p = 0; p < pairs.size(); ++p) {
-        CKPT_ASSIGN_OR_RETURN(bool match, matches(r, pairs[p]));
-        if (match != r.rule->keep) {
-          ++r.deleted;
-          continue;
-        }
+        CKPT_ASSIGN_OR_RETURN(
+            bool keep, r.codec->kind() == StateKind::kList ? keep_elements(r, pairs[p]) : keep_entry(r, pairs[p]));
+        if (!keep) continue;
         if (kept != p) std::swap(pairs[kept], pairs[p]);
         ++kept;
       }
@@ -131,7 +124,7 @@ class WhereEdit : public KeyedEdit {
   }
 
  private:
-  Result<bool> matches(StateRule& r, const RocksPair& pair) {
+  Result<std::optional<Entry>> decode(const StateRule& r, const RocksPair& pair) const {
     std::optional<Entry> entry;
     CKPT_RETURN_IF_ERROR(r.codec->read_rocks_entry(pair.key, 0, pair.value, 0, [&](StateEntry&& e) -> Status {
       Entry out;
@@ -140,20 +133,64 @@ class WhereEdit : public KeyedEdit {
       entry = std::move(out);
       return Status::OK();
     }));
-    if (!entry) return false;
+    return entry;
+  }
+
+  // Whether the pair stays (the predicate says so of its one row).
+  Result<bool> keep_entry(StateRule& r, const RocksPair& pair) {
+    CKPT_ASSIGN_OR_RETURN(std::optional<Entry> entry, decode(r, pair));
+    if (!entry) return true;
+    CKPT_ASSIGN_OR_RETURN(bool match, matches(r, *entry, nullptr, nullptr));
+    if (match == r.rule->keep) return true;
+    ++r.deleted;
+    return false;
+  }
+
+  // A LIST state's pair: one row per element, as the query table has them. The elements that
+  // stay are joined back as they were read; the pair stays if any does.
+  Result<bool> keep_elements(StateRule& r, RocksPair& pair) {
+    CKPT_ASSIGN_OR_RETURN(std::optional<Entry> entry, decode(r, pair));
+    if (!entry) return true;
+    std::vector<std::string_view> elements;
+    CKPT_RETURN_IF_ERROR(r.codec->list_elements(pair.value, &elements));
+    const Value& decoded = entry->value;
+    if (decoded.kind() != Value::Kind::kArray || decoded.size() != elements.size())
+      return Error(ErrorCode::kCorruption, fmt::format("state '{}': {} list elements decoded, {} delimited",
+                                                       r.rule->state, decoded.size(), elements.size()));
+    std::string joined;
+    size_t left = 0;
+    for (size_t i = 0; i < elements.size(); ++i) {
+      CKPT_ASSIGN_OR_RETURN(bool match, matches(r, *entry, &decoded.elements()[i], &i));
+      if (match != r.rule->keep) {
+        ++r.deleted;
+        continue;
+      }
+      if (left++) joined.push_back(kListDelimiter);
+      joined.append(elements[i]);
+    }
+    if (left == elements.size()) return true;
+    pair.value = std::move(joined);
+    return left > 0;
+  }
+
+  // Whether the predicate holds for the entry's row, or for the row of its list element `element`
+  // (at `index`).
+  Result<bool> matches(StateRule& r, const Entry& entry, const Value* element, const size_t* index) {
     sqlite3_stmt* s = r.statement.get();
     sqlite3_reset(s);
     for (size_t c = 0; c < r.columns.size(); ++c) {
       const StateColumn& col = r.columns[c];
       QueryCell cell;
       if (c == 0) {
-        cell = query_detail::integer_cell(entry->key_group.value_or(-1));
+        cell = query_detail::integer_cell(entry.key_group.value_or(-1));
+      } else if (col.field == EntryField::kListIndex) {
+        cell = index ? query_detail::integer_cell(static_cast<int64_t>(*index)) : query_detail::null_cell();
       } else {
-        const std::optional<Value>* field = col.field == EntryField::kKey         ? &entry->key
-                                            : col.field == EntryField::kNamespace ? &entry->ns
-                                            : col.field == EntryField::kUserKey   ? &entry->user_key
+        const std::optional<Value>* field = col.field == EntryField::kKey         ? &entry.key
+                                            : col.field == EntryField::kNamespace ? &entry.ns
+                                            : col.field == EntryField::kUserKey   ? &entry.user_key
                                                                                   : nullptr;
-        const Value* v = field ? (*field ? &**field : nullptr) : &entry->value;
+        const Value* v = field ? (*field ? &**field : nullptr) : element ? element : &entry.value;
         cell = query_detail::value_cell(v ? query_detail::value_at(*v, col.path) : nullptr);
       }
       query_detail::bind_cell(s, static_cast<int>(c + 1), cell);
@@ -161,9 +198,8 @@ class WhereEdit : public KeyedEdit {
     const int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    return Error(ErrorCode::kInvalidArgument,
-                 fmt::format("{} {}={}: {}", flag_of(*r.rule), r.rule->state, r.rule->predicate,
-                             sqlite3_errmsg(db_.get())));
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{} {}={}: {}", flag_of(*r.rule), r.rule->state,
+                                                          r.rule->predicate, sqlite3_errmsg(db_.get())));
   }
 
   WhereFilter* owner_;

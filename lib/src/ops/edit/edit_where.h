@@ -35,7 +35,8 @@ class WhereFilter {
 
   // Before anything is written: each predicate prepared against every operator's proxy that has
   // its state. Errors (kInvalidArgument): a predicate SQLite refuses (an unknown column named),
-  // a state no operator has keyed; kNotSupported: a LIST state.
+  // a state no operator has keyed. A LIST state's elements whose extent needs the job's classes
+  // are refused (kNotSupported) as its pairs are edited.
   Status check(const Metadata& in, const StreamOpener& streams);
   // The edit of one subtask of `op` whose proxy (as read) is `meta`; null when no rule names
   // one of its states.
