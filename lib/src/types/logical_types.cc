@@ -79,6 +79,7 @@ Result<LogicalType> convert(const java::Value& v, uint64_t at, int depth) {
   if (const java::Value* l = v.field("length")) t.length = static_cast<int32_t>(l->number);
   if (const java::Value* p = v.field("precision")) t.precision = static_cast<int32_t>(p->number);
   if (const java::Value* s = v.field("scale")) t.scale = static_cast<int32_t>(s->number);
+  if (const java::Value* k = v.field("kind"); k && k->kind == java::Value::Kind::kEnum) t.timestamp_kind = k->text;
   auto child = [&](const char* name) -> Status {
     const java::Value* c = v.field(name);
     if (!c) return Error(ErrorCode::kCorruption, fmt::format("{} without its {}", v.class_name, name), at);

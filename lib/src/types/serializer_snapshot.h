@@ -46,6 +46,7 @@ struct LogicalType {
   int32_t length = -1;       // CHAR / VARCHAR / BINARY / VARBINARY
   int32_t precision = -1;    // DECIMAL, TIMESTAMP*, TIME
   int32_t scale = -1;        // DECIMAL
+  std::string timestamp_kind;  // TIMESTAMP and TIMESTAMP_LTZ: REGULAR, or ROWTIME / PROCTIME (time attributes)
   std::vector<LogicalType> children;       // ARRAY / MULTISET element, MAP key + value, ROW and
                                            // STRUCTURED_TYPE fields, DISTINCT_TYPE source type
   std::vector<std::string> field_names;    // ROW fields, STRUCTURED_TYPE attributes

@@ -23,6 +23,10 @@ constexpr const char* kRowDataSnapshot =
     "org.apache.flink.table.runtime.typeutils.RowDataSerializer$RowDataSerializerSnapshot";
 constexpr const char* kStringDataSnapshot =
     "org.apache.flink.table.runtime.typeutils.StringDataSerializer$StringDataSerializerSnapshot";
+constexpr const char* kDecimalDataSnapshot =
+    "org.apache.flink.table.runtime.typeutils.DecimalDataSerializer$DecimalSerializerSnapshot";
+constexpr const char* kTimestampDataSnapshot =
+    "org.apache.flink.table.runtime.typeutils.TimestampDataSerializer$TimestampDataSerializerSnapshot";
 constexpr const char* kLogicalTypes = "org.apache.flink.table.types.logical.";
 constexpr int32_t kCompositeMagic = 911108;            // CompositeTypeSerializerSnapshot.MAGIC_NUMBER
 constexpr int32_t kDelegateMagic = 1333245;            // NestedSerializersSnapshotDelegate.MAGIC_NUMBER
@@ -49,13 +53,22 @@ constexpr SpecScalar kScalars[] = {
     {"STRING", "String", "VarCharType", "VARCHAR"},
     {"VARCHAR", "String", "VarCharType", "VARCHAR"},
     {"BYTES", "", "", ""},
+    // SQL types only (as ROW fields): their DataStream forms are other classes.
+    {"DECIMAL", "", "DecimalType", "DECIMAL"},
+    {"TIMESTAMP", "", "TimestampType", "TIMESTAMP_WITHOUT_TIME_ZONE"},
+    {"TIMESTAMP_LTZ", "", "LocalZonedTimestampType", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"},
 };
+
+bool sql_only(const std::string& word) { return word == "DECIMAL" || word == "TIMESTAMP" || word == "TIMESTAMP_LTZ"; }
 
 struct TypeNode {
   std::string word;  // upper case: BIGINT, LIST, POJO, ...
   std::string cls;   // POJO class
   bool not_null = false;
   int64_t length = -1;             // VARCHAR(n)
+  int32_t precision = -1;          // DECIMAL(p, s), TIMESTAMP(p), TIMESTAMP_LTZ(p)
+  int32_t scale = -1;
+  std::string timestamp_kind = "REGULAR";  // TIMESTAMP(p) *ROWTIME*: a time attribute
   std::vector<std::string> names;  // ROW and POJO fields
   std::vector<TypeNode> children;
   size_t at = 0;
@@ -145,8 +158,8 @@ class TypeParser {
                             [&](const SpecScalar& k) { return t.word == k.name; })) {
       i_ = t.at;
       return fail(
-          "BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR, STRING, VARCHAR(n), BYTES, LIST<..>, "
-          "MAP<..>, TUPLE<..>, ROW<..> or POJO class {..}");
+          "BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR, STRING, VARCHAR(n), BYTES, DECIMAL(p, s), "
+          "TIMESTAMP(p), TIMESTAMP_LTZ(p), LIST<..>, MAP<..>, TUPLE<..>, ROW<..> or POJO class {..}");
     }
     if (t.word == "VARCHAR" && take('(')) {
       skip();
@@ -157,6 +170,31 @@ class TypeParser {
       if (t.length < 1 || t.length > INT32_MAX) return fail("a length of 1 to 2147483647");
       if (!take(')')) return fail("')'");
     }
+    if (t.word == "DECIMAL") {
+      // DecimalType's defaults: DECIMAL is DECIMAL(10, 0), DECIMAL(p) is DECIMAL(p, 0).
+      t.precision = 10;
+      t.scale = 0;
+      if (take('(')) {
+        CKPT_ASSIGN_OR_RETURN(t.precision, number(1, 38, "a precision of 1 to 38"));
+        t.scale = 0;
+        if (take(',')) {
+          CKPT_ASSIGN_OR_RETURN(t.scale, number(0, t.precision, fmt::format("a scale of 0 to {}", t.precision)));
+        }
+        if (!take(')')) return fail("')'");
+      }
+    } else if (t.word == "TIMESTAMP" || t.word == "TIMESTAMP_LTZ") {
+      t.precision = 6;  // TimestampType.DEFAULT_PRECISION
+      if (take('(')) {
+        CKPT_ASSIGN_OR_RETURN(t.precision, number(0, 9, "a precision of 0 to 9"));
+        if (!take(')')) return fail("')'");
+      }
+      // A time attribute, as Flink's summary string marks it: TIMESTAMP(3) *ROWTIME*.
+      if (take('*')) {
+        t.timestamp_kind = upper(word());
+        if (t.timestamp_kind != "ROWTIME" && t.timestamp_kind != "PROCTIME") return fail("ROWTIME or PROCTIME after '*'");
+        if (!take('*')) return fail("'*' after " + t.timestamp_kind);
+      }
+    }
     size_t before = i_;
     if (upper(word()) == "NOT") {
       if (upper(word()) != "NULL") return fail("NULL after NOT");
@@ -166,6 +204,22 @@ class TypeParser {
     }
     --depth_;
     return t;
+  }
+
+  Result<int32_t> number(int32_t lo, int32_t hi, const std::string& expected) {
+    skip();
+    size_t b = i_;
+    while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    if (b == i_ || i_ - b > 2) {
+      i_ = b;
+      return fail(expected);
+    }
+    const int32_t n = std::stoi(std::string(s_.substr(b, i_ - b)));
+    if (n < lo || n > hi) {
+      i_ = b;
+      return fail(expected);
+    }
+    return n;
   }
 
   std::string_view s_;
@@ -207,15 +261,36 @@ void write_java_logical_type(ByteWriter& w, const TypeNode& t, const SpecScalar&
     w.u64(uid);
     w.u8(flags);
   };
-  const bool varchar = std::string(k.root) == "VARCHAR";
+  const std::string root = k.root;
+  const bool varchar = root == "VARCHAR";
+  const bool decimal = root == "DECIMAL";
+  const bool timestamp = t.word == "TIMESTAMP" || t.word == "TIMESTAMP_LTZ";
   w.u16(0xACED);
   w.u16(5);
   w.u8(0x73);  // TC_OBJECT
+  // Handle 0: the class; its fields' type strings take the handles after it.
   desc(std::string(kLogicalTypes) + k.logical, 1, 0x02);
-  w.i16(varchar ? 1 : 0);
+  // The class's own fields: primitives first, each kind by name (ObjectStreamClass's order).
   if (varchar) {
+    w.i16(1);
     w.u8('I');
     w.utf("length");
+  } else if (decimal) {
+    w.i16(2);
+    w.u8('I');
+    w.utf("precision");
+    w.u8('I');
+    w.utf("scale");
+  } else if (timestamp) {
+    w.i16(2);
+    w.u8('I');
+    w.utf("precision");
+    w.u8('L');
+    w.utf("kind");
+    w.u8(0x74);  // TC_STRING, handle 1
+    w.utf("Lorg/apache/flink/table/types/logical/TimestampKind;");
+  } else {
+    w.i16(0);
   }
   w.u8(0x78);  // TC_ENDBLOCKDATA
   desc(std::string(kLogicalTypes) + "LogicalType", 1, 0x02);
@@ -233,13 +308,28 @@ void write_java_logical_type(ByteWriter& w, const TypeNode& t, const SpecScalar&
   desc(std::string(kLogicalTypes) + "LogicalTypeRoot", 0, 0x12);
   w.i16(0);
   w.u8(0x78);
-  desc("java.lang.Enum", 0, 0x12);
+  desc("java.lang.Enum", 0, 0x12);  // a timestamp's handle 6 (5 without its kind's type string)
   w.i16(0);
   w.u8(0x78);
   w.u8(0x70);
   w.u8(0x74);
   w.utf(k.root);
   if (varchar) w.i32(static_cast<int32_t>(t.word == "STRING" ? INT32_MAX : t.length < 0 ? 1 : t.length));
+  if (decimal) {
+    w.i32(t.precision);
+    w.i32(t.scale);
+  }
+  if (timestamp) {
+    w.i32(t.precision);
+    w.u8(0x7E);  // TC_ENUM: the TimestampKind, its superclass java.lang.Enum written above
+    desc(std::string(kLogicalTypes) + "TimestampKind", 0, 0x12);
+    w.i16(0);
+    w.u8(0x78);
+    w.u8(0x71);  // TC_REFERENCE
+    w.i32(0x7E0006);
+    w.u8(0x74);
+    w.utf(t.timestamp_kind);
+  }
 }
 
 Status write_snapshot(ByteWriter& w, const TypeNode& t);
@@ -256,7 +346,8 @@ Status write_row_data(ByteWriter& w, const TypeNode& t) {
     if (!k || !*k->logical)
       return Error(ErrorCode::kNotSupported,
                    fmt::format("ROW field '{}': {} is not written as a SQL type yet (BOOLEAN, TINYINT, SMALLINT, INT, "
-                               "BIGINT, FLOAT, DOUBLE, STRING and VARCHAR(n) are)",
+                               "BIGINT, FLOAT, DOUBLE, STRING, VARCHAR(n), DECIMAL(p, s), TIMESTAMP(p) and "
+                               "TIMESTAMP_LTZ(p) are)",
                                t.names[i], f.word));
     write_java_logical_type(w, f, *k);
   }
@@ -265,17 +356,32 @@ Status write_row_data(ByteWriter& w, const TypeNode& t) {
   w.i32(static_cast<int32_t>(t.children.size()));
   for (const TypeNode& f : t.children) {
     const SpecScalar* k = scalar(f.word);
-    if (std::string(k->root) == "VARCHAR")
+    if (std::string(k->root) == "VARCHAR") {
       write_simple_snapshot(w, kStringDataSnapshot);
-    else
+    } else if (f.word == "DECIMAL") {
+      w.utf(kDecimalDataSnapshot);  // version 3: precision, scale
+      w.i32(3);
+      w.i32(f.precision);
+      w.i32(f.scale);
+    } else if (sql_only(f.word)) {
+      w.utf(kTimestampDataSnapshot);  // version 1: precision (TIMESTAMP and TIMESTAMP_LTZ alike)
+      w.i32(1);
+      w.i32(f.precision);
+    } else {
       write_simple_snapshot(
           w, fmt::format("{}{}Serializer${}SerializerSnapshot", kBase, k->serializer, k->serializer).c_str());
+    }
   }
   return Status::OK();
 }
 
 Status write_snapshot(ByteWriter& w, const TypeNode& t) {
   if (const SpecScalar* k = scalar(t.word)) {
+    if (sql_only(t.word))
+      return Error(ErrorCode::kNotSupported,
+                   fmt::format("{}: a SQL type, written only as a field of a ROW (its DataStream forms are "
+                               "other classes)",
+                               t.word));
     if (t.word == "BYTES")
       write_simple_snapshot(w,
                             "org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer$"
