@@ -104,7 +104,7 @@ TEST_CASE("load --spec bootstraps a SQL GROUP BY state whose key and accumulator
   }
 }
 
-TEST_CASE("load --spec bootstraps SQL rows with DECIMAL and TIMESTAMP fields, their values as dump prints them",
+TEST_CASE("load --spec bootstraps SQL rows with DECIMAL and TIMESTAMP fields - their values as dump prints them",
           "[cli]") {
   // A window aggregate's accumulator: decimals of 64 bits and beyond, timestamps of millisecond
   // and nanosecond precision (a rowtime attribute among them), nulls; read back equal.

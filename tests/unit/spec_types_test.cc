@@ -43,7 +43,7 @@ TEST_CASE("load spec types write SQL rows with their logical types and nullabili
   CHECK(t->nested[2].nested[1].display_name() == "BytePrimitiveArraySerializer");
 }
 
-TEST_CASE("load spec types write DECIMAL and TIMESTAMP fields of SQL rows with precision, scale and time attribute",
+TEST_CASE("load spec types write DECIMAL and TIMESTAMP fields of SQL rows with precision and scale and time attribute",
           "[ops]") {
   auto s = spec_type_snapshot(
       "ROW<p DECIMAL(10, 2), d DECIMAL, big DECIMAL(38), ts TIMESTAMP(3) *ROWTIME* NOT NULL, t TIMESTAMP, "
