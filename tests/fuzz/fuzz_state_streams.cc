@@ -162,6 +162,30 @@ void fuzz_json_text(const uint8_t* data, size_t size) {
     if (st[0].ok() != st[1].ok()) finding(st[0].ok() ? "the text path fails where the tree path succeeds" : "the text path succeeds where the tree path fails", st[0].ok() ? &st[1].error() : &st[0].error());
     if (!st[0].ok() && st[0].error().offset != st[1].error().offset) finding("the text path fails at another offset", &st[1].error());
     if (st[0].ok() && got[0] != got[1]) finding("the text path prints a different entry than the tree path");
+    // A list value edit --delete-where splits into elements: where the tree path read a whole
+    // list, the split finds as many elements, and they join back into the value.
+    if (trees[id]->kind() == StateKind::kList && st[0].ok()) {
+      std::vector<std::string_view> elements;
+      Status split = trees[id]->list_elements(vb, &elements);
+      size_t listed = 0;
+      bool whole_list = false;
+      (void)trees[id]->read_rocks_entry(kb, k, vb, v, [&](StateEntry&& e) {
+        whole_list = e.value.is_array();
+        listed = e.value.size();
+        return Status::OK();
+      });
+      if (split.ok()) {
+        std::string joined;
+        for (size_t i = 0; i < elements.size(); ++i) {
+          if (i) joined += ',';
+          joined += elements[i];
+        }
+        if (joined != vb) finding("list elements do not join back into the list value", nullptr);
+        if (whole_list && listed != elements.size()) finding("list elements split apart from those read", nullptr);
+      } else if (whole_list && split.error().code != ErrorCode::kNotSupported) {
+        finding("a list value read whole does not split into its elements", &split.error());
+      }
+    }
   }
 }
 
