@@ -17,9 +17,9 @@
 // With a spec instead of a template (a bootstrap), keyed state is written in the layout `to`
 // says (default heap); the spec's errors name its member and what was expected.
 //
-// The template's raw operator state, raw keyed state and unaligned-checkpoint channel state,
-// which dump does not show, are not carried over (a template with raw keyed state is refused:
-// its legacy timers would be lost).
+// The template's raw operator state and unaligned-checkpoint channel state, which dump does not
+// show, are not carried over. Its raw keyed state's legacy timers are written from the timer
+// lines of their services (raw keyed state other than timers is refused).
 #pragma once
 
 #include <cstdint>

@@ -48,6 +48,39 @@ bool pre_versioned_timers(std::string_view data) {
          r.u16() == java::kStreamVersion;
 }
 
+// A service's head at r's position: its name, then its key and namespace serializers, as
+// `version` writes them, made into decoders that can delimit timers.
+Status read_service_head(ByteReader& r, int32_t version, RawTimerServiceCodec* out) {
+  out->name = r.utf();
+  if (!r.ok()) return r.take_error();
+  // Version 1 (Flink 1.4.1-1.5, InternalTimersSnapshotWriterV1): the key and namespace
+  // serializers Java-serialized with their config snapshots, in one resilient block; version
+  // 2 their TypeSerializerSnapshots.
+  std::vector<SerializerSnapshot> serializers;
+  if (version == kTimersNoVersion) {
+    // Flink 1.2-1.4.0 (InternalTimersSnapshotWriterPreVersioned): the two serializers alone.
+    for (int i = 0; i < 2; ++i) {
+      CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, java_serializer_at(r));
+      serializers.push_back(std::move(s));
+    }
+  } else if (version == 1) {
+    CKPT_ASSIGN_OR_RETURN(serializers, read_serializers_and_configs(r, 2, "a timer service's serializers"));
+  } else {
+    for (int i = 0; i < 2; ++i) {
+      auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+      if (!s.ok()) return std::move(s).error();
+      serializers.push_back(std::move(s).value());
+    }
+  }
+  CKPT_ASSIGN_OR_RETURN(out->key, make_decoder(serializers[0]));
+  CKPT_ASSIGN_OR_RETURN(out->ns, make_decoder(serializers[1]));
+  if (!out->key->decodable() || !out->ns->decodable())
+    return Error(ErrorCode::kNotSupported,
+                 fmt::format("timers of service '{}' cannot be delimited without the job's classes", out->name),
+                 r.offset());
+  return Status::OK();
+}
+
 // One key group's block after its magic (or from its start, kTimersNoVersion): the services,
 // each with its event- and processing-time timers (list 0 and 1).
 Status walk_block(ByteReader& r, bool pre_versioned, int32_t* version_out, const ServiceFn& on_service,
@@ -61,39 +94,14 @@ Status walk_block(ByteReader& r, bool pre_versioned, int32_t* version_out, const
   if (version_out) *version_out = version;
   for (int32_t s = 0; s < services; ++s) {
     const size_t head = r.position();
-    std::string name = r.utf();
-    if (!r.ok()) return r.take_error();
-    // Version 1 (Flink 1.4.1-1.5, InternalTimersSnapshotWriterV1): the key and namespace
-    // serializers Java-serialized with their config snapshots, in one resilient block; version
-    // 2 their TypeSerializerSnapshots.
-    std::vector<SerializerSnapshot> serializers;
-    if (version == kTimersNoVersion) {
-      // Flink 1.2-1.4.0 (InternalTimersSnapshotWriterPreVersioned): the two serializers alone.
-      for (int i = 0; i < 2; ++i) {
-        CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, java_serializer_at(r));
-        serializers.push_back(std::move(s));
-      }
-    } else if (version == 1) {
-      CKPT_ASSIGN_OR_RETURN(serializers, read_serializers_and_configs(r, 2, "a timer service's serializers"));
-    } else {
-      for (int i = 0; i < 2; ++i) {
-        auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
-        if (!s.ok()) return std::move(s).error();
-        serializers.push_back(std::move(s).value());
-      }
-    }
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> kd, make_decoder(serializers[0]));
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> nd, make_decoder(serializers[1]));
-    if (!kd->decodable() || !nd->decodable())
-      return Error(ErrorCode::kNotSupported,
-                   fmt::format("timers of service '{}' cannot be delimited without the job's classes", name),
-                   r.offset());
-    CKPT_RETURN_IF_ERROR(on_service(r.since(head), name));
+    RawTimerServiceCodec codec;
+    CKPT_RETURN_IF_ERROR(read_service_head(r, version, &codec));
+    CKPT_RETURN_IF_ERROR(on_service(r.since(head), codec.name));
     for (int list = 0; list < 2; ++list) {
       int32_t n = r.count(1, "timer");
       if (!r.ok()) return r.take_error();
       for (int32_t i = 0; i < n; ++i) {
-        CKPT_RETURN_IF_ERROR(on_timer(static_cast<size_t>(s), list, r, *kd, *nd));
+        CKPT_RETURN_IF_ERROR(on_timer(static_cast<size_t>(s), list, r, *codec.key, *codec.ns));
         if (!r.ok()) return r.take_error();
       }
     }
@@ -119,7 +127,10 @@ Status for_each_block(const KeyedHandle& handle, const StateStream& stream, cons
     if (!wanted(kg)) continue;
     uint64_t end = stream.size();
     for (size_t j = i + 1; j < starts.size(); ++j)
-      if (starts[j].first > start) { end = starts[j].first; break; }
+      if (starts[j].first > start) {
+        end = starts[j].first;
+        break;
+      }
     Status s = stream.read(start, end - start, &data);
     if (s.ok()) {
       ByteReader r(data, stream.base() + start);
@@ -210,6 +221,15 @@ Status read_raw_timer_blocks(const KeyedHandle& handle, const StateStream& strea
   };
   return for_each_block(
       handle, stream, [](int32_t) { return true; }, block, user_state, [](Error e) -> Status { return e; });
+}
+
+Result<RawTimerServiceCodec> raw_timer_service_codec(std::string_view head, int32_t version) {
+  ByteReader r(head, 0);
+  RawTimerServiceCodec codec;
+  CKPT_RETURN_IF_ERROR(read_service_head(r, version, &codec));
+  if (!r.at_end())
+    return Error(ErrorCode::kCorruption, "a timer service's head has bytes after its serializers", r.offset());
+  return codec;
 }
 
 std::string write_raw_timer_block(const RawTimerBlock& block) {

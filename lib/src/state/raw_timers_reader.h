@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -19,6 +21,7 @@
 #include "state/read_options.h"
 #include "state/state_entry.h"
 #include "state/state_stream.h"
+#include "types/value_decoder.h"
 
 namespace ckpt {
 
@@ -52,6 +55,15 @@ struct RawTimerBlock {
 // (kNotSupported): nothing says which keys its bytes belong to.
 Status read_raw_timer_blocks(const KeyedHandle& handle, const StateStream& stream,
                              const std::function<Status(int32_t key_group, RawTimerBlock&& block)>& fn);
+
+// The service a head (RawTimerService::head) describes: its name and the decoders of its key
+// and namespace serializers (for writing timers: encode() writes what Flink's serializers write).
+struct RawTimerServiceCodec {
+  std::string name;
+  std::unique_ptr<ValueDecoder> key;
+  std::unique_ptr<ValueDecoder> ns;
+};
+Result<RawTimerServiceCodec> raw_timer_service_codec(std::string_view head, int32_t version);
 
 // A key group's block as InternalTimerServiceSerializationProxy writes it.
 std::string write_raw_timer_block(const RawTimerBlock& block);

@@ -1,6 +1,8 @@
 // `ckpt load`: a savepoint written from dump's NDJSON, shaped like a template snapshot.
 #include "ckpt/load.h"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,8 @@
 #include "state/keyed_state_codec.h"
 #include "state/layout_transcoder.h"
 #include "state/raw_keyed_reader.h"
+#include "state/raw_timers_reader.h"
+#include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "support/fs_listing.h"
 #include "support/json_input.h"
@@ -37,13 +41,25 @@ struct KeyedStateCodecs {
   std::unique_ptr<StateTranscoder> transcoder;
 };
 
+// The legacy timers of a template operator's raw keyed state (Flink 1.2 to 1.12 with timers on
+// the heap beside RocksDB): its services as the template lists them, and what the lines give.
+struct RawTimerLines {
+  bool present = false;
+  int32_t version = 0;
+  std::vector<std::string> heads;            // each service's name and serializers, as stored
+  std::vector<RawTimerServiceCodec> codecs;  // parallel to heads
+  // key group -> per service, the event- and processing-time timers' bytes in the lines' order
+  std::map<int32_t, std::vector<std::array<std::vector<std::string>, 2>>> timers;
+  std::vector<KeyGroupRange> ranges;  // the template subtasks' raw keyed ranges
+};
+
 // One operator of the template and what the lines put in it.
 struct LoadOperator {
   const OperatorState* op = nullptr;
   std::string hex;
   // Keyed state: per subtask position (in op->subtasks) its proxy (nullopt: no keyed handle).
   std::vector<std::optional<KeyedBackendMeta>> metas;
-  std::vector<KeyGroupRange> ranges;  // per subtask position, empty where no keyed handle
+  std::vector<KeyGroupRange> ranges;   // per subtask position, empty where no keyed handle
   std::vector<ConvertTarget> layouts;  // per subtask position: the layout its handle holds
   std::unique_ptr<ValueDecoder> key_decoder;
   std::map<std::string, KeyedStateCodecs> states;
@@ -58,6 +74,7 @@ struct LoadOperator {
   std::map<int32_t, std::map<std::string, OperatorStateData>> operator_data;
   std::map<std::pair<int32_t, std::string>, std::pair<std::unique_ptr<ValueDecoder>, std::unique_ptr<ValueDecoder>>>
       operator_decoders;
+  RawTimerLines raw;
 };
 
 std::string state_names(const std::map<std::string, KeyedStateCodecs>& states) {
@@ -134,6 +151,32 @@ class Loader {
     return write_operator_stream(h, bytes, *data);
   }
 
+  // The raw keyed state of `st`, a subtask of a template operator with legacy timers: per key
+  // group of its range a block with every service of the template, each with the timers the
+  // lines gave it in their order (the order dump prints them in).
+  Result<std::optional<RawKeyedStream>> raw_keyed(const OperatorState& op, const SubtaskState& st) {
+    LoadOperator* lo = find(operator_id_hex(op.id));
+    if (!lo || !lo->raw.present || st.raw_keyed.is_null()) return std::optional<RawKeyedStream>();
+    const RawTimerLines& raw = lo->raw;
+    RawKeyedStream out;
+    out.range = st.raw_keyed.range;
+    for (int32_t kg = out.range.first; kg < out.range.first + out.range.count; ++kg) {
+      RawTimerBlock block;
+      block.version = raw.version;
+      auto found = raw.timers.find(kg);
+      for (size_t s = 0; s < raw.heads.size(); ++s) {
+        RawTimerService& service = block.services.emplace_back();
+        service.head = raw.heads[s];
+        if (found == raw.timers.end()) continue;
+        for (int list = 0; list < 2; ++list)
+          for (const std::string& b : found->second[s][list]) service.timers[list].push_back({b, std::nullopt});
+      }
+      out.offsets.push_back(static_cast<int64_t>(out.bytes.size()));
+      out.bytes += write_raw_timer_block(block);
+    }
+    return std::optional<RawKeyedStream>(std::move(out));
+  }
+
   LoadSummary& summary() { return summary_; }
 
  private:
@@ -171,6 +214,94 @@ class Loader {
     return lo.op->subtasks.size();
   }
 
+  // The timer services of `st`'s raw keyed state, added to the operator's (the same services in
+  // every key group, as Flink writes them). Raw keyed state other than timers is refused.
+  static Status template_timers(LoadOperator& lo, const SubtaskState& st, const StreamOpener& streams) {
+    const KeyedHandle& raw = st.raw_keyed;
+    if (raw.type != handle_type::kKeyGroups && raw.type != handle_type::kKeyGroupsWithId)
+      return Error(ErrorCode::kNotSupported, fmt::format("raw keyed state handle type {:#04x} ({}) is not written",
+                                                         raw.type, handle_type_name(raw.type)));
+    RawTimerLines& timers = lo.raw;
+    timers.ranges.push_back(raw.range);
+    return streams.read(raw.delegate, [&](const StateStream& stream) {
+      return read_raw_timer_blocks(raw, stream, [&](int32_t, RawTimerBlock&& block) -> Status {
+        if (!timers.present) timers.version = block.version;
+        timers.present = true;
+        if (block.version != timers.version)
+          return Error(ErrorCode::kNotSupported, fmt::format("timer blocks of versions {} and {} in one operator",
+                                                             timers.version, block.version));
+        for (const RawTimerService& service : block.services) {
+          if (std::find(timers.heads.begin(), timers.heads.end(), service.head) != timers.heads.end()) continue;
+          CKPT_ASSIGN_OR_RETURN(RawTimerServiceCodec codec, raw_timer_service_codec(service.head, block.version));
+          timers.heads.push_back(service.head);
+          timers.codecs.push_back(std::move(codec));
+        }
+        return Status::OK();
+      });
+    });
+  }
+
+  // A timer line of a service of the template's raw keyed state: its key, namespace and
+  // timestamp as the service's serializers write them, in the key group of its key.
+  Status add_raw_timer(LoadOperator& lo, const EntryLine& line, const std::string& state, const nlohmann::json* key,
+                       const nlohmann::json& value) {
+    RawTimerLines& raw = lo.raw;
+    int list = -1;
+    std::string service;
+    for (int l = 0; l < 2; ++l) {
+      const std::string prefix = l == 0 ? "_timer_state/event_" : "_timer_state/processing_";
+      if (state.rfind(prefix, 0) == 0) {
+        list = l;
+        service = state.substr(prefix.size());
+      }
+    }
+    size_t s = 0;
+    while (list >= 0 && s < raw.codecs.size() && raw.codecs[s].name != service) ++s;
+    if (list < 0 || s == raw.codecs.size()) {
+      std::string names;
+      for (const RawTimerServiceCodec& c : raw.codecs) names += (names.empty() ? "'" : ", '") + c.name + "'";
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("state: operator {} of the template has no keyed state '{}' (its legacy timers are "
+                               "_timer_state/event_<service> and _timer_state/processing_<service> of the services {})",
+                               lo.hex, state, names.empty() ? "none" : names));
+    }
+    const RawTimerServiceCodec& codec = raw.codecs[s];
+    if (!key) return Error(ErrorCode::kInvalidArgument, "key: missing (timers have one)");
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* ns, member(line, "namespace", true));
+    if (!value.is_number_integer())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("value: expected the timer's timestamp, got {}", json_text(value)));
+    ByteWriter w;
+    CKPT_RETURN_IF_ERROR(decoders::encode_at(codec.key->encode(*key, w), "key"));
+    const size_t key_bytes = w.size();
+    CKPT_RETURN_IF_ERROR(decoders::encode_at(codec.ns->encode(*ns, w), "namespace"));
+    w.i64(value.get<int64_t>());
+    std::string bytes = w.take();
+    const int32_t mp = lo.op->max_parallelism;
+    ByteReader r(std::string_view(bytes).substr(0, key_bytes));
+    std::optional<int32_t> hash = codec.key->read_java_hash_code(r);
+    int32_t kg = 0;
+    if (hash) {
+      kg = key_group_for_hash(*hash, mp);
+    } else {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* given, member(line, "key_group", false));
+      if (!given || !given->is_number_integer() || given->get<int64_t>() < 0 || given->get<int64_t>() >= mp)
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("key_group: the Java hashCode of {} keys is not known: expected the key group dump "
+                                 "printed, 0 to {}",
+                                 codec.key->serializer_class(), mp - 1));
+      kg = given->get<int32_t>();
+    }
+    if (std::none_of(raw.ranges.begin(), raw.ranges.end(), [&](const KeyGroupRange& g) { return g.contains(kg); }))
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("key: its key group {} is in no subtask of operator {} of the template", kg, lo.hex));
+    auto& services = raw.timers[kg];
+    services.resize(raw.heads.size());
+    services[s][list].push_back(std::move(bytes));
+    summary_.timers++;
+    return Status::OK();
+  }
+
   Status add_operator(const OperatorState& op, const StreamOpener& streams) {
     LoadOperator& lo = operators_[operator_id_hex(op.id)];
     lo.op = &op;
@@ -186,9 +317,11 @@ class Loader {
       auto where = [&](Error e) {
         return std::move(e).with_context(fmt::format("template operator {}, subtask {}", lo.hex, st.index));
       };
-      if (!st.raw_keyed.is_null())
-        return where(Error(ErrorCode::kNotSupported,
-                           "raw keyed state (legacy timers) cannot be written from entries yet"));
+      // An edit's entries leave raw keyed state as it is (its timers are not upserted).
+      if (!st.raw_keyed.is_null() && !collect_) {
+        Status s = template_timers(lo, st, streams);
+        if (!s.ok()) return where(std::move(s).error());
+      }
       if (st.managed_keyed.is_null()) continue;
       auto source = open_raw_keyed(st.managed_keyed, streams, op.max_parallelism);
       if (!source.ok()) return where(std::move(source).error());
@@ -225,8 +358,9 @@ class Loader {
       // Heap and canonical streams keep the order their entries came in (a snapshot's dump: the
       // order of the heap backend's hash tables it was written in); RocksDB's are sorted.
       lo.keep_order = keep_order;
-      CKPT_ASSIGN_OR_RETURN(lo.spill, KeyGroupSpill::make(lo.ranges, 0, !keep_order,
-                                                          options_.run_bytes ? options_.run_bytes : KeyGroupSpill::kRunBytes));
+      CKPT_ASSIGN_OR_RETURN(lo.spill,
+                            KeyGroupSpill::make(lo.ranges, 0, !keep_order,
+                                                options_.run_bytes ? options_.run_bytes : KeyGroupSpill::kRunBytes));
     }
     for (const SubtaskState& st : op.subtasks)
       for (const OperatorHandle& h : st.managed_operator) {
@@ -259,7 +393,8 @@ class Loader {
   }
   static Result<std::string> string_member(const EntryLine& line, const char* name) {
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* m, member(line, name, true));
-    if (!m->is_string()) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: expected a string, got {}", name, json_text(*m)));
+    if (!m->is_string())
+      return Error(ErrorCode::kInvalidArgument, fmt::format("{}: expected a string, got {}", name, json_text(*m)));
     return m->get<std::string>();
   }
 
@@ -283,11 +418,17 @@ class Loader {
     CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
     if (kind == "operator" && collect_)
-      return Error(ErrorCode::kNotSupported, "kind: expected a keyed or timer entry (operator state is not edited by entry)");
+      return Error(ErrorCode::kNotSupported,
+                   "kind: expected a keyed or timer entry (operator state is not edited by entry)");
     if (kind == "operator") return add_operator_entry(*lo, line, state, *value);
     if (kind != "keyed" && kind != "timer")
-      return Error(ErrorCode::kInvalidArgument, fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
     auto codecs = lo->states.find(state);
+    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) {
+      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* timer_key, member(line, "key", false));
+      return add_raw_timer(*lo, line, state, timer_key, *value);
+    }
     if (codecs == lo->states.end())
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("state: operator {} of the template has no keyed state '{}' (it has {})", lo->hex, state,
@@ -296,9 +437,10 @@ class Loader {
     const bool timer = codec.kind() == StateKind::kPriorityQueue && kind == "timer";
     if ((kind == "timer") != timer)
       return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("kind: state '{}' holds {} entries, not \"{}\"",  state,
+                   fmt::format("kind: state '{}' holds {} entries, not \"{}\"", state,
                                codec.kind() == StateKind::kPriorityQueue ? "timer" : "keyed", kind));
-    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* key_member, member(line, "key", codec.kind() != StateKind::kPriorityQueue || timer));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* key_member,
+                          member(line, "key", codec.kind() != StateKind::kPriorityQueue || timer));
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* ns, member(line, "namespace", false));
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* user_key, member(line, "user_key", false));
     // A key row may be written in any spelling dump prints keys in (ops/key_spelling.h).
@@ -309,7 +451,8 @@ class Loader {
         const nlohmann::json* fields = json_member(*key_member, "fields");
         // A row named as dump --plan prints it lists its columns in the row's order, which the
         // tree lost: the line's text has it.
-        auto given = parse_given_key(fields && fields->is_object() ? written_member(text, "key") : json_text(*key_member), "key");
+        auto given = parse_given_key(
+            fields && fields->is_object() ? written_member(text, "key") : json_text(*key_member), "key");
         key = given.ok() ? given->spellings.back() : *key_member;
       }
     }
@@ -336,8 +479,9 @@ class Loader {
     size_t pos = 0;
     while (pos < lo->ranges.size() && !lo->ranges[pos].contains(kg)) ++pos;
     if (pos == lo->ranges.size())
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("key: its key group {} is in no keyed subtask of operator {} of the template", kg, lo->hex));
+      return Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("key: its key group {} is in no keyed subtask of operator {} of the template", kg, lo->hex));
     const KeyedBackendMeta& meta = *lo->metas[pos];
     uint32_t id = 0;
     while (id < meta.states.size() && meta.states[id].name != state) ++id;
@@ -370,12 +514,15 @@ class Loader {
                             const nlohmann::json& value) {
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* subtask_member, member(line, "subtask", true));
     if (!subtask_member->is_number_integer())
-      return Error(ErrorCode::kInvalidArgument, fmt::format("subtask: expected an integer, got {}", json_text(*subtask_member)));
-    const int64_t subtask = subtask_member->get<int64_t>();
-    auto meta = subtask >= 0 && subtask <= INT32_MAX ? lo.operator_meta.find(static_cast<int32_t>(subtask)) : lo.operator_meta.end();
-    if (meta == lo.operator_meta.end())
       return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("subtask: subtask {} of operator {} of the template has no operator state", subtask, lo.hex));
+                   fmt::format("subtask: expected an integer, got {}", json_text(*subtask_member)));
+    const int64_t subtask = subtask_member->get<int64_t>();
+    auto meta = subtask >= 0 && subtask <= INT32_MAX ? lo.operator_meta.find(static_cast<int32_t>(subtask))
+                                                     : lo.operator_meta.end();
+    if (meta == lo.operator_meta.end())
+      return Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("subtask: subtask {} of operator {} of the template has no operator state", subtask, lo.hex));
     const StateMetaInfo* info = meta->second.find(state);
     if (!info)
       return Error(ErrorCode::kInvalidArgument,
@@ -483,6 +630,7 @@ Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_nam
     return Status::OK();
   };
   hooks.source = [&](const OperatorState& op, const SubtaskState& st) { return loader.source(op, st); };
+  hooks.raw_keyed = [&](const OperatorState& op, const SubtaskState& st) { return loader.raw_keyed(op, st); };
   hooks.operator_state = [&](const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) {
     return loader.operator_state(op, subtask, h, bytes);
   };
