@@ -5,7 +5,8 @@
 // schema's offset or with another code than corruption / an opaque decoder, or when read, skip
 // and write_json disagree on a value. The same text is read as a compiled SQL plan
 // (format/plan_keys: key columns from node key specs and row types, which must name keys within
-// their inputs' rows), and each of its strings as a plan's row type.
+// their inputs' rows), and each of its strings as a plan's row type; and as a load spec's type,
+// which is refused or gives a snapshot that decodes.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "format/plan_keys.h"
+#include "ops/load/spec_types.h"
 #include "support/byte_reader.h"
 #include "support/json_input.h"
 #include "support/json_text.h"
@@ -75,6 +77,20 @@ void check_plan(std::string_view text) {
     for (const nlohmann::json& v : *plan) (void)ckpt::plan_row_field_names(v);
 }
 
+// A load spec's type text (ops/load/spec_types.h): refused with a message, or a snapshot that
+// reads back as written and gives a decoder.
+void check_spec_type(std::string_view text) {
+  auto s = ckpt::spec_type_snapshot(text);
+  if (!s.ok()) {
+    if (s.error().message.empty()) finding("a spec type refused without a message", &s.error());
+    return;
+  }
+  if (s->raw.empty()) finding("a spec type's snapshot without bytes");
+  auto d = ckpt::make_decoder(*s);
+  if (!d.ok()) finding("a spec type's snapshot gives no decoder", &d.error());
+  else if (!(*d)->decodable()) finding("a spec type's snapshot gives an opaque decoder");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -84,6 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view values = nul == std::string_view::npos ? std::string_view() : in.substr(nul + 1);
   check_json_input(schema);
   check_plan(schema);
+  check_spec_type(schema);
 
   ckpt::SerializerSnapshot s;
   s.snapshot_class = "org.apache.flink.formats.avro.typeutils.AvroSerializerSnapshot";
