@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -275,4 +276,54 @@ TEST_CASE("edit --delete-where and --keep-where on a LIST state drop exactly the
     REQUIRE(verified.ok());
     CHECK(verified->problems.empty());
   }
+}
+
+TEST_CASE("edit --upsert of operator state replaces a broadcast entry by its key and appends list elements",
+          "[ops][corpus]") {
+  // A broadcast entry given with a key subtask 0 has gets the new value, one with a new key is
+  // added, one as it is stays unchanged; a union-list element is appended to subtask 0's list.
+  // Every other entry, and every stream the lines do not touch, is as it was.
+  CKPT_REQUIRE_SHARED();
+  const std::string in = test::corpus_dir() + "/new-stateful-broadcast-udf-migration-itcase-flink1.19-hashmap-savepoint";
+  const std::vector<std::string> lines = {
+      R"({"operator":"12d7d939fd56473cac7cff0603179a41","subtask":0,"state":"broadcast-state-1","kind":"operator","key":0,"value":4242})",
+      R"({"operator":"12d7d939fd56473cac7cff0603179a41","subtask":0,"state":"broadcast-state-2","kind":"operator","key":"brand-new","value":7})",
+      R"({"operator":"12d7d939fd56473cac7cff0603179a41","subtask":0,"state":"broadcast-state-1","kind":"operator","key":1,"value":1})",
+      R"({"operator":"1f2b5df5a66154aca61fcb26193792be","subtask":0,"state":"source-state","kind":"operator","value":"one more dragon"})",
+  };
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  test::ScratchDir tmp;
+  auto r = upsert(in, text, tmp / "out");
+  if (!r.ok()) FAIL(r.error().to_string());
+  std::map<std::string, EditSummary::EntryEdits> by_state;
+  for (const EditSummary::EntryEdits& e : r->entry_edits) by_state[e.state] = e;
+  CHECK(by_state["broadcast-state-1"].upserted == 1);
+  CHECK(by_state["broadcast-state-1"].unchanged == 1);
+  CHECK(by_state["broadcast-state-2"].added == 1);
+  CHECK(by_state["source-state"].added == 1);
+  // The output's dump: the input's with entry (0, key 0) changed and two entries more.
+  std::multiset<std::string> before, after;
+  for (const std::string& l : test::dump_lines(in)) before.insert(l);
+  for (const std::string& l : test::dump_lines(tmp / "out")) after.insert(l);
+  const std::string old_entry =
+      R"({"operator":"12d7d939fd56473cac7cff0603179a41","subtask":0,"state":"broadcast-state-1","kind":"operator","key":0,"value":0})";
+  REQUIRE(before.count(old_entry) == 1);
+  before.erase(old_entry);
+  before.insert(lines[0]);
+  before.insert(lines[1]);
+  before.insert(lines[3]);
+  CHECK(after == before);
+  VerifyOptions v;
+  v.deep = true;
+  auto verified = verify_snapshot(tmp / "out", v);
+  REQUIRE(verified.ok());
+  CHECK(verified->problems.empty());
+  // A subtask the template has no operator state in is refused, naming the line.
+  auto bad = upsert(in,
+                    R"({"operator":"1f2b5df5a66154aca61fcb26193792be","subtask":9,"state":"source-state","kind":"operator","value":"x"})",
+                    tmp / "bad");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().to_string(), Catch::Contains("upsert.ndjson:1: subtask: subtask 9 of operator"));
+  CHECK_FALSE(fs::exists(tmp / "bad"));
 }

@@ -87,10 +87,12 @@ struct CKPT_API EditOptions {
   // 0's TTL, "right..." by input 1's). A state named by `expire` keeps that TTL.
   std::string plan;
   std::optional<int64_t> now;
-  // NDJSON entries as ckpt dump prints them (keyed and timer entries, read as load_snapshot()
-  // reads them, encoded by the snapshot's serializers): each replaces the value of the entry with
-  // the same operator, state, key, namespace and user key, or is added to its key group. Errors
-  // name `upsert_name` and the line. Not with a max parallelism changed, nor in parts.
+  // NDJSON entries as ckpt dump prints them (read as load_snapshot() reads them, encoded by the
+  // snapshot's serializers): a keyed or timer entry replaces the value of the entry with the same
+  // operator, state, key, namespace and user key, or is added to its key group; an operator-state
+  // entry of a subtask replaces the broadcast entry with its key, or is added (a list element:
+  // appended to the subtask's list). Errors name `upsert_name` and the line. Not with a max
+  // parallelism changed, nor in parts.
   std::istream* upsert = nullptr;
   std::string upsert_name;
   // (keyed state name, predicate): in every operator with that state, the entries the SQL WHERE

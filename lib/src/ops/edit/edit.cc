@@ -303,7 +303,9 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     CKPT_ASSIGN_OR_RETURN(edits[4], drop_states(op, meta));
     return chained(std::move(edits));
   };
-  hooks.operator_state = [&](const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) -> Status {
+  hooks.operator_state = [&](const OperatorState& op, int32_t subtask, OperatorHandle& h,
+                             std::string& bytes) -> Status {
+    if (upserts) CKPT_RETURN_IF_ERROR(upserts->operator_state(op, subtask, h, bytes));
     auto drop = plan.drop_states.find(op.id);
     if (drop == plan.drop_states.end()) return Status::OK();
     std::set<std::string> here;
@@ -361,9 +363,9 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     if (expiry)
       for (const std::string& state : expiry->not_found())
         if (!found.count(expire_found(state))) expire_missing.push_back(state);
-    return check([&](const OperatorId& op,
-                     const std::string& state) { return found.count(drop_state_found(op, state)) > 0; },
-                 expire_missing);
+    return check(
+        [&](const OperatorId& op, const std::string& state) { return found.count(drop_state_found(op, state)) > 0; },
+        expire_missing);
   };
 
   RewriteOptions r;
@@ -471,8 +473,10 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     }
     // The edit itself is done (and written): a search that cannot run is reported, not fatal.
     Status searched = find_key_residues(search, &summary);
-    if (searched.ok()) summary.residues_searched = true;
-    else summary.residue_gaps.push_back(std::move(searched).error().to_string());
+    if (searched.ok())
+      summary.residues_searched = true;
+    else
+      summary.residue_gaps.push_back(std::move(searched).error().to_string());
   }
   return summary;
 }

@@ -4,6 +4,9 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include "ops/load/operator_stream.h"
+#include "state/operator_state_reader.h"
+#include "state/stream_opener.h"
 
 namespace ckpt {
 
@@ -54,8 +57,11 @@ class UpsertEdit : public KeyedEdit {
 
 Status Upserts::read(std::istream& in, const std::string& input_name, const Metadata& snapshot,
                      const StreamOpener& streams) {
-  CKPT_ASSIGN_OR_RETURN(std::vector<EncodedKeyedEntry> entries, encode_keyed_lines(in, input_name, snapshot, streams));
+  std::vector<EncodedOperatorEntry> operator_entries;
+  CKPT_ASSIGN_OR_RETURN(std::vector<EncodedKeyedEntry> entries,
+                        encode_keyed_lines(in, input_name, snapshot, streams, &operator_entries));
   for (EncodedKeyedEntry& e : entries) by_operator_[e.operator_hex].push_back(std::move(e));
+  for (EncodedOperatorEntry& e : operator_entries) operator_entries_[e.operator_hex].push_back(std::move(e));
   return Status::OK();
 }
 
@@ -66,6 +72,67 @@ void Upserts::rename(const std::function<OperatorId(const OperatorId&)>& output_
     if (parse_operator_id(hex, &id)) renamed[operator_id_hex(output_id(id))] = std::move(entries);
   }
   by_operator_ = std::move(renamed);
+  std::map<std::string, std::vector<EncodedOperatorEntry>> renamed_operator;
+  for (auto& [hex, entries] : operator_entries_) {
+    OperatorId id{};
+    if (parse_operator_id(hex, &id)) renamed_operator[operator_id_hex(output_id(id))] = std::move(entries);
+  }
+  operator_entries_ = std::move(renamed_operator);
+}
+
+Status Upserts::operator_state(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) {
+  const std::string hex = operator_id_hex(op.id);
+  auto found = operator_entries_.find(hex);
+  if (found == operator_entries_.end()) return Status::OK();
+  std::vector<const EncodedOperatorEntry*> mine;
+  for (const EncodedOperatorEntry& e : found->second)
+    if (e.subtask == subtask) mine.push_back(&e);
+  if (mine.empty()) return Status::OK();
+  // The stream's elements as stored, every state's (write_operator_stream() writes a state it is
+  // not given empty), read through an inline copy of the handle.
+  OperatorHandle in = h;
+  in.delegate = StreamHandle{};
+  in.delegate.type = handle_type::kByteStream;
+  in.delegate.name = "operator state";
+  in.delegate.data = bytes;
+  std::map<std::string, OperatorStateData> data;
+  for (const OperatorStateEntry& s : h.states) data[s.name];
+  StateFilter all;
+  all.raw_bytes = true;
+  CKPT_RETURN_IF_ERROR(read_operator_handle(
+      in, StreamOpener({}, "edit"), all,
+      [&](StateEntry&& e) -> Status {
+        OperatorStateData& d = data[e.state];
+        if (e.has_key)
+          d.entries.emplace_back(std::move(e.raw_key), std::move(e.raw_value));
+        else
+          d.elements.push_back(std::move(e.raw_value));
+        return Status::OK();
+      },
+      [](Error&& e) -> Status { return std::move(e); }));
+  std::map<std::string, EditSummary::EntryEdits> n;
+  for (const EncodedOperatorEntry* e : mine) {
+    OperatorStateData& d = data[e->state];
+    EditSummary::EntryEdits& c = n[e->state];
+    if (!e->broadcast) {
+      d.elements.push_back(e->value);
+      ++c.added;
+      continue;
+    }
+    auto same = std::find_if(d.entries.begin(), d.entries.end(), [&](const auto& kv) { return kv.first == e->key; });
+    if (same == d.entries.end()) {
+      d.entries.emplace_back(e->key, e->value);
+      ++c.added;
+    } else if (same->second == e->value) {
+      ++c.unchanged;
+    } else {
+      same->second = e->value;
+      ++c.upserted;
+    }
+  }
+  CKPT_RETURN_IF_ERROR(write_operator_stream(h, bytes, data));
+  for (const auto& [state, c] : n) record(hex, state, c);
+  return Status::OK();
 }
 
 Result<std::unique_ptr<KeyedEdit>> Upserts::edit_for(const OperatorState& op, const KeyedBackendMeta& meta) {

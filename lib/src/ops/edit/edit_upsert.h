@@ -33,6 +33,10 @@ class Upserts {
   // The edit of one subtask of output operator `op` whose proxy (as read) is `meta`; null when no
   // entry is for it.
   Result<std::unique_ptr<KeyedEdit>> edit_for(const OperatorState& op, const KeyedBackendMeta& meta);
+  // Output subtask `subtask` of `op`'s operator-state stream (`bytes`, its handle `h`) with the
+  // entries for it written in: a broadcast entry replaces the one with the same key bytes, or
+  // is added; a list element is appended. Every other element is kept as read.
+  Status operator_state(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes);
   // Per (output operator, state): entries replaced (`upserted`), `added` and `unchanged`.
   std::vector<EditSummary::EntryEdits> counts() const;
 
@@ -41,6 +45,7 @@ class Upserts {
   void record(const std::string& op_hex, const std::string& state, const EditSummary::EntryEdits& n);
 
   std::map<std::string, std::vector<EncodedKeyedEntry>> by_operator_;  // output id -> its entries, as read
+  std::map<std::string, std::vector<EncodedOperatorEntry>> operator_entries_;  // output id -> its operator-state lines
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, EditSummary::EntryEdits> counts_;
 };

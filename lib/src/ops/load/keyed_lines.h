@@ -26,10 +26,22 @@ struct EncodedKeyedEntry {
   std::string value;  // the RocksDB value (a list: its elements joined as RocksDB joins them)
 };
 
-// Every line of `in` (blank lines skipped) against the keyed states of `snapshot`'s operators.
-// Errors as load_snapshot()'s: kInvalidArgument starting "<input_name>:<line>: <member>:" and
-// saying what was expected; operator-state entries are refused (kNotSupported), naming the line.
+// One operator-state line: a list state's element or a broadcast state's entry of a subtask.
+struct EncodedOperatorEntry {
+  std::string operator_hex;
+  int32_t subtask = 0;
+  std::string state;
+  bool broadcast = false;
+  std::string key;    // a broadcast entry's key, as its key serializer writes it
+  std::string value;  // the element, or the broadcast entry's value
+};
+
+// Every line of `in` (blank lines skipped) against the keyed states of `snapshot`'s operators,
+// and, with `operator_entries`, its operator states (without: operator-state lines are
+// refused, kNotSupported, naming the line). Errors as load_snapshot()'s: kInvalidArgument
+// starting "<input_name>:<line>: <member>:" and saying what was expected.
 Result<std::vector<EncodedKeyedEntry>> encode_keyed_lines(std::istream& in, const std::string& input_name,
-                                                          const Metadata& snapshot, const StreamOpener& streams);
+                                                          const Metadata& snapshot, const StreamOpener& streams,
+                                                          std::vector<EncodedOperatorEntry>* operator_entries = nullptr);
 
 }  // namespace ckpt

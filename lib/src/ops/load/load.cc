@@ -92,8 +92,13 @@ class Loader {
   // With `collect`, keyed entries are handed back there instead of spilled, and operator
   // state is refused (encode_keyed_lines()).
   Loader(std::istream& in, std::string input_name, const LoadOptions& options,
-         std::vector<EncodedKeyedEntry>* collect = nullptr)
-      : in_(in), name_(std::move(input_name)), options_(options), collect_(collect) {}
+         std::vector<EncodedKeyedEntry>* collect = nullptr,
+         std::vector<EncodedOperatorEntry>* collect_operator = nullptr)
+      : in_(in),
+        name_(std::move(input_name)),
+        options_(options),
+        collect_(collect),
+        collect_operator_(collect_operator) {}
 
   Status prepare(const Metadata& m, const StreamOpener& streams) {
     for (const OperatorState& op : m.operators) CKPT_RETURN_IF_ERROR(add_operator(op, streams));
@@ -353,8 +358,7 @@ class Loader {
       }
       lo.metas[i] = std::move(source->meta);
     }
-    if (collect_) return Status::OK();
-    if (lo.key_decoder) {
+    if (lo.key_decoder && !collect_) {
       // Heap and canonical streams keep the order their entries came in (a snapshot's dump: the
       // order of the heap backend's hash tables it was written in); RocksDB's are sorted.
       lo.keep_order = keep_order;
@@ -417,7 +421,7 @@ class Loader {
     CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
     CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
-    if (kind == "operator" && collect_)
+    if (kind == "operator" && collect_ && !collect_operator_)
       return Error(ErrorCode::kNotSupported,
                    "kind: expected a keyed or timer entry (operator state is not edited by entry)");
     if (kind == "operator") return add_operator_entry(*lo, line, state, *value);
@@ -540,17 +544,26 @@ class Loader {
         CKPT_ASSIGN_OR_RETURN(decoders.second, make_decoder(*ks));
       }
     }
-    OperatorStateData& data = lo.operator_data[static_cast<int32_t>(subtask)][state];
     ByteWriter v;
     CKPT_RETURN_IF_ERROR(decoders::encode_at(decoders.first->encode(value, v), "value"));
+    std::string key_bytes;
     if (broadcast) {
       CKPT_ASSIGN_OR_RETURN(const nlohmann::json* key, member(line, "key", true));
       ByteWriter k;
       CKPT_RETURN_IF_ERROR(decoders::encode_at(decoders.second->encode(*key, k), "key"));
-      data.entries.emplace_back(k.take(), v.take());
-    } else {
-      data.elements.push_back(v.take());
+      key_bytes = k.take();
     }
+    if (collect_operator_) {
+      collect_operator_->push_back(
+          {lo.hex, static_cast<int32_t>(subtask), state, broadcast, std::move(key_bytes), v.take()});
+      summary_.operator_entries++;
+      return Status::OK();
+    }
+    OperatorStateData& data = lo.operator_data[static_cast<int32_t>(subtask)][state];
+    if (broadcast)
+      data.entries.emplace_back(std::move(key_bytes), v.take());
+    else
+      data.elements.push_back(v.take());
     summary_.operator_entries++;
     return Status::OK();
   }
@@ -561,16 +574,18 @@ class Loader {
   std::map<std::string, LoadOperator> operators_;
   LoadSummary summary_;
   std::vector<EncodedKeyedEntry>* collect_ = nullptr;
+  std::vector<EncodedOperatorEntry>* collect_operator_ = nullptr;
   EntryLine line_;  // the line being read, its members' memory reused
 };
 
 }  // namespace
 
 Result<std::vector<EncodedKeyedEntry>> encode_keyed_lines(std::istream& in, const std::string& input_name,
-                                                          const Metadata& snapshot, const StreamOpener& streams) {
+                                                          const Metadata& snapshot, const StreamOpener& streams,
+                                                          std::vector<EncodedOperatorEntry>* operator_entries) {
   std::vector<EncodedKeyedEntry> out;
   LoadOptions options;
-  Loader loader(in, input_name, options, &out);
+  Loader loader(in, input_name, options, &out, operator_entries);
   CKPT_RETURN_IF_ERROR(loader.prepare(snapshot, streams));
   return out;
 }
