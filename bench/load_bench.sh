@@ -1,21 +1,22 @@
 #!/bin/sh
 # ckpt load of N entries from dump's NDJSON against ckpt generate writing the same entries
 # (bench/README.md): the rate of each, round by round in the same minutes.
-# usage: bench/load_bench.sh BUILD_DIR [ROUNDS] [KEYS] [BACKEND]
+# usage: bench/load_bench.sh BUILD_DIR [ROUNDS] [KEYS] [BACKEND] [JOBS]
 #   KEYS value-state entries (String keys, 100-byte values, 2 subtasks, 128 key groups);
-#   BACKEND rocksdb (default) or heap: the layout both write.
+#   BACKEND rocksdb (default) or heap: the layout both write; JOBS (default 1) the --jobs of both.
 set -eu
 build=$1
 rounds=${2:-3}
 keys=${3:-10000000}
 backend=${4:-rocksdb}
+jobs=${5:-1}
 ckpt="$build/tools/ckpt"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-load-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 results="$work/results"
 : > "$results"
 
-set -- generate -q --backend "$backend" --parallelism 2 --keys "$keys" --value-size 100 --states value --seed 1
+set -- generate -q --backend "$backend" --parallelism 2 --keys "$keys" --value-size 100 --states value --seed 1 --jobs "$jobs"
 
 # record RUN ROUND SECONDS CPU_SECONDS RSS_KIB
 timed() {
@@ -33,7 +34,7 @@ echo "== $keys keys ($backend): generating the template and dumping its entries"
 echo "entries: $(wc -l < "$work/entries.ndjson") lines, $(du -h "$work/entries.ndjson" | cut -f1)"
 for round in $(seq "$rounds"); do
   timed generate "$round" "$ckpt" "$@" --output "$work/out"
-  timed load "$round" "$ckpt" load -q "$work/entries.ndjson" --like "$work/template" --output "$work/out"
+  timed load "$round" "$ckpt" load -q "$work/entries.ndjson" --like "$work/template" --output "$work/out" --jobs "$jobs"
 done
 
 echo

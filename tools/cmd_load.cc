@@ -5,10 +5,11 @@
 
 #include <fmt/format.h>
 
-#include "ckpt/io.h"
 #include "ckpt/file_system.h"
+#include "ckpt/io.h"
 #include "ckpt/load.h"
 #include "command.h"
+#include "jobs_arg.h"
 #include "json_output.h"
 #include "progress_meter.h"
 #include "remap_arg.h"
@@ -25,6 +26,7 @@ struct LoadArgs {
   std::string to;
   bool force = false;
   bool json = false;
+  int jobs = 1;
   std::vector<std::string> remap;
   ProgressMode progress = ProgressMode::kAuto;
 };
@@ -45,10 +47,12 @@ Runner setup_load(CLI::App& sub) {
   sub.add_option("-o,--output", a->output, "Directory to create (must not exist or be empty)")
       ->required()
       ->type_name("DIR");
-  sub.add_option("--to", a->to, "Layout of keyed state: rocksdb, heap (or hashmap) or canonical (default: the template's)")
+  sub.add_option("--to", a->to,
+                 "Layout of keyed state: rocksdb, heap (or hashmap) or canonical (default: the template's)")
       ->type_name("KIND");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--json", a->json, "Describe what was written as JSON");
+  add_jobs_option(sub, &a->jobs, "Threads encoding lines and subtasks written at once");
   add_remap_option(sub, &a->remap);
   add_progress_options(sub, &a->progress);
   return [a](Io& io) {
@@ -56,6 +60,7 @@ Runner setup_load(CLI::App& sub) {
       return report_error(
           io, Error(ErrorCode::kInvalidArgument, "expected a template (--like SNAPSHOT) or a spec (--spec SPEC.json)"));
     LoadOptions options;
+    options.jobs = a->jobs;
     if (!a->to.empty()) {
       Result<ConvertTarget> to = parse_convert_target(a->to);
       if (!to.ok()) return report_error(io, to.error());

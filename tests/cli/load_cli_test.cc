@@ -55,11 +55,13 @@ TEST_CASE("load refuses a bad entry with exit status 2 naming the line and membe
   auto refused = [&](const std::string& bad, const std::string& says) {
     std::string text = lines.at(0) + "\n" + bad + "\n";
     ckpt::test::write_file(s / "bad.ndjson", text);
-    auto r = run_cli({"load", s / "bad.ndjson", "--like", sample, "--output", s / "out"});
-    INFO(r.err);
-    CHECK(r.status == 2);
-    CHECK(ckpt::test::contains(r.err, "bad.ndjson:2: " + says));
-    CHECK_FALSE(fs::exists(s / "out"));
+    for (const char* jobs : {"1", "3"}) {
+      auto r = run_cli({"load", s / "bad.ndjson", "--like", sample, "--output", s / "out", "-j", jobs});
+      INFO(r.err);
+      CHECK(r.status == 2);
+      CHECK(ckpt::test::contains(r.err, "bad.ndjson:2: " + says));
+      CHECK_FALSE(fs::exists(s / "out"));
+    }
   };
   refused("{not json", "expected a JSON object");
   json wrong_value = keyed;

@@ -51,6 +51,8 @@ struct CKPT_API LoadOptions {
   Progress* progress = nullptr;
   // Spilled pairs read back into memory before a run is sorted and spilled again (0: 64 MiB).
   size_t run_bytes = 0;
+  // Threads encoding lines (the lines' order is kept) and writing subtasks at once.
+  int jobs = 1;
 };
 
 struct CKPT_API LoadSummary {

@@ -22,7 +22,9 @@ class UpsertEdit : public KeyedEdit {
   Status key_group(int32_t key_group, std::vector<std::vector<RocksPair>>& by_state) override {
     auto here = by_group_.find(key_group);
     if (here == by_group_.end()) return Status::OK();
-    for (const auto& [state, e] : here->second) {
+    for (const auto& item : here->second) {
+      const size_t state = item.first;
+      const EncodedKeyedEntry* e = item.second;  // a plain local: lambdas capture no binding before C++20
       if (state >= by_state.size()) continue;
       std::vector<RocksPair>& pairs = by_state[state];
       auto same = std::find_if(pairs.begin(), pairs.end(), [&](const RocksPair& p) { return p.key == e->key; });

@@ -29,6 +29,7 @@
 #include "support/fs_listing.h"
 #include "support/json_input.h"
 #include "support/json_text.h"
+#include "support/worker_threads.h"
 #include "types/value_decoder.h"
 #include "types/value_decoders.h"
 
@@ -87,6 +88,23 @@ std::string state_names(const std::map<std::string, KeyedStateCodecs>& states) {
   return out.empty() ? "none" : out;
 }
 
+// Lines read and encoded at once: enough to keep the workers busy, little beside a key group.
+constexpr size_t kBatchLines = 4096;
+constexpr size_t kBatchBytes = size_t{8} << 20;
+constexpr int kMaxEncodeJobs = 64;
+
+// A keyed or timer line encoded for its key group's spill.
+struct EncodedLine {
+  LoadOperator* lo = nullptr;  // null: a line read on the loading thread (operator state, legacy timers)
+  std::string state;
+  size_t pos = 0;  // the template subtask whose range holds the key group
+  int32_t kg = 0;
+  uint32_t id = 0;  // the state's index in that subtask's proxy
+  bool timer = false;
+  std::string pair_key;
+  std::string value;
+};
+
 class Loader {
  public:
   // With `collect`, keyed entries are handed back there instead of spilled, and operator
@@ -102,25 +120,39 @@ class Loader {
 
   Status prepare(const Metadata& m, const StreamOpener& streams) {
     for (const OperatorState& op : m.operators) CKPT_RETURN_IF_ERROR(add_operator(op, streams));
-    std::string line;
+    // Lines are read in batches; their keyed entries are encoded on the workers (each line on
+    // its own: the encoders only read the template), then spilled on this thread in the lines'
+    // order, where every other line is read as well.
+    const int jobs = std::max(1, std::min(options_.jobs, kMaxEncodeJobs));
+    std::vector<std::string> batch;
+    std::vector<std::optional<Result<EncodedLine>>> encoded;
+    std::vector<EntryLine> lines(static_cast<size_t>(jobs));
     uint64_t number = 0;
-    while (std::getline(in_, line)) {
-      ++number;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      Status s = add_line(line);
-      if (!s.ok()) {
-        Error e = std::move(s).error();
-        // An edit's entries go into the snapshot edited, which is no template.
-        for (size_t at = 0; collect_ && (at = e.message.find("of the template", at)) != std::string::npos;)
-          e.message.replace(at, 15, "of the snapshot");
-        if (e.code == ErrorCode::kInvalidArgument || e.code == ErrorCode::kNotSupported)
-          e.message = fmt::format("{}:{}: {}", name_, number, e.message);
-        else
-          e = std::move(e).with_context(fmt::format("{}:{}", name_, number));
-        return e;
+    bool more = true;
+    while (more) {
+      batch.clear();
+      size_t bytes = 0;
+      std::string line;
+      while (batch.size() < kBatchLines && bytes < kBatchBytes && (more = static_cast<bool>(std::getline(in_, line)))) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        bytes += line.size();
+        batch.push_back(std::move(line));
       }
-      ++summary_.lines;
+      encoded.assign(batch.size(), std::nullopt);
+      CKPT_RETURN_IF_ERROR(run_parallel(static_cast<size_t>(jobs), jobs, [&](size_t w) -> Status {
+        for (size_t i = w; i < batch.size(); i += static_cast<size_t>(jobs))
+          if (batch[i].find_first_not_of(" \t") != std::string::npos)
+            encoded[i] = encode_keyed_line(batch[i], lines[w]);
+        return Status::OK();
+      }));
+      for (size_t i = 0; i < batch.size(); ++i) {
+        ++number;
+        if (batch[i].find_first_not_of(" \t") == std::string::npos) continue;
+        Result<EncodedLine>& e = *encoded[i];
+        Status s = !e.ok() ? Status(std::move(e).error()) : e->lo ? apply(std::move(*e)) : add_line(batch[i]);
+        if (!s.ok()) return numbered(std::move(s).error(), number);
+        ++summary_.lines;
+      }
     }
     if (in_.bad()) return Error(ErrorCode::kIOError, fmt::format("{}: read error after line {}", name_, number));
     return Status::OK();
@@ -402,9 +434,12 @@ class Loader {
     return m->get<std::string>();
   }
 
-  Status add_line(const std::string& text) {
-    CKPT_RETURN_IF_ERROR(line_.assign(text));
-    const EntryLine& line = line_;
+  // A keyed or timer line encoded as its RocksDB pair, and where it goes; a line with no `lo`
+  // is one add_line() reads on the loading thread (operator state, legacy timers). Reads the
+  // template only: the workers run it on lines of their own.
+  Result<EncodedLine> encode_keyed_line(const std::string& text, EntryLine& line_buffer) {
+    CKPT_RETURN_IF_ERROR(line_buffer.assign(text));
+    const EntryLine& line = line_buffer;
     // A line without the operator's id may name it by its uid, which Flink hashes to the id
     // (StreamGraphHasherV2); dump prints both for operators it could name.
     std::string op_hex;
@@ -421,18 +456,12 @@ class Loader {
     CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
     CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
-    if (kind == "operator" && collect_ && !collect_operator_)
-      return Error(ErrorCode::kNotSupported,
-                   "kind: expected a keyed or timer entry (operator state is not edited by entry)");
-    if (kind == "operator") return add_operator_entry(*lo, line, state, *value);
+    if (kind == "operator") return EncodedLine{};
     if (kind != "keyed" && kind != "timer")
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
     auto codecs = lo->states.find(state);
-    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) {
-      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* timer_key, member(line, "key", false));
-      return add_raw_timer(*lo, line, state, timer_key, *value);
-    }
+    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) return EncodedLine{};
     if (codecs == lo->states.end())
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("state: operator {} of the template has no keyed state '{}' (it has {})", lo->hex, state,
@@ -501,17 +530,69 @@ class Loader {
       codecs->second.transcoder->append_rocks_base(pair_key, kg, enc.key, enc.ns);
       pair_key += enc.user_key;
     }
+    EncodedLine out;
+    out.lo = lo;
+    out.state = std::move(state);
+    out.pos = pos;
+    out.kg = kg;
+    out.id = id;
+    out.timer = timer;
+    out.pair_key = std::move(pair_key);
+    out.value = std::move(enc.value);
+    return out;
+  }
+
+  // An encoded line's pair, spilled (or handed back to an edit), in the lines' order.
+  Status apply(EncodedLine&& e) {
+    LoadOperator* lo = e.lo;
     if (collect_) {
-      collect_->push_back({lo->hex, state, kg, std::move(pair_key), std::move(enc.value)});
-      (timer ? summary_.timers : summary_.keyed)++;
+      collect_->push_back({lo->hex, std::move(e.state), e.kg, std::move(e.pair_key), std::move(e.value)});
+      (e.timer ? summary_.timers : summary_.keyed)++;
       return Status::OK();
     }
-    CKPT_RETURN_IF_ERROR(lo->spill->add(static_cast<int32_t>(pos), kg, id, pair_key, enc.value));
-    auto& last = lo->last[pos];
-    if (last.first == kg && last.second != id) lo->follows[pos].insert({last.second, id});
-    last = {kg, id};
-    (timer ? summary_.timers : summary_.keyed)++;
+    CKPT_RETURN_IF_ERROR(lo->spill->add(static_cast<int32_t>(e.pos), e.kg, e.id, e.pair_key, e.value));
+    auto& last = lo->last[e.pos];
+    if (last.first == e.kg && last.second != e.id) lo->follows[e.pos].insert({last.second, e.id});
+    last = {e.kg, e.id};
+    (e.timer ? summary_.timers : summary_.keyed)++;
     return Status::OK();
+  }
+
+  // A line on the loading thread: operator state and legacy timers here, keyed lines as the
+  // workers encode them.
+  Status add_line(const std::string& text) {
+    CKPT_ASSIGN_OR_RETURN(EncodedLine e, encode_keyed_line(text, line_));
+    if (e.lo) return apply(std::move(e));
+    const EntryLine& line = line_;
+    std::string op_hex;
+    if (!line.find("operator") && line.find("uid")) {
+      CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
+      op_hex = operator_id_hex(operator_id_of_uid(uid));
+    } else {
+      CKPT_ASSIGN_OR_RETURN(op_hex, string_member(line, "operator"));
+    }
+    LoadOperator* lo = find(op_hex);
+    CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
+    CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
+    if (kind == "operator" && collect_ && !collect_operator_)
+      return Error(ErrorCode::kNotSupported,
+                   "kind: expected a keyed or timer entry (operator state is not edited by entry)");
+    if (kind == "operator") return add_operator_entry(*lo, line, state, *value);
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* timer_key, member(line, "key", false));
+    return add_raw_timer(*lo, line, state, timer_key, *value);
+  }
+
+  // A line's error as the user sees it: the input and line first.
+  Error numbered(Error e, uint64_t number) const {
+    // An edit's entries go into the snapshot edited, which is no template.
+    for (size_t at = 0; collect_ && (at = e.message.find("of the template", at)) != std::string::npos;)
+      e.message.replace(at, 15, "of the snapshot");
+    if (e.code == ErrorCode::kInvalidArgument || e.code == ErrorCode::kNotSupported)
+      e.message = fmt::format("{}:{}: {}", name_, number, e.message);
+    else
+      e = std::move(e).with_context(fmt::format("{}:{}", name_, number));
+    return e;
   }
 
   Status add_operator_entry(LoadOperator& lo, const EntryLine& line, const std::string& state,
@@ -632,6 +713,7 @@ Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_nam
   ro.force = options.force;
   ro.remap = options.remap;
   ro.progress = options.progress;
+  ro.jobs = options.jobs;
   RewriteHooks hooks;
   hooks.prepare = [&](const Metadata& m, const StreamOpener& streams) { return loader.prepare(m, streams); };
   hooks.operators = [](Metadata& out) {
