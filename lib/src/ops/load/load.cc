@@ -434,21 +434,23 @@ class Loader {
     return m->get<std::string>();
   }
 
+  // The operator a line names: its id, or its uid, which Flink hashes to the id
+  // (StreamGraphHasherV2); dump prints both for operators it could name.
+  static Result<std::string> operator_of(const EntryLine& line) {
+    if (!line.find("operator") && line.find("uid")) {
+      CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
+      return operator_id_hex(operator_id_of_uid(uid));
+    }
+    return string_member(line, "operator");
+  }
+
   // A keyed or timer line encoded as its RocksDB pair, and where it goes; a line with no `lo`
   // is one add_line() reads on the loading thread (operator state, legacy timers). Reads the
   // template only: the workers run it on lines of their own.
   Result<EncodedLine> encode_keyed_line(const std::string& text, EntryLine& line_buffer) {
     CKPT_RETURN_IF_ERROR(line_buffer.assign(text));
     const EntryLine& line = line_buffer;
-    // A line without the operator's id may name it by its uid, which Flink hashes to the id
-    // (StreamGraphHasherV2); dump prints both for operators it could name.
-    std::string op_hex;
-    if (!line.find("operator") && line.find("uid")) {
-      CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
-      op_hex = operator_id_hex(operator_id_of_uid(uid));
-    } else {
-      CKPT_ASSIGN_OR_RETURN(op_hex, string_member(line, "operator"));
-    }
+    CKPT_ASSIGN_OR_RETURN(std::string op_hex, operator_of(line));
     LoadOperator* lo = find(op_hex);
     if (!lo)
       return Error(ErrorCode::kInvalidArgument,
@@ -564,13 +566,7 @@ class Loader {
     CKPT_ASSIGN_OR_RETURN(EncodedLine e, encode_keyed_line(text, line_));
     if (e.lo) return apply(std::move(e));
     const EntryLine& line = line_;
-    std::string op_hex;
-    if (!line.find("operator") && line.find("uid")) {
-      CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
-      op_hex = operator_id_hex(operator_id_of_uid(uid));
-    } else {
-      CKPT_ASSIGN_OR_RETURN(op_hex, string_member(line, "operator"));
-    }
+    CKPT_ASSIGN_OR_RETURN(std::string op_hex, operator_of(line));
     LoadOperator* lo = find(op_hex);
     CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
     CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));

@@ -30,8 +30,8 @@ Result<OperatorBackendMeta> operator_stream_proxy(const OperatorHandle& h, std::
 Status write_operator_stream(OperatorHandle& h, std::string& bytes, const std::map<std::string, OperatorStateData>& data) {
   const uint64_t proxy_end = proxy_end_of(h, bytes);
   CKPT_ASSIGN_OR_RETURN(OperatorBackendMeta meta, operator_stream_proxy(h, bytes));
-  for (const auto& [name, unused] : data) {
-    (void)unused;
+  for (const auto& entry : data) {
+    const std::string& name = entry.first;
     if (std::none_of(h.states.begin(), h.states.end(), [&](const OperatorStateEntry& s) { return s.name == name; }))
       return Error(ErrorCode::kInvalidArgument, fmt::format("the operator state handle has no state '{}'", name));
   }
