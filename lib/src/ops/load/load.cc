@@ -316,19 +316,7 @@ class Loader {
     std::string bytes = w.take();
     const int32_t mp = lo.op->max_parallelism;
     ByteReader r(std::string_view(bytes).substr(0, key_bytes));
-    std::optional<int32_t> hash = codec.key->read_java_hash_code(r);
-    int32_t kg = 0;
-    if (hash) {
-      kg = key_group_for_hash(*hash, mp);
-    } else {
-      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* given, member(line, "key_group", false));
-      if (!given || !given->is_number_integer() || given->get<int64_t>() < 0 || given->get<int64_t>() >= mp)
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("key_group: the Java hashCode of {} keys is not known: expected the key group dump "
-                                 "printed, 0 to {}",
-                                 codec.key->serializer_class(), mp - 1));
-      kg = given->get<int32_t>();
-    }
+    CKPT_ASSIGN_OR_RETURN(int32_t kg, key_group_of(line, codec.key->read_java_hash_code(r), mp, *codec.key));
     if (std::none_of(raw.ranges.begin(), raw.ranges.end(), [&](const KeyGroupRange& g) { return g.contains(kg); }))
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("key: its key group {} is in no subtask of operator {} of the template", kg, lo.hex));
@@ -434,6 +422,20 @@ class Loader {
     return m->get<std::string>();
   }
 
+  // Flink's key group of a key whose Java hashCode is `hash`; where that is not known, the key
+  // group the line gives (dump prints it), checked against the max parallelism `mp`.
+  static Result<int32_t> key_group_of(const EntryLine& line, std::optional<int32_t> hash, int32_t mp,
+                                      const ValueDecoder& key) {
+    if (hash) return key_group_for_hash(*hash, mp);
+    CKPT_ASSIGN_OR_RETURN(const nlohmann::json* given, member(line, "key_group", false));
+    if (!given || !given->is_number_integer() || given->get<int64_t>() < 0 || given->get<int64_t>() >= mp)
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("key_group: the Java hashCode of {} keys is not known: expected the key group dump "
+                               "printed, 0 to {}",
+                               key.serializer_class(), mp - 1));
+    return given->get<int32_t>();
+  }
+
   // The operator a line names: its id, or its uid, which Flink hashes to the id
   // (StreamGraphHasherV2); dump prints both for operators it could name.
   static Result<std::string> operator_of(const EntryLine& line) {
@@ -493,24 +495,12 @@ class Loader {
     }
     EntryEncoding enc;
     CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : key_member, ns, user_key, *value, &enc));
-    const int32_t mp = lo->op->max_parallelism;
-    int32_t kg = 0;
     std::optional<int32_t> hash;
     if (!enc.key.empty() || key_member) {
       ByteReader r(enc.key);
       hash = lo->key_decoder->read_java_hash_code(r);
     }
-    if (hash) {
-      kg = key_group_for_hash(*hash, mp);
-    } else {
-      CKPT_ASSIGN_OR_RETURN(const nlohmann::json* given, member(line, "key_group", false));
-      if (!given || !given->is_number_integer() || given->get<int64_t>() < 0 || given->get<int64_t>() >= mp)
-        return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("key_group: the Java hashCode of {} keys is not known: expected the key group dump "
-                                 "printed, 0 to {}",
-                                 lo->key_decoder->serializer_class(), mp - 1));
-      kg = given->get<int32_t>();
-    }
+    CKPT_ASSIGN_OR_RETURN(int32_t kg, key_group_of(line, hash, lo->op->max_parallelism, *lo->key_decoder));
     size_t pos = 0;
     while (pos < lo->ranges.size() && !lo->ranges[pos].contains(kg)) ++pos;
     if (pos == lo->ranges.size())
