@@ -337,7 +337,9 @@ class CKPT_API FileCollector {
   FileTable table_;
   // Open addressing over the table's files (index + 1, 0 = empty) by a hash of type class and
   // URI: no key strings or nodes, which dominated inspect at millions of references.
-  std::vector<uint32_t> slots_;
+  // Open addressing: per slot the file's index + 1 (low half, 0: empty) and its hash's high half,
+  // so that a probe past another file reads no record of it (cache misses were most of add()).
+  std::vector<uint64_t> slots_;
   std::vector<uint64_t> hashes_;  // per file, to grow without rehashing URIs
 };
 

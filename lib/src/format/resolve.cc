@@ -600,13 +600,14 @@ int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
       s.type != handle_type::kSegmentFile)
     return -1;
   std::vector<FileTable::Record>& files = table_.files_;
+  auto slot_of = [](uint64_t hash, size_t index) { return (hash & ~uint64_t{0xFFFFFFFF}) | (index + 1); };
   if (2 * (files.size() + 1) > slots_.size()) {
     slots_.assign(std::max<size_t>(1024, slots_.size() * 2), 0);
     size_t mask = slots_.size() - 1;
     for (size_t i = 0; i < files.size(); ++i) {
       size_t at = hashes_[i] & mask;
       while (slots_[at]) at = (at + 1) & mask;
-      slots_[at] = static_cast<uint32_t>(i + 1);
+      slots_[at] = slot_of(hashes_[i], i);
     }
   }
   uint64_t hash = file_key_hash(s.type, s.path);
@@ -614,21 +615,24 @@ int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
   size_t at = hash & mask;
   bool relative = is_relative_class(s.type);
   while (slots_[at]) {
-    uint32_t i = slots_[at] - 1;
-    if (hashes_[i] == hash && is_relative_class(files[i].handle_type) == relative &&
-        FileTable::view(files[i].uri) == s.path)
-      break;
+    const uint64_t slot = slots_[at];
+    if ((slot >> 32) == (hash >> 32)) {
+      auto i = static_cast<uint32_t>(slot) - 1;
+      if (hashes_[i] == hash && is_relative_class(files[i].handle_type) == relative &&
+          FileTable::view(files[i].uri) == s.path)
+        break;
+    }
     at = (at + 1) & mask;
   }
   if (!slots_[at]) {
-    slots_[at] = static_cast<uint32_t>(files.size() + 1);
+    slots_[at] = slot_of(hash, files.size());
     FileTable::Record f;
     f.uri = table_.store(s.path);
     f.handle_type = s.type;
     files.push_back(f);
     hashes_.push_back(hash);
   }
-  uint32_t index = slots_[at] - 1;
+  const auto index = static_cast<uint32_t>(slots_[at]) - 1;
   FileTable::Record& f = files[index];
   int64_t need = s.type == handle_type::kSegmentFile ? s.start + s.size : s.size;
   if (need > f.size) f.size = need;
