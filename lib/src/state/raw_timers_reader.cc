@@ -18,6 +18,8 @@ namespace ckpt {
 namespace {
 
 constexpr uint32_t kPostVersionedMagic = 0xF1CD859F;
+constexpr std::string_view kEventTimers = "_timer_state/event_";
+constexpr std::string_view kProcessingTimers = "_timer_state/processing_";
 
 // One timer at r's position, consumed: what it is for a reader of the block.
 using TimerFn =
@@ -150,6 +152,18 @@ Status for_each_block(const KeyedHandle& handle, const StateStream& stream, cons
 
 }  // namespace
 
+std::string raw_timer_state(int list, std::string_view service) {
+  return std::string(list == 0 ? kEventTimers : kProcessingTimers) + std::string(service);
+}
+
+std::optional<std::pair<int, std::string>> raw_timer_service_of(std::string_view state) {
+  for (int list = 0; list < 2; ++list) {
+    const std::string_view prefix = list == 0 ? kEventTimers : kProcessingTimers;
+    if (state.substr(0, prefix.size()) == prefix) return std::make_pair(list, std::string(state.substr(prefix.size())));
+  }
+  return std::nullopt;
+}
+
 Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, const StateFilter& filter,
                        const EntrySink& sink, const ProblemSink& problems) {
   std::vector<std::string> names;
@@ -163,7 +177,7 @@ Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, con
         },
         [&](size_t service, int list, ByteReader& t, const ValueDecoder& key, const ValueDecoder& ns) -> Status {
           StateEntry e;
-          e.state = (list == 0 ? "_timer_state/event_" : "_timer_state/processing_") + names[service];
+          e.state = raw_timer_state(list, names[service]);
           e.kind = EntryKind::kTimer;
           e.key_group = kg;
           e.has_key = e.has_namespace = true;

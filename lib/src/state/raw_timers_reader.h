@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -25,8 +26,14 @@
 
 namespace ckpt {
 
-// Timers are reported as kind "timer" under "_timer_state/event_<service>" and
-// "_timer_state/processing_<service>", the names managed timers have.
+// The state a service's event-time (list 0) or processing-time (list 1) timers are reported
+// under: "_timer_state/event_<service>", "_timer_state/processing_<service>", the names managed
+// timers have.
+std::string raw_timer_state(int list, std::string_view service);
+// The list and service of such a state name, or nullopt.
+std::optional<std::pair<int, std::string>> raw_timer_service_of(std::string_view state);
+
+// Timers are reported as kind "timer" under raw_timer_state()'s names.
 Status read_raw_timers(const KeyedHandle& handle, const StateStream& stream, const StateFilter& filter,
                        const EntrySink& sink, const ProblemSink& problems);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+
 #include "ops/load/operator_stream.h"
 #include "state/operator_state_reader.h"
 #include "state/stream_opener.h"
@@ -91,18 +92,20 @@ Status Upserts::operator_state(const OperatorState& op, int32_t subtask, Operato
     if (e.subtask == subtask) mine.push_back(&e);
   if (mine.empty()) return Status::OK();
   // The stream's elements as stored, every state's (write_operator_stream() writes a state it is
-  // not given empty), read through an inline copy of the handle.
+  // not given empty), read through an inline copy of the handle; its errors name the stream's
+  // file (offsets count from the stream's first byte).
+  const std::string origin = h.delegate.path.empty() ? h.delegate.name : h.delegate.path;
   OperatorHandle in = h;
   in.delegate = StreamHandle{};
   in.delegate.type = handle_type::kByteStream;
-  in.delegate.name = "operator state";
+  in.delegate.name = "operator state of subtask " + std::to_string(subtask);
   in.delegate.data = bytes;
   std::map<std::string, OperatorStateData> data;
   for (const OperatorStateEntry& s : h.states) data[s.name];
   StateFilter all;
   all.raw_bytes = true;
   CKPT_RETURN_IF_ERROR(read_operator_handle(
-      in, StreamOpener({}, "edit"), all,
+      in, StreamOpener({}, origin), all,
       [&](StateEntry&& e) -> Status {
         OperatorStateData& d = data[e.state];
         if (e.has_key)

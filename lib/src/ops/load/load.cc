@@ -147,7 +147,7 @@ class Loader {
       }));
       for (size_t i = 0; i < batch.size(); ++i) {
         ++number;
-        if (batch[i].find_first_not_of(" \t") == std::string::npos) continue;
+        if (!encoded[i]) continue;  // a blank line
         Result<EncodedLine>& e = *encoded[i];
         Status s = !e.ok() ? Status(std::move(e).error()) : e->lo ? apply(std::move(*e)) : add_line(batch[i]);
         if (!s.ok()) return numbered(std::move(s).error(), number);
@@ -283,18 +283,10 @@ class Loader {
   Status add_raw_timer(LoadOperator& lo, const EntryLine& line, const std::string& state, const nlohmann::json* key,
                        const nlohmann::json& value) {
     RawTimerLines& raw = lo.raw;
-    int list = -1;
-    std::string service;
-    for (int l = 0; l < 2; ++l) {
-      const std::string prefix = l == 0 ? "_timer_state/event_" : "_timer_state/processing_";
-      if (state.rfind(prefix, 0) == 0) {
-        list = l;
-        service = state.substr(prefix.size());
-      }
-    }
+    const auto timers = raw_timer_service_of(state);
     size_t s = 0;
-    while (list >= 0 && s < raw.codecs.size() && raw.codecs[s].name != service) ++s;
-    if (list < 0 || s == raw.codecs.size()) {
+    while (timers && s < raw.codecs.size() && raw.codecs[s].name != timers->second) ++s;
+    if (!timers || s == raw.codecs.size()) {
       std::string names;
       for (const RawTimerServiceCodec& c : raw.codecs) names += (names.empty() ? "'" : ", '") + c.name + "'";
       return Error(ErrorCode::kInvalidArgument,
@@ -322,7 +314,7 @@ class Loader {
                    fmt::format("key: its key group {} is in no subtask of operator {} of the template", kg, lo.hex));
     auto& services = raw.timers[kg];
     services.resize(raw.heads.size());
-    services[s][list].push_back(std::move(bytes));
+    services[s][timers->first].push_back(std::move(bytes));
     summary_.timers++;
     return Status::OK();
   }
