@@ -232,6 +232,11 @@ TEST_CASE("diff --keys holds one key group per side whatever the layouts and par
     same += c.same;
   }
   CHECK(same == ca.total);
+  // Both sides' serializers are the same: every entry compared as the bytes they wrote, the
+  // lists too, whose bytes differ between the layouts (a heap list with its count, a RocksDB
+  // one joined by ',') and fall back to their decoded values.
+  CHECK(stats.compared_as_bytes == ca.total + cb.total);
+  CHECK(stats.compared_as_text == 0);
   CHECK(stats.passes == 1);  // one operator, read once per side: not once per state
   CHECK(stats.peak_buffered > 0);
   CHECK(stats.peak_buffered <= ca.largest_group() + cb.largest_group());

@@ -18,6 +18,11 @@ namespace ckpt {
 struct StateShape {
   std::string kind;                                   // state_kind_name()
   std::map<std::string, std::string> serializers;     // role -> "LongSerializer", "MapSerializer<..>"
+  // The serializer snapshots' bytes (a keyed state's with the backend's key serializer), as
+  // every subtask stores them; `mixed` when subtasks disagree. Two sides whose bytes are equal
+  // write a value as the same bytes, so their entries compare as bytes (diff --keys).
+  std::string snapshot_bytes;
+  bool mixed = false;
 };
 
 // Per operator (32 hex digits): the states its subtasks' proxies name, by state name.
@@ -58,6 +63,10 @@ struct KeyDiffStats {
   uint64_t peak_buffered = 0;
   uint64_t passes = 0;      // operators read, each once per side that has it
   uint64_t bytes_read = 0;  // of state, both sides (Progress::bytes_done)
+  // Entries (of either side) compared by the bytes the serializers wrote, and by JSON text
+  // (states whose serializers differ between the sides, timers, change-log entries).
+  uint64_t compared_as_bytes = 0;
+  uint64_t compared_as_text = 0;
 };
 
 // The logical diff: fills report.keys and passes each differing entry to `changes`. The

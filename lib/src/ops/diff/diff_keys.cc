@@ -7,6 +7,8 @@
 // every state of a key group before the next), so a heap side and a RocksDB side agree; a
 // step back in key groups is refused rather than compared wrongly.
 #include <algorithm>
+#include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 #include <tuple>
@@ -14,7 +16,8 @@
 #include <fmt/format.h>
 
 #include "ops/diff/diff_internal.h"
-#include "ops/entries/dump_entries.h"
+#include "ops/engine/key_names.h"
+#include "ops/entries/entry_engine.h"
 
 namespace ckpt {
 
@@ -26,6 +29,7 @@ namespace {
 // Entries with none of the last three (operator list elements) are named by their value: lists
 // compare as multisets.
 bool keyless(const DumpEntry& e) { return !e.key && !e.namespace_json && !e.user_key; }
+bool keyless(const Entry& e) { return !e.key && !e.ns && !e.user_key; }
 
 std::string_view part(const std::optional<std::string>& s) { return s ? std::string_view(*s) : std::string_view(); }
 
@@ -40,48 +44,211 @@ int compare_identity(const DumpEntry& x, const DumpEntry& y) {
   return part(x.user_key).compare(part(y.user_key));
 }
 
-std::vector<const DumpEntry*> sorted(const std::vector<DumpEntry>& entries) {
-  std::vector<const DumpEntry*> out;
-  out.reserve(entries.size());
-  for (const DumpEntry& e : entries) out.push_back(&e);
-  auto less = [](const DumpEntry* x, const DumpEntry* y) {
-    int c = compare_identity(*x, *y);
-    return c != 0 ? c < 0 : x->value < y->value;
-  };
-  // RocksDB hands out a key group in key order, often the order wanted already.
-  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
-  return out;
+// How one side's entries of an operator print: the uid and the plan's key columns of its id.
+struct Naming {
+  std::string operator_hex;
+  std::string uid;
+  const std::vector<std::string>* key_columns = nullptr;
+
+  std::string key_text(const Value& key) const {
+    std::string text = key.json();
+    return key_columns ? name_row_fields(text, *key_columns) : text;
+  }
+  // The entry as `ckpt dump` prints it.
+  DumpEntry dump_entry(const Entry& e) const {
+    DumpEntry d;
+    d.operator_id = operator_hex;
+    if (!uid.empty()) d.uid = uid;
+    d.subtask = e.subtask;
+    d.state = e.state;
+    d.kind = entry_kind_name(e.kind);
+    d.key_group = e.key_group;
+    if (e.key) d.key = key_text(*e.key);
+    if (e.ns) d.namespace_json = e.ns->json();
+    if (e.user_key) d.user_key = e.user_key->json();
+    d.value = e.value.json();
+    return d;
+  }
+};
+
+Naming naming_of(const std::string& id, const OperatorState* op, const DiffOptions& options) {
+  Naming n;
+  n.operator_hex = id;
+  if (!op) return n;
+  n.uid = options.names.uid_of(*op);
+  const OperatorName* name = options.names.find(op->id);
+  if (name && !name->key_columns.empty()) n.key_columns = &name->key_columns;
+  return n;
 }
+
+// An entry as the comparison sees it: its identity fields and value either as the bytes the
+// serializers wrote (states both sides write with the same serializers, byte for byte: equal
+// bytes are equal values and RocksDB's byte order is kept) or as their JSON text, as dump
+// prints them (every other state: the form two serializers agree on).
+struct Item {
+  Entry* e = nullptr;
+  const std::string* state = nullptr;  // interned: one pointer per state name
+  bool keyless = false;
+  bool raw = false;
+  bool tie_next = false;  // the next Item (in order) has the same identity
+  std::string_view key, ns, user_key, value;
+};
+
+// memcmp's order without a call per field: identity fields are mostly a few bytes.
+inline int compare_bytes(std::string_view x, std::string_view y) {
+  const size_t n = std::min(x.size(), y.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t a, b;
+    std::memcpy(&a, x.data() + i, 8);
+    std::memcpy(&b, y.data() + i, 8);
+    if (a != b) return __builtin_bswap64(a) < __builtin_bswap64(b) ? -1 : 1;
+  }
+  for (; i < n; ++i)
+    if (x[i] != y[i]) return static_cast<unsigned char>(x[i]) < static_cast<unsigned char>(y[i]) ? -1 : 1;
+  return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+}
+
+int compare_item(const Item& x, const Item& y) {
+  if (x.state != y.state) return x.state->compare(*y.state);
+  if (x.e->kind != y.e->kind)  // as their names sort, the order of the text form
+    return std::string_view(entry_kind_name(x.e->kind)).compare(entry_kind_name(y.e->kind));
+  if (x.keyless != y.keyless) return x.keyless ? -1 : 1;
+  if (x.keyless) return compare_bytes(x.value, y.value);
+  if (int c = compare_bytes(x.key, y.key)) return c;
+  if (int c = compare_bytes(x.ns, y.ns)) return c;
+  return compare_bytes(x.user_key, y.user_key);
+}
+
+// Identity, then value.
+bool item_less(const Item& x, const Item& y) {
+  int c = compare_item(x, y);
+  return c != 0 ? c < 0 : compare_bytes(x.value, y.value) < 0;
+}
+
+// One key group's (or an operator state's) entries of one side, as Items in identity order.
+class Items {
+ public:
+  // `form(state)` interns the state's name and says whether it compares as bytes.
+  template <class Form>
+  void build(const std::vector<Entry*>& entries, const Naming& naming, Form&& form) {
+    items_.clear();
+    texts_.clear();
+    items_.reserve(entries.size());
+    texts_.reserve(entries.size());  // never reallocated: the Items view its strings
+    for (Entry* p : entries) {
+      Entry& e = *p;
+      Item& it = items_.emplace_back();
+      it.e = &e;
+      it.keyless = keyless(e);
+      std::tie(it.state, it.raw) = form(e.state);
+      if (it.raw) {
+        it.key = e.raw_key;
+        it.ns = e.raw_namespace;
+        it.user_key = e.raw_user_key;
+        it.value = e.raw_value;
+        continue;
+      }
+      Texts& t = texts_.emplace_back();
+      if (e.key) t.key = naming.key_text(*e.key);
+      if (e.ns) t.ns = e.ns->json();
+      if (e.user_key) t.user_key = e.user_key->json();
+      t.value = e.value.json();
+      it.key = t.key;
+      it.ns = t.ns;
+      it.user_key = t.user_key;
+      it.value = t.value;
+    }
+    // RocksDB hands out a key group in key order, often the order wanted already: one pass
+    // checks it and finds the runs of one identity.
+    if (!mark_ties()) {
+      std::sort(items_.begin(), items_.end(), item_less);
+      mark_ties();
+    }
+  }
+  const std::vector<Item>& items() const { return items_; }
+
+ private:
+  // False where the items are out of order.
+  bool mark_ties() {
+    for (size_t k = 1; k < items_.size(); ++k) {
+      const int c = compare_item(items_[k - 1], items_[k]);
+      if (c > 0 || (c == 0 && compare_bytes(items_[k - 1].value, items_[k].value) > 0)) return false;
+      items_[k - 1].tie_next = c == 0;
+    }
+    if (!items_.empty()) items_.back().tie_next = false;
+    return true;
+  }
+
+  struct Texts {
+    std::string key, ns, user_key, value;
+  };
+  std::vector<Item> items_;
+  std::vector<Texts> texts_;
+};
+
+// Equal values: the same bytes, or (bytes of two layouts: a heap list with its count, a RocksDB
+// one joined by ',') the same decoded value.
+bool same_value(const Item& x, const Item& y) { return x.value == y.value || (x.raw && x.e->value == y.e->value); }
 
 class Comparer {
  public:
-  Comparer(const std::string& op, DiffReport& report, KeyChangeSink* changes)
-      : op_(op), report_(report), changes_(changes) {}
+  // `raw_states`: the states both sides write with the same serializers.
+  Comparer(const std::string& op, std::set<std::string> raw_states, Naming naming_a, Naming naming_b,
+           DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats)
+      : stats_(stats),
+        op_(op),
+        raw_states_(std::move(raw_states)),
+        naming_a_(std::move(naming_a)),
+        naming_b_(std::move(naming_b)),
+        report_(report),
+        changes_(changes) {}
 
-  void compare(const std::vector<DumpEntry>& a, const std::vector<DumpEntry>& b) {
-    std::vector<const DumpEntry*> sa = sorted(a), sb = sorted(b);
+  void compare(const std::vector<Entry*>& a, const std::vector<Entry*>& b) {
+    // A state whose entries lack their bytes here, or a timer (whose bytes are the queue
+    // element, not its fields), compares as text on both sides.
+    text_states_.clear();
+    for (const auto* side : {&a, &b})
+      for (const Entry* e : *side)
+        if (!e->has_raw || e->kind == EntryKind::kTimer) text_states_.insert(e->state);
+    // Runs of one state are the rule: the last one's answer is kept.
+    const std::string* last = nullptr;
+    bool last_raw = false;
+    auto form = [&](const std::string& state) -> std::pair<const std::string*, bool> {
+      if (!last || *last != state) {
+        last = &*names_.insert(state).first;
+        last_raw = raw_states_.count(state) && !text_states_.count(state);
+      }
+      return {last, last_raw};
+    };
+    ia_.build(a, naming_a_, form);
+    ib_.build(b, naming_b_, form);
+    for (const Items* side : {&ia_, &ib_})
+      for (const Item& it : side->items()) ++(it.raw ? stats_->compared_as_bytes : stats_->compared_as_text);
+    const std::vector<Item>& sa = ia_.items();
+    const std::vector<Item>& sb = ib_.items();
     size_t i = 0, j = 0;
     while (i < sa.size() || j < sb.size()) {
-      const int c = i == sa.size() ? 1 : j == sb.size() ? -1 : compare_identity(*sa[i], *sb[j]);
+      const int c = i == sa.size() ? 1 : j == sb.size() ? -1 : compare_item(sa[i], sb[j]);
       if (c < 0) {
-        emit("removed", sa[i++], nullptr);
+        emit(kRemoved, sa[i++].e, nullptr);
       } else if (c > 0) {
-        emit("added", nullptr, sb[j++]);
+        emit(kAdded, nullptr, sb[j++].e);
       } else {
         // Same identity: a single entry per side is one that stayed or changed; several are
         // list elements compared as a multiset by value.
         size_t ie = i + 1, je = j + 1;
-        while (ie < sa.size() && compare_identity(*sa[ie], *sa[i]) == 0) ++ie;
-        while (je < sb.size() && compare_identity(*sb[je], *sb[j]) == 0) ++je;
+        while (sa[ie - 1].tie_next) ++ie;
+        while (sb[je - 1].tie_next) ++je;
         if (ie - i == 1 && je - j == 1) {
-          if (sa[i]->value == sb[j]->value) counts(sa[i]->state).same++;
-          else emit("changed", sa[i], sb[j]);
+          if (same_value(sa[i], sb[j])) counts(sa[i].e->state).same++;
+          else emit(kChanged, sa[i].e, sb[j].e);
         } else {
           while (i < ie || j < je) {
-            if (j == je || (i < ie && sa[i]->value < sb[j]->value)) emit("removed", sa[i++], nullptr);
-            else if (i == ie || sb[j]->value < sa[i]->value) emit("added", nullptr, sb[j++]);
+            if (j == je || (i < ie && compare_bytes(sa[i].value, sb[j].value) < 0)) emit(kRemoved, sa[i++].e, nullptr);
+            else if (i == ie || compare_bytes(sb[j].value, sa[i].value) < 0) emit(kAdded, nullptr, sb[j++].e);
             else {
-              counts(sa[i]->state).same++;
+              counts(sa[i].e->state).same++;
               ++i, ++j;
             }
           }
@@ -90,9 +257,12 @@ class Comparer {
         j = je;
       }
     }
+    flush();
   }
 
  private:
+  enum What { kAdded, kRemoved, kChanged };
+
   KeyDiffCounts& counts(const std::string& state) {
     // Runs of one state are the rule: remember the last one instead of a lookup per entry.
     if (last_ < report_.keys.size() && report_.keys[last_].state == state) return report_.keys[last_];
@@ -105,23 +275,42 @@ class Comparer {
     return report_.keys[last_];
   }
 
-  void emit(const char* what, const DumpEntry* before, const DumpEntry* after) {
+  void emit(What what, const Entry* before, const Entry* after) {
     KeyDiffCounts& c = counts((before ? before : after)->state);
-    std::string w = what;
-    if (w == "added") ++c.added;
-    else if (w == "removed") ++c.removed;
+    if (what == kAdded) ++c.added;
+    else if (what == kRemoved) ++c.removed;
     else ++c.changed;
     if (!changes_) return;
-    KeyChange change;
-    change.what = w;
-    if (before) change.before = *before;
-    if (after) change.after = *after;
-    changes_->change(change);
+    KeyChange& change = pending_.emplace_back();
+    change.what = what == kAdded ? "added" : what == kRemoved ? "removed" : "changed";
+    if (before) change.before = naming_a_.dump_entry(*before);
+    if (after) change.after = naming_b_.dump_entry(*after);
   }
 
+  // The group's changes in the order documented (ckpt-diff(1)): by name as dump prints it,
+  // whichever form the entries were compared in.
+  void flush() {
+    auto own = [](const KeyChange& c) -> const DumpEntry& { return c.before ? *c.before : *c.after; };
+    std::stable_sort(pending_.begin(), pending_.end(), [&](const KeyChange& x, const KeyChange& y) {
+      const DumpEntry& ex = own(x);
+      const DumpEntry& ey = own(y);
+      int c = compare_identity(ex, ey);
+      return c != 0 ? c < 0 : ex.value < ey.value;
+    });
+    for (const KeyChange& c : pending_) changes_->change(c);
+    pending_.clear();
+  }
+
+  KeyDiffStats* stats_;
   std::string op_;
+  std::set<std::string> raw_states_;
+  std::set<std::string> text_states_;
+  std::set<std::string> names_;  // the states' names, interned
+  Naming naming_a_, naming_b_;
   DiffReport& report_;
   KeyChangeSink* changes_;
+  Items ia_, ib_;
+  std::vector<KeyChange> pending_;
   std::map<std::string, size_t> index_;
   size_t last_ = SIZE_MAX;
 };
@@ -132,42 +321,42 @@ std::set<int32_t> subtask_indices(const OperatorState& op) {
   return out;
 }
 
-// One side of a pass: its key groups one after the other, operator entries set aside.
+// One side of a pass: its key groups one after the other, operator entries set aside. The
+// entries stay in the chunks the workers filled (no entry is moved or destroyed on this
+// thread, which sets the pace); a chunk goes back to them once the groups in it are compared.
 class SideReader {
  public:
-  SideReader(std::unique_ptr<DumpEntryIterator> stream, const std::string& op) : stream_(std::move(stream)), op_(op) {}
+  // `keep_all`: no chunk goes back (the caller holds every group: an operator compared whole).
+  SideReader(std::unique_ptr<EntryPull> stream, const std::string& op, bool keep_all)
+      : stream_(std::move(stream)), op_(op), keep_all_(keep_all) {}
 
-  // The next key group's entries into `group` (false at the end or on error: see status()).
-  bool next_group(std::vector<DumpEntry>* group, int32_t* key_group) {
+  // The next key group's entries into `group`, valid until the next call (false at the end or
+  // on error: see status()).
+  bool next_group(std::vector<Entry*>* group, int32_t* key_group) {
     group->clear();
     if (!stream_ || failed_) return false;
-    if (pending_) {
-      group->push_back(std::move(*pending_));
-      pending_.reset();
-    } else if (!pull_into(group)) {
-      return false;
-    }
-    const int32_t kg = *group->front().key_group;
+    if (!keep_all_) release();
+    Entry* e = next_keyed();
+    if (!e) return false;
+    const int32_t kg = *e->key_group;
     if (last_ && kg <= *last_) {
       failed_ = Error(ErrorCode::kNotSupported,
                       fmt::format("operator {}: entries of state '{}' come in key group {} after key group {}, "
                                   "expected ascending key groups",
-                                  op_, group->front().state, kg, *last_));
+                                  op_, e->state, kg, *last_));
       return false;
     }
     last_ = kg;
     *key_group = kg;
-    while (pull_into(group)) {
-      if (*group->back().key_group == kg) continue;
-      pending_ = std::move(group->back());
-      group->pop_back();
-      break;
-    }
+    do {
+      group->push_back(e);
+      ++at_;
+    } while ((e = next_keyed()) && *e->key_group == kg);
     return true;
   }
 
   // Entries without a key group (operator state), by subtask, once the stream is read.
-  std::map<int32_t, std::vector<DumpEntry>>& operator_entries() { return operator_entries_; }
+  std::map<int32_t, std::vector<Entry>>& operator_entries() { return operator_entries_; }
   uint64_t operator_count() const { return operator_count_; }
 
   Status status() {
@@ -176,25 +365,39 @@ class SideReader {
   }
 
  private:
-  // Reads until the next keyed entry lands at the back of `group` (read in place: entries
-  // are moved once, from the stream's batch).
-  bool pull_into(std::vector<DumpEntry>* group) {
-    group->emplace_back();
-    while (stream_->next(&group->back())) {
-      if (group->back().key_group) return true;
-      operator_entries_[group->back().subtask].push_back(std::move(group->back()));
+  // The keyed entry at the position, taking chunks as they run out; operator entries on the
+  // way are set aside. Null at the end.
+  Entry* next_keyed() {
+    while (true) {
+      if (chunks_.empty() || at_ == chunks_.back().size()) {
+        std::vector<Entry> chunk;
+        if (!stream_->take_chunk(&chunk)) return nullptr;
+        chunks_.push_back(std::move(chunk));
+        at_ = 0;
+      }
+      Entry& e = chunks_.back()[at_];
+      if (e.key_group) return &e;
+      operator_entries_[e.subtask].push_back(std::move(e));
       ++operator_count_;
+      ++at_;
     }
-    group->pop_back();
-    return false;
+  }
+  // Every chunk before the one at the position: their groups are compared.
+  void release() {
+    while (chunks_.size() > 1) {
+      stream_->recycle(std::move(chunks_.front()));
+      chunks_.pop_front();
+    }
   }
 
-  std::unique_ptr<DumpEntryIterator> stream_;
+  std::unique_ptr<EntryPull> stream_;
   std::string op_;
-  std::optional<DumpEntry> pending_;
+  const bool keep_all_;
+  std::deque<std::vector<Entry>> chunks_;  // a deque: the entries never move as it grows
+  size_t at_ = 0;                          // the position in chunks_.back()
   std::optional<int32_t> last_;
   std::optional<Error> failed_;
-  std::map<int32_t, std::vector<DumpEntry>> operator_entries_;
+  std::map<int32_t, std::vector<Entry>> operator_entries_;
   uint64_t operator_count_ = 0;
 };
 
@@ -227,17 +430,45 @@ std::vector<std::string> named_states(const Side& a, const std::string& id_a, co
   return {names.begin(), names.end()};
 }
 
-std::unique_ptr<DumpEntryIterator> read_operator(const Side& side, const std::string& id, const DiffOptions& options) {
-  DumpIteration it;
+// The states whose serializer snapshots are byte for byte the same on both sides, in every
+// subtask: their entries compare as bytes.
+std::set<std::string> raw_states(const Side& a, const std::string& id_a, const Side& b, const std::string& id_b) {
+  std::set<std::string> out;
+  auto x = a.states->find(id_a);
+  auto y = b.states->find(id_b);
+  if (x == a.states->end() || y == b.states->end()) return out;
+  for (const auto& [name, shape] : x->second.states) {
+    auto other = y->second.states.find(name);
+    if (other == y->second.states.end() || shape.mixed || other->second.mixed) continue;
+    if (!shape.snapshot_bytes.empty() && shape.snapshot_bytes == other->second.snapshot_bytes) out.insert(name);
+  }
+  return out;
+}
+
+constexpr size_t kDiffChunksAhead = 64;
+
+std::vector<Entry*> pointers(std::vector<Entry>& entries) {
+  std::vector<Entry*> out;
+  out.reserve(entries.size());
+  for (Entry& e : entries) out.push_back(&e);
+  return out;
+}
+
+std::unique_ptr<EntryPull> read_operator(const Side& side, const std::string& id, const DiffOptions& options) {
+  EntryPulling it;
   for (const EntryTask& t : side.impl->tasks)
     if (t.operator_hex == id) it.tasks.push_back(t);
   it.reading.filter = side.impl->filter;
   it.reading.filter.state = options.state;
-  it.reading.filter.json_text = true;
+  it.reading.filter.raw_bytes = true;
   it.reading.filter.key_group_major = true;
-  it.names = &options.names;
   it.jobs = options.jobs;
-  return iterate_dump_entries(*side.impl, std::move(it));
+  // A key group's entries of each side at once, so one side's worker decodes on while the
+  // other side's group is taken and both are compared (a few chunks ahead, the two sides and
+  // the comparison would take turns).
+  it.chunks_ahead = kDiffChunksAhead;
+  it.operator_ids = false;  // Naming::dump_entry() names the side's operator
+  return pull_entries(*side.impl, std::move(it));
 }
 
 Status compare_operator(const Side& a, const Side& b, const OperatorPair& pair, const DiffOptions& options,
@@ -251,28 +482,30 @@ Status compare_operator(const Side& a, const Side& b, const OperatorPair& pair, 
   const bool by_group = !(oa && ob && oa->max_parallelism != ob->max_parallelism);
   std::optional<StateOrderedChanges> ordered;
   if (changes) ordered.emplace(changes, named_states(a, pair.id_a, b, pair.id_b, options));
-  Comparer comparer(ob ? pair.id_b : pair.id_a, report, ordered ? &*ordered : nullptr);
+  Comparer comparer(ob ? pair.id_b : pair.id_a, raw_states(a, pair.id_a, b, pair.id_b), naming_of(pair.id_a, oa, options),
+                    naming_of(pair.id_b, ob, options), report, ordered ? &*ordered : nullptr, stats);
   stats->passes++;
-  SideReader ra(oa ? read_operator(a, pair.id_a, options) : nullptr, pair.id_a);
-  SideReader rb(ob ? read_operator(b, pair.id_b, options) : nullptr, pair.id_b);
-  std::vector<DumpEntry> ga, gb;
+  SideReader ra(oa ? read_operator(a, pair.id_a, options) : nullptr, pair.id_a, !by_group);
+  SideReader rb(ob ? read_operator(b, pair.id_b, options) : nullptr, pair.id_b, !by_group);
+  std::vector<Entry*> ga, gb;
   int32_t ka = 0, kb = 0;
   bool has_a = false, has_b = false;
   // A side that stops short stops the diff before the other's rest is taken for changes.
-  auto advance = [](SideReader& r, std::vector<DumpEntry>* g, int32_t* k, bool* has) -> Status {
+  auto advance = [](SideReader& r, std::vector<Entry*>* g, int32_t* k, bool* has) -> Status {
     *has = r.next_group(g, k);
     return *has ? Status::OK() : r.status();
   };
-  auto whole = [&](SideReader& r, std::vector<DumpEntry>* all) -> Status {
-    std::vector<DumpEntry> g;
+  auto whole = [&](SideReader& r, std::vector<Entry*>* all) -> Status {
+    std::vector<Entry*> g;
     int32_t k = 0;
     bool has = false;
     while (true) {
       CKPT_RETURN_IF_ERROR(advance(r, &g, &k, &has));
       if (!has) return Status::OK();
-      std::move(g.begin(), g.end(), std::back_inserter(*all));
+      all->insert(all->end(), g.begin(), g.end());
     }
   };
+  std::vector<Entry*> none;
   if (!by_group) {
     CKPT_RETURN_IF_ERROR(whole(ra, &ga));
     CKPT_RETURN_IF_ERROR(whole(rb, &gb));
@@ -285,8 +518,7 @@ Status compare_operator(const Side& a, const Side& b, const OperatorPair& pair, 
       stats->peak_buffered =
           std::max<uint64_t>(stats->peak_buffered, (has_a ? ga.size() : 0) + (has_b ? gb.size() : 0));
       const bool take_a = has_a && (!has_b || ka <= kb), take_b = has_b && (!has_a || kb <= ka);
-      static const std::vector<DumpEntry> kNone;
-      comparer.compare(take_a ? ga : kNone, take_b ? gb : kNone);
+      comparer.compare(take_a ? ga : none, take_b ? gb : none);
       if (take_a) CKPT_RETURN_IF_ERROR(advance(ra, &ga, &ka, &has_a));
       if (take_b) CKPT_RETURN_IF_ERROR(advance(rb, &gb, &kb, &has_b));
     }
@@ -298,11 +530,14 @@ Status compare_operator(const Side& a, const Side& b, const OperatorPair& pair, 
     std::set<int32_t> subtasks;
     for (const auto* side : {&oa_entries, &ob_entries})
       for (const auto& [st, entries] : *side) subtasks.insert(st);
-    for (int32_t st : subtasks) comparer.compare(oa_entries[st], ob_entries[st]);
+    for (int32_t st : subtasks) {
+      std::vector<Entry*> xa = pointers(oa_entries[st]), xb = pointers(ob_entries[st]);
+      comparer.compare(xa, xb);
+    }
   } else {
-    std::vector<DumpEntry> all_a, all_b;
-    for (auto& [st, entries] : oa_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_a));
-    for (auto& [st, entries] : ob_entries) std::move(entries.begin(), entries.end(), std::back_inserter(all_b));
+    std::vector<Entry*> all_a, all_b;
+    for (auto& [st, entries] : oa_entries) for (Entry& e : entries) all_a.push_back(&e);
+    for (auto& [st, entries] : ob_entries) for (Entry& e : entries) all_b.push_back(&e);
     comparer.compare(all_a, all_b);
   }
   return ordered ? ordered->finish() : Status::OK();
@@ -363,6 +598,8 @@ Status diff_keys(const SnapshotLocation& a, const Metadata& ma, const std::map<s
       CKPT_RETURN_IF_ERROR(compare_operator(side_a, side_b, {id_a, id_b, ops_a[id_a], ops_b[id_b]}, options, trial,
                                             nullptr, &trial_stats));
       stats->passes += trial_stats.passes;
+      stats->compared_as_bytes += trial_stats.compared_as_bytes;
+      stats->compared_as_text += trial_stats.compared_as_text;
       stats->peak_buffered = std::max(stats->peak_buffered, trial_stats.peak_buffered);
       if (trial.keys_differ()) continue;
       renamed_a.insert(id_a);

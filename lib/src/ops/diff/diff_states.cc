@@ -12,11 +12,24 @@ namespace {
 
 constexpr std::string_view kTimerKind = "PRIORITY_QUEUE";
 
-void add_states(const std::vector<StateMetaInfo>& infos, OperatorStates& into) {
+// `key` is the keyed backend's key serializer, or null for operator state.
+void add_states(const std::vector<StateMetaInfo>& infos, const SerializerSnapshot* key, OperatorStates& into) {
   for (const StateMetaInfo& info : infos) {
-    StateShape& shape = into.states[info.name];
+    auto [it, first] = into.states.try_emplace(info.name);
+    StateShape& shape = it->second;
     shape.kind = state_kind_name(info.kind());
-    for (const auto& [role, snapshot] : info.serializers) shape.serializers[role] = serializer_signature(snapshot);
+    std::string bytes;
+    auto put = [&bytes](std::string_view role, const std::string& raw) {
+      // Length-prefixed, so that no two lists of snapshots run together alike.
+      bytes += std::to_string(role.size()) + ':' + std::string(role) + std::to_string(raw.size()) + ':' + raw;
+    };
+    if (key) put("key", key->raw);
+    for (const auto& [role, snapshot] : info.serializers) {
+      shape.serializers[role] = serializer_signature(snapshot);
+      put(role, snapshot.raw);
+    }
+    if (!first && bytes != shape.snapshot_bytes) shape.mixed = true;
+    shape.snapshot_bytes = std::move(bytes);
   }
 }
 
@@ -41,7 +54,8 @@ std::map<std::string, OperatorStates> collect_states(const Metadata& m, const Sn
     for (const SubtaskState& st : op.subtasks) {
       std::vector<Status> results;
       results.push_back(
-          reader.keyed(st.managed_keyed, [&](const KeyedBackendMeta& meta) { add_states(meta.states, states); }));
+          reader.keyed(st.managed_keyed,
+                       [&](const KeyedBackendMeta& meta) { add_states(meta.states, &meta.key_serializer, states); }));
       for (const OperatorHandle& h : st.managed_operator) {
         if (h.is_null()) continue;
         auto meta = reader.operator_state(h);
@@ -49,8 +63,8 @@ std::map<std::string, OperatorStates> collect_states(const Metadata& m, const Sn
           results.push_back(std::move(meta).error());
           continue;
         }
-        add_states(meta->list_states, states);
-        add_states(meta->broadcast_states, states);
+        add_states(meta->list_states, nullptr, states);
+        add_states(meta->broadcast_states, nullptr, states);
       }
       for (Status& s : results) {
         // One note per operator is enough to say its states were not all compared.

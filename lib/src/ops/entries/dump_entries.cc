@@ -177,60 +177,6 @@ class ChunkSpill : public OrderedChannels<DumpItem>::Overflow {
   std::unique_ptr<SpillFile> file_;
 };
 
-class ChannelDumpIterator : public DumpEntryIterator {
- public:
-  ChannelDumpIterator(const EntryReaderImpl& reader, DumpIteration iteration)
-      : reader_(reader), it_(std::move(iteration)), channels_(it_.tasks.size(), dump_tuning().channel_capacity) {
-    for (const EntryTask& t : it_.tasks) {
-      uids_.push_back(it_.names ? it_.names->uid_of(*t.op) : std::string());
-      const OperatorName* name = it_.names ? it_.names->find(t.op->id) : nullptr;
-      key_columns_.push_back(name && !name->key_columns.empty() ? &name->key_columns : nullptr);
-    }
-    channels_.start(it_.jobs, [this](size_t i, const OrderedChannels<DumpItem>::Push& push) {
-      run_dump_task(reader_, it_.reading, it_.tasks[i], uids_[i], key_columns_[i], false, push);
-    });
-  }
-  ~ChannelDumpIterator() override { channels_.stop_and_join(); }
-
-  bool next(DumpEntry* out) override {
-    while (at_ == chunk_.size()) {
-      chunk_.clear();
-      at_ = 0;
-      if (!status_.ok() || task_ == it_.tasks.size()) return false;
-      DumpItem item;
-      if (!channels_.pop(task_, &item)) {
-        if (std::exception_ptr thrown = channels_.thrown(task_)) {
-          const EntryTask& t = it_.tasks[task_];
-          status_ = internal_error(thrown)
-                        .with_file(reader_.where.metadata_path)
-                        .with_context(fmt::format("operator {}, subtask {}", t.operator_hex, t.subtask->index));
-        }
-        ++task_;
-        continue;
-      }
-      if (auto* e = std::get_if<Error>(&item)) {
-        status_ = std::move(*e);
-        continue;
-      }
-      chunk_ = std::move(std::get<DumpChunk>(item).entries);
-    }
-    *out = std::move(chunk_[at_++]);
-    return true;
-  }
-  const Status& status() const override { return status_; }
-
- private:
-  const EntryReaderImpl& reader_;
-  const DumpIteration it_;
-  std::vector<std::string> uids_;
-  std::vector<const std::vector<std::string>*> key_columns_;
-  OrderedChannels<DumpItem> channels_;
-  size_t task_ = 0;
-  std::vector<DumpEntry> chunk_;
-  size_t at_ = 0;
-  Status status_ = Status::OK();
-};
-
 }  // namespace
 
 void run_dump_task(const EntryReaderImpl& entries, const TaskReading& reading, const EntryTask& t,
@@ -243,7 +189,4 @@ void run_dump_task(const EntryReaderImpl& entries, const TaskReading& reading, c
 
 std::unique_ptr<OrderedChannels<DumpItem>::Overflow> make_dump_chunk_spill() { return ChunkSpill::make(); }
 
-std::unique_ptr<DumpEntryIterator> iterate_dump_entries(const EntryReaderImpl& reader, DumpIteration iteration) {
-  return std::make_unique<ChannelDumpIterator>(reader, std::move(iteration));
-}
 }  // namespace ckpt

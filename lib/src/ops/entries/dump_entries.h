@@ -1,8 +1,7 @@
 // ops/entries/dump_entries.h - a dump's entries rendered on the workers in chunks, in order.
 //
-// dump_snapshot() hands the chunks to its sink; diff --keys pulls the entries one at a time to
-// read two snapshots side by side. Both run the tasks of an EntryReader (a subset, in order)
-// decoded on `jobs` workers and rendered to NDJSON text or DumpEntry there.
+// dump_snapshot() runs the tasks of an EntryReader (a subset, in order) decoded on `jobs`
+// workers and rendered to NDJSON text or DumpEntry there, and hands the chunks to its sink.
 #pragma once
 
 #include <memory>
@@ -31,23 +30,5 @@ void run_dump_task(const EntryReaderImpl& entries, const TaskReading& reading, c
 // A spill file in $TMPDIR for the text chunks of subtasks ahead of the printer, or null (counted
 // in dump_tuning()) when none can be created.
 std::unique_ptr<OrderedChannels<DumpItem>::Overflow> make_dump_chunk_spill();
-
-struct DumpIteration {
-  std::vector<EntryTask> tasks;          // of the reader, in output order
-  TaskReading reading;                   // its filter with json_text set; not keep_going
-  const OperatorNames* names = nullptr;  // uids and key columns, or nullptr
-  int jobs = 1;
-};
-
-class DumpEntryIterator {
- public:
-  virtual ~DumpEntryIterator() = default;
-  // The next entry into `out`; false at the end or on the first error (see status()).
-  virtual bool next(DumpEntry* out) = 0;
-  virtual const Status& status() const = 0;
-};
-
-// `reader` must outlive the iterator. No thread of its own: the workers are the engine's.
-std::unique_ptr<DumpEntryIterator> iterate_dump_entries(const EntryReaderImpl& reader, DumpIteration iteration);
 
 }  // namespace ckpt

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,5 +88,31 @@ class EntryReaderAccess {
                                                    const EntryReaderOptions& options);
 };
 using EntryReaderImpl = EntryReaderAccess::Impl;
+
+// An iteration whose entries the caller may take: current() is entry(), movable from before
+// next().
+class EntryPull : public EntryIterator {
+ public:
+  virtual Entry& current() = 0;
+  // The entries from the current one to the end of its chunk, into `out` (replacing what it
+  // held); the iteration moves on to the next chunk. False at the end (see status()).
+  virtual bool take_chunk(std::vector<Entry>* out) = 0;
+  // A chunk taken and done with: its memory is reused (and freed) by the workers.
+  virtual void recycle(std::vector<Entry>&& chunk) = 0;
+};
+
+// Which of a reader's tasks an iteration reads, and how: EntryReader::entries() reads all of
+// them with the reader's options; diff --keys one operator's, key-group major.
+struct EntryPulling {
+  std::vector<EntryTask> tasks;  // of the reader, in output order
+  TaskReading reading;           // `values` is set; keep_going follows the reader's on_problem
+  int jobs = 1;
+  // Chunks of 256 entries decoded ahead of the iteration per running subtask: the memory bound.
+  size_t chunks_ahead = 4;
+  bool operator_ids = true;  // fill Entry::operator_id (a caller reading one operator knows it)
+};
+
+// `reader` must outlive the iteration; its workers decode ahead of it (ckpt/entries.h).
+std::unique_ptr<EntryPull> pull_entries(const EntryReaderImpl& reader, EntryPulling pulling);
 
 }  // namespace ckpt

@@ -1,7 +1,9 @@
 // EntryReader's iterator: the engine's subtasks read on worker threads, in order, as Entry
 // values.
 #include <cmath>
+#include <algorithm>
 #include <exception>
+#include <mutex>
 #include <variant>
 
 #include <fmt/format.h>
@@ -32,63 +34,127 @@ void move_decoded_fields(StateEntry&& e, Entry& out) {
 
 namespace {
 
-// Fills `out`, a new Entry in place in its chunk: entries are large, a move each costs.
-void to_entry(StateEntry&& e, const EntryTask& t, Entry& out) {
-  out.operator_id = t.operator_hex;
+// `to` takes `from`'s value. A scalar is copied into `to`'s strings, whose capacity a reused
+// entry keeps (and `from`, a reader's scratch entry, keeps its own): no allocation per field.
+void take_value(Value& from, Value& to) {
+  if (from.kind() == Value::Kind::kArray || from.kind() == Value::Kind::kObject) to = std::move(from);
+  else to = from;
+}
+void take_value(bool has, Value& from, std::optional<Value>& to) {
+  if (!has) to.reset();
+  else if (to) take_value(from, *to);
+  else to = std::move(from);
+}
+
+// Fills `out`, an entry of a chunk, new or reused (every field is set): entries are large, a
+// move each costs.
+void to_entry(StateEntry&& e, const EntryTask& t, bool operator_id, Entry& out) {
+  if (operator_id) out.operator_id = t.operator_hex;
+  else out.operator_id.clear();
   out.subtask = t.subtask->index;
-  out.state = std::move(e.state);
+  out.state = e.state;
   out.kind = e.kind;
   if (e.kind != EntryKind::kOperator) out.key_group = e.key_group;
-  move_decoded_fields(std::move(e), out);
+  else out.key_group.reset();
+  if (e.is_value) {
+    take_value(e.has_key, e.key_value, out.key);
+    take_value(e.has_namespace, e.ns_value, out.ns);
+    take_value(e.has_user_key, e.user_key_value, out.user_key);
+    take_value(e.value_value, out.value);
+  } else {
+    out.key.reset();
+    out.ns.reset();
+    out.user_key.reset();
+    move_decoded_fields(std::move(e), out);
+  }
   out.has_raw = e.has_raw;
-  out.raw_key = std::move(e.raw_key);
-  out.raw_namespace = std::move(e.raw_ns);
-  out.raw_user_key = std::move(e.raw_user_key);
-  out.raw_value = std::move(e.raw_value);
+  out.raw_key = e.raw_key;
+  out.raw_namespace = e.raw_ns;
+  out.raw_user_key = e.raw_user_key;
+  out.raw_value = e.raw_value;
 }
 
 constexpr size_t kChunkEntries = 256;  // entries handed over at once
-constexpr size_t kChunksAhead = 4;     // chunks in memory per running subtask
 
 using ChunkOrError = std::variant<std::vector<Entry>, Error>;
 using Channels = OrderedChannels<ChunkOrError>;
 
+// Chunks the consumer is done with, for the workers to empty and fill again: the entries'
+// memory is freed on the workers, which allocated it, and the consumer's thread (the one
+// that keeps the pace where it compares or prints) does not destroy entries.
+class ChunkPool {
+ public:
+  explicit ChunkPool(size_t limit) : limit_(limit) {}
+  // A chunk with room for kChunkEntries entries, holding the entries of a chunk the consumer
+  // is done with (to be overwritten) or none.
+  std::vector<Entry> take() {
+    std::vector<Entry> chunk;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        chunk = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    chunk.reserve(kChunkEntries);  // entries are large: no moves of them as the chunk grows
+    return chunk;
+  }
+  // False when the pool is full: the caller keeps (and destroys) the chunk.
+  bool put(std::vector<Entry>& chunk) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.size() >= limit_) return false;
+    free_.push_back(std::move(chunk));
+    chunk = std::vector<Entry>();
+    return true;
+  }
+
+ private:
+  const size_t limit_;
+  std::mutex mutex_;
+  std::vector<std::vector<Entry>> free_;
+};
+
 // A worker's side: entries converted on the worker thread, handed over in chunks.
 class ChunkOutput : public TaskOutput {
  public:
-  ChunkOutput(const Channels::Push& push, const EntryTask& task) : push_(push), task_(task) {
-    chunk_.reserve(kChunkEntries);  // entries are large: no moves of them as the chunk grows
-  }
+  ChunkOutput(const Channels::Push& push, const EntryTask& task, bool operator_ids, ChunkPool& pool)
+      : push_(push), task_(task), operator_ids_(operator_ids), pool_(pool), chunk_(pool.take()) {}
   bool add(StateEntry&& e) override {
-    to_entry(std::move(e), task_, chunk_.emplace_back());
-    return chunk_.size() < kChunkEntries || flush();
+    to_entry(std::move(e), task_, operator_ids_, used_ < chunk_.size() ? chunk_[used_] : chunk_.emplace_back());
+    ++used_;
+    return used_ < kChunkEntries || flush();
   }
   bool problem(Error&& e) override { return flush() && push_(ChunkOrError(std::move(e))); }
   bool flush() {
-    if (chunk_.empty()) return true;
+    if (used_ == 0) return true;
+    chunk_.resize(used_);  // a reused chunk's entries past the last one filled go
     std::vector<Entry> full = std::move(chunk_);
-    chunk_.clear();
-    chunk_.reserve(kChunkEntries);
+    chunk_ = pool_.take();
+    used_ = 0;
     return push_(ChunkOrError(std::move(full)));
   }
 
  private:
   const Channels::Push& push_;
   const EntryTask& task_;
+  const bool operator_ids_;
+  ChunkPool& pool_;
   std::vector<Entry> chunk_;
+  size_t used_ = 0;  // entries of chunk_ filled; the rest are a reused chunk's, to overwrite
 };
 
-class ChannelIterator : public EntryIterator {
+class ChannelIterator : public EntryPull {
  public:
-  explicit ChannelIterator(const EntryReaderImpl& impl) : impl_(impl), channels_(impl.tasks.size(), kChunksAhead) {
-    reading_.filter = impl.filter;
-    reading_.filter.raw_bytes = impl.options.raw_bytes;
-    reading_.filter.values = true;
-    reading_.filter.decode = impl.options.decode;
-    reading_.keep_going = static_cast<bool>(impl.options.on_problem);
-    channels_.start(impl.options.jobs, [this](size_t i, const Channels::Push& push) {
-      ChunkOutput out(push, impl_.tasks[i]);
-      impl_.read_task(impl_.tasks[i], reading_, out);
+  ChannelIterator(const EntryReaderImpl& impl, EntryPulling pulling)
+      : impl_(impl),
+        pulling_(std::move(pulling)),
+        pool_(pulling_.chunks_ahead * std::max(pulling_.jobs, 1)),
+        channels_(pulling_.tasks.size(), pulling_.chunks_ahead) {
+    pulling_.reading.filter.values = true;
+    pulling_.reading.keep_going = static_cast<bool>(impl.options.on_problem);
+    channels_.start(pulling_.jobs, [this](size_t i, const Channels::Push& push) {
+      ChunkOutput out(push, pulling_.tasks[i], pulling_.operator_ids, pool_);
+      impl_.read_task(pulling_.tasks[i], pulling_.reading, out);
       out.flush();
     });
     advance();
@@ -97,23 +163,37 @@ class ChannelIterator : public EntryIterator {
 
   bool valid() const override { return index_ < chunk_.size(); }
   const Entry& entry() const override { return chunk_[index_]; }
+  Entry& current() override { return chunk_[index_]; }
   void next() override {
     ++index_;
     advance();
   }
   const Status& status() const override { return status_; }
+  bool take_chunk(std::vector<Entry>* out) override {
+    if (!valid()) return false;
+    if (index_ > 0) chunk_.erase(chunk_.begin(), chunk_.begin() + static_cast<std::ptrdiff_t>(index_));
+    *out = std::move(chunk_);
+    chunk_.clear();
+    index_ = 0;
+    advance();
+    return true;
+  }
+  void recycle(std::vector<Entry>&& chunk) override {
+    if (!pool_.put(chunk)) chunk = std::vector<Entry>();
+  }
 
  private:
   // Until index_ names an entry: the next chunk of this task, else of the next tasks.
   void advance() {
     while (index_ >= chunk_.size()) {
-      chunk_.clear();
+      if (!chunk_.empty()) recycle(std::move(chunk_));
+      chunk_ = std::vector<Entry>();
       index_ = 0;
-      if (!status_.ok() || task_ >= impl_.tasks.size()) return;
+      if (!status_.ok() || task_ >= pulling_.tasks.size()) return;
       ChunkOrError item;
       if (!channels_.pop(task_, &item)) {
         if (std::exception_ptr thrown = channels_.thrown(task_)) {
-          const EntryTask& t = impl_.tasks[task_];
+          const EntryTask& t = pulling_.tasks[task_];
           problem(internal_error(thrown).with_file(impl_.where.metadata_path).with_context(
               fmt::format("operator {}, subtask {}", t.operator_hex, t.subtask->index)));
         }
@@ -133,7 +213,8 @@ class ChannelIterator : public EntryIterator {
   }
 
   const EntryReaderImpl& impl_;
-  TaskReading reading_;
+  EntryPulling pulling_;
+  ChunkPool pool_;  // before channels_: the workers use it until they are joined
   Channels channels_;
   size_t task_ = 0;
   std::vector<Entry> chunk_;
@@ -154,7 +235,19 @@ uint64_t entry_bytes(const Entry& e) {
 
 EntryIterator::~EntryIterator() = default;
 
-std::unique_ptr<EntryIterator> EntryReader::entries() const { return std::make_unique<ChannelIterator>(*impl_); }
+std::unique_ptr<EntryPull> pull_entries(const EntryReaderImpl& reader, EntryPulling pulling) {
+  return std::make_unique<ChannelIterator>(reader, std::move(pulling));
+}
+
+std::unique_ptr<EntryIterator> EntryReader::entries() const {
+  EntryPulling pulling;
+  pulling.tasks = impl_->tasks;
+  pulling.reading.filter = impl_->filter;
+  pulling.reading.filter.raw_bytes = impl_->options.raw_bytes;
+  pulling.reading.filter.decode = impl_->options.decode;
+  pulling.jobs = impl_->options.jobs;
+  return pull_entries(*impl_, std::move(pulling));
+}
 
 Status EntryReader::for_each(const std::function<Status(const Entry&)>& visit) const {
   std::unique_ptr<EntryIterator> it = entries();
