@@ -42,7 +42,7 @@ class OutputDirectory {
 };
 
 // The parts "<uri>.part-K-of-N/..." that runs with --shard published in a store
-// (ops/convert/rewrite_parts.h), downloaded for the last step: they are "<output()>.part-K-of-N"
+// (ops/rewrite/rewrite_parts.h), downloaded for the last step: they are "<output()>.part-K-of-N"
 // on the disk. remove() deletes their objects once the assembled output is published, as the
 // last step on a disk removes the part directories.
 class FetchedParts {

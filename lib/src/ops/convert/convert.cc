@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 
 namespace ckpt {
 

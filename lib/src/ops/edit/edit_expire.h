@@ -21,7 +21,7 @@
 
 #include "ckpt/edit.h"
 #include "ckpt/metadata.h"
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 #include "ops/ttl_expiry.h"
 #include "state/backend_meta.h"
 

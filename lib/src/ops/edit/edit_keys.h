@@ -19,7 +19,7 @@
 
 #include "ckpt/edit.h"
 #include "ckpt/metadata.h"
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 #include "state/backend_meta.h"
 
 namespace ckpt {

@@ -21,7 +21,7 @@
 
 #include "ckpt/metadata.h"
 #include "format/key_groups.h"
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 #include "ops/key_group_spill.h"
 #include "state/backend_meta.h"
 #include "state/stream_opener.h"

@@ -7,7 +7,7 @@
 #include "format/java/java_serialization.h"
 #include "ops/generate/generate_internal.h"
 #include "ops/generate/generate_model.h"
-#include "ops/convert/keyed_target.h"
+#include "ops/rewrite/keyed_target.h"
 #include "ops/output_guard.h"
 #include "s3/output_directory.h"
 #include "support/worker_threads.h"

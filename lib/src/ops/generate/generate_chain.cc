@@ -9,7 +9,7 @@
 #include "ckpt/object_store.h"
 #include "format/java/java_serialization.h"
 #include "ops/generate/generate_internal.h"
-#include "ops/convert/keyed_target.h"
+#include "ops/rewrite/keyed_target.h"
 #include "s3/output_directory.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocksdb/rocks_instance_writer.h"

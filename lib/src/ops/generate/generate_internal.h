@@ -8,7 +8,7 @@
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
 #include "ops/generate/generate_model.h"
-#include "ops/convert/keyed_target.h"
+#include "ops/rewrite/keyed_target.h"
 
 namespace ckpt {
 

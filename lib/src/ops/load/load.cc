@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 #include "ops/key_group_spill.h"
 #include "ops/key_spelling.h"
 #include "ops/load/entry_line.h"
@@ -105,7 +105,9 @@ struct EncodedLine {
   std::string value;
 };
 
-class Loader {
+// The rewrite's one edit: the template's operators, each subtask's state replaced by the
+// entries read for it.
+class Loader : public SnapshotEdit {
  public:
   // With `collect`, keyed entries are handed back there instead of spilled, and operator
   // state is refused (encode_keyed_lines()).
@@ -118,7 +120,7 @@ class Loader {
         collect_(collect),
         collect_operator_(collect_operator) {}
 
-  Status prepare(const Metadata& m, const StreamOpener& streams) {
+  Status prepare(const Metadata& m, const StreamOpener& streams) override {
     for (const OperatorState& op : m.operators) CKPT_RETURN_IF_ERROR(add_operator(op, streams));
     // Lines are read in batches; their keyed entries are encoded on the workers (each line on
     // its own: the encoders only read the template), then spilled on this thread in the lines'
@@ -158,7 +160,18 @@ class Loader {
     return Status::OK();
   }
 
-  Result<std::optional<KeyedSource>> source(const OperatorState& op, const SubtaskState& st) {
+  // What dump does not show is not carried over from the template.
+  Status operators(Metadata& out, const OutputIds&) override {
+    for (OperatorState& op : out.operators)
+      for (SubtaskState& st : op.subtasks) {
+        st.raw_operator.clear();
+        st.input_channels.clear();
+        st.result_subpartitions.clear();
+      }
+    return Status::OK();
+  }
+
+  Result<std::optional<KeyedSource>> keyed_source(const OperatorState& op, const SubtaskState& st) override {
     LoadOperator* lo = find(operator_id_hex(op.id));
     if (!lo || st.managed_keyed.is_null()) return std::optional<KeyedSource>();
     size_t pos = position(*lo, st.index);
@@ -177,7 +190,7 @@ class Loader {
     return std::optional<KeyedSource>(std::move(s));
   }
 
-  Status operator_state(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) {
+  Status operator_state(const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) override {
     LoadOperator* lo = find(operator_id_hex(op.id));
     static const std::map<std::string, OperatorStateData> kNone;
     const std::map<std::string, OperatorStateData>* data = &kNone;
@@ -191,7 +204,7 @@ class Loader {
   // The raw keyed state of `st`, a subtask of a template operator with legacy timers: per key
   // group of its range a block with every service of the template, each with the timers the
   // lines gave it in their order (the order dump prints them in).
-  Result<std::optional<RawKeyedStream>> raw_keyed(const OperatorState& op, const SubtaskState& st) {
+  Result<std::optional<RawKeyedStream>> raw_keyed_source(const OperatorState& op, const SubtaskState& st) override {
     LoadOperator* lo = find(operator_id_hex(op.id));
     if (!lo || !lo->raw.present || st.raw_keyed.is_null()) return std::optional<RawKeyedStream>();
     const RawTimerLines& raw = lo->raw;
@@ -692,24 +705,7 @@ Result<LoadSummary> load_snapshot(std::istream& in, const std::string& input_nam
   ro.remap = options.remap;
   ro.progress = options.progress;
   ro.jobs = options.jobs;
-  RewriteHooks hooks;
-  hooks.prepare = [&](const Metadata& m, const StreamOpener& streams) { return loader.prepare(m, streams); };
-  hooks.operators = [](Metadata& out) {
-    // What dump does not show is not carried over from the template.
-    for (OperatorState& op : out.operators)
-      for (SubtaskState& st : op.subtasks) {
-        st.raw_operator.clear();
-        st.input_channels.clear();
-        st.result_subpartitions.clear();
-      }
-    return Status::OK();
-  };
-  hooks.source = [&](const OperatorState& op, const SubtaskState& st) { return loader.source(op, st); };
-  hooks.raw_keyed = [&](const OperatorState& op, const SubtaskState& st) { return loader.raw_keyed(op, st); };
-  hooks.operator_state = [&](const OperatorState& op, int32_t subtask, OperatorHandle& h, std::string& bytes) {
-    return loader.operator_state(op, subtask, h, bytes);
-  };
-  CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(options.like, ro, hooks));
+  CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(options.like, ro, {&loader}));
   LoadSummary summary = loader.summary();
   summary.written = std::move(written);
   return summary;

@@ -10,7 +10,7 @@
 #include "ckpt/metadata.h"
 #include "format/java/java_serialization.h"
 #include "format/key_groups.h"
-#include "ops/convert/keyed_target.h"
+#include "ops/rewrite/keyed_target.h"
 #include "ops/load/spec_types.h"
 #include "state/backend_meta.h"
 #include "support/json_input.h"

@@ -1,5 +1,5 @@
 // upgrade_snapshot(): the legacy-config rule's states rewritten into the serializer snapshot
-// forms Flink 1.8+ (and so 2.x) reads, through the convert engine's hooks.
+// forms Flink 1.8+ (and so 2.x) reads, as an edit of the snapshot rewrite (ops/rewrite/snapshot_rewrite.h).
 //
 // Flink 1.2-1.7 stored a TypeSerializerConfigSnapshot beside the Java-serialized serializer
 // itself; Flink 1.17+ reads neither (FLINK-29807). The serializer object says everything its
@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "ckpt/upgrade.h"
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 #include "ops/upgrade/upgrade_rules.h"
 #include "state/backend_meta.h"
 #include "support/byte_reader.h"
@@ -112,11 +112,37 @@ std::optional<std::string> modernize(StateMetaInfo& m) {
   return std::nullopt;
 }
 
-class Rewriter {
+// The rewrite's one edit: every proxy's serializer snapshots in the forms Flink 2.x reads; values
+// are left as they are.
+class Rewriter : public SnapshotEdit {
  public:
   explicit Rewriter(const UpgradeWriteOptions& o) : drop_(o.drop_incompatible) {}
 
-  Status keyed(const OperatorState& op, KeyedBackendMeta& meta) {
+  Result<std::unique_ptr<KeyedEdit>> keyed(const OperatorState& op, int32_t, KeyedBackendMeta& meta) override {
+    CKPT_RETURN_IF_ERROR(rewrite_proxy(op, meta));
+    return std::unique_ptr<KeyedEdit>();
+  }
+  Status operator_state(const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) override {
+    return rewrite_operator_proxy(op, h, bytes);
+  }
+
+  UpgradeWriteReport report() {
+    std::lock_guard<std::mutex> lock(mu_);
+    UpgradeWriteReport r;
+    r.states = actions_;
+    for (const UpgradeStateAction& a : actions_) {
+      if (a.action == "rewritten")
+        ++r.rewritten;
+      else if (a.action == "dropped")
+        ++r.dropped;
+      else
+        ++r.left;
+    }
+    return r;
+  }
+
+ private:
+  Status rewrite_proxy(const OperatorState& op, KeyedBackendMeta& meta) {
     const bool legacy = meta.version != kModernKeyedProxy;
     if (!legacy && meta.key_serializer.form != SnapshotForm::kLegacyConfig && !has_legacy_config(meta.states))
       return Status::OK();
@@ -137,7 +163,7 @@ class Rewriter {
     return Status::OK();
   }
 
-  Status operator_state(const OperatorState& op, OperatorHandle& h, std::string& bytes) {
+  Status rewrite_operator_proxy(const OperatorState& op, OperatorHandle& h, std::string& bytes) {
     ByteReader r(bytes);
     CKPT_ASSIGN_OR_RETURN(OperatorBackendMeta meta, read_operator_backend_meta(r));
     const size_t proxy_end = r.position();
@@ -167,22 +193,6 @@ class Rewriter {
     return Status::OK();
   }
 
-  UpgradeWriteReport report() {
-    std::lock_guard<std::mutex> lock(mu_);
-    UpgradeWriteReport r;
-    r.states = actions_;
-    for (const UpgradeStateAction& a : actions_) {
-      if (a.action == "rewritten")
-        ++r.rewritten;
-      else if (a.action == "dropped")
-        ++r.dropped;
-      else
-        ++r.left;
-    }
-    return r;
-  }
-
- private:
   // Rewrites `states` in place; false if the backend must be copied unchanged. With --drop-
   // incompatible the states without a modern form are removed instead.
   bool rewrite_states(const OperatorState& op, std::vector<StateMetaInfo>& states, bool keyed) {
@@ -228,20 +238,12 @@ Result<UpgradeWriteReport> upgrade_snapshot(const std::string& path, const Upgra
   if (options.target != "2.x")
     return Error(ErrorCode::kInvalidArgument, fmt::format("unknown upgrade target '{}', expected 2.x", options.target));
   Rewriter rw(options);
-  RewriteHooks hooks;
-  hooks.keyed = [&](const OperatorState& op, int32_t, KeyedBackendMeta& meta) -> Result<std::unique_ptr<KeyedEdit>> {
-    CKPT_RETURN_IF_ERROR(rw.keyed(op, meta));
-    return std::unique_ptr<KeyedEdit>();
-  };
-  hooks.operator_state = [&](const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) {
-    return rw.operator_state(op, h, bytes);
-  };
   RewriteOptions r;
   r.output = options.output;
   r.force = options.force;
   r.remap = options.remap;
   r.key_serializers_from = options.key_serializers_from;
-  CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(path, r, hooks));
+  CKPT_ASSIGN_OR_RETURN(ConvertSummary written, rewrite_snapshot(path, r, {&rw}));
   UpgradeWriteReport report = rw.report();
   report.written = std::move(written);
   return report;

@@ -1,5 +1,5 @@
 // rewrite_snapshot: keyed state re-framed per subtask in parallel, everything else copied.
-#include "ops/convert/snapshot_rewrite.h"
+#include "ops/rewrite/snapshot_rewrite.h"
 
 #include <atomic>
 #include <filesystem>
@@ -12,8 +12,8 @@
 #include "ckpt/io.h"
 #include "format/java/java_serialization.h"
 #include "format/state_bytes.h"
-#include "ops/convert/keyed_target.h"
-#include "ops/convert/rewrite_parts.h"
+#include "ops/rewrite/keyed_target.h"
+#include "ops/rewrite/rewrite_parts.h"
 #include "ops/engine/input_checks.h"
 #include "ops/key_serializers.h"
 #include "ops/output_guard.h"
@@ -29,7 +29,7 @@ namespace {
 struct Job {
   const Metadata* metadata = nullptr;
   const RewriteOptions* options = nullptr;
-  const RewriteHooks* hooks = nullptr;
+  const SnapshotEdits* edits = nullptr;
   StreamOpener streams;
   std::string out_dir;                                        // the temporary output directory
   bool modern_types = true;                                   // 11 / 12 rather than 5 / 3
@@ -106,9 +106,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
                                   const Job& job, Counters& c) {
   const int32_t subtask = st.index;
   std::optional<KeyedSource> from;
-  if (job.hooks->source) {
-    CKPT_ASSIGN_OR_RETURN(from, job.hooks->source(op, st));
-  }
+  CKPT_ASSIGN_OR_RETURN(from, job.edits->keyed_source(op, st));
   if (!from) {
     if (in.is_null()) return in;
     auto key = job.key_serializers.find(operator_id_hex(op.id));
@@ -130,11 +128,8 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   }
   const KeyedSource& source = *from;
   KeyedBackendMeta meta = source.meta;
-  std::unique_ptr<KeyedEdit> edit;
-  if (job.hooks->keyed) {
-    CKPT_ASSIGN_OR_RETURN(edit, job.hooks->keyed(op, subtask, meta));
-  }
-  // The input state each output state is (a hook drops states, never adds or renames one).
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedEdit> edit, job.edits->keyed(op, subtask, meta));
+  // The input state each output state is (an edit drops states, never adds or renames one).
   std::vector<size_t> kept;
   for (const StateMetaInfo& out_state : meta.states)
     for (size_t i = 0; i < source.meta.states.size(); ++i)
@@ -230,7 +225,7 @@ Status rewrite_subtask(const OperatorState& op, SubtaskState& st, const Job& job
       BytesEdit edit;
       if (list == &st.managed_operator)
         edit = [&](std::string& bytes) -> Status {
-          if (job.hooks->operator_state) CKPT_RETURN_IF_ERROR(job.hooks->operator_state(op, st.index, h, bytes));
+          CKPT_RETURN_IF_ERROR(job.edits->operator_state(op, st.index, h, bytes));
           c.entries += count_operator_entries(h, bytes);
           return Status::OK();
         };
@@ -238,10 +233,7 @@ Status rewrite_subtask(const OperatorState& op, SubtaskState& st, const Job& job
     }
   for (auto* list : {&st.input_channels, &st.result_subpartitions})
     for (ChannelHandle& h : *list) CKPT_RETURN_IF_ERROR(copy(h.delegate, "channel"));
-  std::optional<RawKeyedStream> raw;
-  if (job.hooks->raw_keyed) {
-    CKPT_ASSIGN_OR_RETURN(raw, job.hooks->raw_keyed(op, st));
-  }
+  CKPT_ASSIGN_OR_RETURN(std::optional<RawKeyedStream> raw, job.edits->raw_keyed_source(op, st));
   if (raw && !job.options->dry_run) {
     const std::string name = fmt::format("{}raw-keyed-{}", prefix, n++);
     CKPT_RETURN_IF_ERROR(write_file_atomic(job.out_dir + "/" + name, raw->bytes));
@@ -308,7 +300,7 @@ ConvertTarget same_layout_target(const KeyedHandle& h) {
 }
 
 Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const RewriteOptions& options,
-                                        const RewriteHooks& hooks) {
+                                        const SnapshotEdits& edits) {
   if (options.output.empty() && !options.dry_run)
     return Error(ErrorCode::kInvalidArgument, "no output directory given");
   const bool part = options.shard.has_value();
@@ -345,7 +337,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     for (const OperatorState& op : metadata.operators)
       for (const SubtaskState& st : op.subtasks)
         if (!st.finished) options.progress->bytes_total.fetch_add(subtask_state_bytes(st), std::memory_order_relaxed);
-  // A part checks its own subtasks once it knows them (after the hooks); the last step reads
+  // A part checks its own subtasks once it knows them (after the edits); the last step reads
   // only coordinator state.
   if (options.finish) checks.wanted = [](const OperatorState&, const SubtaskState&) { return false; };
   auto set_sst_checks = [&] {
@@ -360,7 +352,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   Job job;
   job.metadata = &metadata;
   job.options = &options;
-  job.hooks = &hooks;
+  job.edits = &edits;
   job.streams = StreamOpener::for_snapshot(where, options.remap);
   job.streams.set_progress(options.progress);
   if (!options.key_serializers_from.empty()) {
@@ -373,9 +365,9 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     job.out_dir = temp->path();
   }
 
-  if (hooks.prepare) CKPT_RETURN_IF_ERROR(hooks.prepare(metadata, job.streams));
+  CKPT_RETURN_IF_ERROR(edits.prepare(metadata, job.streams));
   Metadata out = metadata;
-  if (hooks.operators) CKPT_RETURN_IF_ERROR(hooks.operators(out));
+  CKPT_RETURN_IF_ERROR(edits.operators(out));
   std::string fingerprint;
   if (part || options.finish) {
     CKPT_ASSIGN_OR_RETURN(std::string cut, encode_metadata(out));
@@ -397,7 +389,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     for (size_t i = cut.first; i < cut.first + cut.count; ++i)
       owned.insert({plan->units[i].op->id, plan->units[i].subtask});
     checks.wanted = [&](const OperatorState& op, const SubtaskState& st) {
-      return owned.count({hooks.output_id ? hooks.output_id(op.id) : op.id, st.index}) > 0;
+      return owned.count({edits.output_id(op.id), st.index}) > 0;
     };
     if (options.progress)
       for (const OperatorState& op : metadata.operators)
@@ -426,11 +418,11 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
         fmt::format("operator {}, subtask {}", operator_id_hex(op->id), st->index));
   }));
 
-  if (hooks.finish && !part && !options.finish) CKPT_RETURN_IF_ERROR(hooks.finish());
-  if (options.finish && hooks.finish_parts) {
+  if (!part && !options.finish) CKPT_RETURN_IF_ERROR(edits.finish());
+  if (options.finish) {
     std::set<std::string> found;
     for (const FoundPart& p : parts) found.insert(p.counts.found.begin(), p.counts.found.end());
-    CKPT_RETURN_IF_ERROR(hooks.finish_parts(found));
+    CKPT_RETURN_IF_ERROR(edits.finish_parts(found));
   }
   for (const FoundPart& p : parts) {
     CKPT_RETURN_IF_ERROR(take_part_subtasks(p, *plan, out));
@@ -458,7 +450,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   if (part) {
     PartCounts c{counters.subtasks,  counters.entries, counters.files, counters.bytes,
                  counters.canonical, counters.native,  fingerprint, {}};
-    if (hooks.found) c.found = hooks.found();
+    c.found = edits.found();
     CKPT_RETURN_IF_ERROR(write_part_files(job.out_dir, *options.shard, bytes, c));
     CKPT_RETURN_IF_ERROR(temp->commit(options.force));
   } else if (!options.dry_run) {

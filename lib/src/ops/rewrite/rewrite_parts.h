@@ -1,4 +1,4 @@
-// ops/convert/rewrite_parts.h - a rewrite (convert, edit) run in parts by a job runner and
+// ops/rewrite/rewrite_parts.h - a rewrite (convert, edit) run in parts by a job runner and
 // assembled by a last step (ckpt/plan.h).
 //
 // Part K of N is the directory "<output>.part-K-of-N" beside the output, published atomically
@@ -32,7 +32,7 @@ struct PartCounts {
   // What the part was cut from and by (part_fingerprint()): the last step takes only parts of
   // its own command line and snapshot.
   std::string fingerprint;
-  // What the command's operations found in the part's subtasks (RewriteHooks::found), for the
+  // What the command's operations found in the part's subtasks (SnapshotEdit::found), for the
   // last step's checks over every subtask.
   std::vector<std::string> found;
 };

@@ -1,5 +1,5 @@
 // The parts of a rewrite: written by each part, found and checked by the last step.
-#include "ops/convert/rewrite_parts.h"
+#include "ops/rewrite/rewrite_parts.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

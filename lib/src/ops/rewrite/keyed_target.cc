@@ -1,5 +1,5 @@
 // Keyed handles written in the RocksDB, heap or canonical layout from RocksDB-layout pairs.
-#include "ops/convert/keyed_target.h"
+#include "ops/rewrite/keyed_target.h"
 
 #include <algorithm>
 #include <atomic>

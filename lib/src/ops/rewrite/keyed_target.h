@@ -1,4 +1,4 @@
-// ops/convert/keyed_target.h - one subtask's keyed state written in a target backend's layout.
+// ops/rewrite/keyed_target.h - one subtask's keyed state written in a target backend's layout.
 //
 // Shared by `ckpt convert` and `ckpt generate`: a producer hands RocksDB-layout pairs per key
 // group (ascending) and this writes them as a RocksDB instance + meta stream, a heap stream or a
