@@ -34,11 +34,30 @@ void move_decoded_fields(StateEntry&& e, Entry& out) {
 
 namespace {
 
+// A reused entry's string keeps its capacity for the next value, unless a rare huge one left it
+// far larger than what it holds now (as RocksPairPool does).
+constexpr size_t kKeptCapacity = 64 * 1024;
+
+bool oversized(const std::string& kept, size_t needed) {
+  return kept.capacity() > kKeptCapacity && needed < kept.capacity() / 2;
+}
+
+void assign_kept(std::string& to, const std::string& from) {
+  if (oversized(to, from.size())) to = std::string();
+  to = from;
+}
+
 // `to` takes `from`'s value. A scalar is copied into `to`'s strings, whose capacity a reused
 // entry keeps (and `from`, a reader's scratch entry, keeps its own): no allocation per field.
 void take_value(Value& from, Value& to) {
-  if (from.kind() == Value::Kind::kArray || from.kind() == Value::Kind::kObject) to = std::move(from);
-  else to = from;
+  if (from.kind() == Value::Kind::kArray || from.kind() == Value::Kind::kObject) {
+    to = std::move(from);
+    return;
+  }
+  const std::string& kept = to.kind() == Value::Kind::kBytes ? to.as_bytes() : to.as_string();
+  const std::string& given = from.kind() == Value::Kind::kBytes ? from.as_bytes() : from.as_string();
+  if (oversized(kept, given.size())) to = Value();
+  to = from;
 }
 void take_value(bool has, Value& from, std::optional<Value>& to) {
   if (!has) to.reset();
@@ -52,7 +71,7 @@ void to_entry(StateEntry&& e, const EntryTask& t, bool operator_id, Entry& out) 
   if (operator_id) out.operator_id = t.operator_hex;
   else out.operator_id.clear();
   out.subtask = t.subtask->index;
-  out.state = e.state;
+  assign_kept(out.state, e.state);
   out.kind = e.kind;
   if (e.kind != EntryKind::kOperator) out.key_group = e.key_group;
   else out.key_group.reset();
@@ -68,10 +87,10 @@ void to_entry(StateEntry&& e, const EntryTask& t, bool operator_id, Entry& out) 
     move_decoded_fields(std::move(e), out);
   }
   out.has_raw = e.has_raw;
-  out.raw_key = e.raw_key;
-  out.raw_namespace = e.raw_ns;
-  out.raw_user_key = e.raw_user_key;
-  out.raw_value = e.raw_value;
+  assign_kept(out.raw_key, e.raw_key);
+  assign_kept(out.raw_namespace, e.raw_ns);
+  assign_kept(out.raw_user_key, e.raw_user_key);
+  assign_kept(out.raw_value, e.raw_value);
 }
 
 constexpr size_t kChunkEntries = 256;  // entries handed over at once
