@@ -41,14 +41,12 @@ GenerateOptions chain_options(const std::string& out, uint64_t seed) {
   return o;
 }
 
-std::string json_string(const std::string& json_text) { return nlohmann::json::parse(json_text).get<std::string>(); }
-
 struct ChangeCollector : KeyChangeSink {
   std::multiset<ComparedChange> seen;
   void change(const KeyChange& c) override {
-    const DumpEntry& e = c.after ? *c.after : *c.before;
-    seen.insert({c.what, e.operator_id, e.state, e.key_group.value_or(-1), e.key ? json_string(*e.key) : "",
-                 e.user_key ? json_string(*e.user_key) : ""});
+    const Entry& e = c.after ? *c.after : *c.before;
+    seen.insert({c.what, e.operator_id, e.state, e.key_group.value_or(-1), e.key ? e.key->as_string() : "",
+                 e.user_key ? e.user_key->as_string() : ""});
   }
 };
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "ckpt/dump.h"
+#include "ckpt/entries.h"
 #include "ckpt/error.h"
 #include "ckpt/names.h"
 #include "ckpt/export.h"
@@ -71,11 +71,14 @@ struct CKPT_API KeyDiffCounts {
   bool differs() const { return added || removed || changed; }
 };
 
-// One entry that differs. `before` is A's entry (absent for "added"), `after` B's.
+// One entry that differs. `before` is A's entry (absent for "added"), `after` B's, each with
+// its operator id and, where the layout keeps them, its bytes (ckpt/entries.h); a SQL key row
+// has its fields named when DiffOptions::names has the plan.
 struct CKPT_API KeyChange {
   std::string what;  // "added", "removed", "changed"
-  std::optional<DumpEntry> before;
-  std::optional<DumpEntry> after;
+  std::optional<Entry> before;
+  std::optional<Entry> after;
+  std::string uid;  // the uid of the operator the change names (B's where B has the entry), when known
 };
 
 class CKPT_API KeyChangeSink {

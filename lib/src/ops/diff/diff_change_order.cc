@@ -20,56 +20,153 @@ void put_field(std::string& out, const std::string* s) {
   if (s) out += *s;
 }
 
-void put_entry(std::string& out, const std::optional<DumpEntry>& e) {
-  const std::string present = e ? "1" : "0";
-  put_field(out, &present);
-  if (!e) return;
-  const std::string subtask = std::to_string(e->subtask);
-  const std::string key_group = e->key_group ? std::to_string(*e->key_group) : std::string();
-  put_field(out, &e->operator_id);
-  put_field(out, e->uid ? &*e->uid : nullptr);
-  put_field(out, &subtask);
-  put_field(out, &e->state);
-  put_field(out, &e->kind);
-  put_field(out, e->key_group ? &key_group : nullptr);
-  put_field(out, e->key ? &*e->key : nullptr);
-  put_field(out, e->namespace_json ? &*e->namespace_json : nullptr);
-  put_field(out, e->user_key ? &*e->user_key : nullptr);
-  put_field(out, &e->value);
+void put_number(std::string& out, uint64_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); }
+
+// A Value as a tree of records: its kind, then its payload (a number, the bytes of a string,
+// or the count of elements, each member's name and value in turn).
+void put_value(std::string& out, const Value& v) {
+  out += static_cast<char>(v.kind());
+  switch (v.kind()) {
+    case Value::Kind::kNull: return;
+    case Value::Kind::kBool: out += v.as_bool() ? '1' : '0'; return;
+    case Value::Kind::kInt: put_number(out, static_cast<uint64_t>(v.as_int())); return;
+    case Value::Kind::kUnsigned: put_number(out, v.as_unsigned()); return;
+    case Value::Kind::kDouble: {
+      double d = v.as_double();
+      uint64_t bits = 0;
+      std::memcpy(&bits, &d, sizeof bits);
+      put_number(out, bits);
+      return;
+    }
+    case Value::Kind::kString: put_field(out, &v.as_string()); return;
+    case Value::Kind::kBytes: put_field(out, &v.as_bytes()); return;
+    case Value::Kind::kArray:
+    case Value::Kind::kObject:
+      put_number(out, v.size());
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (v.kind() == Value::Kind::kObject) put_field(out, &v.keys()[i]);
+        put_value(out, v.elements()[i]);
+      }
+      return;
+  }
 }
 
+void put_optional_value(std::string& out, const std::optional<Value>& v) {
+  out += v ? '1' : '0';
+  if (v) put_value(out, *v);
+}
+
+void put_entry(std::string& out, const std::optional<Entry>& e) {
+  out += e ? '1' : '0';
+  if (!e) return;
+  put_field(out, &e->operator_id);
+  put_number(out, static_cast<uint32_t>(e->subtask));
+  put_field(out, &e->state);
+  out += static_cast<char>(e->kind);
+  put_number(out, e->key_group ? static_cast<uint32_t>(*e->key_group) : kAbsent);
+  put_optional_value(out, e->key);
+  put_optional_value(out, e->ns);
+  put_optional_value(out, e->user_key);
+  put_value(out, e->value);
+  out += e->has_raw ? '1' : '0';
+  for (const std::string* raw : {&e->raw_key, &e->raw_namespace, &e->raw_user_key, &e->raw_value}) put_field(out, raw);
+}
+
+// Reads back what put_* wrote; a record that does not parse (the spill file is ours, so never)
+// sets ok() false instead of reading past its end.
 class RecordReader {
  public:
   explicit RecordReader(std::string_view bytes) : bytes_(bytes) {}
   std::optional<std::string> field() {
-    uint64_t n = 0;
-    if (!ok_ || bytes_.size() < sizeof n) return fail();
-    std::memcpy(&n, bytes_.data(), sizeof n);
-    bytes_.remove_prefix(sizeof n);
-    if (n == kAbsent) return std::nullopt;
+    uint64_t n = number();
+    if (!ok_ || n == kAbsent) return std::nullopt;
     if (n > bytes_.size()) return fail();
     std::string s(bytes_.substr(0, n));
     bytes_.remove_prefix(n);
     return s;
   }
-  std::optional<DumpEntry> entry() {
-    if (field().value_or("0") != "1") return std::nullopt;
-    DumpEntry e;
+  uint64_t number() {
+    uint64_t n = 0;
+    if (!ok_ || bytes_.size() < sizeof n) {
+      fail();
+      return 0;
+    }
+    std::memcpy(&n, bytes_.data(), sizeof n);
+    bytes_.remove_prefix(sizeof n);
+    return n;
+  }
+  char byte() {
+    if (!ok_ || bytes_.empty()) {
+      fail();
+      return 0;
+    }
+    char c = bytes_.front();
+    bytes_.remove_prefix(1);
+    return c;
+  }
+  Value value(int depth = 0) {
+    if (depth > kMaxDepth) {
+      fail();
+      return Value();
+    }
+    const auto kind = static_cast<Value::Kind>(byte());
+    switch (kind) {
+      case Value::Kind::kNull: return Value();
+      case Value::Kind::kBool: return Value::boolean(byte() == '1');
+      case Value::Kind::kInt: return Value::integer(static_cast<int64_t>(number()));
+      case Value::Kind::kUnsigned: return Value::unsigned_integer(number());
+      case Value::Kind::kDouble: {
+        uint64_t bits = number();
+        double d = 0;
+        std::memcpy(&d, &bits, sizeof d);
+        return Value::number(d);
+      }
+      case Value::Kind::kString: return Value::string(field().value_or(""));
+      case Value::Kind::kBytes: return Value::bytes(field().value_or(""));
+      case Value::Kind::kArray:
+      case Value::Kind::kObject: {
+        const bool object = kind == Value::Kind::kObject;
+        const uint64_t n = number();
+        if (n > bytes_.size()) {  // every element takes a byte at least
+          fail();
+          return Value();
+        }
+        std::vector<std::string> keys;
+        std::vector<Value> elements;
+        for (uint64_t i = 0; i < n && ok_; ++i) {
+          if (object) keys.push_back(field().value_or(""));
+          elements.push_back(value(depth + 1));
+        }
+        return object ? Value::object(std::move(keys), std::move(elements)) : Value::array(std::move(elements));
+      }
+    }
+    fail();
+    return Value();
+  }
+  std::optional<Value> optional_value() {
+    if (byte() != '1') return std::nullopt;
+    return value();
+  }
+  std::optional<Entry> entry() {
+    if (byte() != '1') return std::nullopt;
+    Entry e;
     e.operator_id = field().value_or("");
-    e.uid = field();
-    e.subtask = std::stoi(field().value_or("0"));
+    e.subtask = static_cast<int32_t>(number());
     e.state = field().value_or("");
-    e.kind = field().value_or("");
-    if (auto kg = field()) e.key_group = std::stoi(*kg);
-    e.key = field();
-    e.namespace_json = field();
-    e.user_key = field();
-    e.value = field().value_or("");
+    e.kind = static_cast<EntryKind>(byte());
+    if (uint64_t kg = number(); kg != kAbsent) e.key_group = static_cast<int32_t>(kg);
+    e.key = optional_value();
+    e.ns = optional_value();
+    e.user_key = optional_value();
+    e.value = value();
+    e.has_raw = byte() == '1';
+    for (std::string* raw : {&e.raw_key, &e.raw_namespace, &e.raw_user_key, &e.raw_value}) *raw = field().value_or("");
     return e;
   }
   bool ok() const { return ok_ && bytes_.empty(); }
 
  private:
+  static constexpr int kMaxDepth = 512;
   std::nullopt_t fail() {
     ok_ = false;
     return std::nullopt;
@@ -103,6 +200,7 @@ void StateOrderedChanges::change(const KeyChange& c) {
   }
   record_.clear();
   put_field(record_, &c.what);
+  put_field(record_, &c.uid);
   put_entry(record_, c.before);
   put_entry(record_, c.after);
   const uint64_t n = record_.size();
@@ -130,6 +228,7 @@ Status StateOrderedChanges::finish() {
       RecordReader r(record_);
       KeyChange c;
       c.what = r.field().value_or("");
+      c.uid = r.field().value_or("");
       c.before = r.entry();
       c.after = r.entry();
       if (!r.ok()) return Error(ErrorCode::kIOError, "held-back change does not read back");

@@ -28,21 +28,7 @@ namespace {
 // is where a key lives, not what it is: a key moved by a new max parallelism is the same entry.
 // Entries with none of the last three (operator list elements) are named by their value: lists
 // compare as multisets.
-bool keyless(const DumpEntry& e) { return !e.key && !e.namespace_json && !e.user_key; }
 bool keyless(const Entry& e) { return !e.key && !e.ns && !e.user_key; }
-
-std::string_view part(const std::optional<std::string>& s) { return s ? std::string_view(*s) : std::string_view(); }
-
-int compare_identity(const DumpEntry& x, const DumpEntry& y) {
-  if (int c = x.state.compare(y.state)) return c;
-  if (int c = x.kind.compare(y.kind)) return c;
-  const bool kx = keyless(x), ky = keyless(y);
-  if (kx != ky) return kx ? -1 : 1;
-  if (kx) return x.value.compare(y.value);
-  if (int c = part(x.key).compare(part(y.key))) return c;
-  if (int c = part(x.namespace_json).compare(part(y.namespace_json))) return c;
-  return part(x.user_key).compare(part(y.user_key));
-}
 
 // How one side's entries of an operator print: the uid and the plan's key columns of its id.
 struct Naming {
@@ -54,20 +40,12 @@ struct Naming {
     std::string text = key.json();
     return key_columns ? name_row_fields(text, *key_columns) : text;
   }
-  // The entry as `ckpt dump` prints it.
-  DumpEntry dump_entry(const Entry& e) const {
-    DumpEntry d;
-    d.operator_id = operator_hex;
-    if (!uid.empty()) d.uid = uid;
-    d.subtask = e.subtask;
-    d.state = e.state;
-    d.kind = entry_kind_name(e.kind);
-    d.key_group = e.key_group;
-    if (e.key) d.key = key_text(*e.key);
-    if (e.ns) d.namespace_json = e.ns->json();
-    if (e.user_key) d.user_key = e.user_key->json();
-    d.value = e.value.json();
-    return d;
+  // The entry as a change carries it: its operator id set and its key named.
+  Entry change_entry(const Entry& e) const {
+    Entry out = e;
+    out.operator_id = operator_hex;
+    if (key_columns && out.key) out.key = name_row_fields(*out.key, *key_columns);
+    return out;
   }
 };
 
@@ -281,23 +259,49 @@ class Comparer {
     else if (what == kRemoved) ++c.removed;
     else ++c.changed;
     if (!changes_) return;
-    KeyChange& change = pending_.emplace_back();
-    change.what = what == kAdded ? "added" : what == kRemoved ? "removed" : "changed";
-    if (before) change.before = naming_a_.dump_entry(*before);
-    if (after) change.after = naming_b_.dump_entry(*after);
+    Pending& p = pending_.emplace_back();
+    p.change.what = what == kAdded ? "added" : what == kRemoved ? "removed" : "changed";
+    if (before) p.change.before = naming_a_.change_entry(*before);
+    if (after) p.change.after = naming_b_.change_entry(*after);
+    p.change.uid = after ? naming_b_.uid : naming_a_.uid;
+    // The name as dump prints it, what the changes are ordered by.
+    const Entry& e = after ? *p.change.after : *p.change.before;
+    p.keyless = keyless(e);
+    if (e.key) p.key = e.key->json();
+    if (e.ns) p.ns = e.ns->json();
+    if (e.user_key) p.user_key = e.user_key->json();
   }
 
+  // A change with its name as dump prints it.
+  struct Pending {
+    KeyChange change;
+    bool keyless = false;
+    std::string key, ns, user_key;
+    const Entry& own() const { return change.before ? *change.before : *change.after; }
+  };
+
   // The group's changes in the order documented (ckpt-diff(1)): by name as dump prints it,
-  // whichever form the entries were compared in.
+  // whichever form the entries were compared in; list elements (one name) by value.
   void flush() {
-    auto own = [](const KeyChange& c) -> const DumpEntry& { return c.before ? *c.before : *c.after; };
-    std::stable_sort(pending_.begin(), pending_.end(), [&](const KeyChange& x, const KeyChange& y) {
-      const DumpEntry& ex = own(x);
-      const DumpEntry& ey = own(y);
-      int c = compare_identity(ex, ey);
-      return c != 0 ? c < 0 : ex.value < ey.value;
-    });
-    for (const KeyChange& c : pending_) changes_->change(c);
+    auto by_name = [](const Pending& x, const Pending& y) {
+      const Entry& ex = x.own();
+      const Entry& ey = y.own();
+      if (int c = ex.state.compare(ey.state)) return c < 0;
+      if (ex.kind != ey.kind) return std::string_view(entry_kind_name(ex.kind)) < entry_kind_name(ey.kind);
+      if (x.keyless != y.keyless) return x.keyless;
+      if (!x.keyless) {
+        if (int c = x.key.compare(y.key)) return c < 0;
+        if (int c = x.ns.compare(y.ns)) return c < 0;
+        if (int c = x.user_key.compare(y.user_key)) return c < 0;
+      }
+      return ex.value.json() < ey.value.json();
+    };
+    // Sorted by index: a change holds two entries, too large to move about.
+    order_.resize(pending_.size());
+    for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](size_t x, size_t y) { return by_name(pending_[x], pending_[y]); });
+    for (size_t i : order_) changes_->change(pending_[i].change);
     pending_.clear();
   }
 
@@ -310,7 +314,8 @@ class Comparer {
   DiffReport& report_;
   KeyChangeSink* changes_;
   Items ia_, ib_;
-  std::vector<KeyChange> pending_;
+  std::vector<Pending> pending_;
+  std::vector<size_t> order_;
   std::map<std::string, size_t> index_;
   size_t last_ = SIZE_MAX;
 };
@@ -467,7 +472,7 @@ std::unique_ptr<EntryPull> read_operator(const Side& side, const std::string& id
   // other side's group is taken and both are compared (a few chunks ahead, the two sides and
   // the comparison would take turns).
   it.chunks_ahead = kDiffChunksAhead;
-  it.operator_ids = false;  // Naming::dump_entry() names the side's operator
+  it.operator_ids = false;  // Naming::change_entry() names the side's operator
   return pull_entries(*side.impl, std::move(it));
 }
 

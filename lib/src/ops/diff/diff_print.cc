@@ -32,12 +32,6 @@ int64_t total(const std::vector<DiffFile>& files) {
   return sum;
 }
 
-std::string quoted(const std::string& s) {
-  std::string out;
-  append_json_string(out, s);
-  return out;
-}
-
 }  // namespace
 
 void write_diff_text(const DiffReport& r, std::ostream& out) {
@@ -166,17 +160,36 @@ void write_diff_json(const DiffReport& r, JsonWriter& w) {
 }
 
 std::string to_ndjson(const KeyChange& c) {
-  const DumpEntry& e = c.after ? *c.after : *c.before;
-  std::string out = "{\"change\":" + quoted(c.what) + ",\"operator\":" + quoted(e.operator_id) +
-                    (e.uid ? ",\"uid\":" + quoted(*e.uid) : std::string()) + ",\"subtask\":" + std::to_string(e.subtask) + ",\"state\":" + quoted(e.state) +
-                    ",\"kind\":" + quoted(e.kind);
-  if (e.key_group) out += ",\"key_group\":" + std::to_string(*e.key_group);
-  // Key fields are JSON text already.
-  if (e.key) out += ",\"key\":" + *e.key;
-  if (e.namespace_json) out += ",\"namespace\":" + *e.namespace_json;
-  if (e.user_key) out += ",\"user_key\":" + *e.user_key;
-  if (c.before) out += ",\"before\":" + c.before->value;
-  if (c.after) out += ",\"after\":" + c.after->value;
+  const Entry& e = c.after ? *c.after : *c.before;
+  std::string out = "{\"change\":";
+  append_json_string(out, c.what);
+  out += ",\"operator\":\"";
+  out += e.operator_id;
+  out += '"';
+  if (!c.uid.empty()) {
+    out += ",\"uid\":";
+    append_json_string(out, c.uid);
+  }
+  out += ",\"subtask\":";
+  append_json_integer(out, e.subtask);
+  out += ",\"state\":";
+  append_json_string(out, e.state);
+  out += ",\"kind\":\"";
+  out += entry_kind_name(e.kind);
+  out += '"';
+  if (e.key_group) {
+    out += ",\"key_group\":";
+    append_json_integer(out, *e.key_group);
+  }
+  for (const auto& [name, field] : {std::pair("key", &e.key), std::pair("namespace", &e.ns), std::pair("user_key", &e.user_key)})
+    if (*field) {
+      out += ",\"";
+      out += name;
+      out += "\":";
+      out += (*field)->json();
+    }
+  if (c.before) out += ",\"before\":" + c.before->value.json();
+  if (c.after) out += ",\"after\":" + c.after->value.json();
   out += '}';
   return out;
 }

@@ -26,6 +26,16 @@ std::string name_row_fields(const std::string& row_json, const std::vector<std::
   return out;
 }
 
+Value name_row_fields(const Value& row, const std::vector<std::string>& names) {
+  if (row.kind() != Value::Kind::kObject || row.size() != 2) return row;
+  const Value* fields = row.find("fields");
+  const Value* kind = row.find("kind");
+  if (!fields || !kind || fields->kind() != Value::Kind::kArray || kind->kind() != Value::Kind::kString ||
+      fields->size() != names.size())
+    return row;
+  return Value::object({"fields", "kind"}, {Value::object(names, fields->elements()), *kind});
+}
+
 std::optional<std::string> unname_row_fields(const std::string& named_json, const std::vector<std::string>& names) {
   auto row = parse_json_input(named_json);
   if (!row.ok() || !row->is_object() || row->size() != 2) return std::nullopt;

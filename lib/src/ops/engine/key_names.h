@@ -5,12 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/value.h"
+
 namespace ckpt {
 
 // `row_json` with its fields named in order, {"fields":{"b":1,"c":"x"},"kind":"+I"}, if it is a
 // row ({"fields":[..],"kind":..}, as RowData prints) of exactly names.size() fields; otherwise
 // `row_json` unchanged, so a key the plan does not describe keeps its positions.
 std::string name_row_fields(const std::string& row_json, const std::vector<std::string>& names);
+// The same for a decoded key.
+Value name_row_fields(const Value& row, const std::vector<std::string>& names);
 
 // The reverse, for a lookup of a key given as printed with its fields named: `named_json` with
 // its fields in the order of `names` and unnamed, {"fields":[1,"x"],"kind":"+I"}, if it is a row
