@@ -14,13 +14,13 @@ using namespace ckpt;
 
 namespace {
 
-struct Collected : KeyChangeSink {
+struct HeldBackChanges : KeyChangeSink {
   std::vector<KeyChange> changes;
   void change(const KeyChange& c) override { changes.push_back(c); }
 };
 
 // One value of every kind, nested: what a decoder hands a change.
-Value every_kind() {
+Value value_of_every_kind() {
   using std::string_literals::operator""s;
   return Value::object(
       {"null", "bool", "int", "unsigned", "double", "nan", "string", "bytes", "array", "object"},
@@ -31,7 +31,7 @@ Value every_kind() {
        Value::object({}, {})});
 }
 
-Entry entry(const std::string& state, int32_t key_group, const Value& value) {
+Entry held_back_entry(const std::string& state, int32_t key_group, const Value& value) {
   Entry e;
   e.operator_id = std::string(32, 'a');
   e.subtask = 3;
@@ -47,7 +47,7 @@ Entry entry(const std::string& state, int32_t key_group, const Value& value) {
   return e;
 }
 
-void check_same(const Entry& x, const Entry& y) {
+void check_same_entry(const Entry& x, const Entry& y) {
   CHECK(x.operator_id == y.operator_id);
   CHECK(x.subtask == y.subtask);
   CHECK(x.state == y.state);
@@ -69,15 +69,15 @@ void check_same(const Entry& x, const Entry& y) {
 }  // namespace
 
 TEST_CASE("changes held back in a spill file come back state by state with every field", "[unit][ops][diff]") {
-  Collected out;
+  HeldBackChanges out;
   StateOrderedChanges ordered(&out, {"first", "second"});
   std::vector<KeyChange> sent;
   for (int32_t kg = 0; kg < 3; ++kg) {
     for (const char* state : {"second", "first"}) {
       KeyChange c;
       c.what = kg == 1 ? "added" : "changed";
-      if (kg != 1) c.before = entry(state, kg, Value::integer(kg));
-      c.after = entry(state, kg, every_kind());
+      if (kg != 1) c.before = held_back_entry(state, kg, Value::integer(kg));
+      c.after = held_back_entry(state, kg, value_of_every_kind());
       c.uid = "uid-" + std::string(state);
       ordered.change(c);
       sent.push_back(c);
@@ -99,8 +99,8 @@ TEST_CASE("changes held back in a spill file come back state by state with every
     CHECK(got.what == expected[i]->what);
     CHECK(got.uid == expected[i]->uid);
     REQUIRE(got.before.has_value() == expected[i]->before.has_value());
-    if (got.before) check_same(*got.before, *expected[i]->before);
-    check_same(*got.after, *expected[i]->after);
+    if (got.before) check_same_entry(*got.before, *expected[i]->before);
+    check_same_entry(*got.after, *expected[i]->after);
   }
   // The kinds survive, not only the text: a byte string stays bytes, NaN stays a double.
   const Value& back = out.changes.back().after->value;
