@@ -5,8 +5,9 @@
 // schema's offset or with another code than corruption / an opaque decoder, or when read, skip
 // and write_json disagree on a value. The same text is read as a compiled SQL plan
 // (format/plan_keys: key columns from node key specs and row types, which must name keys within
-// their inputs' rows), and each of its strings as a plan's row type; and as a load spec's type,
-// which is refused or gives a snapshot that decodes.
+// their inputs' rows), and each of its strings as a plan's row type; as a load spec's type,
+// which is refused or gives a snapshot that decodes; and as a line of load's NDJSON, whose
+// members split without a tree (ops/load/entry_line) must be those of the whole line's parse.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "format/plan_keys.h"
+#include "ops/load/entry_line.h"
 #include "ops/load/spec_types.h"
 #include "support/byte_reader.h"
 #include "support/json_input.h"
@@ -93,6 +95,19 @@ void check_spec_type(std::string_view text) {
 
 }  // namespace
 
+void check_entry_line(std::string_view text) {
+  ckpt::EntryLine line;
+  if (!line.assign(text).ok()) return;  // refused: with the whole line's parse error
+  nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (whole.is_discarded() || !whole.is_object()) finding("EntryLine accepts a line that is no JSON object");
+  for (std::string_view name : ckpt::kEntryMembers) {
+    auto it = whole.find(std::string(name));
+    const nlohmann::json* ours = line.find(name);
+    if ((it == whole.end()) != (ours == nullptr)) finding("EntryLine has other members than the line");
+    if (ours && *ours != *it) finding("EntryLine's member differs from the line's");
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   size_t nul = in.find('\0');
@@ -101,6 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_json_input(schema);
   check_plan(schema);
   check_spec_type(schema);
+  check_entry_line(schema);
 
   ckpt::SerializerSnapshot s;
   s.snapshot_class = "org.apache.flink.formats.avro.typeutils.AvroSerializerSnapshot";

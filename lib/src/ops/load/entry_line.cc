@@ -2,6 +2,7 @@
 #include "ops/load/entry_line.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -20,30 +21,39 @@ size_t skip_space(std::string_view t, size_t i) {
   return i;
 }
 
+// The position of the quote that closes the string whose contents start at t[from], or npos:
+// a quote after an even run of backslashes (each pair one escaped backslash). memchr jumps over
+// the long hex strings of byte values, which a scan byte by byte spent a tenth of load's time on.
+size_t closing_quote(std::string_view t, size_t from) {
+  for (size_t i = from; i < t.size();) {
+    const void* q = std::memchr(t.data() + i, '"', t.size() - i);
+    if (!q) return std::string_view::npos;
+    const size_t at = static_cast<size_t>(static_cast<const char*>(q) - t.data());
+    size_t backslashes = 0;
+    while (at - backslashes > from && t[at - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return at;
+    i = at + 1;
+  }
+  return std::string_view::npos;
+}
+
 // Where the JSON value starting at t[at] ends, or npos: only its extent (strings and brackets
 // matched); whether it is valid JSON its parser judges.
 size_t value_end(std::string_view t, size_t at) {
   if (at >= t.size()) return std::string_view::npos;
   if (t[at] == '"' || t[at] == '{' || t[at] == '[') {
     int depth = 0;
-    bool in_string = false;
     for (size_t i = at; i < t.size(); ++i) {
       const char c = t[i];
-      if (in_string) {
-        if (c == '\\') {
-          ++i;
-        } else if (c == '"') {
-          in_string = false;
-          if (depth == 0) return i + 1;
-        }
-        continue;
-      }
-      if (c == '"')
-        in_string = true;
-      else if (c == '{' || c == '[')
+      if (c == '"') {
+        i = closing_quote(t, i + 1);
+        if (i == std::string_view::npos) return i;
+        if (depth == 0) return i + 1;
+      } else if (c == '{' || c == '[') {
         ++depth;
-      else if ((c == '}' || c == ']') && --depth == 0)
+      } else if ((c == '}' || c == ']') && --depth == 0) {
         return i + 1;
+      }
     }
     return std::string_view::npos;
   }
