@@ -18,6 +18,7 @@
 #include "ops/diff/diff_internal.h"
 #include "ops/engine/key_names.h"
 #include "ops/entries/entry_engine.h"
+#include "state/backend_meta.h"
 
 namespace ckpt {
 
@@ -68,6 +69,7 @@ struct Item {
   const std::string* state = nullptr;  // interned: one pointer per state name
   bool keyless = false;
   bool raw = false;
+  bool list = false;  // raw: a list state's, whose bytes differ by layout
   bool tie_next = false;  // the next Item (in order) has the same identity
   std::string_view key, ns, user_key, value;
 };
@@ -119,7 +121,7 @@ class Items {
       Item& it = items_.emplace_back();
       it.e = &e;
       it.keyless = keyless(e);
-      std::tie(it.state, it.raw) = form(e.state);
+      std::tie(it.state, it.raw, it.list) = form(e.state);
       if (it.raw) {
         it.key = e.raw_key;
         it.ns = e.raw_namespace;
@@ -165,14 +167,16 @@ class Items {
   std::vector<Texts> texts_;
 };
 
-// Equal values: the same bytes, or (bytes of two layouts: a heap list with its count, a RocksDB
-// one joined by ',') the same decoded value.
-bool same_value(const Item& x, const Item& y) { return x.value == y.value || (x.raw && x.e->value == y.e->value); }
+// Equal values: the same bytes, or for a list (bytes of two layouts: a heap list with its count,
+// a RocksDB one joined by ',') the same JSON text, what the text form compares.
+bool same_value(const Item& x, const Item& y) {
+  return x.value == y.value || (x.list && x.e->value.json() == y.e->value.json());
+}
 
 class Comparer {
  public:
-  // `raw_states`: the states both sides write with the same serializers.
-  Comparer(const std::string& op, std::set<std::string> raw_states, Naming naming_a, Naming naming_b,
+  // `raw_states`: the states both sides write with the same serializers (true: a list state).
+  Comparer(const std::string& op, std::map<std::string, bool> raw_states, Naming naming_a, Naming naming_b,
            DiffReport& report, KeyChangeSink* changes, KeyDiffStats* stats)
       : stats_(stats),
         op_(op),
@@ -191,13 +195,15 @@ class Comparer {
         if (!e->has_raw || e->kind == EntryKind::kTimer) text_states_.insert(e->state);
     // Runs of one state are the rule: the last one's answer is kept.
     const std::string* last = nullptr;
-    bool last_raw = false;
-    auto form = [&](const std::string& state) -> std::pair<const std::string*, bool> {
+    bool last_raw = false, last_list = false;
+    auto form = [&](const std::string& state) -> std::tuple<const std::string*, bool, bool> {
       if (!last || *last != state) {
         last = &*names_.insert(state).first;
-        last_raw = raw_states_.count(state) && !text_states_.count(state);
+        auto raw = raw_states_.find(state);
+        last_raw = raw != raw_states_.end() && !text_states_.count(state);
+        last_list = last_raw && raw->second;
       }
-      return {last, last_raw};
+      return std::tuple(last, last_raw, last_list);
     };
     ia_.build(a, naming_a_, form);
     ib_.build(b, naming_b_, form);
@@ -307,7 +313,7 @@ class Comparer {
 
   KeyDiffStats* stats_;
   std::string op_;
-  std::set<std::string> raw_states_;
+  std::map<std::string, bool> raw_states_;
   std::set<std::string> text_states_;
   std::set<std::string> names_;  // the states' names, interned
   Naming naming_a_, naming_b_;
@@ -436,16 +442,18 @@ std::vector<std::string> named_states(const Side& a, const std::string& id_a, co
 }
 
 // The states whose serializer snapshots are byte for byte the same on both sides, in every
-// subtask: their entries compare as bytes.
-std::set<std::string> raw_states(const Side& a, const std::string& id_a, const Side& b, const std::string& id_b) {
-  std::set<std::string> out;
+// subtask: their entries compare as bytes. True for a list state.
+std::map<std::string, bool> raw_states(const Side& a, const std::string& id_a, const Side& b,
+                                       const std::string& id_b) {
+  std::map<std::string, bool> out;
   auto x = a.states->find(id_a);
   auto y = b.states->find(id_b);
   if (x == a.states->end() || y == b.states->end()) return out;
   for (const auto& [name, shape] : x->second.states) {
     auto other = y->second.states.find(name);
     if (other == y->second.states.end() || shape.mixed || other->second.mixed) continue;
-    if (!shape.snapshot_bytes.empty() && shape.snapshot_bytes == other->second.snapshot_bytes) out.insert(name);
+    if (!shape.snapshot_bytes.empty() && shape.snapshot_bytes == other->second.snapshot_bytes)
+      out[name] = shape.kind == state_kind_name(StateKind::kList);
   }
   return out;
 }
