@@ -354,4 +354,15 @@ std::string encode_checkpoint_properties(const CheckpointProperties& p) {
   return e.finish();
 }
 
+CheckpointProperties savepoint_properties(bool canonical) {
+  CheckpointProperties p;
+  p.present = true;
+  p.forced = true;
+  p.type_class = kSavepointTypeClass;
+  p.type_name = "Savepoint";
+  p.format_type = canonical ? "CANONICAL" : "NATIVE";
+  p.post_checkpoint_action = "NONE";
+  return p;
+}
+
 }  // namespace ckpt

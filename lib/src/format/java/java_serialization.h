@@ -22,4 +22,8 @@ Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, 
 // UIDs, field order, handles), so that decode(encode(p)) == p and Flink restores the result.
 std::string encode_checkpoint_properties(const CheckpointProperties& p);
 
+// The properties Flink 1.16+ writes for a savepoint triggered by the user: forced, no action
+// after it, in the canonical or the native format.
+CheckpointProperties savepoint_properties(bool canonical);
+
 }  // namespace ckpt

@@ -80,15 +80,8 @@ struct Instance {
 // The savepoint properties Flink 1.16+ writes for a native savepoint.
 void make_native_savepoint(Metadata& m) {
   if (m.version < 4) return;  // V1-V3 carry no properties: the handles say what it is
-  CheckpointProperties p;
-  p.present = true;
-  p.forced = true;
-  p.type_class = "org.apache.flink.runtime.checkpoint.SavepointType";
-  p.type_name = "Savepoint";
-  p.format_type = "NATIVE";
-  p.post_checkpoint_action = "NONE";
-  m.properties = p;
-  m.properties_raw = encode_checkpoint_properties(p);
+  m.properties = savepoint_properties(/*canonical=*/false);
+  m.properties_raw = encode_checkpoint_properties(m.properties);
 }
 
 }  // namespace

@@ -87,13 +87,7 @@ Result<GenerateSummary> generate_snapshot(const GenerateOptions& options) {
     return Status::OK();
   }));
 
-  CheckpointProperties p;
-  p.present = true;
-  p.forced = true;
-  p.type_class = "org.apache.flink.runtime.checkpoint.SavepointType";
-  p.type_name = "Savepoint";
-  p.format_type = o.backend == GenerateBackend::kCanonical ? "CANONICAL" : "NATIVE";
-  p.post_checkpoint_action = "NONE";
+  CheckpointProperties p = savepoint_properties(o.backend == GenerateBackend::kCanonical);
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(generated_metadata(model, 1, handles, p)));
   CKPT_RETURN_IF_ERROR(write_file_atomic(temp->path() + "/_metadata", bytes));
   CKPT_RETURN_IF_ERROR(temp->commit(options.force));

@@ -179,14 +179,8 @@ Status write_spec_template(const std::string& spec_text, const std::string& spec
     }
     m.operators.push_back(std::move(os));
   }
-  CheckpointProperties& p = m.properties;
-  p.present = true;
-  p.forced = true;
-  p.type_class = "org.apache.flink.runtime.checkpoint.SavepointType";
-  p.type_name = "Savepoint";
-  p.format_type = layout == ConvertTarget::kCanonical ? "CANONICAL" : "NATIVE";
-  p.post_checkpoint_action = "NONE";
-  m.properties_raw = encode_checkpoint_properties(p);
+  m.properties = savepoint_properties(layout == ConvertTarget::kCanonical);
+  m.properties_raw = encode_checkpoint_properties(m.properties);
   CKPT_ASSIGN_OR_RETURN(std::string bytes, encode_metadata(m));
   return write_file_atomic(dir + "/_metadata", bytes);
 }

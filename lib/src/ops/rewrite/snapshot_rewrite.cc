@@ -436,13 +436,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   }
   SnapshotKind kind = output_kind(options, counters, metadata);
   if (out.version >= 4) {
-    CheckpointProperties p;
-    p.present = true;
-    p.forced = true;
-    p.type_class = "org.apache.flink.runtime.checkpoint.SavepointType";
-    p.type_name = "Savepoint";
-    p.format_type = kind == SnapshotKind::kSavepointCanonical ? "CANONICAL" : "NATIVE";
-    p.post_checkpoint_action = "NONE";
+    CheckpointProperties p = savepoint_properties(kind == SnapshotKind::kSavepointCanonical);
     out.properties = p;
     out.properties_raw = encode_checkpoint_properties(p);
   }
