@@ -207,8 +207,14 @@ class Comparer {
     };
     ia_.build(a, naming_a_, form);
     ib_.build(b, naming_b_, form);
+    // Items compared as text merge in the order the changes are documented in already; bytes
+    // merge in their own order, and the changes are then sorted by their names' text.
+    reorder_ = false;
     for (const Items* side : {&ia_, &ib_})
-      for (const Item& it : side->items()) ++(it.raw ? stats_->compared_as_bytes : stats_->compared_as_text);
+      for (const Item& it : side->items()) {
+        ++(it.raw ? stats_->compared_as_bytes : stats_->compared_as_text);
+        reorder_ |= it.raw;
+      }
     const std::vector<Item>& sa = ia_.items();
     const std::vector<Item>& sb = ib_.items();
     size_t i = 0, j = 0;
@@ -270,6 +276,7 @@ class Comparer {
     if (before) p.change.before = naming_a_.change_entry(*before);
     if (after) p.change.after = naming_b_.change_entry(*after);
     p.change.uid = after ? naming_b_.uid : naming_a_.uid;
+    if (!reorder_) return;
     // The name as dump prints it, what the changes are ordered by.
     const Entry& e = after ? *p.change.after : *p.change.before;
     p.keyless = keyless(e);
@@ -305,8 +312,9 @@ class Comparer {
     // Sorted by index: a change holds two entries, too large to move about.
     order_.resize(pending_.size());
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](size_t x, size_t y) { return by_name(pending_[x], pending_[y]); });
+    if (reorder_)
+      std::stable_sort(order_.begin(), order_.end(),
+                       [&](size_t x, size_t y) { return by_name(pending_[x], pending_[y]); });
     for (size_t i : order_) changes_->change(pending_[i].change);
     pending_.clear();
   }
@@ -322,6 +330,7 @@ class Comparer {
   Items ia_, ib_;
   std::vector<Pending> pending_;
   std::vector<size_t> order_;
+  bool reorder_ = false;  // the group had entries compared as bytes
   std::map<std::string, size_t> index_;
   size_t last_ = SIZE_MAX;
 };

@@ -98,8 +98,8 @@ constexpr size_t kChunkEntries = 256;  // entries handed over at once
 using ChunkOrError = std::variant<std::vector<Entry>, Error>;
 using Channels = OrderedChannels<ChunkOrError>;
 
-// Chunks the consumer is done with, for the workers to empty and fill again: the entries'
-// memory is freed on the workers, which allocated it, and the consumer's thread (the one
+// Chunks the consumer is done with, for the workers to overwrite in place: the entries' memory
+// is reused (or freed) on the workers, which allocated it, and the consumer's thread (the one
 // that keeps the pace where it compares or prints) does not destroy entries.
 class ChunkPool {
  public:
