@@ -49,7 +49,7 @@ std::string cell(const std::string& raw, size_t width) {
 class NdjsonSink : public DumpSink {
  public:
   explicit NdjsonSink(Io& io) : io_(io) {}
-  void entry(const DumpEntry& e) override { io_.out << to_ndjson(e) << '\n'; }
+  void entry(const Entry& e) override { io_.out << to_ndjson(e) << '\n'; }
   bool wants_ndjson() const override { return true; }
   void ndjson(std::string_view lines) override { io_.out.write(lines.data(), static_cast<std::streamsize>(lines.size())); }
   void problem(const Error& e) override { print_error(io_, e.to_string()); }
@@ -65,13 +65,14 @@ class TableSink : public DumpSink {
     io_.out << fmt::format("{:<20} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", "OPERATOR", "SUB", "STATE",
                            "KIND", "KG", "KEY", "NAMESPACE", "USER KEY", "VALUE");
   }
-  void entry(const DumpEntry& e) override {
+  void entry(const Entry& e) override {
     // The operator by its uid where one is known (--plan, --uid, V5+ files), else its id's start.
-    const std::string op = e.uid && !e.uid->empty() ? cell(*e.uid, 20) : e.operator_id.substr(0, 8);
+    const std::string op = !e.uid.empty() ? cell(e.uid, 20) : e.operator_id.substr(0, 8);
+    auto json = [](const std::optional<Value>& v) { return v ? v->json() : std::string("-"); };
     io_.out << fmt::format("{:<20} {:>3} {:<24} {:<8} {:>5} {:<20} {:<16} {:<16} {}\n", op, e.subtask,
-                           cell(e.state, 24), cell(e.kind, 8), e.key_group ? std::to_string(*e.key_group) : "-",
-                           cell(e.key.value_or("-"), 20), cell(e.namespace_json.value_or("-"), 16),
-                           cell(e.user_key.value_or("-"), 16), cell(e.value, 120));
+                           cell(e.state, 24), cell(std::string(entry_kind_name(e.kind)), 8),
+                           e.key_group ? std::to_string(*e.key_group) : "-", cell(json(e.key), 20),
+                           cell(json(e.ns), 16), cell(json(e.user_key), 16), cell(e.value.json(), 120));
   }
   void problem(const Error& e) override { print_error(io_, e.to_string()); }
 

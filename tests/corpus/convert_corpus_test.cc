@@ -40,7 +40,7 @@ const std::map<std::string, std::string> kKeySerializersFrom = {
 struct ComparableLines : DumpSink {
   std::multiset<std::string> lines;
   bool skip_processing_timers = false;
-  void entry(const DumpEntry& e) override {
+  void entry(const Entry& e) override {
     // Processing-time timers hold the wall clock of the run that wrote them: they differ
     // between Flink's runs of one job on two backends.
     if (skip_processing_timers && e.state.find("_timer_state/processing") == 0) return;

@@ -35,7 +35,7 @@ const std::map<std::string, std::string> kKnownGaps = {};
 struct Collect : DumpSink {
   std::vector<json> entries;
   std::vector<std::string> problems;
-  void entry(const DumpEntry& e) override { entries.push_back(json::parse(to_ndjson(e))); }
+  void entry(const Entry& e) override { entries.push_back(json::parse(to_ndjson(e))); }
   void problem(const Error& e) override { problems.push_back(e.to_string()); }
 };
 

@@ -25,7 +25,7 @@ struct KeyDumpLines : DumpSink {
   std::vector<std::string> lines;
   std::vector<std::string> problems;
   bool wants_ndjson() const override { return true; }
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
+  void entry(const Entry& e) override { lines.push_back(to_ndjson(e)); }
   void ndjson(std::string_view text) override {
     size_t at = 0;
     while (at < text.size()) {

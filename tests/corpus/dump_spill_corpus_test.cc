@@ -16,7 +16,7 @@ namespace {
 struct Ndjson : DumpSink {
   std::string text;
   std::vector<std::string> problems;
-  void entry(const DumpEntry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
+  void entry(const Entry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
   bool wants_ndjson() const override { return true; }
   void ndjson(std::string_view lines) override { text += lines; }
   void problem(const Error& e) override { problems.push_back(e.to_string()); }

@@ -14,7 +14,7 @@ namespace {
 struct EntryLines : DumpSink {
   std::string text;
   std::vector<std::string> problems;
-  void entry(const DumpEntry& e) override { text += to_ndjson(e) + "\n"; }
+  void entry(const Entry& e) override { text += to_ndjson(e) + "\n"; }
   void problem(const Error& e) override { problems.push_back(e.to_string()); }
 };
 

@@ -21,6 +21,7 @@
 #include "testlib/edit_checks.h"
 #include "testlib/snapshot_metadata.h"
 #include "testlib/test_support.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 using test::metadata_of;
@@ -49,8 +50,8 @@ std::optional<std::pair<std::string, std::string>> first_state(const std::string
   struct First : DumpSink {
     std::string kind;
     std::optional<std::pair<std::string, std::string>> found;
-    void entry(const DumpEntry& e) override {
-      if (!found && e.kind == kind) found = {{e.operator_id, e.state}};
+    void entry(const Entry& e) override {
+      if (!found && entry_kind_name(e.kind) == kind) found = {{e.operator_id, e.state}};
     }
     void problem(const Error& e) override { FAIL(e.to_string()); }
   } sink;
@@ -75,7 +76,7 @@ int drop_first_states(const std::string& job, const std::string& kind) {
     auto r = edit_snapshot(dir, o);
     if (!r.ok()) FAIL(r.error().to_string());
     test::ExpectedEdit e;
-    e.removed = [&](const DumpEntry& d) { return d.operator_id == state->first && d.state == state->second; };
+    e.removed = [&](const Entry& d) { return d.operator_id == state->first && d.state == state->second; };
     e.structure = {fmt::format("state-removed {} {}", state->first, state->second)};
     e.changed_states = {*state};
     // Keys the changelog source dumps as hex are decoded once rewritten: compare with the
@@ -135,7 +136,7 @@ TEST_CASE("edit --drop-operator on corpus savepoints leaves exactly that operato
     o.drop_operators = {state->first};
     REQUIRE(edit_snapshot(dir, o).ok());
     test::ExpectedEdit e;
-    e.removed = [&](const DumpEntry& d) { return d.operator_id == state->first; };
+    e.removed = [&](const Entry& d) { return d.operator_id == state->first; };
     e.structure = {fmt::format("operator-removed {} ", state->first)};
     e.changed_states = {{state->first, "*"}};
     test::check_edit(dir, o.output, e);
@@ -192,8 +193,8 @@ using Place = std::pair<std::string, int32_t>;
 struct Placed : DumpSink {
   // entry without its place -> where it was found
   std::multimap<std::string, Place> groups;
-  void entry(const DumpEntry& e) override {
-    DumpEntry x = e;
+  void entry(const Entry& e) override {
+    Entry x = e;
     const int32_t kg = x.key_group.value_or(-1);
     x.key_group.reset();
     x.subtask = 0;
@@ -453,10 +454,10 @@ TEST_CASE("edit --max-parallelism takes every keyed corpus snapshot to 128 and 4
 namespace {
 
 // f(entry) for every entry of `sp`'s dump.
-void for_each_dumped_entry(const std::string& sp, const std::function<void(const DumpEntry&)>& f) {
+void for_each_dumped_entry(const std::string& sp, const std::function<void(const Entry&)>& f) {
   struct All : DumpSink {
-    const std::function<void(const DumpEntry&)>* f;
-    void entry(const DumpEntry& e) override { (*f)(e); }
+    const std::function<void(const Entry&)>* f;
+    void entry(const Entry& e) override { (*f)(e); }
     void problem(const Error& e) override { FAIL(e.to_string()); }
   } all;
   all.f = &f;
@@ -466,7 +467,7 @@ void for_each_dumped_entry(const std::string& sp, const std::function<void(const
 // Runs an expiring edit of `sp` into a scratch output and checks it (ckpt::test::check_edit):
 // exactly the entries `expired` says are gone, each change is an expiry of a state whose
 // entries may differ, and the changes' counts add up to what went. Returns that number.
-size_t check_expiry(const std::string& sp, EditOptions o, const std::function<bool(const DumpEntry&)>& expired) {
+size_t check_expiry(const std::string& sp, EditOptions o, const std::function<bool(const Entry&)>& expired) {
   test::ScratchDir tmp;
   o.output = tmp / "out";
   auto r = edit_snapshot(sp, o);
@@ -506,12 +507,12 @@ TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL clea
     const std::string sp = test::sql_corpus_dir() + "/" + c.savepoint;
     INFO(sp);
     std::set<std::string> names(c.states.begin(), c.states.end());
-    auto last_access = [&](const DumpEntry& e) -> std::optional<int64_t> {
+    auto last_access = [&](const Entry& e) -> std::optional<int64_t> {
       if (!names.count(e.state)) return std::nullopt;
-      return nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>();
+      return nlohmann::json::parse(e.value.json()).at("ttl_ts").get<int64_t>();
     };
     int64_t newest = 0;
-    for_each_dumped_entry(sp, [&](const DumpEntry& e) {
+    for_each_dumped_entry(sp, [&](const Entry& e) {
       if (auto ts = last_access(e)) newest = std::max(newest, *ts);
     });
     REQUIRE(newest > 0);
@@ -519,7 +520,7 @@ TEST_CASE("edit --expire on flink-sql TTL savepoints drops what Flink's TTL clea
       EditOptions o;
       for (const std::string& s : c.states) o.expire.push_back({s, ttl});
       o.now = now;
-      size_t removed = check_expiry(sp, o, [&](const DumpEntry& d) {
+      size_t removed = check_expiry(sp, o, [&](const Entry& d) {
         auto ts = last_access(d);
         return ts && *ts + ttl <= now;
       });
@@ -549,13 +550,13 @@ TEST_CASE("edit --plan expires each flink-sql state by the TTL its node's compil
     std::string plan;
     for (const auto& f : fs::directory_iterator(dir + "/plan")) plan = f.path().string();
     INFO(sp);
-    auto last_access = [&](const DumpEntry& e) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto last_access = [&](const Entry& e) -> std::optional<std::pair<int64_t, int64_t>> {
       auto ttl = c.ttls.find(e.state);
       if (ttl == c.ttls.end()) return std::nullopt;
-      return std::make_pair(nlohmann::json::parse(e.value).at("ttl_ts").get<int64_t>(), ttl->second);
+      return std::make_pair(nlohmann::json::parse(e.value.json()).at("ttl_ts").get<int64_t>(), ttl->second);
     };
     int64_t first_due = INT64_MAX, last_due = 0;  // min and max of last access + ttl
-    for_each_dumped_entry(sp, [&](const DumpEntry& e) {
+    for_each_dumped_entry(sp, [&](const Entry& e) {
       if (auto a = last_access(e)) {
         first_due = std::min(first_due, a->first + a->second);
         last_due = std::max(last_due, a->first + a->second);
@@ -566,7 +567,7 @@ TEST_CASE("edit --plan expires each flink-sql state by the TTL its node's compil
       EditOptions o;
       o.plan = plan;
       o.now = now;
-      size_t removed = check_expiry(sp, o, [&](const DumpEntry& d) {
+      size_t removed = check_expiry(sp, o, [&](const Entry& d) {
         auto a = last_access(d);
         return a && a->first + a->second <= now;
       });
@@ -624,7 +625,7 @@ TEST_CASE("edit --delete-keys erases a key's values and timers from every udf-jo
     if (!r.ok()) FAIL(r.error().to_string());
     CHECK(r->unmatched_keys == std::vector<std::string>{"[42]"});
     test::ExpectedEdit e;
-    e.removed = [](const DumpEntry& d) { return d.key == "[3]"; };
+    e.removed = [](const Entry& d) { return test::json_of(d.key) == "[3]"; };
     for (const EditSummary::KeysErased& k : r->erased) {
       e.changed_states.insert({k.operator_id, k.state});
       with_timers += k.state.starts_with("_timer_state/");

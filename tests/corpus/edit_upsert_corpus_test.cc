@@ -136,8 +136,8 @@ TEST_CASE("edit --delete-where and --keep-where drop exactly the entries their p
     auto r = edit_snapshot(in, o);
     if (!r.ok()) FAIL(r.error().to_string());
     test::ExpectedEdit e;
-    e.removed = [](const DumpEntry& d) {
-      return d.state == "state-name" && d.namespace_json == "\"VoidNamespace\"" && std::stoll(d.value) >= 2;
+    e.removed = [](const Entry& d) {
+      return d.state == "state-name" && d.ns && d.ns->as_string() == "VoidNamespace" && d.value.as_int() >= 2;
     };
     uint64_t deleted = 0;
     for (const EditSummary::EntryEdits& n : r->entry_edits) {
@@ -162,7 +162,7 @@ TEST_CASE("edit --delete-where and --keep-where drop exactly the entries their p
   r = edit_snapshot(sql, o);
   if (!r.ok()) FAIL(r.error().to_string());
   test::ExpectedEdit e;
-  e.removed = [](const DumpEntry& d) { return d.state == "accState" && d.value.find("\"Hi\"") == std::string::npos; };
+  e.removed = [](const Entry& d) { return d.state == "accState" && d.value.json().find("\"Hi\"") == std::string::npos; };
   e.changed_states.insert({kSqlOperator, "accState"});
   size_t removed = 0;
   test::check_edit(sql, o.output, e, &removed);

@@ -22,7 +22,7 @@ namespace {
 
 struct OldConvertLines : DumpSink {
   std::multiset<std::string> lines;
-  void entry(const DumpEntry& e) override { lines.insert(to_ndjson(e)); }
+  void entry(const Entry& e) override { lines.insert(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 

@@ -3,6 +3,8 @@
 // row of SELECT * FROM entries is, field for field, the line dump prints, in the same order.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,24 +12,19 @@
 #include "ckpt/dump.h"
 #include "ckpt/query.h"
 #include "testlib/test_support.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 
 namespace {
 
-struct DumpedLines : DumpSink {
-  std::vector<std::string> lines;
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
-  void problem(const Error&) override {}
-};
-
-// Each row of `SELECT * FROM entries` made into a DumpEntry and printed as dump prints it.
+// Each row of `SELECT * FROM entries` printed as dump prints an entry (formats/json.md): the
+// cells' JSON text in dump's field order.
 struct RowsAsDumpLines : QuerySink {
   std::vector<std::string> names;
   std::vector<std::string> lines;
   void columns(const std::vector<std::string>& n) override { names = n; }
   void row(const std::vector<QueryCell>& cells) override {
-    DumpEntry e;
     auto text = [&](const char* column) -> std::optional<std::string> {
       for (size_t i = 0; i < names.size(); ++i)
         if (names[i] == column && cells[i].type == QueryCell::Type::kText) return cells[i].text;
@@ -38,17 +35,17 @@ struct RowsAsDumpLines : QuerySink {
         if (names[i] == column && cells[i].type == QueryCell::Type::kInteger) return cells[i].integer;
       return std::nullopt;
     };
-    e.operator_id = text("operator").value_or("?");
-    e.uid = text("uid");
-    e.subtask = static_cast<int32_t>(integer("subtask").value_or(-1));
-    e.state = text("state").value_or("?");
-    e.kind = text("kind").value_or("?");
-    if (auto kg = integer("key_group")) e.key_group = static_cast<int32_t>(*kg);
-    e.key = text("key");
-    e.namespace_json = text("namespace");
-    e.user_key = text("user_key");
-    e.value = text("value").value_or("?");
-    lines.push_back(to_ndjson(e));
+    auto quoted = [](const std::optional<std::string>& s) { return nlohmann::json(s.value_or("?")).dump(); };
+    std::string line = "{\"operator\":" + quoted(text("operator"));
+    if (auto uid = text("uid")) line += ",\"uid\":" + quoted(uid);
+    line += ",\"subtask\":" + std::to_string(integer("subtask").value_or(-1));
+    line += ",\"state\":" + quoted(text("state"));
+    line += ",\"kind\":" + quoted(text("kind"));
+    if (auto kg = integer("key_group")) line += ",\"key_group\":" + std::to_string(*kg);
+    for (const char* field : {"key", "namespace", "user_key"})
+      if (auto json = text(field)) line += ",\"" + std::string(field) + "\":" + *json;
+    line += ",\"value\":" + text("value").value_or("?") + "}";
+    lines.push_back(line);
   }
 };
 
@@ -61,19 +58,17 @@ void check_same_as_dump(const std::string& snapshot, const std::string& plan = "
     REQUIRE(q.names.add_plan_file(plan).ok());
   }
   d.jobs = q.jobs = 2;
-  DumpedLines dumped;
-  auto ds = dump_snapshot(snapshot, d, dumped);
-  REQUIRE(ds.ok());
+  const std::vector<std::string> dumped = test::dump_lines(snapshot, d);
   RowsAsDumpLines rows;
   auto qs = run_query({snapshot}, "SELECT * FROM entries", q, rows);
   INFO((qs.ok() ? std::string() : qs.error().to_string()));
   REQUIRE(qs.ok());
   CHECK(rows.names == std::vector<std::string>{"snapshot", "operator", "uid", "subtask", "state", "kind", "key_group",
                                                "key", "namespace", "user_key", "value", "entry_bytes"});
-  REQUIRE(rows.lines.size() == dumped.lines.size());
+  REQUIRE(rows.lines.size() == dumped.size());
   for (size_t i = 0; i < rows.lines.size(); ++i) {
     INFO("entry " << i);
-    REQUIRE(rows.lines[i] == dumped.lines[i]);
+    REQUIRE(rows.lines[i] == dumped[i]);
   }
 }
 

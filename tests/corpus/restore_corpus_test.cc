@@ -33,8 +33,8 @@ const char* kLdb = "/usr/bin/ldb";
 struct KeyedLines : DumpSink {
   std::vector<std::string> keyed;
   std::vector<std::string> problems;
-  void entry(const DumpEntry& e) override {
-    if (e.kind != "operator") keyed.push_back(to_ndjson(e));
+  void entry(const Entry& e) override {
+    if (e.kind != EntryKind::kOperator) keyed.push_back(to_ndjson(e));
   }
   void problem(const Error& e) override { problems.push_back(e.to_string()); }
 };

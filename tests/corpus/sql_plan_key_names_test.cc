@@ -20,7 +20,7 @@ namespace {
 
 class JsonLines : public DumpSink {
  public:
-  void entry(const DumpEntry& e) override { lines.push_back(json::parse(to_ndjson(e))); }
+  void entry(const Entry& e) override { lines.push_back(json::parse(to_ndjson(e))); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
   std::vector<json> lines;
 };

@@ -30,8 +30,8 @@ struct StateTableRows : QuerySink {
 };
 
 struct DumpedByState : DumpSink {
-  std::map<std::pair<std::string, std::string>, std::vector<DumpEntry>> by_state;  // (operator, state)
-  void entry(const DumpEntry& e) override { by_state[{e.operator_id, e.state}].push_back(e); }
+  std::map<std::pair<std::string, std::string>, std::vector<Entry>> by_state;  // (operator, state)
+  void entry(const Entry& e) override { by_state[{e.operator_id, e.state}].push_back(e); }
   void problem(const Error&) override {}
 };
 
@@ -45,9 +45,9 @@ struct DescribedStateTable {
   std::vector<StateColumnSource> columns;
 };
 
-std::optional<json> parsed_field(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  json j = json::parse(*text, nullptr, false);
+std::optional<json> parsed_field(const std::optional<Value>& field) {
+  if (!field) return std::nullopt;
+  json j = json::parse(field->json(), nullptr, false);
   REQUIRE(!j.is_discarded());
   return j;
 }
@@ -115,10 +115,10 @@ void check_columns_cover(const json& v, const std::string& path, const std::vect
 
 // The rows dump's entry `e` makes in a table of these columns, each row's cells checked
 // against `rows` from `next` on; returns the rows it takes.
-size_t check_entry_rows(const DumpEntry& e, const std::vector<std::string>& names, const DescribedStateTable& t,
+size_t check_entry_rows(const Entry& e, const std::vector<std::string>& names, const DescribedStateTable& t,
                         const std::vector<std::vector<QueryCell>>& rows, size_t next) {
   std::map<std::string, std::optional<json>> fields = {{"key", parsed_field(e.key)},
-                                                       {"namespace", parsed_field(e.namespace_json)},
+                                                       {"namespace", parsed_field(e.ns)},
                                                        {"user_key", parsed_field(e.user_key)},
                                                        {"value", parsed_field(e.value)}};
   const bool list = std::any_of(t.columns.begin(), t.columns.end(), [](auto& c) { return c.field == "list_index"; });
@@ -202,9 +202,9 @@ std::map<std::string, DescribedStateTable> check_state_tables(const std::string&
     auto s = run_query({snapshot}, "SELECT * FROM \"" + name + "\"", q, rows);
     INFO((s.ok() ? std::string() : s.error().to_string()));
     REQUIRE(s.ok());
-    const std::vector<DumpEntry>& entries = dumped.by_state[{t.operator_id, t.state}];
+    const std::vector<Entry>& entries = dumped.by_state[{t.operator_id, t.state}];
     size_t next = 0;
-    for (const DumpEntry& e : entries) next += check_entry_rows(e, rows.names, t, rows.rows, next);
+    for (const Entry& e : entries) next += check_entry_rows(e, rows.names, t, rows.rows, next);
     CHECK(next == rows.rows.size());
     states_with_entries += !entries.empty();
     // entry_bytes adds up to what `entries` counts for the state.

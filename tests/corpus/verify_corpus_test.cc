@@ -37,7 +37,7 @@ size_t sst_references(const std::string& dir) {
 // What ckpt dump counts: deep verification decodes exactly those entries.
 uint64_t dumped_entries(const std::string& dir) {
   struct Count : DumpSink {
-    void entry(const DumpEntry&) override {}
+    void entry(const Entry&) override {}
     void problem(const Error&) override {}
   } sink;
   Result<DumpSummary> r = dump_snapshot(dir, DumpOptions{}, sink);

@@ -7,18 +7,27 @@
 namespace ckpt::test {
 namespace {
 
+// The lines as `ckpt dump` prints them: rendered on the workers from the decoders' text.
 class LinesSink : public DumpSink {
  public:
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
+  void entry(const Entry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
+  bool wants_ndjson() const override { return true; }
+  void ndjson(std::string_view text) override {
+    for (size_t at = 0; at < text.size();) {
+      size_t end = text.find('\n', at);
+      lines.emplace_back(text.substr(at, end - at));
+      at = end + 1;
+    }
+  }
   void problem(const Error&) override {}
   std::vector<std::string> lines;
 };
 
 }  // namespace
 
-std::vector<std::string> dump_lines(const std::string& snapshot) {
+std::vector<std::string> dump_lines(const std::string& snapshot, const DumpOptions& options) {
   LinesSink sink;
-  auto r = dump_snapshot(snapshot, DumpOptions{}, sink);
+  auto r = dump_snapshot(snapshot, options, sink);
   INFO((r.ok() ? std::string() : r.error().to_string()));
   REQUIRE(r.ok());
   return sink.lines;

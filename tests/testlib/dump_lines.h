@@ -2,13 +2,20 @@
 // compare two snapshots entry by entry.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ckpt/dump.h"
+#include "ckpt/value.h"
+
 namespace ckpt::test {
 
-// Every entry of `snapshot` as its NDJSON line; REQUIREs that the dump succeeds (the failure
-// message carries the error).
-std::vector<std::string> dump_lines(const std::string& snapshot);
+// Every entry of `snapshot` (of `options`' selection) as the NDJSON line `ckpt dump` prints;
+// REQUIREs that the dump succeeds (the failure message carries the error).
+std::vector<std::string> dump_lines(const std::string& snapshot, const DumpOptions& options = {});
+
+// An entry's field as JSON text, as dump prints it; "" when the entry has no such field.
+inline std::string json_of(const std::optional<Value>& field) { return field ? field->json() : std::string(); }
 
 }  // namespace ckpt::test

@@ -12,12 +12,12 @@ namespace ckpt::test {
 namespace {
 
 struct EachEntrySink : DumpSink {
-  std::function<void(const DumpEntry&)> each;
-  void entry(const DumpEntry& e) override { each(e); }
+  std::function<void(const Entry&)> each;
+  void entry(const Entry& e) override { each(e); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-void for_each_entry(const std::string& snapshot, const std::function<void(const DumpEntry&)>& each) {
+void for_each_entry(const std::string& snapshot, const std::function<void(const Entry&)>& each) {
   EachEntrySink sink;
   sink.each = each;
   DumpOptions o;
@@ -31,7 +31,7 @@ void for_each_entry(const std::string& snapshot, const std::function<void(const 
 
 std::multiset<std::string> dump_set(const std::string& snapshot) {
   std::multiset<std::string> lines;
-  for_each_entry(snapshot, [&](const DumpEntry& e) { lines.insert(to_ndjson(e)); });
+  for_each_entry(snapshot, [&](const Entry& e) { lines.insert(to_ndjson(e)); });
   return lines;
 }
 
@@ -47,21 +47,16 @@ void check_edit(const std::string& in, const std::string& out, const ExpectedEdi
 
   std::multiset<std::string> want;
   size_t removed = 0;
-  for_each_entry(in, [&](const DumpEntry& e) {
+  for_each_entry(in, [&](const Entry& e) {
     if (expected.removed(e)) {
       ++removed;
       return;
     }
-    DumpEntry moved = e;
+    Entry moved = e;
     auto id = expected.new_ids.find(e.operator_id);
     if (id != expected.new_ids.end()) moved.operator_id = id->second;
     auto uid = expected.new_uids.find(e.operator_id);
-    if (uid != expected.new_uids.end()) {
-      if (uid->second.empty())
-        moved.uid.reset();
-      else
-        moved.uid = uid->second;
-    }
+    if (uid != expected.new_uids.end()) moved.uid = uid->second;
     want.insert(to_ndjson(moved));
   });
   if (expected_removed) *expected_removed = removed;

@@ -16,7 +16,7 @@ namespace ckpt::test {
 
 struct ExpectedEdit {
   // Input entries the edit removes.
-  std::function<bool(const DumpEntry&)> removed = [](const DumpEntry&) { return false; };
+  std::function<bool(const Entry&)> removed = [](const Entry&) { return false; };
   // Input operator id -> output operator id (set-uid, set-id).
   std::map<std::string, std::string> new_ids;
   // Input uids that the output no longer stores, by input operator id ("" to drop the uid field).

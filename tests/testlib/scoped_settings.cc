@@ -28,7 +28,6 @@ ScopedEnv::~ScopedEnv() { set_env(name_, saved_); }
 
 DumpTuningGuard::DumpTuningGuard()
     : chunk_bytes_(dump_tuning().chunk_bytes),
-      chunk_entries_(dump_tuning().chunk_entries),
       channel_capacity_(dump_tuning().channel_capacity),
       spill_(dump_tuning().spill) {
   dump_tuning().spilled_chunks = 0;
@@ -37,7 +36,6 @@ DumpTuningGuard::DumpTuningGuard()
 
 DumpTuningGuard::~DumpTuningGuard() {
   dump_tuning().chunk_bytes = chunk_bytes_;
-  dump_tuning().chunk_entries = chunk_entries_;
   dump_tuning().channel_capacity = channel_capacity_;
   dump_tuning().spill = spill_;
 }

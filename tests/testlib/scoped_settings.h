@@ -36,7 +36,6 @@ class DumpTuningGuard {
 
  private:
   size_t chunk_bytes_;
-  size_t chunk_entries_;
   size_t channel_capacity_;
   bool spill_;
 };

@@ -42,7 +42,7 @@ constexpr size_t kSweepStride = 1;
 class SweepCountSink final : public DumpSink {
  public:
   uint64_t entries = 0;
-  void entry(const DumpEntry&) override { ++entries; }
+  void entry(const Entry&) override { ++entries; }
   void problem(const Error&) override {}
 };
 

@@ -160,7 +160,7 @@ struct KeyedCounts : DumpSink {
   std::map<int32_t, uint64_t> per_group;  // key group -> entries of every state
   std::map<int32_t, uint64_t> per_subtask;
   uint64_t total = 0;
-  void entry(const DumpEntry& e) override {
+  void entry(const Entry& e) override {
     per_group[e.key_group.value_or(-1)]++;
     per_subtask[e.subtask]++;
     ++total;

@@ -20,7 +20,7 @@ namespace {
 struct Text : DumpSink {
   std::string text;
   size_t problems = 0;
-  void entry(const DumpEntry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
+  void entry(const Entry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
   bool wants_ndjson() const override { return true; }
   void ndjson(std::string_view lines) override { text += lines; }
   void problem(const Error&) override { ++problems; }

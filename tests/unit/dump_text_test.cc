@@ -15,7 +15,7 @@ namespace {
 
 struct StrictEntryLines : DumpSink {
   std::vector<std::string> lines;
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
+  void entry(const Entry& e) override { lines.push_back(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
@@ -23,7 +23,7 @@ struct StrictEntryLines : DumpSink {
 struct TextLineSplitter : DumpSink {
   std::vector<std::string> lines;
   size_t calls = 0;
-  void entry(const DumpEntry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
+  void entry(const Entry&) override { FAIL("entry() called on a sink that wants NDJSON text"); }
   bool wants_ndjson() const override { return true; }
   void ndjson(std::string_view text) override {
     ++calls;

@@ -16,6 +16,7 @@
 #include "ckpt/generate.h"
 #include "ckpt/verify.h"
 #include "testlib/test_support.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 
@@ -28,7 +29,7 @@ std::map<std::string, std::multiset<std::string>> entries_of(const std::string& 
                                                              const std::vector<std::string>& keys) {
   struct Lines : DumpSink {
     std::map<std::string, std::multiset<std::string>> by_key;
-    void entry(const DumpEntry& e) override { by_key[e.key.value_or("")].insert(to_ndjson(e)); }
+    void entry(const Entry& e) override { by_key[test::json_of(e.key)].insert(to_ndjson(e)); }
     void problem(const Error& e) override { FAIL(e.to_string()); }
   } sink;
   DumpOptions o;

@@ -24,12 +24,12 @@ using namespace ckpt;
 namespace {
 
 struct Entries : DumpSink {
-  std::vector<DumpEntry> all;
-  void entry(const DumpEntry& e) override { all.push_back(e); }
+  std::vector<Entry> all;
+  void entry(const Entry& e) override { all.push_back(e); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 
-std::vector<DumpEntry> entries_in(const std::string& snapshot) {
+std::vector<Entry> entries_in(const std::string& snapshot) {
   Entries sink;
   REQUIRE(dump_snapshot(snapshot, DumpOptions{}, sink).ok());
   return sink.all;
@@ -53,10 +53,10 @@ void check_assignment(const std::string& snapshot, int32_t max_parallelism, int3
     }
   }
   size_t checked = 0;
-  for (const DumpEntry& e : entries_in(snapshot)) {
+  for (const Entry& e : entries_in(snapshot)) {
     REQUIRE(e.key);
     REQUIRE(e.key_group);
-    const std::string key = e.key->substr(1, e.key->size() - 2);  // a JSON string
+    const std::string& key = e.key->as_string();
     CHECK(*e.key_group == key_group_for_hash(java_string_hash(key), max_parallelism));
     CHECK(ranges.at({e.operator_id, e.subtask}).contains(*e.key_group));
     ++checked;
@@ -67,7 +67,7 @@ void check_assignment(const std::string& snapshot, int32_t max_parallelism, int3
 // The entries without where they are (key group, subtask).
 std::multiset<std::string> placeless(const std::string& snapshot) {
   std::multiset<std::string> out;
-  for (DumpEntry e : entries_in(snapshot)) {
+  for (Entry e : entries_in(snapshot)) {
     e.key_group.reset();
     e.subtask = 0;
     out.insert(to_ndjson(e));

@@ -13,6 +13,7 @@
 #include "ckpt/metadata.h"
 #include "testlib/edit_checks.h"
 #include "testlib/test_support.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -69,7 +70,7 @@ TEST_CASE("edit --drop-state removes one keyed state and its meta data in every 
     if (!r.ok()) FAIL(r.error().to_string());
     REQUIRE(r->changes.size() == 1);
     test::ExpectedEdit e;
-    e.removed = [&](const DumpEntry& d) { return d.operator_id == op && d.state == "map-state"; };
+    e.removed = [&](const Entry& d) { return d.operator_id == op && d.state == "map-state"; };
     e.structure = {fmt::format("state-removed {} map-state", op)};
     e.changed_states = {{op, "map-state"}};
     size_t removed = 0;
@@ -98,7 +99,7 @@ TEST_CASE("edit --drop-operator leaves one operator out and keeps the other byte
     REQUIRE(edit_snapshot(in, o).ok());
     CHECK(operator_ids(tmp / "out") == std::vector<std::string>{operator_ids(in).at(0)});
     test::ExpectedEdit e;
-    e.removed = [&](const DumpEntry& d) { return d.operator_id == op; };
+    e.removed = [&](const Entry& d) { return d.operator_id == op; };
     e.structure = {fmt::format("operator-removed {} ", op)};
     e.changed_states = {{op, "*"}};
     test::check_edit(in, tmp / "out", e);
@@ -190,7 +191,7 @@ TEST_CASE("edit --to writes the edited state in another layout", "[ops]") {
   for (const OperatorState& x : m->operators)
     for (const SubtaskState& st : x.subtasks) CHECK(int(st.managed_keyed.type) == int(handle_type::kIncremental));
   test::ExpectedEdit e;
-  e.removed = [&](const DumpEntry& d) { return d.operator_id == op && d.state == "value-state"; };
+  e.removed = [&](const Entry& d) { return d.operator_id == op && d.state == "value-state"; };
   e.structure = {fmt::format("state-removed {} value-state", op)};
   e.changed_states = {{op, "value-state"}};
   test::check_edit(in, tmp / "out", e);
@@ -231,7 +232,7 @@ TEST_CASE("edit --delete-keys erases exactly the listed keys over seeds and layo
     REQUIRE(r.ok());
     CHECK(r->unmatched_keys == std::vector<std::string>{"\"user-absent\""});
     test::ExpectedEdit e;
-    e.removed = [&](const DumpEntry& d) { return d.key && keys.count(*d.key); };
+    e.removed = [&](const Entry& d) { return keys.count(test::json_of(d.key)) > 0; };
     for (const std::string& op : operator_ids(g.output))
       for (const char* state : {"value-state", "list-state", "map-state"}) e.changed_states.insert({op, state});
     size_t removed = 0;
@@ -259,7 +260,7 @@ TEST_CASE("edit --delete-keys --operator leaves the other operators' keys alone"
   CHECK(r->unmatched_keys.empty());
   for (const EditSummary::KeysErased& k : r->erased) CHECK(k.operator_id == ids[0]);
   test::ExpectedEdit e;
-  e.removed = [&](const DumpEntry& d) { return d.operator_id == ids[0] && d.key == "\"user-0000000007\""; };
+  e.removed = [&](const Entry& d) { return d.operator_id == ids[0] && test::json_of(d.key) == "\"user-0000000007\""; };
   e.changed_states = {{ids[0], "*"}};
   size_t removed = 0;
   test::check_edit(in, tmp / "out", e, &removed);

@@ -16,6 +16,7 @@
 #include "ckpt/entries.h"
 #include "ckpt/generate.h"
 #include "testlib/test_support.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 namespace fs = std::filesystem;
@@ -41,33 +42,15 @@ std::vector<Entry> all_entries(const std::string& snapshot, const EntryReaderOpt
   return out;
 }
 
-// The NDJSON line `ckpt dump` prints for `e`.
-std::string line_of(const Entry& e) {
-  DumpEntry d;
-  d.operator_id = e.operator_id;
-  d.subtask = e.subtask;
-  d.state = e.state;
-  d.kind = entry_kind_name(e.kind);
-  d.key_group = e.key_group;
-  if (e.key) d.key = e.key->json();
-  if (e.ns) d.namespace_json = e.ns->json();
-  if (e.user_key) d.user_key = e.user_key->json();
-  d.value = e.value.json();
-  return to_ndjson(d);
-}
+// The NDJSON line `ckpt dump` prints for `e`, rendered from its Values.
+std::string line_of(const Entry& e) { return to_ndjson(e); }
 
-struct OrderedLines : DumpSink {
-  std::vector<std::string> lines;
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
-  void problem(const Error& e) override { FAIL(e.to_string()); }
-};
-
+// The lines the dump's workers render from the decoders' text (not through Entry): what the
+// iterator's entries must print the same as.
 std::vector<std::string> ordered_dump_lines(const std::string& snapshot) {
-  OrderedLines sink;
   DumpOptions o;
   o.jobs = 2;
-  REQUIRE(dump_snapshot(snapshot, o, sink).ok());
-  return sink.lines;
+  return test::dump_lines(snapshot, o);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ std::set<std::string> listed_names(FileSystem& files, const std::string& dir) {
 class CountingSink : public DumpSink {
  public:
   uint64_t entries = 0;
-  void entry(const DumpEntry&) override { ++entries; }
+  void entry(const Entry&) override { ++entries; }
   void problem(const Error&) override {}
 };
 

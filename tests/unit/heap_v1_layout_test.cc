@@ -218,7 +218,7 @@ void write_flink12_savepoint(const std::string& dir) {
 
 struct HeapV1DumpLines : DumpSink {
   std::vector<std::string> lines;
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
+  void entry(const Entry& e) override { lines.push_back(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 

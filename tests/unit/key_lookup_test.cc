@@ -23,7 +23,7 @@ namespace {
 
 struct LookupLines : DumpSink {
   std::vector<std::string> lines;
-  void entry(const DumpEntry& e) override { lines.push_back(to_ndjson(e)); }
+  void entry(const Entry& e) override { lines.push_back(to_ndjson(e)); }
   void problem(const Error& e) override { FAIL(e.to_string()); }
 };
 

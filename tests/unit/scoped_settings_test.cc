@@ -13,18 +13,16 @@ TEST_CASE("dump tuning changed under a guard is back to what it was after the gu
   // dump_spill_corpus_test shrinks chunks to one byte for every corpus snapshot; the tests that
   // run after it in the same process must see the sizes dump_snapshot() has by default.
   const DumpTuning& t = dump_tuning();
-  const size_t bytes = t.chunk_bytes, entries = t.chunk_entries, capacity = t.channel_capacity;
+  const size_t bytes = t.chunk_bytes, capacity = t.channel_capacity;
   const bool spill = t.spill;
   {
     test::DumpTuningGuard guard;
     dump_tuning().chunk_bytes = 1;
-    dump_tuning().chunk_entries = 1;
     dump_tuning().channel_capacity = 1;
     dump_tuning().spill = !spill;
     CHECK(dump_tuning().spilled_chunks == 0);
   }
   CHECK(t.chunk_bytes == bytes);
-  CHECK(t.chunk_entries == entries);
   CHECK(t.channel_capacity == capacity);
   CHECK(t.spill == spill);
   CHECK(bytes == 256 * 1024);  // nothing before this test left them changed either

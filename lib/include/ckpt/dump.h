@@ -2,8 +2,8 @@
 //
 // dump_snapshot() walks the operators and subtasks of a snapshot as an EntryReader
 // (ckpt/entries.h) does, reads each state handle in whatever layout its backend wrote (heap,
-// canonical, RocksDB SST files, operator streams, legacy raw timers, changelog) and hands one DumpEntry per logical entry to a sink, in a
-// deterministic order: operators in file order, subtasks ascending, within a subtask operator
+// canonical, RocksDB SST files, operator streams, legacy raw timers, changelog) and hands each
+// entry to a sink, as an Entry (ckpt/entries.h) or as its NDJSON line, in a deterministic order: operators in file order, subtasks ascending, within a subtask operator
 // state then keyed state (key groups ascending) then raw-keyed timers. Subtasks are decoded
 // in parallel and handed to the calling thread in chunks (a few hundred entries or 256 KiB of
 // text); the sink is only ever called from the calling thread, in that order. Memory stays
@@ -44,28 +44,18 @@ struct CKPT_API DumpOptions : EntrySelection {
   bool filters_must_match = true;
 };
 
-// One entry. JSON-valued fields hold JSON text; absent ones are left out of the line.
-struct CKPT_API DumpEntry {
-  std::string operator_id;  // 32 hex digits
-  std::optional<std::string> uid;  // when DumpOptions::names or V5+ `_metadata` knows it
-  int32_t subtask = 0;
-  std::string state;
-  std::string kind;                   // "keyed", "timer", "operator"
-  std::optional<int32_t> key_group;   // keyed and timer entries
-  std::optional<std::string> key;     // keyed, timer, broadcast
-  std::optional<std::string> namespace_json;  // keyed, timer
-  std::optional<std::string> user_key;        // map state
-  std::string value;
-};
-
-// {"operator":..,"uid":..,"subtask":..,"state":..,"kind":..,"key_group":..,"key":..,"namespace":..,
-//  "user_key":..,"value":..} without a trailing newline.
-CKPT_API std::string to_ndjson(const DumpEntry& e);
+// The entry as `ckpt dump` prints it: {"operator":..,"uid":..,"subtask":..,"state":..,"kind":..,
+// "key_group":..,"key":..,"namespace":..,"user_key":..,"value":..} without a trailing newline;
+// absent fields (an unknown uid, a key group of operator state, ...) are left out.
+CKPT_API std::string to_ndjson(const Entry& e);
 
 class CKPT_API DumpSink {
  public:
   virtual ~DumpSink() = default;
-  virtual void entry(const DumpEntry& e) = 0;
+  // The entry's uid is DumpOptions::names' (else the `_metadata`'s), and its key's fields are
+  // named after the plan's key columns where the names give them. The entry is valid only
+  // during the call.
+  virtual void entry(const Entry& e) = 0;
   // The fast path for sinks that only print NDJSON: if true, dump_snapshot() calls ndjson()
   // instead of entry(), with whole lines (to_ndjson() of each entry, each ending in '\n')
   // that the worker threads rendered, in the same order.

@@ -40,6 +40,7 @@ namespace ckpt {
 // One logical entry of a state.
 struct CKPT_API Entry {
   std::string operator_id;  // 32 hex digits
+  std::string uid;          // the operator's uid where known (V5+ `_metadata`, ckpt/names.h), else ""
   int32_t subtask = 0;
   std::string state;
   EntryKind kind = EntryKind::kKeyed;

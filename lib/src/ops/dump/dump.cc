@@ -1,5 +1,5 @@
-// dump_snapshot: an EntryReader's subtasks decoded in parallel, rendered as NDJSON (or DumpEntry)
-// on the workers, printed in order.
+// dump_snapshot: an EntryReader's subtasks decoded in parallel, rendered as NDJSON on the workers
+// (or read as Entry values, as the reader's iteration reads them), handed over in order.
 #include "ckpt/dump.h"
 
 #include <set>
@@ -27,26 +27,92 @@ namespace ckpt {
 
 namespace {
 
-// Hands a chunk to the sink, cut where the limit falls.
-void deliver(DumpChunk& c, const DumpOptions& options, DumpSink& sink, bool text, DumpSummary& summary) {
+// Hands a chunk of lines to the sink, cut where the limit falls.
+void deliver(DumpChunk& c, const DumpOptions& options, DumpSink& sink, DumpSummary& summary) {
   uint64_t n = c.count;
   if (options.limit && summary.entries + n >= options.limit) {
     n = options.limit - summary.entries;
     summary.limit_reached = true;
-    if (text) {
-      size_t end = 0;
-      for (uint64_t i = 0; i < n; ++i) end = c.text.find('\n', end) + 1;
-      c.text.resize(end);
-    } else {
-      c.entries.resize(n);
-    }
+    size_t end = 0;
+    for (uint64_t i = 0; i < n; ++i) end = c.text.find('\n', end) + 1;
+    c.text.resize(end);
   }
   summary.entries += n;
-  if (text) {
-    sink.ndjson(c.text);
-    return;
+  sink.ndjson(c.text);
+}
+
+// Reported here already by the structure checks: their decoding errors say nothing new.
+using FaultyFiles = std::unordered_set<std::string>;
+
+// The sink takes NDJSON lines: rendered on the workers, handed over a chunk at a time.
+Status print_lines(const EntryReaderImpl& entries, const std::vector<EntryTask>& tasks, const DumpOptions& options,
+                   const FaultyFiles& faulty, DumpSink& sink, DumpSummary& summary) {
+  TaskReading reading;
+  reading.filter = entries.filter;
+  reading.filter.json_text = true;
+  reading.keep_going = options.keep_going;
+  OrderedChannels<DumpItem>::MakeOverflow spill;
+  if (dump_tuning().spill) spill = &make_dump_chunk_spill;
+  OrderedChannels<DumpItem> channels(tasks.size(), dump_tuning().channel_capacity, spill);
+  channels.start(options.jobs, [&](size_t i, const OrderedChannels<DumpItem>::Push& push) {
+    run_dump_task(entries, reading, tasks[i], push);
+  });
+  std::optional<Error> failure;
+  auto fail = [&](Error&& e) {
+    if (!options.keep_going) {
+      failure = std::move(e);
+      return;
+    }
+    ++summary.problems;
+    sink.problem(e);
+  };
+  for (size_t i = 0; i < tasks.size() && !failure && !summary.limit_reached; ++i) {
+    DumpItem item;
+    bool more = true;  // false once the task has given its last item
+    while (!summary.limit_reached && !failure && (more = channels.pop(i, &item))) {
+      if (auto* e = std::get_if<Error>(&item)) {
+        if (options.keep_going && faulty.count(e->file)) continue;
+        fail(std::move(*e));
+        continue;
+      }
+      deliver(std::get<DumpChunk>(item), options, sink, summary);
+    }
+    if (more) continue;  // cut short by the limit or an error
+    if (std::exception_ptr thrown = channels.thrown(i)) {
+      Error e = internal_error(thrown).with_file(entries.where.metadata_path);
+      fail(std::move(e).with_context(
+          fmt::format("operator {}, subtask {}", tasks[i].operator_hex, tasks[i].subtask->index)));
+    }
   }
-  for (const DumpEntry& e : c.entries) sink.entry(e);
+  channels.stop_and_join();
+  if (failure) return std::move(*failure);
+  return Status::OK();
+}
+
+// The sink takes Entry values: the reader's own iteration, with the dump's names and problems.
+Status hand_entries(const EntryReaderImpl& entries, std::vector<EntryTask> tasks, const DumpOptions& options,
+                    const FaultyFiles& faulty, DumpSink& sink, DumpSummary& summary) {
+  EntryPulling pulling;
+  pulling.tasks = std::move(tasks);
+  pulling.reading.filter = entries.filter;
+  pulling.reading.filter.raw_bytes = true;
+  pulling.jobs = options.jobs;
+  if (options.keep_going) {
+    pulling.on_problem = [&](const Error& e) {
+      if (faulty.count(e.file)) return;
+      ++summary.problems;
+      sink.problem(e);
+    };
+  }
+  std::unique_ptr<EntryPull> it = pull_entries(entries, std::move(pulling));
+  for (; it->valid(); it->next()) {
+    sink.entry(it->entry());
+    if (++summary.entries == options.limit) {
+      summary.limit_reached = true;
+      return Status::OK();
+    }
+  }
+  return it->status();
 }
 
 // The names of the states the selected subtasks' proxies give, and whether they are all.
@@ -82,14 +148,15 @@ Status check_filters(const EntryReaderImpl& entries, const DumpOptions& options)
 }
 }  // namespace
 
-std::string to_ndjson(const DumpEntry& e) {
-  std::string out = ndjson_line_head(e.operator_id, e.uid ? *e.uid : std::string_view(), e.subtask, e.state);
+std::string to_ndjson(const Entry& e) {
+  std::string out = ndjson_line_head(e.operator_id, e.uid, e.subtask, e.state);
   const int32_t* key_group = e.key_group ? &*e.key_group : nullptr;
-  auto opt = [](const std::optional<std::string>& f) { return f ? &*f : nullptr; };
-  append_ndjson_tail(out, e.kind, key_group, opt(e.key), opt(e.namespace_json), opt(e.user_key), e.value,
-                     [](std::string& o, const std::string& json) { o += json; });
+  auto opt = [](const std::optional<Value>& f) { return f ? &*f : nullptr; };
+  append_ndjson_tail(out, entry_kind_name(e.kind), key_group, opt(e.key), opt(e.ns), opt(e.user_key), e.value,
+                     [](std::string& o, const Value& v) { o += v.json(); });
   return out;
 }
+
 Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions& options, DumpSink& sink) {
   EntryReaderOptions selection;
   static_cast<EntrySelection&>(selection) = options;
@@ -97,21 +164,15 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(snapshot, selection));
   const EntryReaderImpl& entries = EntryReaderAccess::impl(*reader);
   if (options.filters_must_match) CKPT_RETURN_IF_ERROR(check_filters(entries, options));
-  const std::vector<EntryTask>& tasks = entries.tasks;
-  TaskReading reading;
-  reading.filter = entries.filter;
-  reading.filter.json_text = true;  // every sink gets JSON text (DumpEntry or NDJSON lines)
-  reading.keep_going = options.keep_going;
-  std::vector<std::string> uids;                             // "" when unknown
-  std::vector<const std::vector<std::string>*> key_columns;  // nullptr when the plan names no key fields
-  for (const EntryTask& t : tasks) {
-    uids.push_back(options.names.uid_of(*t.op));
+  std::vector<EntryTask> tasks = entries.tasks;
+  for (EntryTask& t : tasks) {
+    t.uid = options.names.uid_of(*t.op);
     const OperatorName* name = options.names.find(t.op->id);
-    key_columns.push_back(name && !name->key_columns.empty() ? &name->key_columns : nullptr);
+    t.key_columns = name && !name->key_columns.empty() ? &name->key_columns : nullptr;
   }
 
   DumpSummary summary;
-  std::unordered_set<std::string> faulty;  // reported here: their decoding errors say nothing new
+  FaultyFiles faulty;
   if (options.structure_checks) {
     // Entries that all decode are no good dump of a subtask whose file is short or whose
     // key-group range is wrong: verify's quick checks come first.
@@ -129,42 +190,8 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
         &faulty));
   }
   summary.unmatched_uids = options.names.unmatched(entries.metadata);
-  const bool text = sink.wants_ndjson();
-  OrderedChannels<DumpItem>::MakeOverflow spill;
-  if (text && dump_tuning().spill) spill = &make_dump_chunk_spill;
-  OrderedChannels<DumpItem> channels(tasks.size(), dump_tuning().channel_capacity, spill);
-  channels.start(options.jobs, [&](size_t i, const OrderedChannels<DumpItem>::Push& push) {
-    run_dump_task(entries, reading, tasks[i], uids[i], key_columns[i], text, push);
-  });
-  std::optional<Error> failure;
-  auto fail = [&](Error&& e) {
-    if (!options.keep_going) {
-      failure = std::move(e);
-      return;
-    }
-    ++summary.problems;
-    sink.problem(e);
-  };
-  for (size_t i = 0; i < tasks.size() && !failure && !summary.limit_reached; ++i) {
-    DumpItem item;
-    bool more = true;  // false once the task has given its last item
-    while (!summary.limit_reached && !failure && (more = channels.pop(i, &item))) {
-      if (auto* e = std::get_if<Error>(&item)) {
-        if (options.keep_going && faulty.count(e->file)) continue;
-        fail(std::move(*e));
-        continue;
-      }
-      deliver(std::get<DumpChunk>(item), options, sink, text, summary);
-    }
-    if (more) continue;  // cut short by the limit or an error
-    if (std::exception_ptr thrown = channels.thrown(i)) {
-      Error e = internal_error(thrown).with_file(entries.where.metadata_path);
-      fail(std::move(e).with_context(
-          fmt::format("operator {}, subtask {}", tasks[i].operator_hex, tasks[i].subtask->index)));
-    }
-  }
-  channels.stop_and_join();
-  if (failure) return std::move(*failure);
+  CKPT_RETURN_IF_ERROR(sink.wants_ndjson() ? print_lines(entries, tasks, options, faulty, sink, summary)
+                                            : hand_entries(entries, std::move(tasks), options, faulty, sink, summary));
   if (!summary.limit_reached && !options.shard) summary.unmatched_keys = entries.unmatched_keys();
   return summary;
 }

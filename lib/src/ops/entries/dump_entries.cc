@@ -24,26 +24,17 @@ namespace {
 class ChunkWriter : public TaskOutput {
  public:
   // Entries travel to the printer in chunks, so that it wakes once per chunk, not per entry.
-  ChunkWriter(const OrderedChannels<DumpItem>::Push& push, bool text, std::string operator_hex, std::string uid,
-              int32_t subtask, const std::vector<std::string>* key_columns)
+  ChunkWriter(const OrderedChannels<DumpItem>::Push& push, const EntryTask& task)
       : push_(push),
-        text_(text),
         chunk_bytes_(dump_tuning().chunk_bytes),
-        chunk_entries_(dump_tuning().chunk_entries),
-        operator_hex_(std::move(operator_hex)),
-        uid_(std::move(uid)),
-        subtask_(subtask),
-        key_columns_(key_columns) {}
+        task_(task) {}
 
   // False once the run is stopped (limit reached, another subtask failed).
   bool add(StateEntry&& e) override {
-    if (key_columns_ && e.has_key) name_key(e);
-    if (text_)
-      render(e);
-    else
-      chunk_.entries.push_back(to_dump_entry(std::move(e)));
+    if (task_.key_columns && e.has_key) name_key(e);
+    render(e);
     ++chunk_.count;
-    if (chunk_.text.size() >= chunk_bytes_ || chunk_.entries.size() >= chunk_entries_) return flush();
+    if (chunk_.text.size() >= chunk_bytes_) return flush();
     return true;
   }
   bool problem(Error&& e) override { return flush() && push_(DumpItem(std::move(e))); }
@@ -51,7 +42,7 @@ class ChunkWriter : public TaskOutput {
     if (chunk_.count == 0) return true;
     DumpChunk full = std::move(chunk_);
     chunk_ = DumpChunk();
-    if (text_) chunk_.text.reserve(chunk_bytes_ + chunk_bytes_ / 8);
+    chunk_.text.reserve(chunk_bytes_ + chunk_bytes_ / 8);
     return push_(DumpItem(std::move(full)));
   }
 
@@ -69,13 +60,13 @@ class ChunkWriter : public TaskOutput {
       to_text(e.value, e.value_text);
       e.is_text = true;
     }
-    e.key_text = name_row_fields(e.key_text, *key_columns_);
+    e.key_text = name_row_fields(e.key_text, *task_.key_columns);
   }
 
   void render(const StateEntry& e) {
     if (e.state != head_state_ || head_.empty()) {
       head_state_ = e.state;
-      head_ = ndjson_line_head(operator_hex_, uid_, subtask_, e.state);
+      head_ = ndjson_line_head(task_.operator_hex, task_.uid, task_.subtask->index, e.state);
     }
     std::string& out = chunk_.text;
     out += head_;
@@ -92,43 +83,17 @@ class ChunkWriter : public TaskOutput {
     out += '\n';
   }
 
-  DumpEntry to_dump_entry(StateEntry&& e) const {
-    DumpEntry d;
-    d.operator_id = operator_hex_;
-    if (!uid_.empty()) d.uid = uid_;
-    d.subtask = subtask_;
-    d.state = std::move(e.state);
-    d.kind = entry_kind_name(e.kind);
-    if (e.kind != EntryKind::kOperator) d.key_group = e.key_group;
-    auto text = [&](nlohmann::json& tree, std::string& json) {
-      if (e.is_text) return std::move(json);
-      std::string t;
-      append_json_text(t, tree);
-      return t;
-    };
-    if (e.has_key) d.key = text(e.key, e.key_text);
-    if (e.has_namespace) d.namespace_json = text(e.ns, e.ns_text);
-    if (e.has_user_key) d.user_key = text(e.user_key, e.user_key_text);
-    d.value = text(e.value, e.value_text);
-    return d;
-  }
-
   const OrderedChannels<DumpItem>::Push& push_;
-  const bool text_;
   const size_t chunk_bytes_;
-  const size_t chunk_entries_;
-  const std::string operator_hex_;
-  const std::string uid_;
-  const int32_t subtask_;
-  const std::vector<std::string>* key_columns_;  // the plan's names of the key row's fields, or nullptr
+  const EntryTask& task_;
   DumpChunk chunk_;
   std::string head_state_;
   std::string head_;  // ndjson_line_head() of head_state_
 };
 
 // A subtask's text chunks that are ready before the printer gets to it: each record is the
-// chunk's size and entry count, then its text. Errors and entry chunks are never spilled (the
-// worker waits for room instead), so the printer's limit counting sees the same chunks.
+// chunk's size and entry count, then its text. Errors are never spilled (the worker waits for
+// room instead), so the printer's limit counting sees the same chunks.
 class ChunkSpill : public OrderedChannels<DumpItem>::Overflow {
  public:
   explicit ChunkSpill(std::unique_ptr<SpillFile> file) : file_(std::move(file)) {}
@@ -145,7 +110,7 @@ class ChunkSpill : public OrderedChannels<DumpItem>::Overflow {
 
   bool write(DumpItem& item) override {
     auto* c = std::get_if<DumpChunk>(&item);
-    if (!c || !c->entries.empty()) return false;
+    if (!c) return false;
     uint64_t header[2] = {c->text.size(), c->count};
     if (!file_->append(std::string_view(reinterpret_cast<const char*>(header), sizeof header), c->text).ok()) {
       ++dump_tuning().spill_failures;
@@ -180,9 +145,8 @@ class ChunkSpill : public OrderedChannels<DumpItem>::Overflow {
 }  // namespace
 
 void run_dump_task(const EntryReaderImpl& entries, const TaskReading& reading, const EntryTask& t,
-                   const std::string& uid, const std::vector<std::string>* key_columns, bool text,
                    const OrderedChannels<DumpItem>::Push& push) {
-  ChunkWriter out(push, text, t.operator_hex, uid, t.subtask->index, key_columns);
+  ChunkWriter out(push, t);
   entries.read_task(t, reading, out);
   out.flush();
 }

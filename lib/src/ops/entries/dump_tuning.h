@@ -12,8 +12,7 @@
 namespace ckpt {
 
 struct DumpTuning {
-  size_t chunk_bytes = 256 * 1024;  // NDJSON text per chunk (text sinks)
-  size_t chunk_entries = 256;       // entries per chunk (entry sinks)
+  size_t chunk_bytes = 256 * 1024;  // NDJSON text per chunk
   size_t channel_capacity = 4;      // chunks in memory per running subtask
   bool spill = true;                // text chunks of subtasks ahead of the printer may go to disk
   std::atomic<uint64_t> spilled_chunks{0};  // written to spill files, over the process

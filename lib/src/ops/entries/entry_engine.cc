@@ -263,7 +263,7 @@ Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation wh
       if (!st.finished && (!options.subtask || st.index == *options.subtask)) subtasks.push_back(&st);
     std::stable_sort(subtasks.begin(), subtasks.end(),
                      [](const SubtaskState* a, const SubtaskState* b) { return a->index < b->index; });
-    for (const SubtaskState* st : subtasks) impl->selected.push_back({op, st, operator_id_hex(op->id)});
+    for (const SubtaskState* st : subtasks) impl->selected.push_back({op, st, operator_id_hex(op->id), op->uid});
   }
   if (options.shard) {
     const Plan plan = plan_parts(impl->metadata, options.shard->count);

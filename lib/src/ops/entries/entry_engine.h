@@ -2,11 +2,12 @@
 //
 // EntryReader (ckpt/entries.h) and dump_snapshot (ckpt/dump.h) share all of this: opening the
 // snapshot, selecting operators and subtasks, and the readers of every handle type. They differ
-// only in what a worker makes of the entries: public Entry values for the iterator, NDJSON
-// text or DumpEntry for the dump.
+// only in what a worker makes of the entries: public Entry values for the iterator (and a
+// dump's entry sinks), NDJSON text for the dump's printer.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,9 @@ struct EntryTask {
   const OperatorState* op = nullptr;
   const SubtaskState* subtask = nullptr;
   std::string operator_hex;  // operator_id_hex(op->id)
+  std::string uid;           // Entry::uid: the operator's uid where known (V5+ `_metadata`, names)
+  // The plan's names of the key row's fields (the entries' keys are named after them), or nullptr.
+  const std::vector<std::string>* key_columns = nullptr;
 };
 
 // Where a worker puts a task's entries. add() and problem() return false once the run is
@@ -109,7 +113,10 @@ struct EntryPulling {
   int jobs = 1;
   // Chunks of 256 entries decoded ahead of the iteration per running subtask: the memory bound.
   size_t chunks_ahead = 4;
-  bool operator_ids = true;  // fill Entry::operator_id (a caller reading one operator knows it)
+  bool operator_ids = true;  // fill Entry::operator_id and uid (a caller reading one operator knows them)
+  // A damaged part is reported here (on the iterating thread) and stepped over; null: the first
+  // one ends the iteration with its error.
+  std::function<void(const Error&)> on_problem;
 };
 
 // `reader` must outlive the iteration; its workers decode ahead of it (ckpt/entries.h).

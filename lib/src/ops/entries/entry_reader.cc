@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/entries.h"
+#include "ops/engine/key_names.h"
 #include "ops/entries/entry_engine.h"
 #include "state/ordered_channels.h"
 #include "support/json_text.h"
@@ -68,8 +69,13 @@ void take_value(bool has, Value& from, std::optional<Value>& to) {
 // Fills `out`, an entry of a chunk, new or reused (every field is set): entries are large, a
 // move each costs.
 void to_entry(StateEntry&& e, const EntryTask& t, bool operator_id, Entry& out) {
-  if (operator_id) out.operator_id = t.operator_hex;
-  else out.operator_id.clear();
+  if (operator_id) {
+    out.operator_id = t.operator_hex;
+    assign_kept(out.uid, t.uid);
+  } else {
+    out.operator_id.clear();
+    out.uid.clear();
+  }
   out.subtask = t.subtask->index;
   assign_kept(out.state, e.state);
   out.kind = e.kind;
@@ -91,6 +97,7 @@ void to_entry(StateEntry&& e, const EntryTask& t, bool operator_id, Entry& out) 
   assign_kept(out.raw_namespace, e.raw_ns);
   assign_kept(out.raw_user_key, e.raw_user_key);
   assign_kept(out.raw_value, e.raw_value);
+  if (t.key_columns && out.key) *out.key = name_row_fields(*out.key, *t.key_columns);
 }
 
 constexpr size_t kChunkEntries = 256;  // entries handed over at once
@@ -170,7 +177,7 @@ class ChannelIterator : public EntryPull {
         pool_(pulling_.chunks_ahead * std::max(pulling_.jobs, 1)),
         channels_(pulling_.tasks.size(), pulling_.chunks_ahead) {
     pulling_.reading.filter.values = true;
-    pulling_.reading.keep_going = static_cast<bool>(impl.options.on_problem);
+    pulling_.reading.keep_going = static_cast<bool>(pulling_.on_problem);
     channels_.start(pulling_.jobs, [this](size_t i, const Channels::Push& push) {
       ChunkOutput out(push, pulling_.tasks[i], pulling_.operator_ids, pool_);
       impl_.read_task(pulling_.tasks[i], pulling_.reading, out);
@@ -227,7 +234,7 @@ class ChannelIterator : public EntryPull {
     }
   }
   void problem(Error&& e) {
-    if (impl_.options.on_problem) impl_.options.on_problem(e);
+    if (pulling_.on_problem) pulling_.on_problem(e);
     else status_ = std::move(e);
   }
 
@@ -265,6 +272,7 @@ std::unique_ptr<EntryIterator> EntryReader::entries() const {
   pulling.reading.filter.raw_bytes = impl_->options.raw_bytes;
   pulling.reading.filter.decode = impl_->options.decode;
   pulling.jobs = impl_->options.jobs;
+  pulling.on_problem = impl_->options.on_problem;
   return pull_entries(*impl_, std::move(pulling));
 }
 

@@ -2,7 +2,7 @@
 //
 // A line is built from a head (operator, subtask, state) that repeats for many entries and is
 // rendered once, then the kind, key group and JSON-valued fields. The fields are JSON text
-// already (DumpEntry, to_ndjson) or decoded values appended as text on a worker thread.
+// already (a dump's text path) or decoded values appended as text on a worker thread.
 #pragma once
 
 #include <cstdint>

@@ -44,7 +44,7 @@ class StateCountSink : public DumpSink {
   explicit StateCountSink(InspectReport& r) : r_(r) {
     for (size_t i = 0; i < r.operators.size(); ++i) by_id_.emplace(r.operators[i].id, i);
   }
-  void entry(const DumpEntry& e) override {
+  void entry(const Entry& e) override {
     auto it = by_id_.find(e.operator_id);
     if (it == by_id_.end()) return;
     auto& counts = counts_[it->second];
@@ -68,8 +68,8 @@ class StateCountSink : public DumpSink {
         StateSummary& s = find_or_add(r_.operators[i], name);
         // A state no proxy names: legacy raw-keyed timers, or a change log's own states.
         if (s.kind.empty()) {
-          s.kind = count.kind == "timer" ? "TIMER" : count.kind == "keyed" ? "UNKNOWN" : "OPERATOR";
-          s.keyed = count.kind != "operator";
+          s.kind = count.kind == EntryKind::kTimer ? "TIMER" : count.kind == EntryKind::kKeyed ? "UNKNOWN" : "OPERATOR";
+          s.keyed = count.kind != EntryKind::kOperator;
         }
         s.entries = count.n;
       }
@@ -79,7 +79,7 @@ class StateCountSink : public DumpSink {
  private:
   struct Count {
     uint64_t n;
-    std::string kind;
+    EntryKind kind;
   };
   InspectReport& r_;
   std::map<std::string, size_t> by_id_;

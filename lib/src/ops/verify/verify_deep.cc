@@ -27,7 +27,7 @@ class CountingSink : public DumpSink {
   CountingSink(const std::unordered_set<std::string>& faulty, std::set<std::pair<std::string, int32_t>> bad_subtasks,
                VerifyReport& report)
       : faulty_(faulty), bad_subtasks_(std::move(bad_subtasks)), report_(report) {}
-  void entry(const DumpEntry&) override { ++report_.entries; }
+  void entry(const Entry&) override { ++report_.entries; }
   void problem(const Error& e) override {
     if (already_reported(e, faulty_)) return;
     VerifyProblem p = problem_of_read_error(e);
