@@ -1,4 +1,5 @@
 // ckpt dump: every state entry of a snapshot, decoded (man/ckpt-dump.1.md).
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <ostream>
@@ -126,7 +127,15 @@ Runner setup_dump(CLI::App& sub) {
       }
       options.key_groups = range;
     }
-    options.keys = a->keys;
+    for (const std::string& text : a->keys) {
+      Result<Value> key = parse_value(text);
+      if (!key.ok())
+        return report_error(io, Error(ErrorCode::kInvalidArgument,
+                                      fmt::format("--key: key {} is not JSON as ckpt dump prints keys (\"a\", 42, "
+                                                  "[1,\"b\"], {{\"fields\":[6,\"c\"],\"kind\":\"+I\"}}): {}",
+                                                  text, key.error().message)));
+      options.keys.push_back(std::move(*key));
+    }
     if (!shard_or_report(io, a->shard, &options.shard)) return kExitError;
     options.limit = a->limit;
     options.jobs = a->jobs;
@@ -147,7 +156,10 @@ Runner setup_dump(CLI::App& sub) {
     if (!summary.ok()) return report_error(io, summary.error());
     warn_unmatched_uids(io, summary->unmatched_uids);
     // As grep: a lookup that found nothing for a key is a finding, not a failure.
-    for (const std::string& key : summary->unmatched_keys) print_warning(io, "no entry has key " + key);
+    // Each key as it was given (the first text of an equal value).
+    for (const Value& key : summary->unmatched_keys)
+      print_warning(io, "no entry has key " + a->keys[std::find(options.keys.begin(), options.keys.end(), key) -
+                                                      options.keys.begin()]);
     if (!summary->unmatched_keys.empty()) return kExitProblems;
     return summary->problems > 0 ? kExitProblems : kExitOk;
   };

@@ -47,12 +47,13 @@ class Snapshot {
       }
     }
     if (!keys.is_none()) {
-      // As `ckpt dump --key` takes them: JSON text, here of the Python values.
+      // The Python values spelled as `ckpt dump` prints keys (ckpt._values.key_json), as Values.
       py::object key_json = py::module_::import("ckpt._values").attr("key_json");
+      auto add = [&](py::handle k) { options.keys.push_back(value_or_raise(parse_value(key_json(k).cast<std::string>()))); };
       if (py::isinstance<py::str>(keys) || !py::isinstance<py::iterable>(keys))
-        options.keys.push_back(key_json(keys).cast<std::string>());
+        add(keys);
       else
-        for (py::handle k : keys) options.keys.push_back(key_json(k).cast<std::string>());
+        for (py::handle k : keys) add(k);
     }
     Result<std::unique_ptr<EntryReader>> reader = [&] {
       py::gil_scoped_release nogil;

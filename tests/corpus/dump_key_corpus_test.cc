@@ -16,6 +16,7 @@
 #include "testlib/cli_run.h"
 #include "testlib/damaged_key_group.h"
 #include "testlib/test_support.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 
@@ -39,7 +40,7 @@ struct KeyDumpLines : DumpSink {
 
 Result<DumpSummary> dump_keys(const std::string& dir, const std::vector<std::string>& keys, KeyDumpLines& out) {
   DumpOptions options;
-  options.keys = keys;
+  options.keys = test::keys_of(keys);
   options.jobs = 2;
   return dump_snapshot(dir, options, out);
 }
@@ -91,7 +92,7 @@ bool check_lookups(const std::string& dir) {
   auto found = dump_keys(dir, asked, many);
   REQUIRE(found.ok());
   CHECK(many.lines == expected);
-  CHECK(found->unmatched_keys == std::vector<std::string>{"\"ckpt-no-such-key\""});
+  CHECK(found->unmatched_keys == std::vector<Value>{Value::string("ckpt-no-such-key")});
   return true;
 }
 

@@ -33,4 +33,15 @@ std::vector<std::string> dump_lines(const std::string& snapshot, const DumpOptio
   return sink.lines;
 }
 
+std::vector<Value> keys_of(const std::vector<std::string>& json) {
+  std::vector<Value> keys;
+  for (const std::string& text : json) {
+    Result<Value> key = parse_value(text);
+    INFO(text << ": " << (key.ok() ? std::string() : key.error().to_string()));
+    REQUIRE(key.ok());
+    keys.push_back(std::move(*key));
+  }
+  return keys;
+}
+
 }  // namespace ckpt::test

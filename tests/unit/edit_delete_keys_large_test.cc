@@ -33,7 +33,7 @@ std::map<std::string, std::multiset<std::string>> entries_of(const std::string& 
     void problem(const Error& e) override { FAIL(e.to_string()); }
   } sink;
   DumpOptions o;
-  o.keys = keys;
+  o.keys = test::keys_of(keys);
   o.jobs = 2;
   Result<DumpSummary> s = dump_snapshot(snapshot, o, sink);
   if (!s.ok()) FAIL(s.error().to_string());

@@ -169,6 +169,29 @@ TEST_CASE("values of the entry iterator print as the dump prints them and compar
   CHECK(o != Value::object({"a", "b"}, {Value::integer(-1), Value::array({Value::string("x\"y"), Value()})}));
 }
 
+TEST_CASE("parse_value reads JSON as dump prints it with members in written order and errors naming the column", "[ops][entries]") {
+  Result<Value> v = parse_value(R"( {"kind":"+I", "fields":[6, "c", -2, 1.5, 18446744073709551615, true, null]} )");
+  REQUIRE(v.ok());
+  CHECK(v->keys() == std::vector<std::string>{"kind", "fields"});  // not sorted
+  CHECK(v->json() == R"({"kind":"+I","fields":[6,"c",-2,1.5,18446744073709551615,true,null]})");
+  const Value& fields = v->elements()[1];
+  CHECK(fields.elements()[0].kind() == Value::Kind::kInt);
+  CHECK(fields.elements()[4].kind() == Value::Kind::kUnsigned);
+  CHECK(fields.elements()[3].as_double() == 1.5);
+  CHECK(parse_value(R"("user-7")")->as_string() == "user-7");
+  CHECK(*parse_value(R"({"bytes":"00ff"})") == Value::bytes(std::string("\x00\xff", 2)));
+
+  Result<Value> bad = parse_value("[1, 2");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::kInvalidArgument);
+  CHECK(bad.error().message.find("column 6") != std::string::npos);
+  CHECK_FALSE(parse_value("1 2").ok());
+  CHECK_FALSE(parse_value("").ok());
+  Result<Value> deep = parse_value(std::string(100000, '[') + std::string(100000, ']'));
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.error().message.find("deeper than 256") != std::string::npos);
+}
+
 TEST_CASE("byte array values are bytes values that print and compare as the dump's hex object", "[ops][entries]") {
   const Value b = Value::bytes(std::string("\x00\xff", 2));
   CHECK(b.kind() == Value::Kind::kBytes);
@@ -266,7 +289,7 @@ TEST_CASE("the entry iterator steps over the fields a consumer does not read in 
   }
   CHECK(maps > 0);
   o.decode.value = true;
-  o.keys = {full.front().key->json()};
+  o.keys = {*full.front().key};
   const std::vector<Entry> one = all_entries(g.output, o);
   REQUIRE(!one.empty());
   for (const Entry& e : one) {

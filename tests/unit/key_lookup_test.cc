@@ -16,6 +16,7 @@
 #include "ckpt/progress.h"
 #include "testlib/test_support.h"
 #include "types/value_decoder.h"
+#include "testlib/dump_lines.h"
 
 using namespace ckpt;
 
@@ -39,7 +40,7 @@ Lookup dump_keys(const std::string& snapshot, const std::vector<std::string>& ke
   LookupLines sink;
   Progress progress;
   DumpOptions o;
-  o.keys = keys;
+  o.keys = test::keys_of(keys);
   o.progress = keys.empty() ? nullptr : &progress;
   auto s = dump_snapshot(snapshot, o, sink);
   REQUIRE(s.ok());
@@ -107,11 +108,11 @@ TEST_CASE("a key lookup of an absent key or of a key in an empty key group gives
       INFO(key);
       const Lookup none = dump_keys(sp, {key});
       CHECK(none.lines.empty());
-      CHECK(none.summary.unmatched_keys == std::vector<std::string>{key});
+      CHECK(none.summary.unmatched_keys == test::keys_of({key}));
     }
     // Beside a present key: its entries only, the absent one named.
     const Lookup both = dump_keys(sp, {in_empty, "\"user-0000000001\""});
     CHECK(both.lines.size() == 2);
-    CHECK(both.summary.unmatched_keys == std::vector<std::string>{in_empty});
+    CHECK(both.summary.unmatched_keys == test::keys_of({in_empty}));
   }
 }

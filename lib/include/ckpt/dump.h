@@ -70,9 +70,9 @@ struct CKPT_API DumpSummary {
   uint64_t problems = 0;
   bool limit_reached = false;
   std::vector<std::string> unmatched_uids;  // DumpOptions::names: uids given that name no operator
-  // DumpOptions::keys that no dumped entry has (as JSON text); left empty when the limit cut
-  // the dump short, and in a part (DumpOptions::shard: the key may be in another part).
-  std::vector<std::string> unmatched_keys;
+  // DumpOptions::keys that no dumped entry has, in the order given; left empty when the limit
+  // cut the dump short, and in a part (DumpOptions::shard: the key may be in another part).
+  std::vector<Value> unmatched_keys;
 };
 
 // Errors: the snapshot cannot be read, a filter matches nothing (kNotFound), or (without

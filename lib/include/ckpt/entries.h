@@ -81,11 +81,13 @@ struct CKPT_API EntrySelection {
   std::optional<int32_t> subtask;
   // Key groups to read; keyed and timer entries only (a key-group filter drops operator state).
   std::optional<std::pair<int32_t, int32_t>> key_groups;
-  // Keys of a point lookup, each as JSON text as `ckpt dump` prints keys (`"user-7"`, `42`,
-  // `[1,"a"]`): only keyed and timer entries with one of them. Each subtask reads only the key
+  // Keys of a point lookup, each the Value an entry's key decodes to (a string, a number, a
+  // Tuple's array, a SQL row's object; parse_value() reads the JSON `ckpt dump` prints, where a
+  // row may also be written with its fields only, named or positional): only keyed and timer
+  // entries with one of them. Each subtask reads only the key
   // groups Flink assigns them (where the key type's hashCode is known; otherwise all its key
   // groups), so a lookup costs one key group, not the state. Drops operator state.
-  std::vector<std::string> keys;
+  std::vector<Value> keys;
   // Only operator state (list, union and broadcast entries; no keyed entries or timers): the
   // broadcast entries, whose keys a point lookup of `keys` does not see.
   bool operator_state_only = false;

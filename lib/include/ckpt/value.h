@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "ckpt/error.h"
 #include "ckpt/export.h"
 
 namespace ckpt {
@@ -77,5 +78,10 @@ class CKPT_API Value {
   std::vector<Value> elements_;
   std::vector<std::string> keys_;
 };
+
+// The value of JSON text as `ckpt dump` prints values (a lookup key given on a command line,
+// say), objects' members in written order. Errors (kInvalidArgument): not exactly one JSON
+// value (naming the byte), or nested deeper than 256 levels.
+CKPT_API Result<Value> parse_value(std::string_view json);
 
 }  // namespace ckpt

@@ -1,13 +1,16 @@
 // Value (ckpt/value.h): construction, typed access, its JSON text; and value_of(), a decoded
 // tree as a Value.
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ckpt/value.h"
+#include "support/json_input.h"
 #include "support/json_text.h"
 #include "types/value_decoders.h"
 #include "types/value_of.h"
@@ -113,35 +116,58 @@ void append_value(std::string& out, const Value& v) {
 
 }  // namespace
 
-// Decoded trees are as deep as the serializers' nesting, which the snapshot reader bounds.
-Value value_of(nlohmann::json&& j) {
+namespace {
+
+// Either tree type's members in its own order: a decoder's tree (nlohmann::json, whose keys the
+// decoders chose in print order) or text as written (ordered_json).
+// From text, an integer that fits int64 is kInt, as the decoders make a Java long (JSON text does
+// not say which it was); nlohmann reads every non-negative one as unsigned.
+template <class Json>
+Value value_of_tree(Json&& j, bool from_text) {
+  using Tree = std::decay_t<Json>;
   switch (j.type()) {
-    case nlohmann::json::value_t::null: return Value();
-    case nlohmann::json::value_t::boolean: return Value::boolean(j.get<bool>());
-    case nlohmann::json::value_t::number_integer: return Value::integer(j.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: return Value::unsigned_integer(j.get<uint64_t>());
-    case nlohmann::json::value_t::number_float: return Value::number(j.get<double>());
-    case nlohmann::json::value_t::string: return Value::string(std::move(j.get_ref<std::string&>()));
-    case nlohmann::json::value_t::array: {
+    case Tree::value_t::null: return Value();
+    case Tree::value_t::boolean: return Value::boolean(j.template get<bool>());
+    case Tree::value_t::number_integer: return Value::integer(j.template get<int64_t>());
+    case Tree::value_t::number_unsigned: {
+      const uint64_t u = j.template get<uint64_t>();
+      if (from_text && u <= static_cast<uint64_t>(INT64_MAX)) return Value::integer(static_cast<int64_t>(u));
+      return Value::unsigned_integer(u);
+    }
+    case Tree::value_t::number_float: return Value::number(j.template get<double>());
+    case Tree::value_t::string: return Value::string(std::move(j.template get_ref<std::string&>()));
+    case Tree::value_t::array: {
       std::vector<Value> elements;
       elements.reserve(j.size());
-      for (auto& e : j) elements.push_back(value_of(std::move(e)));
+      for (auto& e : j) elements.push_back(value_of_tree(std::move(e), from_text));
       return Value::array(std::move(elements));
     }
-    case nlohmann::json::value_t::object: {
-      auto& members = j.get_ref<nlohmann::json::object_t&>();
+    case Tree::value_t::object: {
       std::vector<std::string> keys;
       std::vector<Value> values;
-      keys.reserve(members.size());
-      values.reserve(members.size());
-      for (auto& [k, e] : members) {
-        keys.push_back(k);
-        values.push_back(value_of(std::move(e)));
+      keys.reserve(j.size());
+      values.reserve(j.size());
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        keys.push_back(it.key());
+        values.push_back(value_of_tree(std::move(it.value()), from_text));
       }
       return Value::object(std::move(keys), std::move(values));
     }
-    default: return Value::string(json_text(j));  // binary: never produced by the decoders
+    default: return Value::string(json_text(j));  // binary: never produced by the decoders or parsed
   }
+}
+
+}  // namespace
+
+// Decoded trees are as deep as the serializers' nesting, which the snapshot reader bounds.
+Value value_of(nlohmann::json&& j) { return value_of_tree(std::move(j), false); }
+
+Result<Value> parse_value(std::string_view json) {
+  // The bounded parser first (nesting, the error's byte); the ordered parse of valid, bounded
+  // text then only recovers the members' written order.
+  Result<nlohmann::json> checked = parse_json_input(json);
+  if (!checked.ok()) return Error(ErrorCode::kInvalidArgument, checked.error().message);
+  return value_of_tree(nlohmann::ordered_json::parse(json, nullptr, /*allow_exceptions=*/false), true);
 }
 
 std::string Value::json() const {

@@ -234,11 +234,19 @@ Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation wh
     impl->operator_state_wanted = false;
   }
   if (!options.keys.empty()) {
-    CKPT_ASSIGN_OR_RETURN(std::vector<GivenKey> given, parse_given_keys(options.keys, "--key"));
+    std::vector<std::string> texts;
+    for (const Value& key : options.keys) texts.push_back(key.json());
+    CKPT_ASSIGN_OR_RETURN(std::vector<GivenKey> given, parse_given_keys(texts, "key"));
     auto keys = std::make_shared<KeySet>();
     keys->matched = std::make_unique<std::atomic<bool>[]>(given.size());
     for (size_t i = 0; i < given.size(); ++i) {
       keys->given_texts.push_back(given[i].text);
+      // The first Value of that text: keys given twice are looked up once.
+      for (size_t k = 0; k < texts.size(); ++k)
+        if (texts[k] == given[i].text) {
+          impl->given_keys.push_back(options.keys[k]);
+          break;
+        }
       for (nlohmann::json& key : given[i].spellings) {
         keys->texts.push_back(json_text(key));
         keys->keys.push_back(std::move(key));
@@ -317,11 +325,11 @@ Status EntryReader::Impl::narrow_to_keys(const EntryTask& t, StateFilter& narrow
   return Status::OK();
 }
 
-std::vector<std::string> EntryReader::Impl::unmatched_keys() const {
-  std::vector<std::string> out;
+std::vector<Value> EntryReader::Impl::unmatched_keys() const {
+  std::vector<Value> out;
   if (!filter.keys) return out;
   for (size_t i = 0; i < filter.keys->given_texts.size(); ++i)
-    if (!filter.keys->matched[i].load(std::memory_order_relaxed)) out.push_back(filter.keys->given_texts[i]);
+    if (!filter.keys->matched[i].load(std::memory_order_relaxed)) out.push_back(given_keys[i]);
   return out;
 }
 

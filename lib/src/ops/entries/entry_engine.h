@@ -67,12 +67,14 @@ struct __attribute__((visibility("hidden"))) EntryReader::Impl {
   std::vector<const OperatorState*> operators;  // the operator filter's selection, in file order
   // EntrySelection::key_serializers_from's key serializers, by operator id (32 hex digits).
   std::map<std::string, SerializerSnapshot> key_serializers;
+  // EntrySelection::keys, each once (parallel to filter.keys->given_texts).
+  std::vector<Value> given_keys;
 
   // Reads task `t` into `out`, problems included; never throws (an exception is reported as
   // an internal error of the subtask).
   void read_task(const EntryTask& t, const TaskReading& reading, TaskOutput& out) const;
   // The keys of EntrySelection::keys that no entry had so far (all of them before a run).
-  std::vector<std::string> unmatched_keys() const;
+  std::vector<Value> unmatched_keys() const;
 
  private:
   // With a key filter: `filter` narrowed to the key groups Flink assigns the keys in task `t`

@@ -258,13 +258,17 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
       broadcast.operator_state_only = true;
       c->planned.push_back({i, std::move(broadcast)});
     }
-    o.keys.push_back(*p.key);
+    // Valid JSON (checked as the constraint was taken), so parsed here.
+    auto add = [&o](const std::string& json) {
+      Result<Value> key = parse_value(json);
+      if (key.ok() && std::find(o.keys.begin(), o.keys.end(), *key) == o.keys.end()) o.keys.push_back(std::move(*key));
+    };
+    add(*p.key);
     // A SQL key shows its fields named after the plan's columns; the reader looks up the row.
     for (const OperatorState& op : m->operators) {
       const OperatorName* name = ctx.options.names.find(op.id);
       if (!name || name->key_columns.empty()) continue;
-      std::optional<std::string> row = unname_row_fields(*p.key, name->key_columns);
-      if (row && std::find(o.keys.begin(), o.keys.end(), *row) == o.keys.end()) o.keys.push_back(*row);
+      if (std::optional<std::string> row = unname_row_fields(*p.key, name->key_columns)) add(*row);
     }
   }
   c->planned.push_back({i, std::move(o)});

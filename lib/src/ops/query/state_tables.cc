@@ -349,16 +349,16 @@ int state_advance(StateCursor* c) {
   return rc;
 }
 
-// A whole key's equality as the keys a lookup takes (JSON text as `ckpt dump` prints keys): a
-// text cell is a string key or, when it is one, a structured key's JSON; an integer a number.
-std::optional<std::vector<std::string>> whole_lookup_keys(sqlite3_value* v) {
+// A whole key's equality as the keys a lookup takes: a text cell is a string key or, when it is
+// one, a structured key's JSON as `ckpt dump` prints keys; an integer a number.
+std::optional<std::vector<Value>> whole_lookup_keys(sqlite3_value* v) {
   switch (sqlite3_value_type(v)) {
-    case SQLITE_INTEGER: return std::vector<std::string>{std::to_string(sqlite3_value_int64(v))};
+    case SQLITE_INTEGER: return std::vector<Value>{Value::integer(sqlite3_value_int64(v))};
     case SQLITE_TEXT: {
       std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)), sqlite3_value_bytes(v));
-      std::vector<std::string> keys = {
-          nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
-      if (!text.empty() && (text[0] == '{' || text[0] == '[') && nlohmann::json::accept(text)) keys.push_back(text);
+      std::vector<Value> keys = {Value::string(text)};
+      if (!text.empty() && (text[0] == '{' || text[0] == '['))
+        if (Result<Value> structured = parse_value(text); structured.ok()) keys.push_back(std::move(*structured));
       return keys;
     }
     default: return std::nullopt;  // a real or a blob: read everything, SQLite compares
@@ -367,24 +367,24 @@ std::optional<std::vector<std::string>> whole_lookup_keys(sqlite3_value* v) {
 
 // A Tuple's or a row's key from its fields' equalities, or nullopt where a value is not of its
 // column's type (SQLite still compares; the lookup would miss).
-std::optional<std::string> field_lookup_key(const StateTableDef& def, sqlite3_value** values) {
-  nlohmann::json fields = nlohmann::json::array();
+std::optional<Value> field_lookup_key(const StateTableDef& def, sqlite3_value** values) {
+  std::vector<Value> fields;
   for (size_t i = 0; i < def.key_columns.size(); ++i) {
     sqlite3_value* v = values[i];
     const std::string& type = def.types[def.key_columns[i]];
     if (type == "INTEGER" && sqlite3_value_numeric_type(v) == SQLITE_INTEGER)
-      fields.push_back(sqlite3_value_int64(v));
+      fields.push_back(Value::integer(sqlite3_value_int64(v)));
     else if (type == "REAL" && sqlite3_value_numeric_type(v) != SQLITE_TEXT &&
              sqlite3_value_numeric_type(v) != SQLITE_BLOB)
-      fields.push_back(sqlite3_value_double(v));
+      fields.push_back(Value::number(sqlite3_value_double(v)));
     else if (type == "TEXT" && sqlite3_value_type(v) == SQLITE_TEXT)
-      fields.push_back(std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)), sqlite3_value_bytes(v)));
+      fields.push_back(Value::string(std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)), sqlite3_value_bytes(v))));
     else
       return std::nullopt;
   }
-  nlohmann::json key = fields;
-  if (def.key_shape == StateTableDef::KeyShape::kRow) key = {{"kind", "+I"}, {"fields", std::move(fields)}};
-  return key.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  Value key = Value::array(std::move(fields));
+  if (def.key_shape == StateTableDef::KeyShape::kRow) key = Value::object({"kind", "fields"}, {Value::string("+I"), std::move(key)});
+  return key;
 }
 
 int state_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_value** argv) {
@@ -417,8 +417,8 @@ int state_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_
     for (size_t k = 0; k < def.key_columns.size(); ++k)
       if (sqlite3_value_type(key[k]) == SQLITE_NULL) return SQLITE_OK;
     if (def.key_shape == StateTableDef::KeyShape::kWhole) {
-      if (std::optional<std::vector<std::string>> keys = whole_lookup_keys(key[0])) o.keys = std::move(*keys);
-    } else if (std::optional<std::string> one = field_lookup_key(def, key)) {
+      if (std::optional<std::vector<Value>> keys = whole_lookup_keys(key[0])) o.keys = std::move(*keys);
+    } else if (std::optional<Value> one = field_lookup_key(def, key)) {
       o.keys = {*one};
     }
   }
