@@ -1,6 +1,7 @@
 // Hand-made Java object streams, and lookup of the ones a JVM wrote.
 #include "testlib/java_streams.h"
 
+#include "format/java/java_object_stream.h"
 #include "support/byte_reader.h"
 #include "testlib/table_bytes.h"
 
@@ -10,6 +11,36 @@ std::string jdk_stream(std::string_view name) {
   for (size_t i = 0; i < kJdkStreamCount; ++i)
     if (kJdkStreams[i].name == name) return from_hex(kJdkStreams[i].hex) + std::string(kJdkStreams[i].trailing_a, 'a');
   return {};
+}
+
+namespace {
+
+std::vector<std::string> read_streams(ByteReader& r, size_t limit) {
+  std::vector<std::string> out;
+  while (!r.at_end() && out.size() < limit) {
+    const size_t begin = r.position();
+    if (!java::read_object_stream(r).ok()) break;
+    out.emplace_back(r.data() + begin, r.data() + r.position());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> split_java_streams(std::string_view bytes) {
+  ByteReader r(bytes);
+  return read_streams(r, SIZE_MAX);
+}
+
+std::vector<std::string> row_data_type_streams(std::string_view versioned) {
+  ByteReader r(versioned);
+  (void)r.utf();
+  (void)r.i32();
+  const int32_t n = r.i32();
+  if (!r.ok() || n < 0) return {};
+  std::vector<std::string> out = read_streams(r, static_cast<size_t>(n));
+  if (out.size() != static_cast<size_t>(n)) return {};
+  return out;
 }
 
 JavaStreamBuilder& JavaStreamBuilder::header() {

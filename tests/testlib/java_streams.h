@@ -26,6 +26,14 @@ extern const size_t kJdkStreamCount;
 // there is none.
 std::string jdk_stream(std::string_view name);
 
+// The bytes of each object stream of `bytes`, back to back as InstantiationUtil.serializeObject
+// writes them one after the other; stops at the first that does not read.
+std::vector<std::string> split_java_streams(std::string_view bytes);
+
+// The Java-serialized LogicalTypes of a RowDataSerializerSnapshot in its versioned form (class
+// name, version, field count, one stream per field), one stream each; empty if they do not read.
+std::vector<std::string> row_data_type_streams(std::string_view versioned);
+
 // Hand-made streams: each call appends one construct; handles are the caller's to count
 // (0x7e0000 upwards, in the order the spec assigns them).
 class JavaStreamBuilder {

@@ -19,8 +19,10 @@ extern const std::string_view kPointDataType;          // DataType of structured
 extern const std::string_view kTwoDoubles;             // DOUBLE NOT NULL twice
 extern const std::string_view kLegacyArraySerializer;  // an ArrayDataSerializer of INT
 extern const std::string_view kComparator;             // a serializable Comparator
+extern const std::string_view kSpecRowTypes;           // 8 LogicalTypes of a load spec, see table_java_streams.cc
 }  // namespace java_streams
 inline constexpr int kRowTypeCount = 31;
+inline constexpr int kSpecRowTypeCount = 8;
 
 std::string from_hex(std::string_view hex);
 

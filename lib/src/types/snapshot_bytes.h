@@ -11,6 +11,11 @@
 
 namespace ckpt {
 
+// The snapshot class of byte[] values (BytePrimitiveArraySerializer), a simple snapshot.
+inline constexpr const char* kBytePrimitiveArraySnapshot =
+    "org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer$"
+    "BytePrimitiveArraySerializerSnapshot";
+
 // A SimpleTypeSerializerSnapshot in its versioned form (formats/keyed-state.md §2.2, §2.3): class,
 // version 3, no body.
 inline void write_simple_snapshot(ByteWriter& w, const char* cls) {

@@ -4,33 +4,20 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
-#include <map>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "format/java/java_object_stream.h"
+#include "format/java/java_object_writer.h"
 #include "support/byte_reader.h"
-#include "support/byte_writer.h"
 
 namespace ckpt {
 namespace {
 
-using java::kBaseWireHandle;
 using java::kScEnum;
 using java::kScSerializable;
-using java::kStreamMagic;
-using java::kStreamVersion;
-using java::kTcClassDesc;
-using java::kTcEndBlockData;
-using java::kTcEnum;
-using java::kTcLongString;
-using java::kTcNull;
-using java::kTcObject;
-using java::kTcReference;
-using java::kTcString;
 
 // A valid trailer has about 30 nodes and nests 3 deep; these limits only stop hostile input.
 constexpr size_t kMaxObjects = 256;
@@ -44,34 +31,9 @@ constexpr const char* kFormatClass = "org.apache.flink.core.execution.SavepointF
 constexpr const char* kActionClass = "org.apache.flink.runtime.checkpoint.SavepointType$PostCheckpointAction";
 constexpr const char* kEnumClass = "java.lang.Enum";
 
-struct FieldSpec {
-  char type;              // 'Z', 'L', ... (the JVM type code)
-  std::string name;
-  std::string signature;  // object fields only: "Ljava/lang/String;"
-  bool primitive() const { return type != 'L' && type != '['; }
-};
-
-// What ObjectOutputStream writes for one class of the graph. Fields are listed in Java's
-// serialization order (see sort_fields), which is what both directions use.
-struct ClassSpec {
-  std::string name;
-  uint64_t uid;
-  uint8_t flags;
-  std::vector<FieldSpec> fields;
-  const ClassSpec* super;
-  std::vector<std::string> constants;  // enums: the constants Flink defines
-};
-
-// ObjectStreamClass.getDefaultSerialFields sorts with ObjectStreamField.compareTo: primitive
-// fields first, then object fields, each group by name (ASCII names, so byte order is
-// String.compareTo's order).
-std::vector<FieldSpec> sort_fields(std::vector<FieldSpec> fields) {
-  std::stable_sort(fields.begin(), fields.end(), [](const FieldSpec& a, const FieldSpec& b) {
-    if (a.primitive() != b.primitive()) return a.primitive();
-    return a.name < b.name;
-  });
-  return fields;
-}
+using java::ClassSpec;
+using java::FieldSpec;
+using java::sort_fields;
 
 bool in_serial_order(const std::vector<FieldSpec>& fields) {
   for (size_t i = 1; i < fields.size(); ++i) {
@@ -201,88 +163,21 @@ Status take_text(const JValue& obj, const char* field, const char* enum_class, s
 }
 
 // ---------------------------------------------------------------------------------------------
-// Encoding: ObjectOutputStream's handle rules for this graph. Strings are deduplicated by
-// content, which equals Java's identity rule here because every string Flink writes in it
-// (type signatures, enum names, the type names) is an interned constant.
+// Encoding: the one ObjectOutputStream writer (java_object_writer.h). Every string Flink writes in
+// this graph (type signatures, enum names, the type names) is an interned constant.
 
-class Encoder {
- public:
-  std::string finish() { return w_.take(); }
-
-  void header() {
-    w_.u16(kStreamMagic);
-    w_.u16(kStreamVersion);
+// A new object of a class without superclass: its fields in serialization order; `primitive`
+// gives the value of a (boolean) primitive field, `object` writes an object field.
+template <class Primitive, class Object>
+void write_object(java::ObjectWriter& e, const ClassSpec* spec, Primitive primitive, Object object) {
+  e.begin_object(spec);
+  for (const FieldSpec& f : spec->fields) {
+    if (f.primitive())
+      e.out().boolean(primitive(f.name));
+    else
+      object(f.name);
   }
-
-  void string(const std::string& s) {
-    auto it = strings_.find(s);
-    if (it != strings_.end()) return reference(it->second);
-    std::string enc = encode_modified_utf8(s);
-    if (enc.size() <= 0xFFFF) {
-      w_.u8(kTcString);
-      w_.u16(static_cast<uint16_t>(enc.size()));
-    } else {
-      w_.u8(kTcLongString);
-      w_.u64(enc.size());
-    }
-    w_.bytes(enc);
-    strings_.emplace(s, next_++);
-  }
-
-  void class_desc(const ClassSpec* spec) {
-    if (!spec) return w_.u8(kTcNull);
-    auto it = classes_.find(spec);
-    if (it != classes_.end()) return reference(it->second);
-    w_.u8(kTcClassDesc);
-    classes_.emplace(spec, next_++);
-    w_.utf(spec->name);
-    w_.u64(spec->uid);
-    w_.u8(spec->flags);
-    w_.i16(static_cast<int16_t>(spec->fields.size()));
-    for (const FieldSpec& f : spec->fields) {
-      w_.u8(static_cast<uint8_t>(f.type));
-      w_.utf(f.name);
-      if (!f.primitive()) string(f.signature);
-    }
-    w_.u8(kTcEndBlockData);
-    class_desc(spec->super);
-  }
-
-  void enum_constant(const ClassSpec* spec, const std::string& name) {
-    auto key = std::make_pair(spec, name);
-    auto it = enums_.find(key);
-    if (it != enums_.end()) return reference(it->second);
-    w_.u8(kTcEnum);
-    class_desc(spec);
-    enums_.emplace(key, next_++);
-    string(name);
-  }
-
-  // A new object: descriptor, handle, then fields in serialization order; `primitive` gives
-  // the bytes of a (boolean) primitive field, `object` writes an object field.
-  template <class Primitive, class Object>
-  void object(const ClassSpec* spec, Primitive primitive, Object object) {
-    w_.u8(kTcObject);
-    class_desc(spec);
-    ++next_;
-    for (const FieldSpec& f : spec->fields) {
-      if (f.primitive()) w_.boolean(primitive(f.name));
-      else object(f.name);
-    }
-  }
-
- private:
-  void reference(uint32_t handle) {
-    w_.u8(kTcReference);
-    w_.u32(handle);
-  }
-
-  ByteWriter w_;
-  uint32_t next_ = kBaseWireHandle;
-  std::map<std::string, uint32_t> strings_;
-  std::map<const ClassSpec*, uint32_t> classes_;
-  std::map<std::pair<const ClassSpec*, std::string>, uint32_t> enums_;
-};
+}
 
 }  // namespace
 
@@ -330,8 +225,7 @@ Result<CheckpointProperties> decode_checkpoint_properties(std::string_view raw, 
 std::string encode_checkpoint_properties(const CheckpointProperties& p) {
   const Schema& s = schema();
   bool savepoint = p.type_class == kSavepointTypeClass;
-  Encoder e;
-  e.header();
+  java::ObjectWriter e;
   auto flags = [&](const std::string& name) {
     if (name == "forced") return p.forced;
     if (name == "discardSubsumed") return p.discard_subsumed;
@@ -348,10 +242,10 @@ std::string encode_checkpoint_properties(const CheckpointProperties& p) {
     else if (name == "formatType") e.enum_constant(&s.format, p.format_type);
     else e.enum_constant(&s.action, p.post_checkpoint_action);
   };
-  e.object(&s.properties, flags, [&](const std::string&) {
-    e.object(savepoint ? &s.savepoint_type : &s.checkpoint_type, no_primitives, type_fields);
+  write_object(e, &s.properties, flags, [&](const std::string&) {
+    write_object(e, savepoint ? &s.savepoint_type : &s.checkpoint_type, no_primitives, type_fields);
   });
-  return e.finish();
+  return e.take();
 }
 
 CheckpointProperties savepoint_properties(bool canonical) {

@@ -16,9 +16,8 @@ namespace ckpt {
 
 namespace {
 
-constexpr const char* kStringSnapshot = "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
-constexpr const char* kBytesSnapshot =
-    "org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot";
+constexpr const char* kStringSnapshot =
+    "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
 constexpr const char* kVoidNamespaceSnapshot =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
@@ -49,9 +48,9 @@ Result<StateMetaInfo> keyed_state(const std::string& name, char kind, bool ttl) 
   info.options.emplace_back(meta_key::kKeyedStateType, kind == 'v' ? "VALUE" : kind == 'l' ? "LIST" : "MAP");
   auto element = [ttl](ByteWriter& w) {
     if (ttl)
-      write_composite_snapshot(w, snapshot_class::kTtl.data(), {kLongSnapshot, kBytesSnapshot});
+      write_composite_snapshot(w, snapshot_class::kTtl.data(), {kLongSnapshot, kBytePrimitiveArraySnapshot});
     else
-      write_simple_snapshot(w, kBytesSnapshot);
+      write_simple_snapshot(w, kBytePrimitiveArraySnapshot);
   };
   Result<SerializerSnapshot> value = snapshot_of(element);
   if (kind == 'l')

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "format/java/java_object_stream.h"
+#include "format/java/java_object_writer.h"
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "types/snapshot_bytes.h"
@@ -37,7 +41,7 @@ constexpr int64_t kOptionalMapHeader = 0x4F2C69A3D70;  // LinkedOptionalMapSeria
 struct SpecScalar {
   const char* name;
   const char* serializer;  // "" where DataStream has no serializer of that name
-  const char* logical;     // "" where the spec does not write the SQL type
+  const char* logical;
   const char* root;
 };
 constexpr SpecScalar kScalars[] = {
@@ -49,27 +53,34 @@ constexpr SpecScalar kScalars[] = {
     {"BIGINT", "Long", "BigIntType", "BIGINT"},
     {"FLOAT", "Float", "FloatType", "FLOAT"},
     {"DOUBLE", "Double", "DoubleType", "DOUBLE"},
-    {"CHAR", "Char", "", ""},
+    // CHAR is Java's char in DataStream, SQL's CHAR(1) as a ROW field.
+    {"CHAR", "Char", "CharType", "CHAR"},
     {"STRING", "String", "VarCharType", "VARCHAR"},
     {"VARCHAR", "String", "VarCharType", "VARCHAR"},
-    {"BYTES", "", "", ""},
+    // byte[] in DataStream (BytePrimitiveArraySerializer), whatever the SQL type says of its length.
+    {"BYTES", "", "VarBinaryType", "VARBINARY"},
+    {"VARBINARY", "", "VarBinaryType", "VARBINARY"},
+    {"BINARY", "", "BinaryType", "BINARY"},
     // SQL types only (as ROW fields): their DataStream forms are other classes.
     {"DECIMAL", "", "DecimalType", "DECIMAL"},
     {"TIMESTAMP", "", "TimestampType", "TIMESTAMP_WITHOUT_TIME_ZONE"},
     {"TIMESTAMP_LTZ", "", "LocalZonedTimestampType", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"},
+    {"DATE", "", "DateType", "DATE"},
+    {"TIME", "", "TimeType", "TIME_WITHOUT_TIME_ZONE"},
 };
 
-bool sql_only(const std::string& word) { return word == "DECIMAL" || word == "TIMESTAMP" || word == "TIMESTAMP_LTZ"; }
+bool bytes_word(const std::string& word) { return word == "BYTES" || word == "VARBINARY" || word == "BINARY"; }
 
 struct TypeNode {
   std::string word;  // upper case: BIGINT, LIST, POJO, ...
   std::string cls;   // POJO class
   bool not_null = false;
-  int64_t length = -1;             // VARCHAR(n)
-  int32_t precision = -1;          // DECIMAL(p, s), TIMESTAMP(p), TIMESTAMP_LTZ(p)
+  int64_t length = -1;     // VARCHAR(n), CHAR(n), BINARY(n), VARBINARY(n): -1 when not given
+  int32_t precision = -1;  // DECIMAL(p, s), TIMESTAMP(p), TIMESTAMP_LTZ(p), TIME(p)
   int32_t scale = -1;
   std::string timestamp_kind = "REGULAR";  // TIMESTAMP(p) *ROWTIME*: a time attribute
   std::vector<std::string> names;  // ROW and POJO fields
+  std::vector<std::optional<std::string>> descriptions;  // ROW fields: 'text' after the type
   std::vector<TypeNode> children;
   size_t at = 0;
 };
@@ -97,15 +108,26 @@ class TypeParser {
     if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
     return false;
   }
+  // `quote`-quoted text, the quote doubled inside it (Flink's escapeIdentifier and
+  // escapeSingleQuotes); i_ is at the opening quote. nullopt when it is not closed.
+  std::optional<std::string> quoted(char quote) {
+    std::string out;
+    for (size_t j = i_ + 1; j < s_.size(); ++j) {
+      if (s_[j] != quote) {
+        out += s_[j];
+      } else if (j + 1 < s_.size() && s_[j + 1] == quote) {
+        out += quote;
+        ++j;
+      } else {
+        i_ = j + 1;
+        return out;
+      }
+    }
+    return std::nullopt;
+  }
   std::string word() {
     skip();
-    if (i_ < s_.size() && s_[i_] == '`') {
-      size_t end = s_.find('`', i_ + 1);
-      if (end == std::string_view::npos) return {};
-      std::string w(s_.substr(i_ + 1, end - i_ - 1));
-      i_ = end + 1;
-      return w;
-    }
+    if (i_ < s_.size() && s_[i_] == '`') return quoted('`').value_or("");
     size_t b = i_;
     while (i_ < s_.size() &&
            (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == '.' || s_[i_] == '$'))
@@ -115,6 +137,52 @@ class TypeParser {
   static std::string upper(std::string w) {
     for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return w;
+  }
+
+  // A ROW field: its name (unique in the row and not blank, as RowType's validateFields wants), its type and
+  // an optional 'description'.
+  Status row_field(TypeNode& t) {
+    skip();
+    const size_t at = i_;
+    std::string name = word();
+    if (name.find_first_not_of(" \t\r\n") == std::string::npos) {
+      i_ = at;
+      return fail("a field name");
+    }
+    if (std::find(t.names.begin(), t.names.end(), name) != t.names.end()) {
+      i_ = at;
+      return fail(fmt::format("a field name not used before in this ROW ('{}' is)", name));
+    }
+    CKPT_ASSIGN_OR_RETURN(TypeNode f, type());
+    std::optional<std::string> description;
+    skip();
+    if (i_ < s_.size() && s_[i_] == '\'') {
+      description = quoted('\'');
+      if (!description) return fail("the description's closing quote");
+    }
+    t.names.push_back(std::move(name));
+    t.descriptions.push_back(std::move(description));
+    t.children.push_back(std::move(f));
+    return Status::OK();
+  }
+
+  // `(n)` after CHAR, VARCHAR, BINARY and VARBINARY: 1 to 2147483647 (their MIN_LENGTH and MAX_LENGTH).
+  Status length(TypeNode& t) {
+    if (!take('(')) return Status::OK();
+    skip();
+    size_t b = i_;
+    while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    if (b == i_ || i_ - b > 10) {
+      i_ = b;
+      return fail("a length");
+    }
+    t.length = std::stoll(std::string(s_.substr(b, i_ - b)));
+    if (t.length < 1 || t.length > INT32_MAX) {
+      i_ = b;
+      return fail("a length of 1 to 2147483647");
+    }
+    if (!take(')')) return fail("')'");
+    return Status::OK();
   }
 
   Result<TypeNode> type() {
@@ -140,37 +208,38 @@ class TypeParser {
         if (!take('}')) return fail("',' or '}'");
       }
     } else if (t.word == "ROW" || t.word == "TUPLE" || t.word == "LIST" || t.word == "MAP") {
+      if (t.word == "ROW" && ++rows_ > kMaxRows) {
+        i_ = t.at;
+        return fail(
+            fmt::format("ROWs nested at most {} deep (a nested ROW's Java-serialized type is 4 objects deeper, "
+                        "and ckpt reads 64)",
+                        kMaxRows));
+      }
       if (!take('<')) return fail("'<' after " + t.word);
       do {
         if (t.word == "ROW") {
-          std::string name = word();
-          if (name.empty()) return fail("a field name");
-          t.names.push_back(std::move(name));
+          CKPT_RETURN_IF_ERROR(row_field(t));
+        } else {
+          CKPT_ASSIGN_OR_RETURN(TypeNode f, type());
+          t.children.push_back(std::move(f));
         }
-        CKPT_ASSIGN_OR_RETURN(TypeNode f, type());
-        t.children.push_back(std::move(f));
       } while (take(','));
       if (!take('>')) return fail("',' or '>'");
       size_t want = t.word == "LIST" ? 1 : t.word == "MAP" ? 2 : 0;
       if (want && t.children.size() != want) return fail(fmt::format("{} with {} type(s)", t.word, want));
       if (t.word == "TUPLE" && t.children.size() > 25) return fail("a Tuple of at most 25 fields");
+      if (t.word == "ROW") --rows_;
     } else if (std::none_of(std::begin(kScalars), std::end(kScalars),
                             [&](const SpecScalar& k) { return t.word == k.name; })) {
       i_ = t.at;
       return fail(
-          "BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR, STRING, VARCHAR(n), BYTES, DECIMAL(p, s), "
-          "TIMESTAMP(p), TIMESTAMP_LTZ(p), LIST<..>, MAP<..>, TUPLE<..>, ROW<..> or POJO class {..}");
+          "BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR(n), STRING, VARCHAR(n), BYTES, BINARY(n), "
+          "VARBINARY(n), DECIMAL(p, s), DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p), LIST<..>, MAP<..>, TUPLE<..>, "
+          "ROW<..> or POJO class {..}");
     }
-    if (t.word == "VARCHAR" && take('(')) {
-      skip();
-      size_t b = i_;
-      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-      if (b == i_ || i_ - b > 10) return fail("a length");
-      t.length = std::stoll(std::string(s_.substr(b, i_ - b)));
-      if (t.length < 1 || t.length > INT32_MAX) return fail("a length of 1 to 2147483647");
-      if (!take(')')) return fail("')'");
-    }
-    if (t.word == "DECIMAL") {
+    if (t.word == "VARCHAR" || t.word == "CHAR" || t.word == "BINARY" || t.word == "VARBINARY") {
+      CKPT_RETURN_IF_ERROR(length(t));
+    } else if (t.word == "DECIMAL") {
       // DecimalType's defaults: DECIMAL is DECIMAL(10, 0), DECIMAL(p) is DECIMAL(p, 0).
       t.precision = 10;
       t.scale = 0;
@@ -180,6 +249,12 @@ class TypeParser {
         if (take(',')) {
           CKPT_ASSIGN_OR_RETURN(t.scale, number(0, t.precision, fmt::format("a scale of 0 to {}", t.precision)));
         }
+        if (!take(')')) return fail("')'");
+      }
+    } else if (t.word == "TIME") {
+      t.precision = 0;  // TimeType.DEFAULT_PRECISION
+      if (take('(')) {
+        CKPT_ASSIGN_OR_RETURN(t.precision, number(0, 9, "a precision of 0 to 9"));
         if (!take(')')) return fail("')'");
       }
     } else if (t.word == "TIMESTAMP" || t.word == "TIMESTAMP_LTZ") {
@@ -222,9 +297,15 @@ class TypeParser {
     return n;
   }
 
+  // ROWs inside ROWs: each nested RowType nests its fields 4 objects deeper in the Java stream
+  // (the UnmodifiableList, its ArrayList, a RowField, the type), and ckpt's Java reader goes 64
+  // deep (formats/serializers.md §13.1), so a 17th ROW would be written but not read back.
+  static constexpr int kMaxRows = 16;
+
   std::string_view s_;
   size_t i_ = 0;
   int depth_ = 0;
+  int rows_ = 0;
 };
 
 const SpecScalar* scalar(const std::string& word) {
@@ -251,125 +332,210 @@ void write_optional_map(ByteWriter& w, size_t n, Entry&& entry) {
   }
 }
 
-// ObjectOutputStream.writeObject of one LogicalType of `t` (InstantiationUtil.serializeObject, a
-// stream of its own): the class, its superclass LogicalType (isNullable, typeRoot), the
-// LogicalTypeRoot constant, then the class's own fields (VarCharType: length).
-void write_java_logical_type(ByteWriter& w, const TypeNode& t, const SpecScalar& k) {
-  auto desc = [&](const std::string& cls, uint64_t uid, uint8_t flags) {
-    w.u8(0x72);  // TC_CLASSDESC
-    w.utf(cls);
-    w.u64(uid);
-    w.u8(flags);
-  };
-  const std::string root = k.root;
-  const bool varchar = root == "VARCHAR";
-  const bool decimal = root == "DECIMAL";
-  const bool timestamp = t.word == "TIMESTAMP" || t.word == "TIMESTAMP_LTZ";
-  w.u16(0xACED);
-  w.u16(5);
-  w.u8(0x73);  // TC_OBJECT
-  // Handle 0: the class; its fields' type strings take the handles after it.
-  desc(std::string(kLogicalTypes) + k.logical, 1, 0x02);
-  // The class's own fields: primitives first, each kind by name (ObjectStreamClass's order).
-  if (varchar) {
-    w.i16(1);
-    w.u8('I');
-    w.utf("length");
-  } else if (decimal) {
-    w.i16(2);
-    w.u8('I');
-    w.utf("precision");
-    w.u8('I');
-    w.utf("scale");
-  } else if (timestamp) {
-    w.i16(2);
-    w.u8('I');
-    w.utf("precision");
-    w.u8('L');
-    w.utf("kind");
-    w.u8(0x74);  // TC_STRING, handle 1
-    w.utf("Lorg/apache/flink/table/types/logical/TimestampKind;");
-  } else {
-    w.i16(0);
+// The Java classes of Flink's SQL LogicalTypes (org.apache.flink.table.types.logical, each with
+// serialVersionUID 1 as in the corpus' snapshots), and the JDK classes a RowType's field list
+// is written with.
+struct LogicalClasses {
+  static constexpr uint8_t kSerializable = java::kScSerializable;
+  static constexpr uint8_t kEnum = java::kScSerializable | java::kScEnum;
+  static std::string logical(const char* simple) { return std::string(kLogicalTypes) + simple; }
+
+  java::ClassSpec enum_base{"java.lang.Enum", 0, kEnum, {}, nullptr, {}};
+  java::ClassSpec root{logical("LogicalTypeRoot"), 0, kEnum, {}, &enum_base, {}};
+  java::ClassSpec timestamp_kind{logical("TimestampKind"), 0, kEnum, {}, &enum_base, {}};
+  // LogicalType: isNullable, typeRoot.
+  java::ClassSpec base{logical("LogicalType"),
+                       1,
+                       kSerializable,
+                       java::sort_fields({{'Z', "isNullable", ""},
+                                          {'L', "typeRoot", "Lorg/apache/flink/table/types/logical/LogicalTypeRoot;"}}),
+                       nullptr,
+                       {}};
+  // RowType$RowField: name, type, description (null unless the field has one).
+  java::ClassSpec row_field{logical("RowType$RowField"),
+                            1,
+                            kSerializable,
+                            java::sort_fields({{'L', "name", "Ljava/lang/String;"},
+                                               {'L', "type", "Lorg/apache/flink/table/types/logical/LogicalType;"},
+                                               {'L', "description", "Ljava/lang/String;"}}),
+                            nullptr,
+                            {}};
+  // RowType.fields is Collections.unmodifiableList(new ArrayList<>(fields)); the
+  // UnmodifiableRandomAccessList it is writes itself as an UnmodifiableList (writeReplace).
+  java::ClassSpec unmodifiable_collection{"java.util.Collections$UnmodifiableCollection",
+                                          0x19420080CB5EF71EULL,
+                                          kSerializable,
+                                          {{'L', "c", "Ljava/util/Collection;"}},
+                                          nullptr,
+                                          {}};
+  java::ClassSpec unmodifiable_list{"java.util.Collections$UnmodifiableList", 0xFC0F2531B5EC8E10ULL,    kSerializable,
+                                    {{'L', "list", "Ljava/util/List;"}},      &unmodifiable_collection, {}};
+  // ArrayList: its size field, then writeObject's capacity (the size) and elements.
+  java::ClassSpec array_list{"java.util.ArrayList",
+                             0x7881D21D99C7619DULL,
+                             java::kScWriteMethod | kSerializable,
+                             {{'I', "size", ""}},
+                             nullptr,
+                             {}};
+  std::map<std::string, java::ClassSpec> types;
+
+  LogicalClasses() {
+    const java::FieldSpec length{'I', "length", ""}, precision{'I', "precision", ""}, scale{'I', "scale", ""};
+    const java::FieldSpec kind{'L', "kind", "Lorg/apache/flink/table/types/logical/TimestampKind;"};
+    const std::map<std::string, std::vector<java::FieldSpec>> fields = {
+        {"VarCharType", {length}},
+        {"CharType", {length}},
+        {"BinaryType", {length}},
+        {"VarBinaryType", {length}},
+        {"DecimalType", {precision, scale}},
+        {"TimeType", {precision}},
+        {"TimestampType", {precision, kind}},
+        {"LocalZonedTimestampType", {precision, kind}},
+        {"RowType", {{'L', "fields", "Ljava/util/List;"}}}};
+    auto add = [&](const std::string& simple) {
+      auto f = fields.find(simple);
+      types.emplace(simple,
+                    java::ClassSpec{logical(simple.c_str()),
+                                    1,
+                                    kSerializable,
+                                    java::sort_fields(f == fields.end() ? std::vector<java::FieldSpec>{} : f->second),
+                                    &base,
+                                    {}});
+    };
+    for (const SpecScalar& k : kScalars) add(k.logical);
+    add("RowType");
   }
-  w.u8(0x78);  // TC_ENDBLOCKDATA
-  desc(std::string(kLogicalTypes) + "LogicalType", 1, 0x02);
-  w.i16(2);
-  w.u8('Z');
-  w.utf("isNullable");
-  w.u8('L');
-  w.utf("typeRoot");
-  w.u8(0x74);  // TC_STRING
-  w.utf("Lorg/apache/flink/table/types/logical/LogicalTypeRoot;");
-  w.u8(0x78);
-  w.u8(0x70);  // TC_NULL: no further superclass
-  w.boolean(!t.not_null);
-  w.u8(0x7E);  // TC_ENUM
-  desc(std::string(kLogicalTypes) + "LogicalTypeRoot", 0, 0x12);
-  w.i16(0);
-  w.u8(0x78);
-  desc("java.lang.Enum", 0, 0x12);  // a timestamp's handle 6 (5 without its kind's type string)
-  w.i16(0);
-  w.u8(0x78);
-  w.u8(0x70);
-  w.u8(0x74);
-  w.utf(k.root);
-  if (varchar) w.i32(static_cast<int32_t>(t.word == "STRING" ? INT32_MAX : t.length < 0 ? 1 : t.length));
-  if (decimal) {
-    w.i32(t.precision);
-    w.i32(t.scale);
+};
+
+const LogicalClasses& logical_classes() {
+  static const LogicalClasses c;
+  return c;
+}
+
+void write_logical_type(java::ObjectWriter& o, const TypeNode& t);
+
+// RowType.fields: the UnmodifiableList, its ArrayList of RowFields, and the list again as the
+// UnmodifiableList's own `list` field (a back-reference to the ArrayList).
+void write_row_fields(java::ObjectWriter& o, const TypeNode& t) {
+  const LogicalClasses& c = logical_classes();
+  o.begin_object(&c.unmodifiable_list);
+  const uint32_t list = o.begin_object(&c.array_list);  // UnmodifiableCollection.c
+  const auto n = static_cast<int32_t>(t.children.size());
+  o.out().i32(n);
+  ByteWriter capacity;
+  capacity.i32(n);
+  o.block_data(capacity.buffer());
+  for (size_t i = 0; i < t.children.size(); ++i) {
+    o.begin_object(&c.row_field);
+    for (const java::FieldSpec& f : c.row_field.fields) {
+      if (f.name == "description") {
+        if (t.descriptions[i])
+          o.new_string(*t.descriptions[i]);
+        else
+          o.null();
+      } else if (f.name == "name") {
+        o.new_string(t.names[i]);  // a name read from the type text: a String of its own
+      } else {
+        write_logical_type(o, t.children[i]);
+      }
+    }
   }
-  if (timestamp) {
-    w.i32(t.precision);
-    w.u8(0x7E);  // TC_ENUM: the TimestampKind, its superclass java.lang.Enum written above
-    desc(std::string(kLogicalTypes) + "TimestampKind", 0, 0x12);
-    w.i16(0);
-    w.u8(0x78);
-    w.u8(0x71);  // TC_REFERENCE
-    w.i32(0x7E0006);
-    w.u8(0x74);
-    w.utf(t.timestamp_kind);
+  o.end_block();
+  o.reference(list);  // UnmodifiableList.list
+}
+
+// One LogicalType object: its class and LogicalType's descriptors, then LogicalType's values
+// (isNullable, the LogicalTypeRoot constant), then the class's own fields.
+void write_logical_type(java::ObjectWriter& o, const TypeNode& t) {
+  const LogicalClasses& c = logical_classes();
+  const SpecScalar* k = scalar(t.word);
+  const java::ClassSpec& spec = c.types.at(k ? k->logical : "RowType");
+  o.begin_object(&spec);
+  o.out().boolean(!t.not_null);
+  o.enum_constant(&c.root, k ? k->root : "ROW");
+  for (const java::FieldSpec& f : spec.fields) {
+    if (f.name == "length") {
+      // STRING and BYTES are their types' MAX_LENGTH; CHAR, VARCHAR, BINARY and VARBINARY default to 1.
+      o.out().i32(static_cast<int32_t>(t.word == "STRING" || t.word == "BYTES" ? INT32_MAX
+                                       : t.length < 0                          ? 1
+                                                                               : t.length));
+    } else if (f.name == "precision") {
+      o.out().i32(t.precision);
+    } else if (f.name == "scale") {
+      o.out().i32(t.scale);
+    } else if (f.name == "kind") {
+      o.enum_constant(&c.timestamp_kind, t.timestamp_kind);
+    } else {
+      write_row_fields(o, t);
+    }
   }
+}
+
+// Every field of the ROW `t`, and of the rows nested in it, is a type written as a SQL type: the
+// scalars with a LogicalType, and rows.
+Status check_sql_fields(const TypeNode& t) {
+  for (size_t i = 0; i < t.children.size(); ++i) {
+    const TypeNode& f = t.children[i];
+    if (f.word == "ROW") {
+      CKPT_RETURN_IF_ERROR(check_sql_fields(f));
+    } else if (!scalar(f.word)) {
+      return Error(
+          ErrorCode::kNotSupported,
+          fmt::format("at {}: ROW field '{}': {} is not written as a SQL type yet (BOOLEAN, TINYINT, SMALLINT, INT, "
+                      "BIGINT, FLOAT, DOUBLE, CHAR(n), STRING, VARCHAR(n), BYTES, BINARY(n), VARBINARY(n), "
+                      "DECIMAL(p, s), DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p) and ROW<..> are)",
+                      f.at, t.names[i], f.word));
+    }
+  }
+  return Status::OK();
+}
+
+// What a spec writes only as a SQL type: a DataStream job keeps these values in other classes.
+bool sql_only(const TypeNode& t) {
+  return t.word == "DECIMAL" || t.word == "TIMESTAMP" || t.word == "TIMESTAMP_LTZ" || t.word == "DATE" ||
+         t.word == "TIME" || (t.word == "CHAR" && t.length >= 0);
 }
 
 Status write_snapshot(ByteWriter& w, const TypeNode& t);
 
 // RowDataSerializer$RowDataSerializerSnapshot (version 3): the field count, each field's
-// LogicalType Java-serialized, then the nested snapshots of InternalSerializers.create(type).
+// LogicalType Java-serialized (a stream of its own, InstantiationUtil.serializeObject), then the
+// nested snapshots of InternalSerializers.create(type).
 Status write_row_data(ByteWriter& w, const TypeNode& t) {
+  CKPT_RETURN_IF_ERROR(check_sql_fields(t));
   w.utf(kRowDataSnapshot);
   w.i32(3);
   w.i32(static_cast<int32_t>(t.children.size()));
-  for (size_t i = 0; i < t.children.size(); ++i) {
-    const TypeNode& f = t.children[i];
-    const SpecScalar* k = scalar(f.word);
-    if (!k || !*k->logical)
-      return Error(ErrorCode::kNotSupported,
-                   fmt::format("ROW field '{}': {} is not written as a SQL type yet (BOOLEAN, TINYINT, SMALLINT, INT, "
-                               "BIGINT, FLOAT, DOUBLE, STRING, VARCHAR(n), DECIMAL(p, s), TIMESTAMP(p) and "
-                               "TIMESTAMP_LTZ(p) are)",
-                               t.names[i], f.word));
-    write_java_logical_type(w, f, *k);
+  for (const TypeNode& f : t.children) {
+    java::ObjectWriter o;
+    write_logical_type(o, f);
+    w.bytes(o.take());
   }
   w.i32(kDelegateMagic);
   w.i32(1);
   w.i32(static_cast<int32_t>(t.children.size()));
   for (const TypeNode& f : t.children) {
-    const SpecScalar* k = scalar(f.word);
-    if (std::string(k->root) == "VARCHAR") {
+    const std::string root = f.word == "ROW" ? "ROW" : scalar(f.word)->root;
+    if (root == "ROW") {
+      CKPT_RETURN_IF_ERROR(write_row_data(w, f));
+    } else if (root == "CHAR" || root == "VARCHAR") {
       write_simple_snapshot(w, kStringDataSnapshot);
-    } else if (f.word == "DECIMAL") {
+    } else if (root == "BINARY" || root == "VARBINARY") {
+      write_simple_snapshot(w, kBytePrimitiveArraySnapshot);
+    } else if (root == "DATE" || root == "TIME_WITHOUT_TIME_ZONE") {
+      write_simple_snapshot(w, fmt::format("{}IntSerializer$IntSerializerSnapshot", kBase).c_str());
+    } else if (root == "DECIMAL") {
       w.utf(kDecimalDataSnapshot);  // version 3: precision, scale
       w.i32(3);
       w.i32(f.precision);
       w.i32(f.scale);
-    } else if (sql_only(f.word)) {
+    } else if (f.word == "TIMESTAMP" || f.word == "TIMESTAMP_LTZ") {
       w.utf(kTimestampDataSnapshot);  // version 1: precision (TIMESTAMP and TIMESTAMP_LTZ alike)
       w.i32(1);
       w.i32(f.precision);
     } else {
-      write_simple_snapshot(
-          w, fmt::format("{}{}Serializer${}SerializerSnapshot", kBase, k->serializer, k->serializer).c_str());
+      const char* s = scalar(f.word)->serializer;
+      write_simple_snapshot(w, fmt::format("{}{}Serializer${}SerializerSnapshot", kBase, s, s).c_str());
     }
   }
   return Status::OK();
@@ -377,15 +543,13 @@ Status write_row_data(ByteWriter& w, const TypeNode& t) {
 
 Status write_snapshot(ByteWriter& w, const TypeNode& t) {
   if (const SpecScalar* k = scalar(t.word)) {
-    if (sql_only(t.word))
+    if (sql_only(t))
       return Error(ErrorCode::kNotSupported,
-                   fmt::format("{}: a SQL type, written only as a field of a ROW (its DataStream forms are "
-                               "other classes)",
-                               t.word));
-    if (t.word == "BYTES")
-      write_simple_snapshot(w,
-                            "org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer$"
-                            "BytePrimitiveArraySerializerSnapshot");
+                   fmt::format("at {}: {}: a SQL type, written only as a field of a ROW (its DataStream forms are "
+                               "other classes{})",
+                               t.at, t.word, t.word == "CHAR" ? "; CHAR alone is Java's char" : ""));
+    if (bytes_word(t.word))
+      write_simple_snapshot(w, kBytePrimitiveArraySnapshot);
     else
       write_simple_snapshot(
           w, fmt::format("{}{}Serializer${}SerializerSnapshot", kBase, k->serializer, k->serializer).c_str());
@@ -419,7 +583,7 @@ Status write_snapshot(ByteWriter& w, const TypeNode& t) {
     for (size_t i = 1; i < order.size(); ++i)
       if (t.names[order[i]] == t.names[order[i - 1]])
         return Error(ErrorCode::kInvalidArgument,
-                     fmt::format("POJO {}: field '{}' named twice", t.cls, t.names[order[i]]));
+                     fmt::format("at {}: POJO {}: field '{}' named twice", t.at, t.cls, t.names[order[i]]));
     w.utf(kPojoSnapshot);
     w.i32(2);
     w.utf(t.cls);
@@ -445,7 +609,10 @@ Status write_snapshot(ByteWriter& w, const TypeNode& t) {
 Result<SerializerSnapshot> spec_type_snapshot(std::string_view type) {
   CKPT_ASSIGN_OR_RETURN(TypeNode t, TypeParser(type).parse());
   ByteWriter w;
-  CKPT_RETURN_IF_ERROR(write_snapshot(w, t));
+  // What the grammar takes but no snapshot is written for, named with the type text and the
+  // offset of the part refused, as the parser's errors are.
+  if (Status written = write_snapshot(w, t); !written.ok())
+    return Error(written.error().code, fmt::format("type \"{}\", {}", type, written.error().message));
   ByteReader r(w.buffer());
   CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, read_serializer_snapshot(r, SnapshotFraming::kVersioned));
   if (!r.at_end())
