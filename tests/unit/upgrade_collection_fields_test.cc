@@ -360,6 +360,14 @@ TEST_CASE("Kryo 2 collections report the Java types of their elements", "[unit][
   CHECK(t.args[0].null_seen);
   CHECK(kryo_type_name(t) == "Set<mixed (Integer, Long)>");
 
+  // ["a", "a"], one String twice: the back-reference (marker 3, object 1) has its object's type.
+  std::string twice = CfKryo().collection("java.util.ArrayList", 2).string("a").bytes() + "\x03\x03";
+  ByteReader b(twice);
+  REQUIRE(read_kryo_typed(b, "java.util.List", v, t).ok());
+  CHECK(b.at_end());
+  CHECK(v == nlohmann::json::parse(R"(["a","a"])"));
+  CHECK(kryo_type_name(t) == "List<String>");
+
   // A declared type make_kryo() has no reader for.
   ByteReader y(list);
   CHECK(read_kryo_typed(y, "com.example.Event", v, t).error().code == ErrorCode::kNotSupported);

@@ -436,21 +436,28 @@ Result<CollectionFieldsScan> scan_collection_fields(const Metadata& m, const Str
         if (v.fields) read.emplace_back(i, &v);
       }
       if (read.empty()) continue;
-      CKPT_RETURN_IF_ERROR(read_raw_keyed(st.managed_keyed, raw, streams, op.max_parallelism,
-                                          [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
-                                            for (auto& [index, v] : read) {
-                                              if (!v->fields || index >= by_state.size()) continue;
-                                              for (const RocksPair& p : by_state[index]) {
-                                                Status s = v->fields->observe(p.value, v->types);
-                                                if (!s.ok()) {
-                                                  v->reason = s.error().to_string();
-                                                  v->fields.reset();
-                                                  break;
-                                                }
-                                              }
-                                            }
-                                            return Status::OK();
-                                          }));
+      auto observe = [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+        for (auto& [index, v] : read) {
+          if (!v->fields || index >= by_state.size()) continue;
+          for (const RocksPair& p : by_state[index]) {
+            Status s = v->fields->observe(p.value, v->types);
+            if (!s.ok()) {
+              v->reason = s.error().to_string();
+              v->fields.reset();
+              break;
+            }
+          }
+        }
+        return Status::OK();
+      };
+      // A handle whose values cannot be read leaves its states as they are (the copy reports
+      // the damage when it reads them too).
+      Status values = read_raw_keyed(st.managed_keyed, raw, streams, op.max_parallelism, observe);
+      if (!values.ok())
+        for (auto& [index, v] : read) {
+          v->reason = "its values could not be read: " + values.error().to_string();
+          v->fields.reset();
+        }
     }
   }
   for (auto& [key, v] : scan) {

@@ -82,8 +82,8 @@ using CollectionFieldsScan = std::map<std::pair<std::string, std::string>, Colle
 
 // Every keyed state of `m` whose value serializer holds a Kryo collection field, each read whole
 // (every subtask's values: the field types must hold for all of them) and judged. A handle whose
-// proxy cannot be read is stepped over (the caller's own read reports it); an error reading the
-// values of one that can is returned; a value the reader refuses makes its state's reason.
+// proxy cannot be read is stepped over (the caller's own read reports it); a handle whose values
+// cannot be read, or a value the reader refuses, makes the reason of its states.
 Result<CollectionFieldsScan> scan_collection_fields(const Metadata& m, const StreamOpener& streams);
 
 }  // namespace ckpt
