@@ -246,6 +246,10 @@ constexpr const char* kCfLines =
 // KryoSerializerSnapshot, its values as Kryo 2's ArrayList of Strings), the rest as it was.
 class CfDowngrade : public SnapshotEdit {
  public:
+  // With `digits_as_integers`, an item of digits is written as a Kryo Integer (values of two
+  // classes in one field).
+  explicit CfDowngrade(bool digits_as_integers = false) : digits_(digits_as_integers) {}
+
   Result<std::unique_ptr<KeyedEdit>> keyed(const OperatorState&, int32_t, KeyedBackendMeta& meta) override {
     for (size_t i = 0; i < meta.states.size(); ++i) {
       if (meta.states[i].name != "order") continue;
@@ -256,7 +260,7 @@ class CfDowngrade : public SnapshotEdit {
         snap = cf_parse(cf_pojo(
             "com.acme.Order",
             {{"id", cf_simple(kCfLong)}, {"items", cf_kryo("java.util.List")}, {"note", cf_simple(kCfString)}}));
-        return std::unique_ptr<KeyedEdit>(std::make_unique<Values>(i, std::move(d).value()));
+        return std::unique_ptr<KeyedEdit>(std::make_unique<Values>(i, std::move(d).value(), digits_));
       }
     }
     return std::unique_ptr<KeyedEdit>();
@@ -265,7 +269,8 @@ class CfDowngrade : public SnapshotEdit {
  private:
   class Values : public KeyedEdit {
    public:
-    Values(size_t index, std::unique_ptr<ValueDecoder> flink2) : index_(index), flink2_(std::move(flink2)) {}
+    Values(size_t index, std::unique_ptr<ValueDecoder> flink2, bool digits)
+        : index_(index), flink2_(std::move(flink2)), digits_(digits) {}
     Status key_group(int32_t, std::vector<std::vector<RocksPair>>& by_state) override {
       for (RocksPair& p : by_state[index_]) {
         ByteReader r(p.value);
@@ -281,7 +286,13 @@ class CfDowngrade : public SnapshotEdit {
         if (!f["items"].is_null()) {
           CfKryo k;
           k.collection("java.util.ArrayList", static_cast<uint32_t>(f["items"].size()));
-          for (const auto& e : f["items"]) k.string(e.get<std::string>());
+          for (const auto& e : f["items"]) {
+            const std::string item = e.get<std::string>();
+            if (digits_ && item.find_first_not_of("0123456789") == std::string::npos)
+              k.integer(std::stoi(item));
+            else
+              k.string(item);
+          }
           w.bytes(k.bytes());
         }
         w.boolean(f["note"].is_null());
@@ -294,7 +305,9 @@ class CfDowngrade : public SnapshotEdit {
    private:
     size_t index_;
     std::unique_ptr<ValueDecoder> flink2_;
+    bool digits_;
   };
+  bool digits_;
 };
 
 // Each "order" entry's key and value bytes.
@@ -600,5 +613,60 @@ TEST_CASE("upgrade re-encodes a savepoint's Kryo List field into the bytes Flink
     CHECK(test::dump_set(tmp / "flink1") == test::dump_set(tmp / "flink2"));
     CHECK(cf_order_bytes(tmp / "flink1") != cf_order_bytes(tmp / "flink2"));
     CHECK(cf_order_bytes(tmp / "upgraded") == cf_order_bytes(tmp / "flink2"));
+  }
+}
+
+TEST_CASE("upgrade leaves a Kryo List field of two element classes as it is or drops it", "[unit][ops]") {
+  // A field holding an Integer in one value and a String in another has no one Flink 2.x
+  // serializer: the check says why, the rewrite copies the state's bytes unchanged (left), and
+  // with --drop-incompatible leaves it out (dropped); the other state is copied either way.
+  test::ScratchDir tmp;
+  LoadOptions lo;
+  lo.spec_text = kCfSpec;
+  lo.spec_name = "spec.json";
+  lo.output = tmp / "flink2";
+  std::istringstream lines(
+      R"({"uid":"orders","state":"order","kind":"keyed","key":1,"namespace":"VoidNamespace","value":{"class":"com.acme.Order","fields":{"id":1,"items":["12"],"note":null}}}
+{"uid":"orders","state":"order","kind":"keyed","key":2,"namespace":"VoidNamespace","value":{"class":"com.acme.Order","fields":{"id":2,"items":["ab"],"note":null}}}
+{"uid":"orders","state":"tags","kind":"keyed","key":2,"namespace":"VoidNamespace","user_key":"k","value":7}
+)");
+  REQUIRE(load_snapshot(lines, "lines.ndjson", lo).ok());
+  CfDowngrade downgrade(true);
+  RewriteOptions ro;
+  ro.output = tmp / "flink1";
+  REQUIRE(rewrite_snapshot(tmp / "flink2", ro, {&downgrade}).ok());
+
+  auto before = check_upgrade(tmp / "flink1", UpgradeOptions{});
+  REQUIRE(before.ok());
+  REQUIRE(cf_checked(*before, "order"));
+  REQUIRE_FALSE(cf_checked(*before, "order")->findings.empty());
+  const std::string& reason = cf_checked(*before, "order")->findings[0].reason;
+  CHECK(reason.find("upgrade --output cannot rewrite it") != std::string::npos);
+  CHECK(reason.find("several types (Integer, String)") != std::string::npos);
+
+  for (bool drop : {false, true}) {
+    INFO("drop " << drop);
+    UpgradeWriteOptions uo;
+    uo.output = tmp / (drop ? "dropped" : "left");
+    uo.drop_incompatible = drop;
+    auto written = upgrade_snapshot(tmp / "flink1", uo);
+    REQUIRE(written.ok());
+    CHECK(written->rewritten == 0);
+    CHECK(written->left == (drop ? 0u : 1u));
+    CHECK(written->dropped == (drop ? 1u : 0u));
+    REQUIRE(written->states.size() == 1);
+    CHECK(written->states[0].state == "order");
+    CHECK(written->states[0].reason.find("several types") != std::string::npos);
+    auto after = check_upgrade(uo.output, UpgradeOptions{});
+    REQUIRE(after.ok());
+    if (drop) {
+      CHECK_FALSE(cf_checked(*after, "order"));
+    } else {
+      REQUIRE(cf_checked(*after, "order"));
+      CHECK(cf_checked(*after, "order")->verdict == UpgradeVerdict::kFail);
+      CHECK(cf_order_bytes(uo.output) == cf_order_bytes(tmp / "flink1"));
+    }
+    REQUIRE(cf_checked(*after, "tags"));
+    CHECK(cf_checked(*after, "tags")->verdict == UpgradeVerdict::kOk);
   }
 }
