@@ -670,3 +670,64 @@ TEST_CASE("upgrade leaves a Kryo List field of two element classes as it is or d
     CHECK(cf_checked(*after, "tags")->verdict == UpgradeVerdict::kOk);
   }
 }
+
+TEST_CASE("Kryo Lists of every boxed type Kryo registers become Flink 2.x Lists of its serializer", "[unit][ops]") {
+  // Per type: one element as Kryo 2 writes it (class id + 2, then DefaultSerializers' bytes:
+  // Output.writeFloat / writeChar / writeShort / writeDouble are big-endian) and as Flink 2.x's
+  // serializer of that type writes it, and the element's snapshot class.
+  struct CfBoxed {
+    const char* type;
+    std::string kryo;
+    std::string flink2;
+    const char* snapshot;
+  };
+  const std::vector<CfBoxed> boxed = {
+      {"Integer", std::string("\x02\x05", 2), std::string("\xff\xff\xff\xfd", 4), kCfInt},   // -3
+      {"Float", std::string("\x04\x3f\xc0\x00\x00", 5), std::string("\x3f\xc0\x00\x00", 4),  // 1.5f
+       "org.apache.flink.api.common.typeutils.base.FloatSerializer$FloatSerializerSnapshot"},
+      {"Boolean", std::string("\x05\x01", 2), std::string("\x01", 1),
+       "org.apache.flink.api.common.typeutils.base.BooleanSerializer$BooleanSerializerSnapshot"},
+      {"Byte", std::string("\x06\xfe", 2), std::string("\xfe", 1),  // -2
+       "org.apache.flink.api.common.typeutils.base.ByteSerializer$ByteSerializerSnapshot"},
+      {"Character", std::string("\x07\x00\x41", 3), std::string("\x00\x41", 2),  // 'A'
+       "org.apache.flink.api.common.typeutils.base.CharSerializer$CharSerializerSnapshot"},
+      {"Short", std::string("\x08\x01\x00", 3), std::string("\x01\x00", 2),  // 256
+       "org.apache.flink.api.common.typeutils.base.ShortSerializer$ShortSerializerSnapshot"},
+      {"Long", std::string("\x09\x80\x01", 3), std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8),  // 64
+       kCfLong},
+      {"Double", std::string("\x0a\xc0\x04\x00\x00\x00\x00\x00\x00", 9),  // -2.5
+       std::string("\xc0\x04\x00\x00\x00\x00\x00\x00", 8),
+       "org.apache.flink.api.common.typeutils.base.DoubleSerializer$DoubleSerializerSnapshot"},
+      {"String", std::string("\x03\x01\x61\xe2", 4), std::string("\x03\x61\x62", 3), kCfString},  // "ab"
+  };
+  const CfSnapshot bag = cf_pojo("com.example.Bag", {{"items", cf_kryo("java.util.List")}});
+  for (const CfBoxed& b : boxed) {
+    INFO(b.type);
+    auto f = CollectionFields::make(cf_state("VALUE", bag), cf_parse(cf_simple(kCfLong)));
+    REQUIRE(f.ok());
+    // A Bag holding [x, x]: the List's class name, then the element twice (a String the second
+    // time by back-reference, as Kryo writes one object twice).
+    const bool string = std::string(b.type) == "String";
+    std::string kryo = CfKryo().collection("java.util.ArrayList", 2).bytes() + b.kryo + (string ? "\x03\x03" : b.kryo);
+    ByteWriter old_value, new_value;
+    old_value.u8(2);
+    old_value.boolean(false);
+    old_value.bytes(kryo);
+    new_value.u8(2);
+    new_value.boolean(false);
+    new_value.i32(2);
+    new_value.bytes(b.flink2);
+    new_value.bytes(b.flink2);
+    auto info = cf_rewrite(**f, {std::string(old_value.buffer())});
+    REQUIRE(info.ok());
+    const SerializerSnapshot& items = info->value_serializer()->nested[0];
+    CHECK(items.snapshot_class == kCfList);
+    REQUIRE(items.nested.size() == 1);
+    CHECK(items.nested[0].snapshot_class == b.snapshot);
+    std::string out;
+    REQUIRE((*f)->transcode(std::string(old_value.buffer()), out).ok());
+    CHECK(out == std::string(new_value.buffer()));
+    CHECK(cf_decode(*info->value_serializer(), out) ==
+          cf_decode(*cf_state("VALUE", bag).value_serializer(), std::string(old_value.buffer())));
+  }
+}
