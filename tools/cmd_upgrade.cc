@@ -28,7 +28,8 @@ Runner setup_upgrade(CLI::App& sub) {
   sub.add_option("SNAPSHOT", a->snapshot, "Snapshot directory or its _metadata file")->required();
   sub.add_option("--to", a->to, "Target Flink version: 2.x")->required()->type_name("KIND");
   sub.add_flag("--check", a->check, "Say for every state whether the target restores it, and why not");
-  sub.add_option("-o,--output", a->output, "Write the snapshot with its legacy serializer snapshots rewritten to DIR")
+  sub.add_option("-o,--output", a->output,
+                 "Write the snapshot with its legacy serializer snapshots and POJO collection fields rewritten to DIR")
       ->type_name("DIR");
   sub.add_flag("--force", a->force, "Replace an existing output directory");
   sub.add_flag("--drop-incompatible", a->drop_incompatible,

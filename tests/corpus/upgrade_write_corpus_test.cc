@@ -37,7 +37,10 @@ void upw_check_output(const std::string& out, const UpgradeWriteReport& written)
     }
     REQUIRE(it != by_name.end());
     if (a.action != "rewritten") continue;
-    for (const UpgradeFinding& f : it->second->findings) CHECK(f.rule != "legacy-config");
+    for (const UpgradeFinding& f : it->second->findings) {
+      CHECK(f.rule != "legacy-config");
+      CHECK(f.rule != "pojo-collection");
+    }
   }
 
   VerifyOptions v;

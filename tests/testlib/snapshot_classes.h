@@ -10,6 +10,11 @@ inline constexpr const char* kStringSnapshot =
     "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
 inline constexpr const char* kListSnapshot = "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot";
 inline constexpr const char* kMapSnapshot = "org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot";
+// Flink 2.0's SetSerializerSnapshot (flink-core .../typeutils/base/SetSerializerSnapshot.java).
+inline constexpr const char* kSetSnapshot = "org.apache.flink.api.common.typeutils.base.SetSerializerSnapshot";
+inline constexpr const char* kIntSnapshot =
+    "org.apache.flink.api.common.typeutils.base.IntSerializer$IntSerializerSnapshot";
+inline constexpr const char* kTtlSnapshot = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
 inline constexpr const char* kVoidSnapshot =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 

@@ -10,6 +10,7 @@
 #include "support/byte_reader.h"
 #include "support/byte_writer.h"
 #include "testlib/decoder_checks.h"
+#include "testlib/pojo_snapshots.h"
 #include "testlib/snapshot_classes.h"
 #include "types/serializer_snapshot.h"
 
@@ -17,13 +18,9 @@ using namespace ckpt;
 
 namespace {
 
-constexpr uint64_t kUpgOptionalMapHeader = 0x4F2C69A3D70;  // LinkedOptionalMapSerializer
-const char* const kUpgKryo = "org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializerSnapshot";
-const char* const kUpgPojo = "org.apache.flink.api.java.typeutils.runtime.PojoSerializerSnapshot";
-const char* const kUpgTtl = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
-// Flink 2.0's SetSerializerSnapshot (flink-core .../typeutils/base/SetSerializerSnapshot.java).
-const char* const kUpgSet = "org.apache.flink.api.common.typeutils.base.SetSerializerSnapshot";
-const char* const kUpgInt = "org.apache.flink.api.common.typeutils.base.IntSerializer$IntSerializerSnapshot";
+const char* const kUpgTtl = test::kTtlSnapshot;
+const char* const kUpgSet = test::kSetSnapshot;
+const char* const kUpgInt = test::kIntSnapshot;
 
 void upg_simple(ByteWriter& w, const char* cls) {
   w.utf(cls);
@@ -44,45 +41,13 @@ void upg_composite(ByteWriter& w, const char* cls, const std::string& outer_clas
   for (const auto& n : nested) n(w);
 }
 
-void upg_empty_optional_map(ByteWriter& w) {
-  w.u64(kUpgOptionalMapHeader);
-  w.i32(0);
-}
+// KryoSerializerSnapshot v2 of `type`, no registrations.
+void upg_kryo(ByteWriter& w, const char* type) { test::write_kryo_snapshot(w, type); }
 
-// KryoSerializerSnapshot v2: the type class, then registrations, default serializers and
-// default serializer classes (LinkedOptionalMaps), empty here.
-void upg_kryo(ByteWriter& w, const char* type) {
-  w.utf(kUpgKryo);
-  w.i32(2);
-  w.utf(type);
-  for (int i = 0; i < 3; ++i) upg_empty_optional_map(w);
-}
-
-// PojoSerializerSnapshot v2: the class, its fields (key frame: declaring class and name; value
-// frame: the field's versioned snapshot), no registered or non-registered subclasses.
+// PojoSerializerSnapshot v2 of `cls` and its fields, no subclasses.
 void upg_pojo(ByteWriter& w, const char* cls,
               const std::vector<std::pair<const char*, std::function<void(ByteWriter&)>>>& fields) {
-  w.utf(kUpgPojo);
-  w.i32(2);
-  w.utf(cls);
-  w.u64(kUpgOptionalMapHeader);
-  w.i32(static_cast<int32_t>(fields.size()));
-  for (const auto& [name, snapshot] : fields) {
-    w.utf(name);
-    ByteWriter key;
-    key.utf(cls);
-    key.utf(name);
-    w.boolean(true);
-    w.i32(static_cast<int32_t>(key.size()));
-    w.bytes(key.buffer());
-    ByteWriter value;
-    snapshot(value);
-    w.boolean(true);
-    w.i32(static_cast<int32_t>(value.size()));
-    w.bytes(value.buffer());
-  }
-  upg_empty_optional_map(w);
-  upg_empty_optional_map(w);
+  test::write_pojo_snapshot(w, cls, fields);
 }
 
 // A TypeSerializerConfigSnapshot: the legacy version marker, the serialization proxy's version

@@ -1,7 +1,8 @@
 // ckpt/upgrade.h - whether Flink 2.x will restore each state of a 1.x snapshot, and why not.
 //
 // check_upgrade() reads `_metadata` and the backend proxies at the head of every state handle
-// (never the state's data) and judges every serializer snapshot a state names: the key, the
+// (the data only of keyed states with a pojo-collection finding, whose element types are in the
+// values) and judges every serializer snapshot a state names: the key, the
 // namespace, the value, the elements and timers, with every nested snapshot. The rules are Flink
 // 2.x's own changes (man/ckpt-upgrade.1.md lists them with their sources): Kryo 2 bytes that
 // Kryo 5 does not read, POJO fields holding Java collections that 2.x gives its own
@@ -112,9 +113,13 @@ struct CKPT_API UpgradeWriteReport {
 // of the backend proxies that has a Flink 1.8+ form rewritten into it (the Java-serialized
 // serializer beside it read structurally: simple, Tuple, List, Map, generic array, Either
 // serializers), the proxy written in its current version; state data is re-framed byte for
-// byte, never re-encoded. A backend with a state that has no such form (Kryo, Scala API, a job's
-// own serializer) is copied unchanged and its states listed as left, or, with
-// drop_incompatible, those states are left out and the others rewritten. Published atomically.
+// byte, never re-encoded, except the POJO fields declared List, Map or Set that Flink 1.x wrote
+// with Kryo: where every value's elements are of one type ckpt reads, those fields are given
+// Flink 2.x's List/Set/Map serializers and re-encoded (formats/serializers.md §16.2; keyed
+// states only; others are listed as left, with why). A backend with a state that has no
+// Flink 1.8+ form (Kryo, Scala API, a job's own serializer) is copied unchanged and its states
+// listed as left, or, with drop_incompatible, those states are left out and the others
+// rewritten. Published atomically.
 CKPT_API Result<UpgradeWriteReport> upgrade_snapshot(const std::string& path, const UpgradeWriteOptions& options);
 
 // One line per state that was rewritten, left or dropped, then a summary line.

@@ -15,6 +15,7 @@
 
 #include "format/java/java_object_stream.h"
 #include "types/java_values.h"
+#include "types/kryo_values.h"
 #include "types/value_decoders.h"
 
 namespace ckpt::decoders {
@@ -121,13 +122,21 @@ enum class KryoShape { kCollection, kMap, kTreeMap };
 struct KryoJdkCollection {
   std::string_view name;
   KryoShape shape;
+  // The collection interface the class stands for in a type (kryo_values.h): an ArrayDeque is
+  // no List, so it stays a class of its own (kOther).
+  KryoType::Kind kind;
 };
 constexpr KryoJdkCollection kJdkCollections[] = {
-    {"java.util.ArrayList", KryoShape::kCollection}, {"java.util.LinkedList", KryoShape::kCollection},
-    {"java.util.HashSet", KryoShape::kCollection},   {"java.util.LinkedHashSet", KryoShape::kCollection},
-    {"java.util.Vector", KryoShape::kCollection},    {"java.util.ArrayDeque", KryoShape::kCollection},
-    {"java.util.HashMap", KryoShape::kMap},          {"java.util.LinkedHashMap", KryoShape::kMap},
-    {"java.util.Hashtable", KryoShape::kMap},        {"java.util.TreeMap", KryoShape::kTreeMap}};
+    {"java.util.ArrayList", KryoShape::kCollection, KryoType::Kind::kList},
+    {"java.util.LinkedList", KryoShape::kCollection, KryoType::Kind::kList},
+    {"java.util.HashSet", KryoShape::kCollection, KryoType::Kind::kSet},
+    {"java.util.LinkedHashSet", KryoShape::kCollection, KryoType::Kind::kSet},
+    {"java.util.Vector", KryoShape::kCollection, KryoType::Kind::kList},
+    {"java.util.ArrayDeque", KryoShape::kCollection, KryoType::Kind::kOther},
+    {"java.util.HashMap", KryoShape::kMap, KryoType::Kind::kMap},
+    {"java.util.LinkedHashMap", KryoShape::kMap, KryoType::Kind::kMap},
+    {"java.util.Hashtable", KryoShape::kMap, KryoType::Kind::kMap},
+    {"java.util.TreeMap", KryoShape::kTreeMap, KryoType::Kind::kMap}};
 
 // Nested collections deeper than this are refused rather than recursed into.
 constexpr int kMaxKryoDepth = 64;
@@ -138,30 +147,27 @@ struct KryoGraph {
   // MapReferenceResolver's ids, in the order objects were first written; a collection stays
   // null (a back-reference to it is refused: copying it could grow the output without bound).
   std::vector<std::optional<nlohmann::json>> objects;
+  std::vector<KryoType> object_types;  // objects' types, same ids (a back-reference has its object's)
   int depth = 0;
 };
 
-class KryoDecoder final : public ValueDecoder {
+// One Kryo 2 value of a declared type; with a KryoType to fill, the Java types of what it reads too.
+class KryoReader {
  public:
-  KryoDecoder(const SerializerSnapshot& s) : ValueDecoder(s.serializer_class), type_(s.type_class) {}
+  explicit KryoReader(std::string_view declared) : type_(declared) {}
 
-  void read(ByteReader& r, nlohmann::json& out) const override {
-    KryoGraph g;
-    class_and_object(r, g, out);
-  }
-
- private:
-  // Kryo.readClassAndObject.
-  void class_and_object(ByteReader& r, KryoGraph& g, nlohmann::json& out) const {
+  // Kryo.readClassAndObject. `t` (may be null): set to the value's type.
+  void class_and_object(ByteReader& r, KryoGraph& g, nlohmann::json& out, KryoType* t) const {
     uint64_t at = r.offset();
     uint32_t id = kryo_varint(r);
     if (!r.ok()) return;
     if (id == kKryoNull) {
       out = nullptr;
+      if (t) *t = KryoType{KryoType::Kind::kNone, true, {}, {}};
       return;
     }
     if (id == kKryoName) {
-      named(r, g, at, out);
+      named(r, g, at, out, t);
       return;
     }
     if (id - 2 >= kBuiltins) {
@@ -170,21 +176,24 @@ class KryoDecoder final : public ValueDecoder {
                                          id - 2, type_));
       return;
     }
-    builtin(static_cast<Builtin>(id - 2), r, g, out);
+    builtin(static_cast<Builtin>(id - 2), r, g, out, t);
   }
 
+ private:
   // Kryo.readReferenceOrNull: 0 null, 1 a new object (its id is the next one), n >= 2 the object
   // of id n - 2. Returns the new object's id, or -1 when `out` is set already or r failed.
-  long reference(ByteReader& r, KryoGraph& g, std::string_view what, nlohmann::json& out) const {
+  long reference(ByteReader& r, KryoGraph& g, std::string_view what, nlohmann::json& out, KryoType* t) const {
     uint64_t at = r.offset();
     uint32_t marker = kryo_varint(r);
     if (!r.ok()) return -1;
     if (marker == kKryoNull) {
       out = nullptr;
+      if (t) *t = KryoType{KryoType::Kind::kNone, true, {}, {}};
       return -1;
     }
     if (marker == kKryoNotNull) {
       g.objects.emplace_back();
+      g.object_types.emplace_back();
       return static_cast<long>(g.objects.size() - 1);
     }
     uint32_t ref = marker - 2;
@@ -199,13 +208,14 @@ class KryoDecoder final : public ValueDecoder {
       return -1;
     }
     out = *g.objects[ref];
+    if (t) *t = g.object_types[ref];
     return -1;
   }
 
   // A class Kryo does not know by id: DefaultClassResolver.readName gives it a name id and,
   // on its first use in the value, its name. JDK collections and, under a declared Throwable,
   // Java-serialized throwables are understood; anything else needs the job's set-up.
-  void named(ByteReader& r, KryoGraph& g, uint64_t at, nlohmann::json& out) const {
+  void named(ByteReader& r, KryoGraph& g, uint64_t at, nlohmann::json& out, KryoType* t) const {
     uint64_t name_at = r.offset();
     uint32_t name_id = kryo_varint(r);
     if (!r.ok()) return;
@@ -223,21 +233,25 @@ class KryoDecoder final : public ValueDecoder {
       return;
     }
     for (const KryoJdkCollection& c : kJdkCollections)
-      if (name == c.name) return collection(c, r, g, at, out);
+      if (name == c.name) return collection(c, r, g, at, out, t);
     if (type_ != "java.lang.Throwable") {
       r.not_supported_at(at, fmt::format("Kryo value of class {} needs the job's Kryo serializers", name));
       return;
     }
-    long id = reference(r, g, name, out);
+    long id = reference(r, g, name, out, t);
     if (id < 0) return;
+    g.object_types[id] = KryoType{KryoType::Kind::kOther, false, name, {}};
+    if (t) *t = g.object_types[id];
     auto object = java::read_object_stream(r);
     if (object.ok()) g.objects[id] = out = java_value_json(**object);
   }
 
   // CollectionSerializer / MapSerializer (Kryo 2): the size varint, then every element (key,
   // value) with its class; TreeMapSerializer first writes its comparator the same way.
-  void collection(const KryoJdkCollection& c, ByteReader& r, KryoGraph& g, uint64_t at, nlohmann::json& out) const {
-    long id = reference(r, g, c.name, out);
+  // `t`: the interface type, its element types unified over the elements (kryo_unify).
+  void collection(const KryoJdkCollection& c, ByteReader& r, KryoGraph& g, uint64_t at, nlohmann::json& out,
+                  KryoType* t) const {
+    long id = reference(r, g, c.name, out, t);
     if (id < 0) return;
     if (g.depth >= kMaxKryoDepth) {
       r.not_supported_at(at, fmt::format("Kryo collections nested deeper than {}", kMaxKryoDepth));
@@ -264,24 +278,35 @@ class KryoDecoder final : public ValueDecoder {
     }
     ++g.depth;
     out = nlohmann::json::array();
+    KryoType own{c.kind, false, c.kind == KryoType::Kind::kOther ? std::string(c.name) : std::string(), {}};
+    if (t && c.kind != KryoType::Kind::kOther) own.args.resize(c.shape == KryoShape::kCollection ? 1 : 2);
+    KryoType element_type, value_type;
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
       nlohmann::json element;
-      class_and_object(r, g, element);
+      class_and_object(r, g, element, t ? &element_type : nullptr);
+      if (t && !own.args.empty()) own.args[0] = kryo_unify(own.args[0], element_type);
       if (c.shape != KryoShape::kCollection) {
         nlohmann::json value;
-        if (r.ok()) class_and_object(r, g, value);
+        if (r.ok()) class_and_object(r, g, value, t ? &value_type : nullptr);
+        if (t && own.args.size() > 1) own.args[1] = kryo_unify(own.args[1], value_type);
         element = nlohmann::json::array({std::move(element), std::move(value)});
       }
       out.push_back(std::move(element));
     }
     --g.depth;
+    if (t) *t = std::move(own);
   }
 
-  void builtin(Builtin b, ByteReader& r, KryoGraph& g, nlohmann::json& out) const {
+  void builtin(Builtin b, ByteReader& r, KryoGraph& g, nlohmann::json& out, KryoType* t) const {
+    // Builtin's order is KryoType::Kind's from kInt on.
+    if (t)
+      *t = KryoType{
+          static_cast<KryoType::Kind>(static_cast<int>(KryoType::Kind::kInt) + static_cast<int>(b)), false, {}, {}};
     // Wrappers carry no reference marker (MapReferenceResolver.useReferences); String does.
     if (b == Builtin::kString) {
-      long id = reference(r, g, "String", out);
+      long id = reference(r, g, "String", out, t);
       if (id < 0) return;
+      g.object_types[id] = KryoType{KryoType::Kind::kString, false, {}, {}};
       std::string s;
       if (kryo_string(r, &s))
         out = std::move(s);
@@ -304,15 +329,72 @@ class KryoDecoder final : public ValueDecoder {
     }
   }
 
-  std::string type_;
+  std::string_view type_;
 };
+
+class KryoDecoder final : public ValueDecoder {
+ public:
+  KryoDecoder(const SerializerSnapshot& s) : ValueDecoder(s.serializer_class), type_(s.type_class), reader_(type_) {}
+
+  void read(ByteReader& r, nlohmann::json& out) const override {
+    KryoGraph g;
+    reader_.class_and_object(r, g, out, nullptr);
+  }
+
+ private:
+  std::string type_;
+  KryoReader reader_;  // views type_
+};
+
+bool kryo_declared(std::string_view declared) {
+  for (std::string_view t : kKryoTypes)
+    if (declared == t) return true;
+  return false;
+}
 
 }  // namespace
 
 DecoderPtr make_kryo(const SerializerSnapshot& s) {
-  for (std::string_view t : kKryoTypes)
-    if (s.type_class == t) return std::make_unique<KryoDecoder>(s);
+  if (kryo_declared(s.type_class)) return std::make_unique<KryoDecoder>(s);
   return nullptr;
 }
 
 }  // namespace ckpt::decoders
+
+namespace ckpt {
+
+KryoType kryo_unify(const KryoType& a, const KryoType& b) {
+  using Kind = KryoType::Kind;
+  if (a.kind == Kind::kNone) return KryoType{b.kind, a.null_seen || b.null_seen, b.other, b.args};
+  if (b.kind == Kind::kNone) return KryoType{a.kind, a.null_seen || b.null_seen, a.other, a.args};
+  const bool null_seen = a.null_seen || b.null_seen;
+  if (a.kind != b.kind || (a.kind == Kind::kOther && a.other != b.other) || a.args.size() != b.args.size())
+    return KryoType{Kind::kMixed, null_seen, kryo_type_name(a) + ", " + kryo_type_name(b), {}};
+  KryoType u{a.kind, null_seen, a.other, {}};
+  for (size_t i = 0; i < a.args.size(); ++i) u.args.push_back(kryo_unify(a.args[i], b.args[i]));
+  return u;
+}
+
+std::string kryo_type_name(const KryoType& t) {
+  using Kind = KryoType::Kind;
+  static constexpr std::string_view kNames[] = {"(none)", "Integer", "String", "Float", "Boolean", "Byte", "Character",
+                                                "Short",  "Long",    "Double", "Void",  "List",    "Set",  "Map"};
+  if (t.kind == Kind::kOther) return t.other;
+  if (t.kind == Kind::kMixed) return "mixed (" + t.other + ")";
+  std::string out(kNames[static_cast<int>(t.kind)]);
+  if (t.args.empty()) return out;
+  out += '<';
+  for (size_t i = 0; i < t.args.size(); ++i) out += (i ? ", " : "") + kryo_type_name(t.args[i]);
+  return out + '>';
+}
+
+Status read_kryo_typed(ByteReader& r, std::string_view declared, nlohmann::json& out, KryoType& type) {
+  if (!decoders::kryo_declared(declared))
+    return Error(ErrorCode::kNotSupported, fmt::format("Kryo values of {} are not read", declared));
+  decoders::KryoGraph g;
+  decoders::KryoReader(declared).class_and_object(r, g, out, &type);
+  if (!r.ok()) return *r.error();
+  return Status::OK();
+}
+
+}  // namespace ckpt

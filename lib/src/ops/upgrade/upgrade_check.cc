@@ -7,6 +7,7 @@
 
 #include "ckpt/metadata.h"
 #include "ckpt/upgrade.h"
+#include "ops/upgrade/collection_fields.h"
 #include "ops/upgrade/upgrade_rules.h"
 #include "state/proxy_reader.h"
 
@@ -127,6 +128,29 @@ void judge_operator(const OperatorState& op, ProxyReader& reader, UpgradeCheckRe
   judge.finish();
 }
 
+// The pojo-collection findings of keyed states say whether `upgrade --output` rewrites them: that
+// takes their values (the element types are in the bytes only), so only those states are read.
+void judge_collection_fields(const Metadata& m, const StreamOpener& streams, UpgradeCheckReport& r) {
+  bool any = false;
+  for (const StateUpgradeCheck& s : r.states)
+    for (const UpgradeFinding& f : s.findings) any = any || (s.keyed && f.rule == "pojo-collection");
+  if (!any) return;
+  Result<CollectionFieldsScan> scan = scan_collection_fields(m, streams);
+  if (!scan.ok()) {
+    r.problems.push_back(Error(scan.error()).with_context("reading the values of POJO collection fields").to_string());
+    return;
+  }
+  for (StateUpgradeCheck& s : r.states) {
+    auto it = scan->find({s.operator_id, s.state});
+    if (it == scan->end()) continue;
+    const CollectionFieldsVerdict& v = it->second;
+    const std::string note = v.rewritten ? "; upgrade --output rewrites it: " + v.description()
+                                         : "; upgrade --output cannot rewrite it: " + v.reason;
+    for (UpgradeFinding& f : s.findings)
+      if (f.rule == "pojo-collection") f.reason += note;
+  }
+}
+
 }  // namespace
 
 const char* upgrade_verdict_name(UpgradeVerdict v) {
@@ -150,6 +174,7 @@ Result<UpgradeCheckReport> check_upgrade(const std::string& path, const UpgradeO
   r.metadata_version = m.version;
   ProxyReader reader(where, options.remap);
   for (const OperatorState& op : m.operators) judge_operator(op, reader, r);
+  judge_collection_fields(m, StreamOpener::for_snapshot(where, options.remap), r);
   for (StateUpgradeCheck& s : r.states) {
     std::stable_sort(s.findings.begin(), s.findings.end(),
                      [](const UpgradeFinding& a, const UpgradeFinding& b) { return a.verdict > b.verdict; });

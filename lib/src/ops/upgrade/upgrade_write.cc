@@ -7,6 +7,7 @@
 // proxy is written again in its current version with those snapshots, written here in the bytes
 // of each class's writeSnapshot. The state bytes were written by the same serializers and stay
 // as they are.
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,6 +17,7 @@
 
 #include "ckpt/upgrade.h"
 #include "ops/rewrite/snapshot_rewrite.h"
+#include "ops/upgrade/collection_fields.h"
 #include "ops/upgrade/upgrade_rules.h"
 #include "state/backend_meta.h"
 #include "support/byte_reader.h"
@@ -112,15 +114,49 @@ std::optional<std::string> modernize(StateMetaInfo& m) {
   return std::nullopt;
 }
 
-// The rewrite's one edit: every proxy's serializer snapshots in the forms Flink 2.x reads; values
-// are left as they are.
+// The values of the states whose Kryo collection fields are re-encoded (collection_fields.h),
+// pair by pair; every other pair is left as it is.
+class FieldsEdit : public KeyedEdit {
+ public:
+  // (index of the state in the input proxy, its fields)
+  explicit FieldsEdit(std::vector<std::pair<size_t, const CollectionFields*>> states) : states_(std::move(states)) {}
+
+  Status key_group(int32_t, std::vector<std::vector<RocksPair>>& by_state) override {
+    for (const auto& [index, fields] : states_) {
+      if (index >= by_state.size()) continue;
+      for (RocksPair& p : by_state[index]) {
+        Status s = fields->transcode(p.value, scratch_);
+        if (!s.ok()) return p.origin ? Status(p.origin->locate(p, Error(s.error()))) : s;
+        p.value.swap(scratch_);
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::vector<std::pair<size_t, const CollectionFields*>> states_;
+  std::string scratch_;
+};
+
+// The rewrite's one edit: every proxy's serializer snapshots in the forms Flink 2.x reads, and
+// the values of POJO collection fields in the bytes Flink 2.x reads; other values are left as
+// they are.
 class Rewriter : public SnapshotEdit {
  public:
   explicit Rewriter(const UpgradeWriteOptions& o) : drop_(o.drop_incompatible) {}
 
+  // The states with Kryo collection fields, read whole before anything is written: one type per
+  // field must hold for every subtask's values.
+  Status prepare(const Metadata& in, const StreamOpener& streams) override {
+    CKPT_ASSIGN_OR_RETURN(fields_, scan_collection_fields(in, streams));
+    return Status::OK();
+  }
+
   Result<std::unique_ptr<KeyedEdit>> keyed(const OperatorState& op, int32_t, KeyedBackendMeta& meta) override {
+    std::vector<std::string> input_names;
+    for (const StateMetaInfo& s : meta.states) input_names.push_back(s.name);
     CKPT_RETURN_IF_ERROR(rewrite_proxy(op, meta));
-    return std::unique_ptr<KeyedEdit>();
+    return rewrite_fields(op, meta, input_names);
   }
   Status operator_state(const OperatorState& op, int32_t, OperatorHandle& h, std::string& bytes) override {
     return rewrite_operator_proxy(op, h, bytes);
@@ -163,10 +199,59 @@ class Rewriter : public SnapshotEdit {
     return Status::OK();
   }
 
+  // The states of `meta` with Kryo collection fields given their Flink 2.x serializers, and the
+  // edit that re-encodes their values; those that cannot be are left (or dropped).
+  Result<std::unique_ptr<KeyedEdit>> rewrite_fields(const OperatorState& op, KeyedBackendMeta& meta,
+                                                    const std::vector<std::string>& input_names) {
+    if (fields_.empty()) return std::unique_ptr<KeyedEdit>();
+    const std::string id = operator_id_hex(op.id);
+    const bool modern = meta.version == kModernKeyedProxy && meta.legacy_bytes.empty();
+    std::vector<std::pair<size_t, const CollectionFields*>> edits;
+    std::vector<StateMetaInfo> kept;
+    for (StateMetaInfo& s : meta.states) {
+      auto it = fields_.find({id, s.name});
+      if (it == fields_.end()) {
+        kept.push_back(std::move(s));
+        continue;
+      }
+      const CollectionFieldsVerdict& v = it->second;
+      const SerializerSnapshot* value = s.value_serializer();
+      std::string why = !modern        ? "the backend's proxy stays in its pre-1.8 form, which names Kryo fields only"
+                        : !v.rewritten ? v.reason
+                        : (!value || value->raw != v.value_raw)
+                            ? "this subtask's proxy describes the value serializer differently"
+                            : "";
+      if (!why.empty()) {
+        note(op, s.name, true, drop_ && modern ? "dropped" : "left", why);
+        if (!(drop_ && modern)) kept.push_back(std::move(s));
+        continue;
+      }
+      const size_t index =
+          static_cast<size_t>(std::find(input_names.begin(), input_names.end(), s.name) - input_names.begin());
+      edits.emplace_back(index, v.fields.get());
+      note(op, s.name, true, "rewritten", "");
+      StateMetaInfo out = *v.rewritten;
+      kept.push_back(std::move(out));
+    }
+    meta.states = std::move(kept);
+    if (edits.empty()) return std::unique_ptr<KeyedEdit>();
+    return std::unique_ptr<KeyedEdit>(std::make_unique<FieldsEdit>(std::move(edits)));
+  }
+
   Status rewrite_operator_proxy(const OperatorState& op, OperatorHandle& h, std::string& bytes) {
     ByteReader r(bytes);
     CKPT_ASSIGN_OR_RETURN(OperatorBackendMeta meta, read_operator_backend_meta(r));
     const size_t proxy_end = r.position();
+    // Operator state keeps its Kryo collection fields (and the check's pojo-collection finding):
+    // said here so that the output's report lists them.
+    for (const auto* states : {&meta.list_states, &meta.broadcast_states})
+      for (const StateMetaInfo& s : *states)
+        for (const auto& [role, snap] : s.serializers)
+          if (has_collection_field(snap)) {
+            note(op, s.name, false, "left",
+                 "a POJO collection field in operator state: the rewrite re-encodes keyed state only");
+            break;
+          }
     if (meta.version >= 5 && !has_legacy_config(meta.list_states) && !has_legacy_config(meta.broadcast_states))
       return Status::OK();
     std::vector<StateMetaInfo> all = meta.list_states;
@@ -227,6 +312,7 @@ class Rewriter : public SnapshotEdit {
   }
 
   bool drop_;
+  CollectionFieldsScan fields_;  // prepare()'s, read only after
   std::mutex mu_;
   std::set<std::tuple<std::string, std::string, std::string>> seen_;
   std::vector<UpgradeStateAction> actions_;
