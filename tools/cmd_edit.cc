@@ -170,7 +170,7 @@ Runner setup_edit(CLI::App& sub) {
         !split_all(io, a->drop_states, '/', "--drop-state", "OP/STATE", &options.drop_states))
       return kExitError;
     if (!a->delete_keys.empty()) {
-      Result<std::vector<std::string>> keys = read_key_lines(a->delete_keys);
+      Result<std::vector<Value>> keys = read_key_lines(a->delete_keys);
       if (!keys.ok()) return report_error(io, keys.error());
       if (keys->empty()) {
         print_error(io, fmt::format("--delete-keys: no key in '{}'", a->delete_keys));
@@ -234,7 +234,7 @@ Runner setup_edit(CLI::App& sub) {
     meter.finish();
     if (!s.ok()) return report_error(io, s.error());
     if (a->json) {
-      for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
+      for (const Value& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key.json()));
       for (const std::string& gap : s->residue_gaps) print_warning(io, "not searched for the erased keys: " + gap);
       print_json(io, [&](JsonWriter& w) { write_edit_json(a->snapshot, options, *s, w); });
       return s->unmatched_keys.empty() ? kExitOk : kExitProblems;
@@ -245,11 +245,11 @@ Runner setup_edit(CLI::App& sub) {
       for (const EditSummary::KeysErased& k : s->erased)
         io.out << fmt::format("{}{}: state '{}': {} entries of the keys erased\n", prefix,
                               operator_text(k.operator_id, *names), printable(k.state), k.entries);
-      for (const std::string& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key));
+      for (const Value& key : s->unmatched_keys) print_warning(io, fmt::format("key matched nothing: {}", key.json()));
       const char* remains = a->dry_run ? "would remain: " : "remains: ";
       for (const EditSummary::KeyResidue& r : s->residues)
         io.out << fmt::format("{}operator {}: state '{}': key {} in the {} of {}\n", remains, r.operator_id,
-                              printable(r.state), printable(r.key), r.place == "user-key" ? "map user keys" : r.place + "s",
+                              printable(r.state), printable(r.key.json()), r.place == "user-key" ? "map user keys" : r.place + "s",
                               counted(r.entries, "entry", "entries"));
       if (s->residues_searched && s->residues.empty())
         io.out << (a->dry_run ? "no erased key would remain\n" : "no erased key remains\n");

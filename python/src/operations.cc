@@ -100,7 +100,7 @@ void bind_operations(py::module_& m) {
         options.set_uids = set_uids;
         options.set_ids = set_ids;
         options.drop_states = drop_states;
-        options.delete_keys = delete_keys;
+        for (const std::string& key : delete_keys) options.delete_keys.push_back(value_or_raise(parse_value(key)));
         options.keys_operator = keys_operator;
         options.max_parallelism = max_parallelism;
         options.operator_max_parallelism = operator_max_parallelism;

@@ -608,7 +608,7 @@ TEST_CASE("edit --delete-keys erases a key's values and timers from every udf-jo
     EditOptions o;
     o.output = tmp / "out";
     o.jobs = 2;
-    o.delete_keys = {"[3]", "[42]"};
+    o.delete_keys = test::keys_of({"[3]", "[42]"});
     bool raw_keyed = false;
     for (const OperatorState& op : metadata_of(dir).operators)
       for (const SubtaskState& st : op.subtasks) raw_keyed |= !st.raw_keyed.is_null();
@@ -623,7 +623,7 @@ TEST_CASE("edit --delete-keys erases a key's values and timers from every udf-jo
     }
     auto r = edit_snapshot(dir, o);
     if (!r.ok()) FAIL(r.error().to_string());
-    CHECK(r->unmatched_keys == std::vector<std::string>{"[42]"});
+    CHECK(r->unmatched_keys == test::keys_of({"[42]"}));
     test::ExpectedEdit e;
     e.removed = [](const Entry& d) { return test::json_of(d.key) == "[3]"; };
     for (const EditSummary::KeysErased& k : r->erased) {

@@ -56,6 +56,25 @@ const char* backend_name(GenerateBackend b) {
 
 }  // namespace
 
+TEST_CASE("read_key_lines reads one typed key a line and names the file and line of one that is not JSON", "[ops]") {
+  test::ScratchDir tmp;
+  const std::string path = tmp / "keys";
+  test::write_file(path, "\"user-1\"\r\n\n  \t\n42\n[1, \"a\"]\n{\"kind\":\"+I\",\"fields\":[6]}");
+  Result<std::vector<Value>> keys = read_key_lines(path);
+  REQUIRE(keys.ok());
+  REQUIRE(keys->size() == 4);
+  CHECK((*keys)[0] == Value::string("user-1"));
+  CHECK((*keys)[1] == Value::integer(42));
+  CHECK((*keys)[2].json() == R"([1,"a"])");
+  CHECK((*keys)[3].keys() == std::vector<std::string>{"kind", "fields"});
+  test::write_file(path, "1\n\n{\"a\":\n");
+  Result<std::vector<Value>> bad = read_key_lines(path);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::kInvalidArgument);
+  CHECK(bad.error().file == path);
+  CHECK(bad.error().message.find("line 3: key {\"a\": is not JSON") != std::string::npos);
+}
+
 TEST_CASE("edit --drop-state removes one keyed state and its meta data in every layout", "[ops]") {
   // The map state of the first operator is gone from every subtask's proxy and entries; the
   // other operator keeps its map state; the output is in the input's layout.
@@ -226,11 +245,11 @@ TEST_CASE("edit --delete-keys erases exactly the listed keys over seeds and layo
     }
     REQUIRE(keys.size() > 3);
     EditOptions o = to(tmp / "out");
-    o.delete_keys.assign(keys.begin(), keys.end());
-    o.delete_keys.push_back("\"user-absent\"");
+    o.delete_keys = test::keys_of({keys.begin(), keys.end()});
+    o.delete_keys.push_back(Value::string("user-absent"));
     auto r = edit_snapshot(g.output, o);
     REQUIRE(r.ok());
-    CHECK(r->unmatched_keys == std::vector<std::string>{"\"user-absent\""});
+    CHECK(r->unmatched_keys == std::vector<Value>{Value::string("user-absent")});
     test::ExpectedEdit e;
     e.removed = [&](const Entry& d) { return keys.count(test::json_of(d.key)) > 0; };
     for (const std::string& op : operator_ids(g.output))
@@ -253,7 +272,7 @@ TEST_CASE("edit --delete-keys --operator leaves the other operators' keys alone"
   const std::string in = generated(tmp, GenerateBackend::kRocksDb);
   const auto ids = operator_ids(in);
   EditOptions o = to(tmp / "out");
-  o.delete_keys = {"\"user-0000000007\""};
+  o.delete_keys = {Value::string("user-0000000007")};
   o.keys_operator = ids[0];
   auto r = edit_snapshot(in, o);
   REQUIRE(r.ok());

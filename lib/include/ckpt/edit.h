@@ -28,6 +28,7 @@
 #include "ckpt/plan.h"
 #include "ckpt/progress.h"
 #include "ckpt/resolve.h"
+#include "ckpt/value.h"
 
 namespace ckpt {
 
@@ -61,10 +62,11 @@ struct CKPT_API EditOptions {
   // (operator, state name): one keyed state (timers included) or operator state removed, with
   // its meta data, from every subtask of the operator.
   std::vector<std::pair<std::string, std::string>> drop_states;
-  // Keys whose every entry is erased, each one JSON value as ckpt dump prints keys
-  // ("\"user-42\"", 42, {"f0":1,"f1":"a"}), from every keyed state (timers included) of every
-  // operator, or of the operators `keys_operator` names.
-  std::vector<std::string> delete_keys;
+  // Keys whose every entry is erased, each the Value an entry's key decodes to (as
+  // EntrySelection::keys: parse_value() of the JSON ckpt dump prints, "\"user-42\"", 42,
+  // {"f0":1,"f1":"a"}), from every keyed state (timers included) of every operator, or of the
+  // operators `keys_operator` names.
+  std::vector<Value> delete_keys;
   std::string keys_operator;
   // Every operator's max parallelism becomes this (0: kept): each key moves to the key group
   // Flink's assignment gives it, each subtask gets the key-group range Flink assigns it.
@@ -128,7 +130,7 @@ struct CKPT_API EditSummary {
     uint64_t entries = 0;  // RocksDB-layout pairs (a timer, a map user key, a value, a whole list)
   };
   std::vector<KeysErased> erased;
-  std::vector<std::string> unmatched_keys;  // delete_keys that matched no entry, as given
+  std::vector<Value> unmatched_keys;  // delete_keys that matched no entry, in the order given
   // delete_keys: where an erased key (any spelling ckpt dump prints it in) or one of its fields
   // still occurs as a whole node of an entry's key, map user key or decoded value, in what the
   // edit wrote (a dry run: the input less what it would remove), per operator (output id),
@@ -136,7 +138,7 @@ struct CKPT_API EditSummary {
   struct KeyResidue {
     std::string operator_id;
     std::string state;
-    std::string key;    // as given
+    Value key;          // of delete_keys
     std::string place;  // "key", "user-key" or "value"
     uint64_t entries = 0;
   };
@@ -159,8 +161,10 @@ struct CKPT_API EditSummary {
 // A duration as Flink's TimeUtils reads it ("500 ms", "30s", "15 min", "7d"; no unit: ms), in ms.
 CKPT_API Result<int64_t> parse_ttl_duration(std::string_view text);
 
-// One key a line (blank lines and a trailing '\r' ignored), for EditOptions::delete_keys.
-CKPT_API Result<std::vector<std::string>> read_key_lines(const std::string& path);
+// One key a line, JSON as ckpt dump prints keys (blank lines and a trailing '\r' ignored), for
+// EditOptions::delete_keys. Errors: the file cannot be read; a line that is not JSON
+// (kInvalidArgument, naming the file and line).
+CKPT_API Result<std::vector<Value>> read_key_lines(const std::string& path);
 
 // Errors: an operator name that fits none or several operators, a state an operator does not
 // have, two operators that would share an id (kInvalidArgument); anything convert_snapshot()

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -18,16 +19,24 @@
 
 namespace ckpt {
 
-Result<std::vector<std::string>> read_key_lines(const std::string& path) {
+Result<std::vector<Value>> read_key_lines(const std::string& path) {
   CKPT_ASSIGN_OR_RETURN(std::string text, read_whole_file(path));
-  std::vector<std::string> out;
+  std::vector<Value> out;
   std::string_view rest = text;
-  while (!rest.empty()) {
+  for (size_t number = 1; !rest.empty(); ++number) {
     size_t end = rest.find('\n');
     std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") != std::string_view::npos) out.emplace_back(line);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    Result<Value> key = parse_value(line);
+    if (!key.ok())
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("line {}: key {} is not JSON as ckpt dump prints keys (\"a\", 42, [1,\"b\"], "
+                               "{{\"fields\":[6,\"c\"],\"kind\":\"+I\"}}): {}",
+                               number, line, key.error().message))
+          .with_file(path);
+    out.push_back(std::move(*key));
   }
   return out;
 }
@@ -55,8 +64,15 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     }
     expiry = std::make_unique<TtlExpiry>(std::move(ttls), *options.now);
   }
+  // The keys as the JSON text the key decoders' output is matched by, and back.
+  std::vector<std::string> key_texts;
+  std::unordered_map<std::string, const Value*> key_of_text;
+  for (const Value& key : options.delete_keys) {
+    key_texts.push_back(key.json());
+    key_of_text.emplace(key_texts.back(), &key);
+  }
   if (!options.delete_keys.empty()) {
-    CKPT_ASSIGN_OR_RETURN(deletion, KeyDeletion::parse(options.delete_keys));
+    CKPT_ASSIGN_OR_RETURN(deletion, KeyDeletion::parse(key_texts));
   }
   std::unique_ptr<Upserts> upserts;
   std::unique_ptr<WhereFilter> where;
@@ -120,7 +136,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
     std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),
                                 options.max_parallelism, options.parallelism);
     for (const auto& [op, state] : options.drop_states) f += fmt::format("|drop {}/{}", op, state);
-    for (const std::string& key : options.delete_keys) f += "|key " + key;
+    for (const std::string& key : key_texts) f += "|key " + key;
     for (const auto& [state, ttl] : options.expire) f += fmt::format("|expire {}={}", state, ttl);
     for (const auto& [op, n] : options.operator_max_parallelism) f += fmt::format("|max-parallelism {}={}", op, n);
     r.fingerprint = std::move(f);
@@ -167,12 +183,13 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   }
   if (deletion) {
     summary.erased = deletion->erased();
-    summary.unmatched_keys = deletion->unmatched();
+    for (const std::string& text : deletion->unmatched()) summary.unmatched_keys.push_back(*key_of_text.at(text));
   }
   if (deletion && (!options.shard || options.finish)) {
     ResidueSearch search;
     search.jobs = options.jobs;
-    CKPT_ASSIGN_OR_RETURN(search.keys, parse_given_keys(options.delete_keys, "--delete-keys"));
+    CKPT_ASSIGN_OR_RETURN(search.keys, parse_given_keys(key_texts, "--delete-keys"));
+    for (const GivenKey& k : search.keys) search.given.push_back(*key_of_text.at(k.text));
     auto output_id = [&](const std::string& hex) {
       OperatorId id{};
       if (!parse_operator_id(hex, &id)) return id;

@@ -56,7 +56,10 @@ void write_edit_json(const std::string& snapshot, const EditOptions& options, co
     w.end_object();
   }
   w.end_array();
-  w.member("unmatched_keys", s.unmatched_keys);
+  // Each key as JSON text in a string, as ckpt dump prints keys.
+  std::vector<std::string> unmatched;
+  for (const Value& key : s.unmatched_keys) unmatched.push_back(key.json());
+  w.member("unmatched_keys", unmatched);
   w.key("remaining_keys");
   if (s.residues_searched) {
     w.begin_array();
@@ -64,7 +67,7 @@ void write_edit_json(const std::string& snapshot, const EditOptions& options, co
       w.begin_object();
       w.member("operator", r.operator_id);
       w.member("state", r.state);
-      w.member("key", r.key);
+      w.member("key", r.key.json());
       w.member("place", r.place);
       w.member("entry_count", r.entries);
       w.end_object();

@@ -86,7 +86,7 @@ Status find_key_residues(const ResidueSearch& search_in, EditSummary* summary) {
   }));
   for (const auto& [where, n] : counts) {
     const auto& [op, state, k, p] = where;
-    summary->residues.push_back({op, state, search_in.keys[k].text, kPlaceNames[p], n});
+    summary->residues.push_back({op, state, search_in.given[k], kPlaceNames[p], n});
   }
   summary->residue_gaps = std::move(gaps);
   return Status::OK();

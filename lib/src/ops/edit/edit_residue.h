@@ -23,6 +23,7 @@ struct ResidueSearch {
   std::vector<PrefixRule> remap;
   int jobs = 1;
   std::vector<GivenKey> keys;
+  std::vector<Value> given;  // parallel to keys: each key as EditOptions::delete_keys gave it
   // Entries the edit removes without writing (a dry run searches the input): skipped.
   std::function<bool(const Entry&)> removed;
   // The id an operator of `snapshot` has in the output.
