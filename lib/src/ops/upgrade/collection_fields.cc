@@ -442,7 +442,8 @@ Result<CollectionFieldsScan> scan_collection_fields(const Metadata& m, const Str
           for (const RocksPair& p : by_state[index]) {
             Status s = v->fields->observe(p.value, v->types);
             if (!s.ok()) {
-              v->reason = s.error().to_string();
+              // Where the value lies (file and offset), as the rewrite's own read would say.
+              v->reason = (p.origin ? p.origin->locate(p, Error(s.error())) : Error(s.error())).to_string();
               v->fields.reset();
               break;
             }
