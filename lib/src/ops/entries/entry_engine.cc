@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -235,18 +236,17 @@ Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation wh
   }
   if (!options.keys.empty()) {
     std::vector<std::string> texts;
-    for (const Value& key : options.keys) texts.push_back(key.json());
+    std::unordered_map<std::string, size_t> first_of_text;  // keys given twice are looked up once
+    for (const Value& key : options.keys) {
+      texts.push_back(key.json());
+      first_of_text.emplace(texts.back(), texts.size() - 1);
+    }
     CKPT_ASSIGN_OR_RETURN(std::vector<GivenKey> given, parse_given_keys(texts, "key"));
     auto keys = std::make_shared<KeySet>();
     keys->matched = std::make_unique<std::atomic<bool>[]>(given.size());
     for (size_t i = 0; i < given.size(); ++i) {
       keys->given_texts.push_back(given[i].text);
-      // The first Value of that text: keys given twice are looked up once.
-      for (size_t k = 0; k < texts.size(); ++k)
-        if (texts[k] == given[i].text) {
-          impl->given_keys.push_back(options.keys[k]);
-          break;
-        }
+      impl->given_keys.push_back(options.keys[first_of_text.at(given[i].text)]);
       for (nlohmann::json& key : given[i].spellings) {
         keys->texts.push_back(json_text(key));
         keys->keys.push_back(std::move(key));
