@@ -731,3 +731,58 @@ TEST_CASE("Kryo Lists of every boxed type Kryo registers become Flink 2.x Lists 
           cf_decode(*cf_state("VALUE", bag).value_serializer(), std::string(old_value.buffer())));
   }
 }
+
+TEST_CASE("upgrade of a Kryo List field refuses a damaged state file and never writes an output that hides it",
+          "[unit][ops][corrupt]") {
+  // Every byte of the heap state file of the Flink 1.x form flipped in turn: upgrade succeeds
+  // only where verify --deep accepts the damaged input (a flip it cannot see, in a string's
+  // bytes say), and then its output verifies too; a refusal leaves nothing at the output.
+  test::ScratchDir tmp;
+  LoadOptions lo;
+  lo.spec_text = kCfSpec;
+  lo.spec_name = "spec.json";
+  lo.output = tmp / "flink2";
+  lo.to = ConvertTarget::kHeap;
+  std::istringstream lines(kCfLines);
+  REQUIRE(load_snapshot(lines, "lines.ndjson", lo).ok());
+  CfDowngrade downgrade;
+  RewriteOptions ro;
+  ro.output = tmp / "flink1";
+  REQUIRE(rewrite_snapshot(tmp / "flink2", ro, {&downgrade}).ok());
+  auto problems = [](const std::string& dir) {
+    VerifyOptions v;
+    v.deep = true;
+    auto r = verify_snapshot(dir, v);
+    return !r.ok() || !r->problems.empty();
+  };
+  std::vector<std::string> state_files;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(tmp / "flink1"))
+    if (f.is_regular_file() && f.path().filename() != "_metadata") state_files.push_back(f.path().string());
+  REQUIRE(!state_files.empty());
+  size_t flips = 0, refused = 0;
+  for (const std::string& file : state_files) {
+    const std::string rel = std::filesystem::relative(file, tmp / "flink1").string();
+    const std::string bytes = test::read_file(file);
+    for (size_t at = 0; at < bytes.size(); ++at) {
+      INFO(rel << " byte " << at);
+      test::ScratchDir run;
+      std::filesystem::copy(tmp / "flink1", run / "in", std::filesystem::copy_options::recursive);
+      std::string damaged = bytes;
+      damaged[at] = static_cast<char>(damaged[at] ^ 0xFF);
+      test::write_file((std::filesystem::path(run / "in") / rel).string(), damaged);
+      UpgradeWriteOptions uo;
+      uo.output = run / "out";
+      auto written = upgrade_snapshot(run / "in", uo);
+      ++flips;
+      if (!written.ok()) {
+        ++refused;
+        CHECK_FALSE(std::filesystem::exists(run / "out"));
+        continue;
+      }
+      CHECK_FALSE(problems(run / "in"));
+      CHECK_FALSE(problems(run / "out"));
+    }
+  }
+  CHECK(flips > 100);
+  CHECK(refused > 0);
+}
