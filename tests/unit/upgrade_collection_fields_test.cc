@@ -326,6 +326,22 @@ std::multiset<std::pair<std::string, std::string>> cf_order_bytes(const std::str
   return out;
 }
 
+// kCfLines loaded from kCfSpec (Flink 2.x's form) at `dir`/flink2 in layout `to`, and turned
+// into Flink 1.x's (a Kryo List field) at `dir`/flink1.
+void cf_flink1_snapshot(const std::string& dir, ConvertTarget to) {
+  LoadOptions lo;
+  lo.spec_text = kCfSpec;
+  lo.spec_name = "spec.json";
+  lo.output = dir + "/flink2";
+  lo.to = to;
+  std::istringstream lines(kCfLines);
+  REQUIRE(load_snapshot(lines, "lines.ndjson", lo).ok());
+  CfDowngrade downgrade;
+  RewriteOptions ro;
+  ro.output = dir + "/flink1";
+  REQUIRE(rewrite_snapshot(dir + "/flink2", ro, {&downgrade}).ok());
+}
+
 const StateUpgradeCheck* cf_checked(const UpgradeCheckReport& r, const std::string& state) {
   for (const StateUpgradeCheck& s : r.states)
     if (s.state == state) return &s;
@@ -568,17 +584,7 @@ TEST_CASE("upgrade re-encodes a savepoint's Kryo List field into the bytes Flink
   for (ConvertTarget to : {ConvertTarget::kHeap, ConvertTarget::kRocksDb, ConvertTarget::kCanonical}) {
     INFO(convert_target_name(to));
     test::ScratchDir tmp;
-    LoadOptions lo;
-    lo.spec_text = kCfSpec;
-    lo.spec_name = "spec.json";
-    lo.output = tmp / "flink2";
-    lo.to = to;
-    std::istringstream lines(kCfLines);
-    REQUIRE(load_snapshot(lines, "lines.ndjson", lo).ok());
-    CfDowngrade downgrade;
-    RewriteOptions ro;
-    ro.output = tmp / "flink1";
-    REQUIRE(rewrite_snapshot(tmp / "flink2", ro, {&downgrade}).ok());
+    cf_flink1_snapshot(tmp.path(), to);
 
     auto before = check_upgrade(tmp / "flink1", UpgradeOptions{});
     REQUIRE(before.ok());
@@ -738,17 +744,7 @@ TEST_CASE("upgrade of a Kryo List field refuses a damaged state file and never w
   // only where verify --deep accepts the damaged input (a flip it cannot see, in a string's
   // bytes say), and then its output verifies too; a refusal leaves nothing at the output.
   test::ScratchDir tmp;
-  LoadOptions lo;
-  lo.spec_text = kCfSpec;
-  lo.spec_name = "spec.json";
-  lo.output = tmp / "flink2";
-  lo.to = ConvertTarget::kHeap;
-  std::istringstream lines(kCfLines);
-  REQUIRE(load_snapshot(lines, "lines.ndjson", lo).ok());
-  CfDowngrade downgrade;
-  RewriteOptions ro;
-  ro.output = tmp / "flink1";
-  REQUIRE(rewrite_snapshot(tmp / "flink2", ro, {&downgrade}).ok());
+  cf_flink1_snapshot(tmp.path(), ConvertTarget::kHeap);
   auto problems = [](const std::string& dir) {
     VerifyOptions v;
     v.deep = true;
