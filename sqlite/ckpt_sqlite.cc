@@ -341,7 +341,7 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_ckptsqlite_init(sq
   // The per-state tables' names hold a dot: those are reached through the `ckpt` module.
   for (const std::string& name : (*session)->tables()) {
     if (!is_identifier(name)) continue;
-    auto* def = new TableDef{name, true, {}};
+    auto* def = new TableDef{name, true, {}, {}};
     const int rc = sqlite3_create_module_v2(db, ("ckpt_" + name).c_str(), &functions, def,
                                             [](void* p) { delete static_cast<TableDef*>(p); });
     if (rc != SQLITE_OK) return rc;

@@ -152,3 +152,52 @@ TEST_CASE("ckpt ls and ckpt query on a bucket list the same jobs and snapshots a
   INFO(q.err);
   CHECK(q.out == "count(*),sum(complete)\r\n23,21\r\n");
 }
+
+TEST_CASE("ckpt ls lists snapshot directories named by hand under their parent on disk and in a bucket",
+          "[cli][s3]") {
+  test::ScratchDir tmp;
+  const std::string root = tmp / "root";
+  // Savepoints copied by hand: any directory with a _metadata below the root is a snapshot;
+  // a directory without one is searched (to the depth limit) but not listed.
+  for (const char* parent : {"/team-a", "/team-b/sql", "/team-c"}) fs::create_directories(root + parent);
+  generate_in_job(root + "/team-a/nightly", GenerateBackend::kHeap, 0, 3);
+  generate_in_job(root + "/team-a/before-upgrade", GenerateBackend::kCanonical, 0, 4);
+  generate_in_job(root + "/team-b/sql/savepoint", GenerateBackend::kRocksDb, 0, 5);
+  test::write_file(root + "/team-a/notes/README", "not a snapshot");
+  // A name made to move a terminal's cursor is printed escaped.
+  generate_in_job(root + "/team-c/evil\x1b[2J", GenerateBackend::kHeap, 0, 6);
+
+  auto listed = list_snapshots(root);
+  REQUIRE(listed.ok());
+  std::vector<std::string> seen;
+  for (const ListedSnapshot& s : *listed)
+    seen.push_back(s.job + "/" + s.name + " " + s.format + " " + (s.backend.empty() ? "-" : s.backend) + " " + s.gc);
+  CHECK(seen == std::vector<std::string>{"team-a/before-upgrade savepoint-canonical - retained",
+                                         "team-a/nightly savepoint-native heap retained",
+                                         "sql/savepoint savepoint-native rocksdb retained",
+                                         "team-c/evil\x1b[2J savepoint-native heap retained"});
+
+  auto text = test::run_cli({"ls", root});
+  INFO(text.err);
+  CHECK(text.status == 0);
+  CHECK(test::contains(text.out, "evil\\x1b[2J"));
+  CHECK(text.out.find('\x1b') == std::string::npos);
+  // Columns line up whatever the names' lengths: each row's KIND starts where the header's does.
+  const size_t kind_at = text.out.find("KIND");
+  size_t rows = 0;
+  for (size_t at = text.out.find('\n') + 1; at < text.out.size(); at = text.out.find('\n', at) + 1, ++rows)
+    CHECK(text.out.compare(at + kind_at, 9, "savepoint") == 0);
+  CHECK(rows == 4);
+
+  CKPT_REQUIRE_MOTO();  // the bucket half needs the loopback store
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  REQUIRE(m->create_bucket("ckpt-ls-named"));
+  REQUIRE(m->upload_tree(root, "ckpt-ls-named", "copies"));
+  auto bucket = list_snapshots("s3://ckpt-ls-named/copies");
+  REQUIRE(bucket.ok());
+  std::vector<std::string> in_bucket;
+  for (const ListedSnapshot& s : *bucket)
+    in_bucket.push_back(s.job + "/" + s.name + " " + s.format + " " + (s.backend.empty() ? "-" : s.backend) + " " + s.gc);
+  CHECK(in_bucket == seen);
+}

@@ -1,9 +1,10 @@
 // ckpt/query.h - the snapshots under a path, and SQL over their state.
 //
 // list_snapshots() is discovery: PATH is a snapshot (its directory or `_metadata`), a job's
-// checkpoint directory (`chk-<id>/`, `savepoint-*/`) or a directory holding many jobs (searched
-// a few levels deep); a snapshot directory without `_metadata` is a checkpoint in progress (or
-// abandoned) and is listed as incomplete.
+// checkpoint directory (`chk-<id>/`, `savepoint-*/`) or a directory holding many jobs or
+// snapshots (searched a few levels deep; below PATH a directory of any name with a `_metadata`
+// is a snapshot); a `chk-<id>/` or `savepoint-*/` directory without `_metadata` is a checkpoint
+// in progress (or abandoned) and is listed as incomplete.
 //
 // run_query() runs SQL (SQLite's dialect) over the complete snapshots found under its paths.
 // Its tables are SQLite virtual tables: `entries` streams every state entry from the entry
@@ -61,6 +62,10 @@ struct CKPT_API ListOptions {
 // savepoints by name. Errors: `path` does not exist, holds no snapshot (kNotFound), or cannot
 // be listed. A `_metadata` that does not decode is no error: the snapshot's `problem` says why.
 CKPT_API Result<std::vector<ListedSnapshot>> list_snapshots(const std::string& path, const ListOptions& options = {});
+
+// ckpt-ls(1)'s text: one aligned row per snapshot (job, name, kind, id, time, size, backend, gc,
+// status), names made printable().
+CKPT_API std::string ls_text(const std::vector<ListedSnapshot>& found);
 
 // One cell of a result row, as SQLite types it.
 struct CKPT_API QueryCell {

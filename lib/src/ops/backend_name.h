@@ -8,7 +8,8 @@
 namespace ckpt {
 
 // "rocksdb" when any keyed handle is a native RocksDB one, "heap" for heap key-group streams of
-// a checkpoint or native savepoint, "" when the layout does not say (canonical savepoints).
+// a checkpoint or native savepoint, "" when the layout does not say (canonical savepoints, and
+// snapshots whose `_metadata` does not say its kind).
 // `operators` hold inspect's `kinds` (OperatorSummary, ReportOperator); `snapshot_kind` is
 // snapshot_kind_name()'s.
 template <class Operators>
@@ -23,8 +24,10 @@ std::string backend_of_kinds(const Operators& operators, std::string_view snapsh
   }
   if (rocks) return "rocksdb";
   // keyed-full is what the heap backend writes, and also RocksDB's full checkpoints: only a
-  // native savepoint or checkpoint without any RocksDB handle is taken as heap.
-  if (heap && snapshot_kind != "savepoint-canonical") return "heap";
+  // native savepoint or checkpoint without any RocksDB handle is taken as heap. A `_metadata`
+  // that does not say its kind (V1-V3 without a savepoint handle: "unknown") may be a
+  // canonical savepoint of either backend, as Flink 1.3's RocksDB savepoints are.
+  if (heap && (snapshot_kind == "checkpoint" || snapshot_kind == "savepoint-native")) return "heap";
   return "";
 }
 

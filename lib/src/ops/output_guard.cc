@@ -73,15 +73,15 @@ bool holds(const std::vector<FileId>& ids, const std::optional<FileId>& id) {
 }
 
 // The output, by identity: itself if it exists, its existing ancestors, its directory's id.
-struct OutputIds {
+struct OutputIdentity {
   std::optional<FileId> self;
   std::vector<FileId> up;           // self first when it exists
   std::optional<FileId> directory;  // the directory the output is (or would be) an entry of
   std::string name;
 };
 
-OutputIds output_ids(const std::string& output) {
-  OutputIds o;
+OutputIdentity output_identity(const std::string& output) {
+  OutputIdentity o;
   if (is_object_store_uri(output)) return o;  // an object has no identity on the disk
   std::error_code ec;
   fs::path p = fs::absolute(output, ec).lexically_normal();
@@ -131,7 +131,7 @@ class Canonicalizer {
   std::unordered_map<std::string, DirectoryIds> ids_;
 };
 
-Status check_apart(const std::string& output, const std::string& out, const OutputIds& ids, OutputKind kind,
+Status check_apart(const std::string& output, const std::string& out, const OutputIdentity& ids, OutputKind kind,
                    const GuardedInput& in) {
   if (!in.where) {
     if (in.snapshot.empty()) return Status::OK();
@@ -193,7 +193,7 @@ Status check_apart(const std::string& output, const std::string& out, const Outp
 Status check_output(const std::string& output, OutputKind kind, bool force, const std::vector<GuardedInput>& inputs) {
   if (output.empty()) return refuse(output, "no output given");
   const std::string out = canonical_form(output);
-  const OutputIds ids = output_ids(output);
+  const OutputIdentity ids = output_identity(output);
   for (const GuardedInput& in : inputs) CKPT_RETURN_IF_ERROR(check_apart(output, out, ids, kind, in));
   if (is_object_store_uri(output)) return check_no_objects_at(output);
 

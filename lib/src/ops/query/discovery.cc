@@ -106,7 +106,16 @@ Status search_for_snapshots(const std::string& dir, int depth, std::vector<Found
   gc_detail::FindSnapshots how;
   how.in_progress = true;
   how.context = nullptr;
+  // Below the root, a directory of any name that holds a `_metadata` is a snapshot too: a
+  // savepoint copied or renamed by hand, a directory of savepoints named after their jobs. It
+  // is listed under its parent's name and not searched further (what is below it is its own).
+  how.self = depth > 0;
   CKPT_ASSIGN_OR_RETURN(std::vector<gc_detail::SnapshotDir> here, gc_detail::find_snapshots(dir, how));
+  if (!here.empty() && here.front().name == ".") {
+    out.push_back({normal_dir(dir).parent_path().filename().string(),
+                   gc_detail::SnapshotDir{name_of(dir), dir, here.front().metadata_path}});
+    return Status::OK();
+  }
   const std::string job = name_of(dir);
   for (gc_detail::SnapshotDir& d : here) out.push_back({job, std::move(d)});
   if (depth >= kSearchDepth) return Status::OK();
@@ -181,7 +190,7 @@ Result<std::vector<ListedSnapshot>> list_snapshots(const std::string& path, cons
   if (found.empty())
     return Error(ErrorCode::kNotFound,
                  "no snapshot here: a snapshot directory, a job directory holding chk-*/ or savepoint-*/, or a "
-                 "directory of jobs was expected")
+                 "directory of jobs or snapshots (three levels at most) was expected")
         .with_file(path);
   std::vector<ListedSnapshot> out;
   out.reserve(found.size());

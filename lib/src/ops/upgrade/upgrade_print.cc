@@ -1,12 +1,11 @@
 // ckpt-upgrade(1)'s table.
-#include <algorithm>
-#include <array>
 
 #include <fmt/format.h>
 
 #include "ckpt/inspect.h"
 #include "ckpt/printable.h"
 #include "ckpt/upgrade.h"
+#include "support/text_table.h"
 
 namespace ckpt {
 namespace {
@@ -30,24 +29,13 @@ std::string reason_of(const StateUpgradeCheck& s) {
 }  // namespace
 
 std::string upgrade_check_text(const UpgradeCheckReport& r) {
-  using Row = std::array<std::string, 6>;
-  std::vector<Row> rows = {{"OPERATOR", "STATE", "KIND", "SERIALIZER", "VERDICT", "REASON"}};
+  std::vector<std::vector<std::string>> rows = {{"OPERATOR", "STATE", "KIND", "SERIALIZER", "VERDICT", "REASON"}};
   for (const StateUpgradeCheck& s : r.states)
     rows.push_back({s.uid.empty() ? s.operator_id : printable(s.uid), printable(s.state), s.kind,
                     clipped(printable(s.serializer.empty() ? s.key_serializer : s.serializer), kSerializerWidth),
                     upgrade_verdict_name(s.verdict), printable(reason_of(s))});
-  std::array<size_t, 6> width{};
-  for (const Row& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   std::string out;
-  if (!r.states.empty())
-    for (const Row& row : rows) {
-      std::string line;
-      for (size_t i = 0; i < row.size(); ++i)
-        line += i + 1 == row.size() ? row[i] : fmt::format("{:<{}}  ", row[i], width[i]);
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
+  if (!r.states.empty()) out = aligned_table(rows);
   out += fmt::format("Flink {}: {}: {} ok, {} unknown, {} fail\n", r.target,
                      counted(r.states.size(), "state", "states"), r.ok_count, r.unknown_count, r.fail_count);
   return out;
