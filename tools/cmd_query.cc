@@ -214,7 +214,7 @@ Runner setup_query(CLI::App& sub) {
   // one that has is taken as a PATH when it exists.
   sub.validate_positionals();
   sub.add_option("PATH...", a->paths,
-                 "Snapshots, job checkpoint directories or directories of jobs whose snapshots the tables hold")
+                 "Snapshots, job checkpoint directories or directories of jobs or snapshots whose snapshots the tables hold")
       ->required()
       ->check(CLI::Validator(
           [](std::string& arg) {

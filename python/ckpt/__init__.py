@@ -14,7 +14,8 @@ are bytes, decimals decimal.Decimal, timestamps datetime.datetime. Errors raise 
 subclasses carrying the code, file and byte offset of libckpt's error.
 
 The operations with a `--json` document return it as a dict: Snapshot.inspect(),
-Snapshot.verify(), ckpt.diff(), ckpt.gc(), ckpt.restore(), ckpt.convert(), ckpt.edit().
+Snapshot.verify(), ckpt.diff(), ckpt.gc(), ckpt.restore(), ckpt.convert(), ckpt.edit(),
+ckpt.ls(), ckpt.upgrade_check(). ckpt.query() runs SQL over snapshots and returns its rows.
 """
 
 import datetime as _datetime
@@ -35,7 +36,8 @@ from ._values import entry_json, json_text, to_json
 __version__ = _ckpt.__version__
 
 __all__ = [
-    "open", "diff", "gc", "restore", "convert", "edit", "inspect", "verify", "Snapshot", "Entry", "Entries", "to_json",
+    "open", "diff", "gc", "restore", "convert", "edit", "inspect", "verify", "ls", "query", "upgrade_check", "Rows",
+    "Snapshot", "Entry", "Entries", "to_json",
     "json_text", "entry_json", "Error", "CorruptionError", "NotSupportedError", "StorageError",
     "InvalidArgumentError", "NotFoundError", "__version__",
 ]
@@ -177,3 +179,55 @@ def edit(snapshot, output=None, *, drop_operators=(), set_uids=None, set_ids=Non
         every, per_operator, parallelism, [(s, _ttl_ms(t)) for s, t in _pairs(expire)], _epoch_ms(now),
         _optional_path(plan), to, dry_run, force, jobs, _remap(remap),
         _os.fspath(key_serializers_from) if key_serializers_from is not None else "")
+
+
+def ls(path, remap=None):
+    """`ckpt ls --json PATH` as a dict: the checkpoints and savepoints under `path` (a snapshot,
+    a job's checkpoint directory, a directory of jobs or snapshots, or an s3:// prefix), complete
+    or in progress, each with what ckpt gc would do about it."""
+    return _ckpt._ls(_os.fspath(path), _remap(remap))
+
+
+class Rows(list):
+    """A query's result: its rows as tuples, in order, and `columns`, their names."""
+
+    def __init__(self, columns, rows):
+        super().__init__(rows)
+        self.columns = list(columns)
+
+    def dicts(self):
+        """The rows as dicts of column name to value."""
+        return [dict(zip(self.columns, row)) for row in self]
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame with the query's columns (pandas imported on use)."""
+        import pandas
+
+        return pandas.DataFrame(list(self), columns=self.columns)
+
+
+def query(paths, sql, plan=None, uids=None, remap=None, jobs=1):
+    """Run SQL (SQLite's dialect) over the snapshots under `paths` (one path or several), as
+    `ckpt query PATH... SQL` does, and return the rows of its last statement that returns rows as
+    ckpt.Rows (tuples, with `.columns`; `.dicts()`, `.to_pandas()`).
+
+    The tables are those of ckpt-query(1): `entries` (one row per `ckpt dump` line; `key`,
+    `namespace`, `user_key` and `value` are JSON text), `snapshots`, `operators`, `states`,
+    `files`, and one per state, "operator.state", its key and value in named columns. Cells are
+    SQLite's types: int, float, str, bytes or None. The result is held in memory: for every
+    entry of a large state, iterate Snapshot.entries() instead.
+    plan, uids, remap: as for open(); jobs: subtasks decoded at once.
+    """
+    if isinstance(paths, (str, bytes, Snapshot)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    results = _ckpt._query([_path(p) for p in paths], sql, _optional_path(plan), _uids(uids), _remap(remap), jobs)
+    if not results:
+        return Rows([], [])
+    columns, rows = results[-1]
+    return Rows(columns, rows)
+
+
+def upgrade_check(path, remap=None):
+    """`ckpt upgrade --check --to 2.x --json PATH` as a dict: for every state, whether Flink 2.x
+    restores it and why not (`verdict` ok, unknown or fail, with its findings)."""
+    return _ckpt._upgrade_check(_path(path), "2.x", _remap(remap))

@@ -77,5 +77,7 @@ void bind_entries(py::module_& m);
 void bind_snapshot(py::module_& m);
 // Binds the functions over the operations' reports (inspect, verify, diff, gc, restore).
 void bind_operations(py::module_& m);
+// Binds ls, query and the upgrade check.
+void bind_query(py::module_& m);
 
 }  // namespace ckpt::python

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_ckpt, m) {
   ckpt::python::bind_entries(m);
   ckpt::python::bind_snapshot(m);
   ckpt::python::bind_operations(m);
+  ckpt::python::bind_query(m);
 }
