@@ -15,9 +15,11 @@ subclasses carrying the code, file and byte offset of libckpt's error.
 
 The operations with a `--json` document return it as a dict: Snapshot.inspect(),
 Snapshot.verify(), ckpt.diff(), ckpt.gc(), ckpt.restore(), ckpt.convert(), ckpt.edit(),
-ckpt.ls(), ckpt.upgrade_check(). ckpt.query() runs SQL over snapshots and returns its rows.
+ckpt.ls(), ckpt.upgrade_check(), ckpt.load(). ckpt.query() runs SQL over snapshots and
+returns its rows.
 """
 
+import builtins as _builtins
 import datetime as _datetime
 import os as _os
 
@@ -36,7 +38,7 @@ from ._values import entry_json, json_text, to_json
 __version__ = _ckpt.__version__
 
 __all__ = [
-    "open", "diff", "gc", "restore", "convert", "edit", "inspect", "verify", "ls", "query", "upgrade_check", "Rows",
+    "open", "diff", "gc", "restore", "convert", "edit", "inspect", "verify", "ls", "query", "upgrade_check", "load", "Rows",
     "Snapshot", "Entry", "Entries", "to_json",
     "json_text", "entry_json", "Error", "CorruptionError", "NotSupportedError", "StorageError",
     "InvalidArgumentError", "NotFoundError", "__version__",
@@ -231,3 +233,49 @@ def upgrade_check(path, remap=None):
     """`ckpt upgrade --check --to 2.x --json PATH` as a dict: for every state, whether Flink 2.x
     restores it and why not (`verdict` ok, unknown or fail, with its findings)."""
     return _ckpt._upgrade_check(_path(path), "2.x", _remap(remap))
+
+
+def _entry_lines(entries):
+    for e in entries:
+        if isinstance(e, (str, bytes)):
+            yield e
+        elif isinstance(e, Entry):
+            yield entry_json(e)
+        elif isinstance(e, dict):
+            yield json_text(e)
+        else:
+            raise TypeError(f"ckpt.load: an entry must be a ckpt.Entry, a dict or an NDJSON line, not {type(e).__name__}")
+
+
+def load(entries, output, like=None, spec=None, to=None, force=False, jobs=1, remap=None):
+    """`ckpt load --json` as a dict: a savepoint written at `output` from entries, shaped like a
+    template snapshot (`like`) or described by a spec (`spec`), that Flink restores.
+
+    entries: ckpt.Entry objects (as Snapshot.entries() yields them), dicts in `ckpt dump`'s
+             vocabulary (Python values converted back as ckpt.to_json does), NDJSON lines (str
+             or bytes), or the path of an NDJSON file; read as they come, memory bounded
+    like:    the template snapshot: its operators, parallelism, states and serializers
+    spec:    or a spec (formats/load-spec.md): a dict, or the path of its file
+    to:      "heap", "rocksdb" or "canonical": the layout keyed state is written in
+    An exception the entries raise is raised here, and nothing is written; so is an entry the
+    template's serializers cannot hold (InvalidArgumentError naming the entry's line).
+    """
+    if (like is None) == (spec is None):
+        message = "expected a template (like=) or a spec (spec=)"
+        raise InvalidArgumentError(message, "invalid_argument", message)
+    spec_text, spec_name = "", ""
+    if isinstance(spec, dict):
+        import json
+
+        spec_text, spec_name = json.dumps(spec), "<spec>"
+    elif spec is not None:
+        spec_name = _os.fspath(spec)
+        with _builtins.open(spec_name, encoding="utf-8") as f:
+            spec_text = f.read()
+    like_path = "" if like is None else _path(like)
+    args = (_os.fspath(output), like_path, spec_text, spec_name, to, force, jobs, _remap(remap))
+    if isinstance(entries, (str, bytes)) or hasattr(entries, "__fspath__"):
+        name = _os.fspath(entries)
+        with _builtins.open(name, "rb") as f:
+            return _ckpt._load(f, name if isinstance(name, str) else name.decode(), *args)
+    return _ckpt._load(_entry_lines(entries), "<python>", *args)

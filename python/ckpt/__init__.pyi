@@ -161,3 +161,13 @@ def query(
     jobs: int = 1,
 ) -> Rows: ...
 def upgrade_check(path: Union[PathLike, Snapshot], remap: Remap = None) -> Dict[str, Any]: ...
+def load(
+    entries: Union[PathLike, Iterable[Union[Entry, Dict[str, Any], str, bytes]]],
+    output: PathLike,
+    like: Union[None, PathLike, Snapshot] = None,
+    spec: Union[None, PathLike, Dict[str, Any]] = None,
+    to: Optional[Literal["rocksdb", "heap", "hashmap", "canonical"]] = None,
+    force: bool = False,
+    jobs: int = 1,
+    remap: Remap = None,
+) -> Dict[str, Any]: ...

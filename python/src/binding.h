@@ -79,5 +79,7 @@ void bind_snapshot(py::module_& m);
 void bind_operations(py::module_& m);
 // Binds ls, query and the upgrade check.
 void bind_query(py::module_& m);
+// Binds load.
+void bind_load(py::module_& m);
 
 }  // namespace ckpt::python

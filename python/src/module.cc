@@ -10,4 +10,5 @@ PYBIND11_MODULE(_ckpt, m) {
   ckpt::python::bind_snapshot(m);
   ckpt::python::bind_operations(m);
   ckpt::python::bind_query(m);
+  ckpt::python::bind_load(m);
 }
