@@ -154,7 +154,8 @@ def _epoch_ms(now):
 
 def edit(snapshot, output=None, *, drop_operators=(), set_uids=None, set_ids=None, drop_states=(), delete_keys=(),
          keys_operator=None, max_parallelism=None, parallelism=0, expire=None, now=None, plan=None, to=None,
-         dry_run=False, force=False, jobs=1, remap=None, key_serializers_from=None):
+         dry_run=False, force=False, jobs=1, remap=None, key_serializers_from=None, upsert=None, delete_where=None,
+         keep_where=None):
     """`ckpt edit --json SNAPSHOT --output DIR ...` as a dict: what each operation changed and what
     was written (dry_run=True: what would be, nothing written; output may then be None).
 
@@ -169,6 +170,11 @@ def edit(snapshot, output=None, *, drop_operators=(), set_uids=None, set_ids=Non
                     dropped as of `now` (ms since the epoch, a datetime in UTC, or ISO 8601 text);
                     plan: a SQL plan whose state TTLs expire at `now` too
     to:             "rocksdb", "heap" or "canonical": the layout keyed state is written in
+    upsert:         entries that replace values or are added (--upsert): ckpt.Entry objects,
+                    dicts in `ckpt dump`'s vocabulary or NDJSON lines, as ckpt.load() takes them
+    delete_where, keep_where: {state: SQL WHERE text} (or (state, text) pairs) over the columns of
+                    the state's `ckpt query` table: the entries matched are dropped, or the only
+                    ones kept (--delete-where, --keep-where)
     """
     every, per_operator = 0, []
     if isinstance(max_parallelism, dict):
@@ -180,7 +186,8 @@ def edit(snapshot, output=None, *, drop_operators=(), set_uids=None, set_ids=Non
         _pairs(set_ids), [tuple(p) for p in drop_states], [json_text(k) for k in delete_keys], keys_operator or "",
         every, per_operator, parallelism, [(s, _ttl_ms(t)) for s, t in _pairs(expire)], _epoch_ms(now),
         _optional_path(plan), to, dry_run, force, jobs, _remap(remap),
-        _os.fspath(key_serializers_from) if key_serializers_from is not None else "")
+        _os.fspath(key_serializers_from) if key_serializers_from is not None else "",
+        None if upsert is None else _entry_lines(upsert), _pairs(delete_where), _pairs(keep_where))
 
 
 def ls(path, remap=None):

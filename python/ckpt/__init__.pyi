@@ -140,6 +140,9 @@ def edit(
     jobs: int = 1,
     remap: Remap = None,
     key_serializers_from: Optional[PathLike] = None,
+    upsert: Optional[Iterable[Union[Entry, Dict[str, Any], str, bytes]]] = None,
+    delete_where: Union[None, Dict[str, str], Iterable[Tuple[str, str]]] = None,
+    keep_where: Union[None, Dict[str, str], Iterable[Tuple[str, str]]] = None,
 ) -> Dict[str, Any]: ...
 def to_json(value: Value) -> Any: ...
 def json_text(value: Value) -> str: ...

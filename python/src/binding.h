@@ -18,6 +18,7 @@
 
 #include "ckpt/entries.h"
 #include "ckpt/error.h"
+#include "ckpt/json.h"
 #include "ckpt/names.h"
 #include "ckpt/resolve.h"
 
@@ -58,6 +59,16 @@ struct SnapshotSource {
 
 // A parsed JSON document (the text a write_*_json printed) as Python dicts and lists.
 py::object json_document(const std::string& text);
+// The document `print` writes (a write_*_json of the library), as Python dicts and lists.
+template <class Print>
+py::object printed_document(Print print) {
+  std::string text;
+  {
+    JsonWriter w(text);
+    print(w);
+  }
+  return json_document(text);
+}
 
 // Names from a compiled plan file and uids (as --plan and --uid), and --remap rules.
 OperatorNames operator_names(const std::optional<std::string>& plan, const std::vector<std::string>& uids);

@@ -9,6 +9,7 @@
 #include "ckpt/json.h"
 #include "ckpt/restore.h"
 #include "ckpt/verify.h"
+#include "iterator_lines.h"
 
 namespace ckpt::python {
 
@@ -22,12 +23,7 @@ py::object document(const SnapshotSource* source, Work work, Print print) {
     return work();
   }();
   if (!report.ok()) raise_error(report.error());
-  std::string text;
-  {
-    JsonWriter w(text);
-    print(*report, w);
-  }
-  return json_document(text);
+  return printed_document([&](JsonWriter& w) { print(*report, w); });
 }
 
 std::optional<std::pair<int32_t, int32_t>> key_group_range(const py::object& key_groups) {
@@ -93,7 +89,8 @@ void bind_operations(py::module_& m) {
          const std::vector<std::pair<std::string, int32_t>>& operator_max_parallelism, int32_t parallelism,
          const std::vector<std::pair<std::string, int64_t>>& expire, std::optional<int64_t> now,
          const std::optional<std::string>& plan, const std::optional<std::string>& to, bool dry_run, bool force,
-         int jobs, const std::vector<std::string>& remap, const std::string& key_serializers_from) {
+         int jobs, const std::vector<std::string>& remap, const std::string& key_serializers_from,
+         const std::optional<py::iterable>& upsert, const Pairs& delete_where, const Pairs& keep_where) {
         EditOptions options;
         options.output = output;
         options.drop_operators = drop_operators;
@@ -114,15 +111,30 @@ void bind_operations(py::module_& m) {
         options.jobs = jobs;
         options.remap = prefix_rules(remap);
         options.key_serializers_from = key_serializers_from;
-        return document<EditSummary>(
-            nullptr, [&] { return edit_snapshot(snapshot, options); },
-            [&](const EditSummary& s, JsonWriter& w) { write_edit_json(snapshot, options, s, w); });
+        options.delete_where = delete_where;
+        options.keep_where = keep_where;
+        // Upserted entries stream from the caller's iterable; its exception is raised as such.
+        std::optional<IteratorLines> lines;
+        std::optional<std::istream> upserts;
+        if (upsert) {
+          lines.emplace(py::iter(*upsert));
+          upserts.emplace(&*lines);
+          options.upsert = &*upserts;
+          options.upsert_name = "<python>";
+        }
+        Result<EditSummary> summary = [&] {
+          py::gil_scoped_release nogil;
+          return edit_snapshot(snapshot, options);
+        }();
+        if (lines && lines->restore_error()) throw py::error_already_set();
+        if (!summary.ok()) raise_error(summary.error());
+        return printed_document([&](JsonWriter& w) { write_edit_json(snapshot, options, *summary, w); });
       },
       py::arg("snapshot"), py::arg("output"), py::arg("drop_operators"), py::arg("set_uids"), py::arg("set_ids"),
       py::arg("drop_states"), py::arg("delete_keys"), py::arg("keys_operator"), py::arg("max_parallelism"),
       py::arg("operator_max_parallelism"), py::arg("parallelism"), py::arg("expire"), py::arg("now"), py::arg("plan"),
       py::arg("to"), py::arg("dry_run"), py::arg("force"), py::arg("jobs"), py::arg("remap"),
-      py::arg("key_serializers_from"));
+      py::arg("key_serializers_from"), py::arg("upsert"), py::arg("delete_where"), py::arg("keep_where"));
 
   m.def(
       "_ttl_ms", [](const std::string& text) { return value_or_raise(parse_ttl_duration(text)); }, py::arg("text"));

@@ -47,16 +47,6 @@ py::list statement_results(const GatheredRows& gathered) {
   return out;
 }
 
-template <class Print>
-py::object printed(Print print) {
-  std::string text;
-  {
-    JsonWriter w(text);
-    print(w);
-  }
-  return json_document(text);
-}
-
 }  // namespace
 
 void bind_query(py::module_& m) {
@@ -70,7 +60,7 @@ void bind_query(py::module_& m) {
           return list_snapshots(path, options);
         }();
         if (!found.ok()) raise_error(found.error());
-        return printed([&](JsonWriter& w) { write_ls_json(path, *found, w); });
+        return printed_document([&](JsonWriter& w) { write_ls_json(path, *found, w); });
       },
       py::arg("path"), py::arg("remap"));
 
@@ -103,7 +93,7 @@ void bind_query(py::module_& m) {
           return check_upgrade(path, options);
         }();
         if (!report.ok()) raise_error(report.error());
-        return printed([&](JsonWriter& w) { write_upgrade_json(*report, w); });
+        return printed_document([&](JsonWriter& w) { write_upgrade_json(*report, w); });
       },
       py::arg("path"), py::arg("target"), py::arg("remap"));
 }

@@ -63,3 +63,27 @@ def test_an_entry_that_does_not_fit_names_its_line(tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(ckpt.InvalidArgumentError):
         ckpt.load(lines, tmp_path / "out")
+
+
+def test_edit_upserts_entries_and_deletes_where(tmp_path):
+    lines = [json.loads(line) for line in dump_lines(SAMPLE)]
+    counts = [e for e in lines if e["state"] == "count"]
+    # One value replaced and one key added, from Python's entries.
+    added = dict(counts[0], key=1000, value=7)
+    del added["key_group"]  # the key's group is Flink's assignment, computed on writing
+    document = ckpt.edit(SAMPLE, tmp_path / "up", upsert=[dict(counts[0], value=99), added])
+    assert document["schema"] == "ckpt.edit/1"
+    after = {e["key"]: e["value"] for e in map(json.loads, dump_lines(tmp_path / "up")) if e["state"] == "count"}
+    assert after[counts[0]["key"]] == 99 and after[1000] == 7 and len(after) == len(counts) + 1
+    # A source that fails half-way: its exception, and no output.
+    def failing():
+        yield dict(counts[1], value=5)
+        raise KeyError("source")
+
+    with pytest.raises(KeyError):
+        ckpt.edit(SAMPLE, tmp_path / "failed", upsert=failing())
+    assert not (tmp_path / "failed").exists()
+    # delete_where over the state's query table: the entries whose value is above 3 go.
+    ckpt.edit(SAMPLE, tmp_path / "pruned", delete_where={"count": "value > 3"})
+    kept = {e["key"]: e["value"] for e in map(json.loads, dump_lines(tmp_path / "pruned")) if e["state"] == "count"}
+    assert kept == {e["key"]: e["value"] for e in counts if e["value"] <= 3} and 0 < len(kept) < len(counts)
