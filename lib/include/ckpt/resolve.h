@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -299,6 +300,7 @@ class CKPT_API FileTable {
     uint8_t handle_type = 0;
     bool exists = false;
     bool outside = false;
+    bool bad_name = false;  // some reference's RocksDB name is not a plain file name
   };
   struct Ref {
     uint32_t operator_index;
@@ -313,12 +315,37 @@ class CKPT_API FileTable {
   const char* store(std::string_view s);  // into the arena
   uint32_t name_id(std::string_view name);
 
-  std::vector<Record> files_;
-  std::vector<Ref> refs_;
+  // Elements in blocks of 32768 that never move: growing copies nothing (a vector of a million
+  // records copied itself and faulted in fresh pages at every doubling), indexed as one array.
+  template <class T>
+  class Blocks {
+   public:
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](size_t i) { return blocks_[i >> kShift][i & kMask]; }
+    const T& operator[](size_t i) const { return blocks_[i >> kShift][i & kMask]; }
+    T& push_back(const T& v) {
+      if ((size_ & kMask) == 0) blocks_.push_back(std::make_unique_for_overwrite<T[]>(kMask + 1));
+      T& at = blocks_[size_ >> kShift][size_ & kMask];
+      at = v;
+      ++size_;
+      return at;
+    }
+
+   private:
+    static constexpr size_t kShift = 15;
+    static constexpr size_t kMask = (size_t{1} << kShift) - 1;
+    std::vector<std::unique_ptr<T[]>> blocks_;
+    size_t size_ = 0;
+  };
+
+  Blocks<Record> files_;
+  Blocks<Ref> refs_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t block_left_ = 0;
   char* block_at_ = nullptr;
   std::vector<const char*> names_;                           // local names, [0] unused
+  std::vector<bool> name_bad_;                               // per name: not a plain file name
   std::unordered_map<std::string_view, uint32_t> name_ids_;  // into names_
 };
 
@@ -329,12 +356,28 @@ class CKPT_API FileCollector {
   // Records one reference. Returns the file's index in the final list, or -1 when the handle
   // is not a file (inline, null, empty segment).
   int64_t add(const StreamHandle& s, const StreamSite& site);
+  // One stream of a batch.
+  struct Pending {
+    const StreamHandle* stream = nullptr;
+    StreamSite site;
+  };
+  // add() of each stream in turn, the results in `indices` (cleared first). The same as one
+  // call each, but the lookups of all of them start before the first is done, so that their
+  // cache misses overlap: at millions of files nearly every lookup misses, and a handle holds
+  // a dozen files or more.
+  void add(std::span<const Pending> streams, std::vector<int64_t>& indices);
   size_t size() const { return table_.size(); }
   // Looks every file up and hands the table over.
   FileTable finish(FileResolver& resolver) &&;
 
  private:
+  // Room in the slots for `more` files beyond those held (rehashing into a larger table).
+  void reserve_slots(size_t more);
+  int64_t add_hashed(const StreamHandle& s, const StreamSite& site, uint64_t hash);
+
   FileTable table_;
+  std::vector<uint64_t> batch_hashes_;  // add() of a batch: each stream's hash
+  int8_t empty_name_bad_ = -1;          // check_local_file_name("") once asked: 0 / 1
   // Open addressing over the table's files (index + 1, 0 = empty) by a hash of type class and
   // URI: no key strings or nodes, which dominated inspect at millions of references.
   // Open addressing: per slot the file's index + 1 (low half, 0: empty) and its hash's high half,

@@ -198,17 +198,22 @@ class Builder {
     site.operator_index = op_index_;
     site.subtask = subtask;
     site.slot = slot;
+    pending_.clear();
     auto add = [&](const StreamHandle& s, StreamRole role, const std::string* name) {
       site.role = role;
       site.local_name = name;
-      int64_t i = collector_.add(s, site);
-      if (i < 0) return;
-      auto fi = static_cast<uint32_t>(i);
-      if (std::find(h.files.begin(), h.files.end(), fi) == h.files.end()) h.files.push_back(fi);
-      files_.push_back(fi);
+      pending_.push_back({&s, site});
     };
     if constexpr (std::is_same_v<H, StreamHandle>) visit_streams(handle, StreamRole::kData, nullptr, add);
     else visit_streams(handle, add);
+    // The handle's streams looked up together (FileCollector::add of a batch).
+    collector_.add(pending_, indices_);
+    for (int64_t i : indices_) {
+      if (i < 0) continue;
+      auto fi = static_cast<uint32_t>(i);
+      if (std::find(h.files.begin(), h.files.end(), fi) == h.files.end()) h.files.push_back(fi);
+      files_.push_back(fi);
+    }
   }
 
   static HandleSummary summary_of(HandleSlot slot, uint8_t type) {
@@ -274,6 +279,8 @@ class Builder {
   InspectReport& r_;
   const OperatorNames& names_;
   FileCollector collector_;
+  std::vector<FileCollector::Pending> pending_;  // collect_files(): the handle's streams
+  std::vector<int64_t> indices_;                 // and their files
   size_t op_index_ = 0;
   std::vector<std::string> kinds_;
   std::vector<uint32_t> files_;
@@ -321,15 +328,19 @@ class StreamingBuilder : public OperatorSink {
       builder_->add_operator(op, index);
       return;
     }
+    std::vector<OperatorState> spent;  // freed below, on this thread, outside the lock
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return queue_.size() < kInFlight || exited_; });
     if (exited_) return;  // the worker failed: finish() says how
     queue_.emplace_back(std::move(op), index);
+    spent.swap(spent_);
     cv_.notify_all();
+    lock.unlock();
   }
 
   void restart() override {
     stop();
+    spent_.clear();
     builder_.reset();
     report_ = InspectReport{};
     builder_ = std::make_unique<Builder>(report_, where_, options_);
@@ -368,10 +379,15 @@ class StreamingBuilder : public OperatorSink {
 
   void work() {
     Status s = catch_internal([&]() -> Status {
+      std::optional<OperatorState> summarised;
       for (;;) {
         std::pair<OperatorState, size_t> next;
         {
           std::unique_lock<std::mutex> lock(mu_);
+          // Freeing a model of thousands of handles is a twentieth of the run: the decoder's
+          // thread, which waits for this one most of the time, does it.
+          if (summarised) spent_.push_back(std::move(*summarised));
+          summarised.reset();
           cv_.wait(lock, [&] { return !queue_.empty() || done_; });
           if (queue_.empty()) return Status::OK();
           next = std::move(queue_.front());
@@ -379,6 +395,7 @@ class StreamingBuilder : public OperatorSink {
           cv_.notify_all();
         }
         builder_->add_operator(next.first, next.second);
+        summarised = std::move(next.first);
       }
     });
     std::lock_guard<std::mutex> lock(mu_);
@@ -409,6 +426,7 @@ class StreamingBuilder : public OperatorSink {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::pair<OperatorState, size_t>> queue_;
+  std::vector<OperatorState> spent_;  // summarised, for the decoder's thread to free
   bool done_ = false;
   bool exited_ = false;
   Status worker_status_;
