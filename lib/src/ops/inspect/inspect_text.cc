@@ -1,5 +1,6 @@
 // The inspect report as text for people: a summary, one aligned row per operator, problems.
 #include <iterator>
+#include <utility>
 #include <ostream>
 #include <string_view>
 #include <type_traits>
@@ -9,6 +10,7 @@
 
 #include "ckpt/inspect.h"
 #include "ckpt/printable.h"
+#include "support/ascii_scan.h"
 
 namespace ckpt {
 namespace {
@@ -140,18 +142,30 @@ class LineBuffer {
   std::string buf_;
 };
 
-// A string argument escaped (it may come from input), any other as it is.
+// A string argument escaped (it may come from input), any other as it is. Printable ASCII, nearly
+// every string, is its own escaped form and is not copied (the problem lines of a million missing
+// files are most of a run); `scratch` holds the escaped copy of any other.
 template <class T>
-auto escaped(const T& a) {
-  if constexpr (std::is_convertible_v<const T&, std::string_view>)
-    return printable(std::string_view(a));
-  else
+auto escaped(const T& a, std::string& scratch) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    const std::string_view s(a);
+    if (is_printable_ascii(s)) return s;
+    scratch = printable(s);
+    return std::string_view(scratch);
+  } else {
     return a;
+  }
+}
+
+template <size_t... I, class... A>
+void put_escaped(LineBuffer& b, const auto& format, std::index_sequence<I...>, const A&... args) {
+  std::string scratch[sizeof...(A) + 1];
+  fmt::format_to(std::back_inserter(b.text()), format, escaped(args, scratch[I])...);
 }
 
 template <class... A>
 void put(LineBuffer& b, const auto& format, const A&... args) {
-  fmt::format_to(std::back_inserter(b.text()), format, escaped(args)...);
+  put_escaped(b, format, std::index_sequence_for<A...>{}, args...);
 }
 
 void print_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& h) {
