@@ -327,14 +327,21 @@ struct FileResolver::Cache {
   };
   Map<Listing> dirs;
   Map<std::string> real_roots;  // root as given -> its links resolved
-  // References come in runs from one directory: the last listing used, found without hashing.
-  std::string last_dir;
-  Listing* last = nullptr;
+  // References come in runs from one directory, or alternate between two (an absolute URI's,
+  // then the snapshot directory for its base name): the last two listings used, found without
+  // hashing.
+  std::string last_dir[2];
+  Listing* last[2] = {nullptr, nullptr};
   // Reused for the joined paths of lookups.
   std::string scratch;
 
   Listing& listing(std::string_view dir) {
-    if (last && dir == last_dir) return *last;
+    if (last[0] && dir == last_dir[0]) return *last[0];
+    if (last[1] && dir == last_dir[1]) {
+      std::swap(last_dir[0], last_dir[1]);
+      std::swap(last[0], last[1]);
+      return *last[0];
+    }
     auto it = dirs.find(dir);
     if (it == dirs.end()) {
       Listing l;
@@ -358,8 +365,10 @@ struct FileResolver::Cache {
       }
       it = dirs.emplace(std::move(d), std::move(l)).first;
     }
-    last_dir.assign(dir);
-    last = &it->second;  // node-based map: stays valid as directories are added
+    std::swap(last_dir[0], last_dir[1]);
+    last[1] = last[0];
+    last_dir[0].assign(dir);
+    last[0] = &it->second;  // node-based map: stays valid as directories are added
     return it->second;
   }
 
@@ -514,7 +523,9 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   // in the store (ckpt/file_system.h), wherever the command was told to look, as a disk's
   // absolute paths are.
   if (is_object_store_uri(uri))
-    if (auto f = lookup(canonical_object_uri(uri), true); usable(f)) return f;
+    // An s3:// URI is its canonical form: not copied per file.
+    if (auto f = uri.starts_with("s3://") ? lookup(uri, true) : lookup(canonical_object_uri(uri), true); usable(f))
+      return f;
   size_t slash = uri.rfind('/');
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
   if (!base.empty()) {
@@ -539,23 +550,21 @@ std::string_view FileTable::view(const char* s) {
   return {s + sizeof n, n};
 }
 
-// Blocks of 1 MiB (or one string's size) that are never moved: a string is stored once and its
-// address stays good while the table grows.
-const char* FileTable::store(std::string_view s) {
+const char* FileTable::Arena::store(std::string_view s) {
   size_t need = sizeof(uint32_t) + s.size();
-  if (need > block_left_) {
+  if (need > left) {
     size_t size = std::max<size_t>(need, size_t{1} << 20);
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-    block_at_ = blocks_.back().get();
-    block_left_ = size;
+    blocks.push_back(std::make_unique_for_overwrite<char[]>(size));
+    at = blocks.back().get();
+    left = size;
   }
-  char* at = block_at_;
+  char* stored = at;
   auto n = static_cast<uint32_t>(s.size());
-  std::memcpy(at, &n, sizeof n);
-  if (!s.empty()) std::memcpy(at + sizeof n, s.data(), s.size());
-  block_at_ += need;
-  block_left_ -= need;
-  return at;
+  std::memcpy(stored, &n, sizeof n);
+  if (!s.empty()) std::memcpy(stored + sizeof n, s.data(), s.size());
+  at += need;
+  left -= need;
+  return stored;
 }
 
 // RocksDB names repeat across subtasks ("000042.sst", "MANIFEST-000004"): each is kept once.
@@ -683,7 +692,10 @@ int64_t FileCollector::add_hashed(const StreamHandle& s, const StreamSite& site,
       if (empty_name_bad_ < 0) empty_name_bad_ = check_local_file_name("").ok() ? 0 : 1;
       bad = empty_name_bad_ == 1;
     }
-    if (bad) f->bad_name = true;
+    if (bad && !f->bad_name) {
+      f->bad_name = true;
+      bad_named_.push_back(index);
+    }
   }
   auto ref_index = static_cast<uint32_t>(table_.refs_.size());
   table_.refs_.push_back({.operator_index = static_cast<uint32_t>(site.operator_index),
@@ -701,16 +713,14 @@ int64_t FileCollector::add_hashed(const StreamHandle& s, const StreamSite& site,
   return index;
 }
 
-FileTable FileCollector::finish(FileResolver& resolver) && {
-  slots_ = {};
-  hashes_ = {};
+void FileCollector::resolve(FileResolver& resolver, size_t n) {
   std::string uri;  // reused: no allocation per file
-  for (size_t i = 0; i < table_.files_.size(); ++i) {
-    FileTable::Record& f = table_.files_[i];
+  for (; resolved_ < n; ++resolved_) {
+    FileTable::Record& f = table_.files_[resolved_];
     uri.assign(FileTable::view(f.uri));
     std::string refused;
     if (auto found = resolver.find(f.handle_type, uri)) {
-      f.path = table_.store(found->path);
+      f.path = table_.found_.store(found->path);
       if (found->regular) {
         f.exists = true;
         f.actual_size = found->size;
@@ -725,18 +735,29 @@ FileTable FileCollector::finish(FileResolver& resolver) && {
       Status s = check_relative_path(uri);
       if (!s.ok()) refused = std::move(s).error().message;
     }
-    // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name).
-    for (uint32_t i = f.bad_name ? f.first_ref : FileTable::kNone; i != FileTable::kNone && refused.empty();
-         i = table_.refs_[i].next) {
+    if (!refused.empty()) f.refused = table_.found_.store(refused);
+  }
+}
+
+FileTable FileCollector::finish(FileResolver& resolver) && {
+  slots_ = {};
+  hashes_ = {};
+  resolve(resolver, table_.files_.size());
+  // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name): the
+  // first reference whose RocksDB name is not a plain file name says why.
+  for (uint32_t fi : bad_named_) {
+    FileTable::Record& f = table_.files_[fi];
+    if (f.refused) continue;
+    for (uint32_t i = f.first_ref; i != FileTable::kNone; i = table_.refs_[i].next) {
       const FileTable::Reference ref = table_.reference(i);
       const bool named = ref.role == StreamRole::kSharedFile || ref.role == StreamRole::kPrivateFile;
       if (!named) continue;
       if (Status plain = check_local_file_name(ref.local_name); !plain.ok()) {
-        refused = std::move(plain).error().message;
+        f.refused = table_.found_.store(std::move(plain).error().message);
         f.exists = false;
+        break;
       }
     }
-    if (!refused.empty()) f.refused = table_.store(refused);
   }
   return std::move(table_);
 }

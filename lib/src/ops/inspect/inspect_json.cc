@@ -2,6 +2,11 @@
 // and one file per line so a snapshot with a million files never exists twice in memory.
 // Elements are written directly (JsonWriter), not built as trees: at a million files the
 // per-element trees cost more than everything else inspect does.
+#include <algorithm>
+#include <future>
+#include <string>
+#include <vector>
+
 #include "ckpt/inspect.h"
 #include "ckpt/json.h"
 
@@ -148,6 +153,48 @@ void write_file(JsonWriter& w, const InspectReport& r, const FileTable::File& f,
   w.end_object();
 }
 
+// The elements [0, n) of an array `w` has open, render(i, writer) writing each: rendered a
+// chunk at a time, alternate chunks on a second thread, and handed to `w` in order. Each is
+// written alone by a writer of its own, as it is on its one line inside the document (inline
+// containers are compact at any depth), and JsonWriter::raw() puts it in place. At 1.92 M files
+// the document is 668 MB: rendering it was a third of --json, and one thread did it all.
+template <class Render>
+void write_elements(JsonWriter& w, size_t n, size_t chunk, Render render) {
+  struct Chunk {
+    std::string text;
+    std::vector<size_t> ends;  // of each element in text
+  };
+  auto fill = [&](size_t c, Chunk& out) {
+    out.text.clear();
+    out.ends.clear();
+    for (size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
+      JsonWriter element(out.text);
+      render(i, element);
+      out.ends.push_back(out.text.size());
+    }
+  };
+  auto emit = [&](const Chunk& in) {
+    size_t from = 0;
+    for (size_t end : in.ends) {
+      w.raw(std::string_view(in.text).substr(from, end - from));
+      from = end;
+    }
+  };
+  Chunk even, odd;
+  const size_t chunks = (n + chunk - 1) / chunk;
+  for (size_t c = 0; c < chunks; c += 2) {
+    // async or, where no thread can be had, deferred to get() below: the same bytes either way.
+    std::future<void> next;
+    if (c + 1 < chunks) next = std::async(std::launch::async | std::launch::deferred, [&, c] { fill(c + 1, odd); });
+    fill(c, even);
+    emit(even);
+    if (next.valid()) {
+      next.get();
+      emit(odd);
+    }
+  }
+}
+
 }  // namespace
 
 void write_inspect_json(const InspectReport& r, bool verbose, JsonWriter& w) {
@@ -202,11 +249,12 @@ void write_inspect_json(const InspectReport& r, bool verbose, JsonWriter& w) {
   }
   w.key("operators");
   w.begin_array();
-  for (const OperatorSummary& op : r.operators) write_operator(w, r, op);
+  write_elements(w, r.operators.size(), 16,
+                 [&](size_t i, JsonWriter& e) { write_operator(e, r, r.operators[i]); });
   w.end_array();
   w.key("files");
   w.begin_array();
-  for (const FileTable::File f : r.files) write_file(w, r, f, verbose);
+  write_elements(w, r.files.size(), 8192, [&](size_t i, JsonWriter& e) { write_file(e, r, r.files[i], verbose); });
   w.end_array();
   w.end_object();
 }
