@@ -212,6 +212,7 @@ class Builder {
     else visit_streams(handle, add);
     // The handle's streams looked up together (FileCollector::add of a batch).
     collector_.add(pending_, indices_);
+    h.files.reserve(h.files.size() + indices_.size());
     for (int64_t i : indices_) {
       if (i < 0) continue;
       auto fi = static_cast<uint32_t>(i);

@@ -3,12 +3,12 @@
 // Elements are written directly (JsonWriter), not built as trees: at a million files the
 // per-element trees cost more than everything else inspect does.
 #include <algorithm>
-#include <future>
 #include <string>
 #include <vector>
 
 #include "ckpt/inspect.h"
 #include "ckpt/json.h"
+#include "ops/inspect/in_order.h"
 
 namespace ckpt {
 namespace {
@@ -153,11 +153,10 @@ void write_file(JsonWriter& w, const InspectReport& r, const FileTable::File& f,
   w.end_object();
 }
 
-// The elements [0, n) of an array `w` has open, render(i, writer) writing each: rendered a
-// chunk at a time, alternate chunks on a second thread, and handed to `w` in order. Each is
-// written alone by a writer of its own, as it is on its one line inside the document (inline
-// containers are compact at any depth), and JsonWriter::raw() puts it in place. At 1.92 M files
-// the document is 668 MB: rendering it was a third of --json, and one thread did it all.
+// The elements [0, n) of an array `w` has open, render(i, writer) writing each, `chunk` at a time
+// on two threads (fill_in_order). Each is written alone by a writer of its own, as it is on its
+// one line of the document (inline containers are compact at any depth), and JsonWriter::raw()
+// puts it in place. At 1.92 M files the document is 668 MB: rendering it was a third of --json.
 template <class Render>
 void write_elements(JsonWriter& w, size_t n, size_t chunk, Render render) {
   struct Chunk {
@@ -180,19 +179,7 @@ void write_elements(JsonWriter& w, size_t n, size_t chunk, Render render) {
       from = end;
     }
   };
-  Chunk even, odd;
-  const size_t chunks = (n + chunk - 1) / chunk;
-  for (size_t c = 0; c < chunks; c += 2) {
-    // async or, where no thread can be had, deferred to get() below: the same bytes either way.
-    std::future<void> next;
-    if (c + 1 < chunks) next = std::async(std::launch::async | std::launch::deferred, [&, c] { fill(c + 1, odd); });
-    fill(c, even);
-    emit(even);
-    if (next.valid()) {
-      next.get();
-      emit(odd);
-    }
-  }
+  fill_in_order<Chunk>((n + chunk - 1) / chunk, fill, emit);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // The inspect report as text for people: a summary, one aligned row per operator, problems.
+#include <algorithm>
 #include <iterator>
 #include <utility>
 #include <ostream>
@@ -10,6 +11,7 @@
 
 #include "ckpt/inspect.h"
 #include "ckpt/printable.h"
+#include "ops/inspect/in_order.h"
 #include "support/ascii_scan.h"
 
 namespace ckpt {
@@ -122,9 +124,11 @@ std::string kind_line(const InspectReport& r) {
 // Lines of the verbose listing and of the problems go through one buffer written out in large
 // pieces, formatted by compiled format strings: a snapshot copied without its files has a
 // problem line per file, millions of them.
+// Without a stream, it keeps its text: a chunk of lines made on another thread (fill_in_order).
 class LineBuffer {
  public:
-  explicit LineBuffer(std::ostream& out) : out_(out) {}
+  LineBuffer() = default;
+  explicit LineBuffer(std::ostream& out) : out_(&out) {}
   ~LineBuffer() { flush(); }
   std::string& text() { return buf_; }
   // Hands full pieces to the stream; called after each line.
@@ -132,13 +136,28 @@ class LineBuffer {
     if (buf_.size() >= kPiece) flush();
   }
   void flush() {
-    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    if (!out_) return;
+    out_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
     buf_.clear();
+  }
+  // The lines of elements [0, n), put(i, buffer) making each, `chunk` at a time on two threads.
+  template <class Put>
+  void put_in_order(size_t n, size_t chunk, Put put) {
+    flush();
+    auto fill = [&](size_t c, LineBuffer& lines) {
+      lines.text().clear();
+      for (size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) put(i, lines);
+    };
+    auto use = [&](LineBuffer& lines) {
+      if (out_) out_->write(lines.text().data(), static_cast<std::streamsize>(lines.text().size()));
+      else buf_ += lines.text();
+    };
+    fill_in_order<LineBuffer>((n + chunk - 1) / chunk, fill, use);
   }
 
  private:
   static constexpr size_t kPiece = 1 << 20;
-  std::ostream& out_;
+  std::ostream* out_ = nullptr;
   std::string buf_;
 };
 
@@ -236,7 +255,8 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
 
   LineBuffer lines(out);
   if (verbose) {
-    for (const auto& op : r.operators) {
+    lines.put_in_order(r.operators.size(), 4, [&](size_t i, LineBuffer& lines) {
+      const OperatorSummary& op = r.operators[i];
       put(lines, FMT_COMPILE("\noperator {}"), op.id);
       if (!op.uid.empty()) put(lines, FMT_COMPILE(" uid '{}'"), op.uid);
       if (!op.name.empty()) put(lines, FMT_COMPILE(" name '{}'"), op.name);
@@ -251,19 +271,19 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
         put(lines, FMT_COMPILE("  subtask {}{}\n"), st.index, st.finished ? " (finished)" : "");
         for (const auto& h : st.handles) print_handle(lines, r, h);
       }
-    }
+    });
   }
 
   if (!r.files_ok()) {
     lines.text() += "\nproblems:\n";
-    for (const FileTable::File f : r.files) {
-      if (f.exists && !f.is_short()) continue;
+    lines.put_in_order(r.files.size(), 8192, [&](size_t i, LineBuffer& lines) {
+      const FileTable::File f = r.files[i];
+      if (f.exists && !f.is_short()) return;
       put(lines, FMT_COMPILE("  {} {}"), file_status(f), f.uri);
       put_first_reference(lines.text(), r, f);
       if (f.path) put(lines, FMT_COMPILE(" at {}"), *f.path);
       lines.text() += '\n';
-      lines.line_done();
-    }
+    });
   }
   if (r.outside_files) {
     put(lines, FMT_COMPILE("\nfiles outside the job directory {} and every --remap target:\n"), r.job_directory);
