@@ -336,19 +336,9 @@ class StreamingBuilder : public OperatorSink {
     }
     std::vector<OperatorState> spent;  // freed below, on this thread, outside the lock
     std::unique_lock<std::mutex> lock(mu_);
-    // Waiting for room in the queue, this thread looks up the files summarised so far: it
-    // decodes faster than the summariser summarises, and the lookups would otherwise follow.
-    while (queue_.size() >= kInFlight && !exited_) {
-      if (published_ > resolved_) {
-        const size_t to = published_;
-        lock.unlock();
-        builder_->resolve_files(to);
-        lock.lock();
-        resolved_ = to;
-      } else {
-        cv_.wait(lock);
-      }
-    }
+    // Waiting for room in the queue, this thread looks up files summarised so far.
+    while (queue_.size() >= kInFlight && !exited_)
+      if (!resolve_some(lock)) cv_.wait(lock);
     if (exited_) return;  // the worker failed: finish() says how
     queue_.emplace_back(std::move(op), index);
     spent.swap(spent_);
@@ -367,6 +357,7 @@ class StreamingBuilder : public OperatorSink {
     worker_status_ = Status::OK();
     done_ = exited_ = false;
     published_ = resolved_ = 0;
+    resolving_ = false;
     try {
       worker_ = std::thread([this] { work(); });
     } catch (const std::system_error&) {
@@ -386,17 +377,9 @@ class StreamingBuilder : public OperatorSink {
       done_ = true;  // no more operators
       cv_.notify_all();
     }
-    for (bool over = false; !over;) {
-      size_t to;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return published_ > resolved_ || exited_; });
-        to = published_;
-        over = exited_;
-      }
-      if (to > resolved_) builder_->resolve_files(to);
-      resolved_ = to;
-    }
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!exited_ || published_ > resolved_ || resolving_)
+      if (!resolve_some(lock)) cv_.wait(lock);
   }
 
   // The image being decoded, whose pages go back as the decoder passes them: the file's bytes
@@ -434,7 +417,9 @@ class StreamingBuilder : public OperatorSink {
             published_ = builder_->files_collected();
             cv_.notify_all();
           }
-          cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+          // Waiting for an operator, this thread looks up files summarised so far.
+          while (queue_.empty() && !done_)
+            if (!resolve_some(lock)) cv_.wait(lock);
           if (queue_.empty()) return Status::OK();
           next = std::move(queue_.front());
           queue_.pop_front();
@@ -449,6 +434,32 @@ class StreamingBuilder : public OperatorSink {
     exited_ = true;
     queue_.clear();
     cv_.notify_all();
+  }
+
+  // Files collected but not looked up are looked up by whichever thread waits for the other
+  // (the decoder for room in the queue, the summariser for an operator), one at a time (the
+  // resolver is one), a few thousand at a time (so that the other does not wait long): the
+  // lookups were a fifth of a run at a million files, after the summarising. Under mu_ (held
+  // by `lock`, released while looking up). Whether there were any.
+  bool resolve_some(std::unique_lock<std::mutex>& lock) {
+    if (resolving_ || published_ <= resolved_) return false;
+    constexpr size_t kBatch = 4096;
+    const size_t to = std::min(published_, resolved_ + kBatch);
+    resolving_ = true;
+    lock.unlock();
+    try {
+      builder_->resolve_files(to);
+    } catch (...) {  // out of memory: the other thread must not wait for this one forever
+      lock.lock();
+      resolving_ = false;
+      cv_.notify_all();
+      throw;
+    }
+    lock.lock();
+    resolved_ = to;
+    resolving_ = false;
+    cv_.notify_all();
+    return true;
   }
 
   // Lets the worker summarise what is queued, then ends it.
@@ -474,7 +485,8 @@ class StreamingBuilder : public OperatorSink {
   std::deque<std::pair<OperatorState, size_t>> queue_;
   std::vector<OperatorState> spent_;  // summarised, for the decoder's thread to free
   size_t published_ = 0;              // files the summariser has collected, as of its last operator
-  size_t resolved_ = 0;               // of those, looked up (by the decoder's thread only)
+  size_t resolved_ = 0;               // of those, looked up
+  bool resolving_ = false;            // a thread is looking files up (resolve_some)
   bool done_ = false;
   bool exited_ = false;
   Status worker_status_;
