@@ -3,7 +3,7 @@
 // Elements are written directly (JsonWriter), not built as trees: at a million files the
 // per-element trees cost more than everything else inspect does.
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,11 +23,10 @@ namespace {
 // bookkeeping per member: with it they were most of --json's time.
 void append_bool(std::string& out, bool b) { out += b ? "true" : "false"; }
 
+// Every number here fits an int64_t (sizes, counts, indices).
 template <class T>
 void append_number(std::string& out, T n) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  out.append(buf, end);
+  append_json_integer(out, static_cast<int64_t>(n));
 }
 
 void append_handle(std::string& out, const InspectReport& r, const HandleSummary& h) {
