@@ -1,6 +1,7 @@
 // Path rules of file resolution and relocation: prefixes, file: URIs, rule parsing.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -230,4 +231,86 @@ TEST_CASE("the file table keeps each file once with its references in the order 
   }
   CHECK(owned[0].references[1].subtask == 3);
   CHECK(owned[1].path == rel_path);
+}
+
+TEST_CASE("the file table is the same whether files are added in batches and looked up as they come or not",
+          "[unit][format]") {
+  // Proves what inspect's two threads rely on: FileCollector::add of a batch gives each stream the
+  // index one add() each gives it, and resolve() of the files so far between batches leaves the
+  // table finish() alone makes, across more files than a block of records holds (32768) and
+  // through the slot table's growth; a RocksDB name refused by a later reference still refuses
+  // its file, and a file found on disk still is.
+  test::ScratchDir s;
+  test::write_file(s / "present", "1234567");
+  const std::string good = "000007.sst", bad = "a/b.sst";
+  std::vector<StreamHandle> streams;
+  std::vector<StreamSite> sites;
+  auto push = [&](uint8_t type, std::string path, int64_t size, size_t op, StreamRole role, const std::string* name) {
+    StreamHandle h;
+    h.type = type;
+    h.path = std::move(path);
+    h.size = size;
+    streams.push_back(std::move(h));
+    StreamSite at;
+    at.operator_index = op;
+    at.subtask = static_cast<int32_t>(op % 7);
+    at.role = role;
+    at.local_name = name;
+    sites.push_back(at);
+  };
+  for (size_t i = 0; i < 40000; ++i)
+    push(handle_type::kFile, "hdfs://nn/shared/f" + std::to_string(i), static_cast<int64_t>(i), i / 100,
+         StreamRole::kSharedFile, &good);
+  push(handle_type::kRelativeFile, "present", 7, 400, StreamRole::kPrivateFile, &good);
+  push(handle_type::kFile, "hdfs://nn/shared/f5", 99, 401, StreamRole::kSharedFile, &bad);  // again, bad name
+  push(handle_type::kFile, "hdfs://nn/shared/f6", 1, 401, StreamRole::kData, nullptr);
+  StreamHandle inline_bytes;
+  inline_bytes.type = handle_type::kByteStream;
+  streams.push_back(inline_bytes);
+  sites.push_back({});
+
+  auto summary = [](const FileTable& t) {
+    std::vector<std::string> out;
+    for (const FileTable::File f : t) {
+      std::string line = std::string(f.uri) + " " + std::to_string(f.handle_type) + " " +
+                         (f.path ? std::string(*f.path) : "-") + " " + std::to_string(f.size) + " " +
+                         std::to_string(f.exists) + " " + std::to_string(f.actual_size) + " " +
+                         std::string(f.refused) + " " + std::to_string(f.outside) + " |";
+      for (const FileTable::Reference r : f.references)
+        line += " " + std::to_string(r.operator_index) + "/" + std::to_string(r.subtask) + "/" +
+                stream_role_name(r.role) + "/" + std::string(r.local_name);
+      out.push_back(std::move(line));
+    }
+    return out;
+  };
+
+  FileCollector one;
+  std::vector<int64_t> one_indices;
+  for (size_t i = 0; i < streams.size(); ++i) one_indices.push_back(one.add(streams[i], sites[i]));
+  FileResolver one_resolver(s.path(), {});
+  const FileTable whole = std::move(one).finish(one_resolver);
+
+  FileCollector batched;
+  std::vector<int64_t> batched_indices, indices;
+  FileResolver resolver(s.path(), {});
+  for (size_t from = 0; from < streams.size(); from += 1000) {
+    std::vector<FileCollector::Pending> batch;
+    for (size_t i = from; i < std::min(streams.size(), from + 1000); ++i) batch.push_back({&streams[i], sites[i]});
+    batched.add(batch, indices);
+    batched_indices.insert(batched_indices.end(), indices.begin(), indices.end());
+    batched.resolve(resolver, batched.size() / 2);  // some of what is there, as a waiting thread would
+  }
+  const FileTable stepped = std::move(batched).finish(resolver);
+
+  CHECK(batched_indices == one_indices);
+  CHECK(one_indices.back() == -1);
+  REQUIRE(whole.size() == 40001);
+  CHECK(summary(stepped) == summary(whole));
+  CHECK(whole[5].size == 99);
+  CHECK(whole[5].refused == "rocksdb file name 'a/b.sst' is not a plain file name");
+  CHECK_FALSE(whole[5].exists);
+  CHECK(whole[40000].exists);
+  CHECK(whole[40000].actual_size == 7);
+  CHECK(whole[6].references.size() == 2);
+  CHECK(whole[6].refused.empty());
 }

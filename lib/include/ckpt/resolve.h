@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -299,6 +301,7 @@ class CKPT_API FileTable {
     uint8_t handle_type = 0;
     bool exists = false;
     bool outside = false;
+    bool bad_name = false;  // some reference's RocksDB name is not a plain file name
   };
   struct Ref {
     uint32_t operator_index;
@@ -310,15 +313,71 @@ class CKPT_API FileTable {
   };
   Reference reference(uint32_t i) const;
   static std::string_view view(const char* s);
-  const char* store(std::string_view s);  // into the arena
+  const char* store(std::string_view s) { return strings_.store(s); }
   uint32_t name_id(std::string_view name);
 
-  std::vector<Record> files_;
-  std::vector<Ref> refs_;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  size_t block_left_ = 0;
-  char* block_at_ = nullptr;
+  // Elements in blocks of 32768 that never move: growing copies nothing (a vector of a million
+  // records copied itself and faulted in fresh pages at every doubling), indexed as one array.
+  // The directory of blocks is allocated whole (untouched beyond what is used), so an element
+  // added before a reader on another thread was told of it can be read while more are added.
+  template <class T>
+  class Blocks {
+   public:
+    Blocks() = default;
+    Blocks(Blocks&& o) noexcept : dir_(std::move(o.dir_)), size_(o.size_) { o.size_ = 0; }
+    Blocks& operator=(Blocks&& o) noexcept {
+      if (this != &o) {
+        clear();
+        dir_ = std::move(o.dir_);
+        size_ = o.size_;
+        o.size_ = 0;
+      }
+      return *this;
+    }
+    ~Blocks() { clear(); }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](size_t i) { return dir_[i >> kShift][i & kMask]; }
+    const T& operator[](size_t i) const { return dir_[i >> kShift][i & kMask]; }
+    T& push_back(const T& v) {
+      if ((size_ & kMask) == 0) {
+        if ((size_ >> kShift) >= kMaxBlocks) throw std::length_error("more than 2^32 files");
+        if (!dir_) dir_ = std::make_unique_for_overwrite<T*[]>(kMaxBlocks);
+        dir_[size_ >> kShift] = new T[kMask + 1];
+      }
+      T& at = dir_[size_ >> kShift][size_ & kMask];
+      at = v;
+      ++size_;
+      return at;
+    }
+
+   private:
+    static constexpr size_t kShift = 15;
+    static constexpr size_t kMask = (size_t{1} << kShift) - 1;
+    static constexpr size_t kMaxBlocks = (size_t{1} << 32) >> kShift;  // indices are 32-bit
+    void clear() {
+      for (size_t b = 0; b < (size_ + kMask) >> kShift; ++b) delete[] dir_[b];
+      dir_.reset();
+      size_ = 0;
+    }
+    std::unique_ptr<T*[]> dir_;
+    size_t size_ = 0;
+  };
+  // Strings in blocks of 1 MiB (or one string's size) that are never moved: a string is stored
+  // once (a 4-byte length, then the bytes) and its address stays good while more are added.
+  struct Arena {
+    const char* store(std::string_view s);
+    std::vector<std::unique_ptr<char[]>> blocks;
+    size_t left = 0;
+    char* at = nullptr;
+  };
+
+  Blocks<Record> files_;
+  Blocks<Ref> refs_;
+  Arena strings_;  // URIs and local names, as add() stores them
+  Arena found_;    // paths and refusals, as the lookups store them
   std::vector<const char*> names_;                           // local names, [0] unused
+  std::vector<bool> name_bad_;                               // per name: not a plain file name
   std::unordered_map<std::string_view, uint32_t> name_ids_;  // into names_
 };
 
@@ -329,12 +388,35 @@ class CKPT_API FileCollector {
   // Records one reference. Returns the file's index in the final list, or -1 when the handle
   // is not a file (inline, null, empty segment).
   int64_t add(const StreamHandle& s, const StreamSite& site);
+  // One stream of a batch.
+  struct Pending {
+    const StreamHandle* stream = nullptr;
+    StreamSite site;
+  };
+  // add() of each stream in turn, the results in `indices` (cleared first). The same as one
+  // call each, but the lookups of all of them start before the first is done, so that their
+  // cache misses overlap: at millions of files nearly every lookup misses, and a handle holds
+  // a dozen files or more.
+  void add(std::span<const Pending> streams, std::vector<int64_t>& indices);
   size_t size() const { return table_.size(); }
-  // Looks every file up and hands the table over.
+  // Looks up the files added before the `n`-th (n at most size()) that are not looked up yet.
+  // add() may go on on another thread meanwhile (finish() may not): a lookup writes other
+  // members of a file than add() does, and its strings go to an arena of their own. For a caller
+  // with a thread to spare while references are still being gathered.
+  void resolve(FileResolver& resolver, size_t n);
+  // Looks every file up (those resolve() has not) and hands the table over.
   FileTable finish(FileResolver& resolver) &&;
 
  private:
+  // Room in the slots for `more` files beyond those held (rehashing into a larger table).
+  void reserve_slots(size_t more);
+  int64_t add_hashed(const StreamHandle& s, const StreamSite& site, uint64_t hash);
+
   FileTable table_;
+  std::vector<uint64_t> batch_hashes_;  // add() of a batch: each stream's hash
+  int8_t empty_name_bad_ = -1;          // check_local_file_name("") once asked: 0 / 1
+  std::vector<uint32_t> bad_named_;     // files with Record::bad_name, once each
+  size_t resolved_ = 0;                 // files looked up
   // Open addressing over the table's files (index + 1, 0 = empty) by a hash of type class and
   // URI: no key strings or nodes, which dominated inspect at millions of references.
   // Open addressing: per slot the file's index + 1 (low half, 0: empty) and its hash's high half,

@@ -327,14 +327,21 @@ struct FileResolver::Cache {
   };
   Map<Listing> dirs;
   Map<std::string> real_roots;  // root as given -> its links resolved
-  // References come in runs from one directory: the last listing used, found without hashing.
-  std::string last_dir;
-  Listing* last = nullptr;
+  // References come in runs from one directory, or alternate between two (an absolute URI's,
+  // then the snapshot directory for its base name): the last two listings used, found without
+  // hashing.
+  std::string last_dir[2];
+  Listing* last[2] = {nullptr, nullptr};
   // Reused for the joined paths of lookups.
   std::string scratch;
 
   Listing& listing(std::string_view dir) {
-    if (last && dir == last_dir) return *last;
+    if (last[0] && dir == last_dir[0]) return *last[0];
+    if (last[1] && dir == last_dir[1]) {
+      std::swap(last_dir[0], last_dir[1]);
+      std::swap(last[0], last[1]);
+      return *last[0];
+    }
     auto it = dirs.find(dir);
     if (it == dirs.end()) {
       Listing l;
@@ -358,8 +365,10 @@ struct FileResolver::Cache {
       }
       it = dirs.emplace(std::move(d), std::move(l)).first;
     }
-    last_dir.assign(dir);
-    last = &it->second;  // node-based map: stays valid as directories are added
+    std::swap(last_dir[0], last_dir[1]);
+    last[1] = last[0];
+    last_dir[0].assign(dir);
+    last[0] = &it->second;  // node-based map: stays valid as directories are added
     return it->second;
   }
 
@@ -514,7 +523,9 @@ std::optional<FileResolver::Found> FileResolver::find(uint8_t handle_type, const
   // in the store (ckpt/file_system.h), wherever the command was told to look, as a disk's
   // absolute paths are.
   if (is_object_store_uri(uri))
-    if (auto f = lookup(canonical_object_uri(uri), true); usable(f)) return f;
+    // An s3:// URI is its canonical form: not copied per file.
+    if (auto f = uri.starts_with("s3://") ? lookup(uri, true) : lookup(canonical_object_uri(uri), true); usable(f))
+      return f;
   size_t slash = uri.rfind('/');
   std::string_view base = slash == std::string::npos ? std::string_view(uri) : std::string_view(uri).substr(slash + 1);
   if (!base.empty()) {
@@ -539,23 +550,21 @@ std::string_view FileTable::view(const char* s) {
   return {s + sizeof n, n};
 }
 
-// Blocks of 1 MiB (or one string's size) that are never moved: a string is stored once and its
-// address stays good while the table grows.
-const char* FileTable::store(std::string_view s) {
+const char* FileTable::Arena::store(std::string_view s) {
   size_t need = sizeof(uint32_t) + s.size();
-  if (need > block_left_) {
+  if (need > left) {
     size_t size = std::max<size_t>(need, size_t{1} << 20);
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-    block_at_ = blocks_.back().get();
-    block_left_ = size;
+    blocks.push_back(std::make_unique_for_overwrite<char[]>(size));
+    at = blocks.back().get();
+    left = size;
   }
-  char* at = block_at_;
+  char* stored = at;
   auto n = static_cast<uint32_t>(s.size());
-  std::memcpy(at, &n, sizeof n);
-  if (!s.empty()) std::memcpy(at + sizeof n, s.data(), s.size());
-  block_at_ += need;
-  block_left_ -= need;
-  return at;
+  std::memcpy(stored, &n, sizeof n);
+  if (!s.empty()) std::memcpy(stored + sizeof n, s.data(), s.size());
+  at += need;
+  left -= need;
+  return stored;
 }
 
 // RocksDB names repeat across subtasks ("000042.sst", "MANIFEST-000004"): each is kept once.
@@ -567,6 +576,8 @@ uint32_t FileTable::name_id(std::string_view name) {
   const char* stored = store(name);
   auto id = static_cast<uint32_t>(names_.size());
   names_.push_back(stored);
+  if (name_bad_.size() < names_.size()) name_bad_.resize(names_.size());
+  name_bad_[id] = !check_local_file_name(name).ok();
   name_ids_.emplace(view(stored), id);
   return id;
 }
@@ -595,25 +606,57 @@ FileTable::File FileTable::operator[](size_t i) const {
               .references = References(this, r.first_ref, r.ref_count)};
 }
 
-int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
-  if (s.type != handle_type::kFile && s.type != handle_type::kRelativeFile &&
-      s.type != handle_type::kSegmentFile)
-    return -1;
-  std::vector<FileTable::Record>& files = table_.files_;
-  auto slot_of = [](uint64_t hash, size_t index) { return (hash & ~uint64_t{0xFFFFFFFF}) | (index + 1); };
-  if (2 * (files.size() + 1) > slots_.size()) {
-    slots_.assign(std::max<size_t>(1024, slots_.size() * 2), 0);
-    size_t mask = slots_.size() - 1;
-    for (size_t i = 0; i < files.size(); ++i) {
-      size_t at = hashes_[i] & mask;
-      while (slots_[at]) at = (at + 1) & mask;
-      slots_[at] = slot_of(hashes_[i], i);
-    }
+static bool is_file_type(uint8_t t) {
+  return t == handle_type::kFile || t == handle_type::kRelativeFile || t == handle_type::kSegmentFile;
+}
+
+// A slot: the file's index + 1 (low half, 0: empty) and its hash's high half.
+static uint64_t slot_of(uint64_t hash, size_t index) { return (hash & ~uint64_t{0xFFFFFFFF}) | (index + 1); }
+
+void FileCollector::reserve_slots(size_t more) {
+  const size_t files = table_.files_.size();
+  size_t size = slots_.size();
+  while (2 * (files + more + 1) > size) size = std::max<size_t>(1024, size * 2);
+  if (size == slots_.size()) return;
+  slots_.assign(size, 0);
+  const size_t mask = size - 1;
+  constexpr size_t kAhead = 16;  // slots loaded ahead of their insertion: the stores miss the cache
+  for (size_t i = 0; i < files; ++i) {
+    if (i + kAhead < files) __builtin_prefetch(&slots_[hashes_[i + kAhead] & mask], 1);
+    size_t at = hashes_[i] & mask;
+    while (slots_[at]) at = (at + 1) & mask;
+    slots_[at] = slot_of(hashes_[i], i);
   }
-  uint64_t hash = file_key_hash(s.type, s.path);
-  size_t mask = slots_.size() - 1;
+}
+
+int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
+  if (!is_file_type(s.type)) return -1;
+  reserve_slots(1);
+  return add_hashed(s, site, file_key_hash(s.type, s.path));
+}
+
+void FileCollector::add(std::span<const Pending> streams, std::vector<int64_t>& indices) {
+  indices.assign(streams.size(), -1);
+  batch_hashes_.resize(streams.size());
+  reserve_slots(streams.size());
+  const size_t mask = slots_.size() - 1;
+  for (size_t k = 0; k < streams.size(); ++k) {
+    const StreamHandle& s = *streams[k].stream;
+    if (!is_file_type(s.type)) continue;
+    batch_hashes_[k] = file_key_hash(s.type, s.path);
+    __builtin_prefetch(&slots_[batch_hashes_[k] & mask]);
+  }
+  for (size_t k = 0; k < streams.size(); ++k)
+    if (is_file_type(streams[k].stream->type))
+      indices[k] = add_hashed(*streams[k].stream, streams[k].site, batch_hashes_[k]);
+}
+
+// Records a reference of a file stream; the slots have room for one more file.
+int64_t FileCollector::add_hashed(const StreamHandle& s, const StreamSite& site, uint64_t hash) {
+  FileTable::Blocks<FileTable::Record>& files = table_.files_;
+  const size_t mask = slots_.size() - 1;
   size_t at = hash & mask;
-  bool relative = is_relative_class(s.type);
+  const bool relative = is_relative_class(s.type);
   while (slots_[at]) {
     const uint64_t slot = slots_[at];
     if ((slot >> 32) == (hash >> 32)) {
@@ -624,43 +667,60 @@ int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
     }
     at = (at + 1) & mask;
   }
+  FileTable::Record* f;
   if (!slots_[at]) {
     slots_[at] = slot_of(hash, files.size());
-    FileTable::Record f;
-    f.uri = table_.store(s.path);
-    f.handle_type = s.type;
-    files.push_back(f);
+    FileTable::Record r;
+    r.uri = table_.store(s.path);
+    r.handle_type = s.type;
+    f = &files.push_back(r);
     hashes_.push_back(hash);
+  } else {
+    f = &files[static_cast<uint32_t>(slots_[at]) - 1];
   }
   const auto index = static_cast<uint32_t>(slots_[at]) - 1;
-  FileTable::Record& f = files[index];
   int64_t need = s.type == handle_type::kSegmentFile ? s.start + s.size : s.size;
-  if (need > f.size) f.size = need;
+  if (need > f->size) f->size = need;
+  const uint32_t name = site.local_name ? table_.name_id(*site.local_name) : 0;
+  // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name): marked
+  // here, the reason found by finish().
+  if (site.role == StreamRole::kSharedFile || site.role == StreamRole::kPrivateFile) {
+    bool bad;
+    if (name) {
+      bad = table_.name_bad_[name];
+    } else {
+      if (empty_name_bad_ < 0) empty_name_bad_ = check_local_file_name("").ok() ? 0 : 1;
+      bad = empty_name_bad_ == 1;
+    }
+    if (bad && !f->bad_name) {
+      f->bad_name = true;
+      bad_named_.push_back(index);
+    }
+  }
   auto ref_index = static_cast<uint32_t>(table_.refs_.size());
   table_.refs_.push_back({.operator_index = static_cast<uint32_t>(site.operator_index),
                           .subtask = site.subtask,
                           .slot = site.slot,
                           .role = site.role,
-                          .local_name = site.local_name ? table_.name_id(*site.local_name) : 0,
+                          .local_name = name,
                           .next = FileTable::kNone});
-  if (f.last_ref == FileTable::kNone)
-    f.first_ref = ref_index;
+  if (f->last_ref == FileTable::kNone)
+    f->first_ref = ref_index;
   else
-    table_.refs_[f.last_ref].next = ref_index;
-  f.last_ref = ref_index;
-  ++f.ref_count;
+    table_.refs_[f->last_ref].next = ref_index;
+  f->last_ref = ref_index;
+  ++f->ref_count;
   return index;
 }
 
-FileTable FileCollector::finish(FileResolver& resolver) && {
-  slots_ = {};
-  hashes_ = {};
+void FileCollector::resolve(FileResolver& resolver, size_t n) {
   std::string uri;  // reused: no allocation per file
-  for (FileTable::Record& f : table_.files_) {
+  for (; resolved_ < n; ++resolved_) {
+    FileTable::Record& f = table_.files_[resolved_];
     uri.assign(FileTable::view(f.uri));
     std::string refused;
     if (auto found = resolver.find(f.handle_type, uri)) {
-      f.path = table_.store(found->path);
+      f.path = table_.found_.store(found->path);
       if (found->regular) {
         f.exists = true;
         f.actual_size = found->size;
@@ -675,17 +735,29 @@ FileTable FileCollector::finish(FileResolver& resolver) && {
       Status s = check_relative_path(uri);
       if (!s.ok()) refused = std::move(s).error().message;
     }
-    // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name).
-    for (uint32_t i = f.first_ref; i != FileTable::kNone && refused.empty(); i = table_.refs_[i].next) {
+    if (!refused.empty()) f.refused = table_.found_.store(refused);
+  }
+}
+
+FileTable FileCollector::finish(FileResolver& resolver) && {
+  slots_ = {};
+  hashes_ = {};
+  resolve(resolver, table_.files_.size());
+  // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name): the
+  // first reference whose RocksDB name is not a plain file name says why.
+  for (uint32_t fi : bad_named_) {
+    FileTable::Record& f = table_.files_[fi];
+    if (f.refused) continue;
+    for (uint32_t i = f.first_ref; i != FileTable::kNone; i = table_.refs_[i].next) {
       const FileTable::Reference ref = table_.reference(i);
       const bool named = ref.role == StreamRole::kSharedFile || ref.role == StreamRole::kPrivateFile;
       if (!named) continue;
       if (Status plain = check_local_file_name(ref.local_name); !plain.ok()) {
-        refused = std::move(plain).error().message;
+        f.refused = table_.found_.store(std::move(plain).error().message);
         f.exists = false;
+        break;
       }
     }
-    if (!refused.empty()) f.refused = table_.store(refused);
   }
   return std::move(table_);
 }

@@ -56,4 +56,12 @@ inline bool is_json_plain(std::string_view s) {
       [](uint8_t b) { return b >= 0x20 && b < 0x80 && b != '"' && b != '\\'; });
 }
 
+// Every byte in 0x20..0x7E: text that printable() (ckpt/printable.h) gives back as it is.
+inline bool is_printable_ascii(std::string_view s) {
+  using namespace ascii_scan_detail;
+  return all_bytes(
+      s, [](uint64_t x) { return (has_less(x, 0x20) | (x & kHighs) | has_zero(x ^ (kOnes * 0x7f))) != 0; },
+      [](uint8_t b) { return b >= 0x20 && b < 0x7f; });
+}
+
 }  // namespace ckpt

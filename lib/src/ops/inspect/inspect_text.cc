@@ -1,5 +1,7 @@
 // The inspect report as text for people: a summary, one aligned row per operator, problems.
+#include <algorithm>
 #include <iterator>
+#include <utility>
 #include <ostream>
 #include <string_view>
 #include <type_traits>
@@ -9,6 +11,8 @@
 
 #include "ckpt/inspect.h"
 #include "ckpt/printable.h"
+#include "ops/inspect/in_order.h"
+#include "support/ascii_scan.h"
 
 namespace ckpt {
 namespace {
@@ -120,9 +124,11 @@ std::string kind_line(const InspectReport& r) {
 // Lines of the verbose listing and of the problems go through one buffer written out in large
 // pieces, formatted by compiled format strings: a snapshot copied without its files has a
 // problem line per file, millions of them.
+// Without a stream, it keeps its text: a chunk of lines made on another thread (fill_in_order).
 class LineBuffer {
  public:
-  explicit LineBuffer(std::ostream& out) : out_(out) {}
+  LineBuffer() = default;
+  explicit LineBuffer(std::ostream& out) : out_(&out) {}
   ~LineBuffer() { flush(); }
   std::string& text() { return buf_; }
   // Hands full pieces to the stream; called after each line.
@@ -130,28 +136,55 @@ class LineBuffer {
     if (buf_.size() >= kPiece) flush();
   }
   void flush() {
-    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    if (!out_) return;
+    out_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
     buf_.clear();
+  }
+  // The lines of elements [0, n), put(i, buffer) making each, `chunk` at a time on two threads.
+  template <class Put>
+  void put_in_order(size_t n, size_t chunk, Put put) {
+    flush();
+    auto fill = [&](size_t c, LineBuffer& lines) {
+      lines.text().clear();
+      for (size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) put(i, lines);
+    };
+    auto use = [&](LineBuffer& lines) {
+      if (out_) out_->write(lines.text().data(), static_cast<std::streamsize>(lines.text().size()));
+      else buf_ += lines.text();
+    };
+    fill_in_order<LineBuffer>((n + chunk - 1) / chunk, fill, use);
   }
 
  private:
   static constexpr size_t kPiece = 1 << 20;
-  std::ostream& out_;
+  std::ostream* out_ = nullptr;
   std::string buf_;
 };
 
-// A string argument escaped (it may come from input), any other as it is.
+// A string argument escaped (it may come from input), any other as it is. Printable ASCII, nearly
+// every string, is its own escaped form and is not copied (the problem lines of a million missing
+// files are most of a run); `scratch` holds the escaped copy of any other.
 template <class T>
-auto escaped(const T& a) {
-  if constexpr (std::is_convertible_v<const T&, std::string_view>)
-    return printable(std::string_view(a));
-  else
+auto escaped(const T& a, std::string& scratch) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    const std::string_view s(a);
+    if (is_printable_ascii(s)) return s;
+    scratch = printable(s);
+    return std::string_view(scratch);
+  } else {
     return a;
+  }
+}
+
+template <size_t... I, class... A>
+void put_escaped(LineBuffer& b, const auto& format, std::index_sequence<I...>, const A&... args) {
+  std::string scratch[sizeof...(A) + 1];
+  fmt::format_to(std::back_inserter(b.text()), format, escaped(args, scratch[I])...);
 }
 
 template <class... A>
 void put(LineBuffer& b, const auto& format, const A&... args) {
-  fmt::format_to(std::back_inserter(b.text()), format, escaped(args)...);
+  put_escaped(b, format, std::index_sequence_for<A...>{}, args...);
 }
 
 void print_handle(LineBuffer& out, const InspectReport& r, const HandleSummary& h) {
@@ -222,7 +255,8 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
 
   LineBuffer lines(out);
   if (verbose) {
-    for (const auto& op : r.operators) {
+    lines.put_in_order(r.operators.size(), 4, [&](size_t i, LineBuffer& lines) {
+      const OperatorSummary& op = r.operators[i];
       put(lines, FMT_COMPILE("\noperator {}"), op.id);
       if (!op.uid.empty()) put(lines, FMT_COMPILE(" uid '{}'"), op.uid);
       if (!op.name.empty()) put(lines, FMT_COMPILE(" name '{}'"), op.name);
@@ -237,19 +271,19 @@ void write_inspect_text(const InspectReport& r, bool verbose, std::ostream& out)
         put(lines, FMT_COMPILE("  subtask {}{}\n"), st.index, st.finished ? " (finished)" : "");
         for (const auto& h : st.handles) print_handle(lines, r, h);
       }
-    }
+    });
   }
 
   if (!r.files_ok()) {
     lines.text() += "\nproblems:\n";
-    for (const FileTable::File f : r.files) {
-      if (f.exists && !f.is_short()) continue;
+    lines.put_in_order(r.files.size(), 8192, [&](size_t i, LineBuffer& lines) {
+      const FileTable::File f = r.files[i];
+      if (f.exists && !f.is_short()) return;
       put(lines, FMT_COMPILE("  {} {}"), file_status(f), f.uri);
       put_first_reference(lines.text(), r, f);
       if (f.path) put(lines, FMT_COMPILE(" at {}"), *f.path);
       lines.text() += '\n';
-      lines.line_done();
-    }
+    });
   }
   if (r.outside_files) {
     put(lines, FMT_COMPILE("\nfiles outside the job directory {} and every --remap target:\n"), r.job_directory);
