@@ -188,7 +188,7 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
 }
 
 Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
-                      int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+                      int32_t max_parallelism, const KeyGroupPairsFn& fn, bool check_blocks) {
   if (source.layout == KeyedLayout::kNative) return read_native(handle, source, streams, max_parallelism, fn);
   if (source.layout == KeyedLayout::kChangelog) return read_changelog(handle, source, streams, max_parallelism, fn);
   const KeyedBackendMeta& meta = source.meta;
@@ -225,7 +225,8 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
                 }));
           }
           return fn(kg, by_state);
-        });
+        },
+        check_blocks);
   });
 }
 
