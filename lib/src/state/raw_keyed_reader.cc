@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "state/heap/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocksdb/rocks_instance_reader.h"
+#include "state/rocksdb/rocks_sst.h"
 #include "types/value_decoder.h"
 
 namespace ckpt {
@@ -59,20 +61,154 @@ class InstanceOrigin : public PairOrigin {
   std::string cf_;
 };
 
+// A pair of one SST read on its own: errors found in it name the file.
+class SstOrigin : public PairOrigin {
+ public:
+  explicit SstOrigin(const SstFile& sst) : sst_(sst) {}
+  Error locate(const RocksPair&, Error e) const override {
+    if (e.offset) {
+      e.message += fmt::format(" at byte {} of the key", *e.offset);
+      e.offset.reset();
+    }
+    return sst_.stream().stamp(std::move(e));
+  }
+
+ private:
+  const SstFile& sst_;
+};
+
+const char* const kUnnamedFamily = "column family '{}' holds entries, but the meta data stream does not name it";
+
+// The handle's SSTs by state (as `names`), each state's sorted by first key, when every state's
+// files can be read one after the other as RocksDB would merge them: no two of a state overlap
+// and none holds a range tombstone (which may hide keys beyond its own). Else nullopt: the
+// instance merges them. `files` holds the opened SSTs (reserved: cursors point into them).
+Result<std::optional<std::vector<std::vector<const SstFile*>>>> plan_sst_scans(
+    const KeyedHandle& handle, const StreamOpener& streams, const std::vector<std::string>& names,
+    std::vector<SstFile>& files) {
+  using Plan = std::optional<std::vector<std::vector<const SstFile*>>>;
+  size_t n = 0;
+  for (const auto* list : {&handle.shared_files, &handle.private_files})
+    for (const NamedStream& f : *list) n += is_sst_name(f.name) ? 1 : 0;
+  files.reserve(n);
+  std::vector<std::vector<const SstFile*>> by_state(names.size());
+  for (const auto* list : {&handle.shared_files, &handle.private_files})
+    for (const NamedStream& f : *list) {
+      if (!is_sst_name(f.name)) continue;
+      CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
+      CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+      if (sst.num_range_deletions() > 0) return Plan();
+      files.push_back(std::move(sst));
+      const SstFile& opened = files.back();
+      auto at = std::find(names.begin(), names.end(), opened.column_family());
+      if (at != names.end()) {
+        if (!opened.first_key().empty() || !opened.last_key().empty()) by_state[at - names.begin()].push_back(&opened);
+        continue;
+      }
+      if (opened.column_family() == "default" || opened.num_entries() == 0) continue;
+      return opened.stream().stamp(
+          Error(ErrorCode::kCorruption, fmt::format(fmt::runtime(kUnnamedFamily), opened.column_family())));
+    }
+  for (auto& state : by_state) {
+    std::sort(state.begin(), state.end(),
+              [](const SstFile* a, const SstFile* b) { return a->first_key() < b->first_key(); });
+    for (size_t i = 1; i < state.size(); ++i)
+      if (state[i]->first_key() <= state[i - 1]->last_key()) return Plan();
+  }
+  return Plan(std::move(by_state));
+}
+
+// One key group at a time from each state's SSTs read one after the other, whole (every block
+// checksummed as it is read: damage outside the handle's range is refused too), entries outside
+// the range dropped as Flink clips them. One read of each file where the instance read checks
+// every file whole before its scan reads it again (RocksDB 7.8's merging scan can end early
+// with an OK status at a damaged block: files read on their own report it).
+Status read_ssts_by_key_group(const KeyedHandle& handle, const std::vector<std::vector<const SstFile*>>& by_state,
+                              int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+  const int prefix = key_group_prefix_bytes(max_parallelism);
+  struct StateCursor {
+    const std::vector<const SstFile*>* files = nullptr;
+    size_t next_file = 0;
+    std::optional<SstFile::Cursor> at;
+    const SstFile* file = nullptr;
+    int32_t key_group = -1;  // of the current key; -1 when exhausted
+  };
+  std::vector<StateCursor> cursors(by_state.size());
+  // Moves cursor i to its next entry inside the handle's range, across its files.
+  auto settle = [&](size_t i) -> Status {
+    StateCursor& c = cursors[i];
+    for (;;) {
+      if (c.at && c.at->valid()) {
+        const int32_t kg = key_group_of_rocks_key(c.at->key(), prefix);
+        if (kg < 0)
+          return c.file->stream().stamp(Error(ErrorCode::kCorruption, "a key shorter than its key-group prefix"));
+        if (handle.range.contains(kg)) {
+          c.key_group = kg;
+          return Status::OK();
+        }
+        c.at->next();
+        continue;
+      }
+      if (c.at) CKPT_RETURN_IF_ERROR(c.at->status());
+      if (c.next_file == c.files->size()) {
+        c.key_group = -1;
+        return Status::OK();
+      }
+      c.file = (*c.files)[c.next_file++];
+      c.at.emplace(c.file->cursor());
+    }
+  };
+  std::vector<std::vector<SstOrigin>> origins(by_state.size());
+  for (size_t i = 0; i < by_state.size(); ++i) {
+    cursors[i].files = &by_state[i];
+    for (const SstFile* f : by_state[i]) origins[i].emplace_back(*f);
+    CKPT_RETURN_IF_ERROR(settle(i));
+  }
+  std::vector<std::vector<RocksPair>> pairs(by_state.size());
+  std::vector<RocksPairPool> pools(by_state.size());
+  for (;;) {
+    int32_t kg = -1;
+    for (const StateCursor& c : cursors)
+      if (c.key_group >= 0 && (kg < 0 || c.key_group < kg)) kg = c.key_group;
+    if (kg < 0) return Status::OK();
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      StateCursor& c = cursors[i];
+      while (c.key_group == kg) {
+        RocksPair& p = pools[i].add(pairs[i]);
+        p.key.assign(c.at->key());
+        p.value.assign(c.at->value());
+        p.origin = &origins[i][c.next_file - 1];
+        c.at->next();
+        CKPT_RETURN_IF_ERROR(settle(i));
+      }
+    }
+    Status s = fn(kg, pairs);
+    RocksPairPool::recycle(pairs, pools);
+    CKPT_RETURN_IF_ERROR(s);
+  }
+}
+
 // One key group at a time from the instance (the proxy's states are its column families), so
 // memory stays bounded by the largest key group whatever the subtask's size; overlapping SSTs
-// are merged by RocksDB as Flink's restore merges them.
+// are merged by RocksDB as Flink's restore merges them. Where no state's files overlap they are
+// read on their own instead (read_ssts_by_key_group), as dump reads them.
 Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
                    int32_t max_parallelism, const KeyGroupPairsFn& fn) {
   const KeyedBackendMeta& meta = source.meta;
+  {
+    std::vector<std::string> names;
+    for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
+    std::vector<SstFile> files;
+    CKPT_ASSIGN_OR_RETURN(auto plan, plan_sst_scans(handle, streams, names, files));
+    if (plan) return read_ssts_by_key_group(handle, *plan, max_parallelism, fn);
+  }
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksInstanceReader> instance, RocksInstanceReader::open(handle, streams));
   std::vector<std::string> names;
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   for (const std::string& cf : instance->column_families()) {
     if (cf == "default" || std::find(names.begin(), names.end(), cf) != names.end()) continue;
     CKPT_RETURN_IF_ERROR(instance->for_each(cf, [&](std::string_view, std::string_view) -> Status {
-      return Error(ErrorCode::kCorruption,
-                   fmt::format("column family '{}' holds entries, but the meta data stream does not name it", cf));
+      return Error(ErrorCode::kCorruption, fmt::format(fmt::runtime(kUnnamedFamily), cf));
     }));
   }
   std::vector<InstanceOrigin> origins;
