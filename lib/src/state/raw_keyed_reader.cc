@@ -61,59 +61,66 @@ class InstanceOrigin : public PairOrigin {
   std::string cf_;
 };
 
-// A pair of one SST read on its own: errors found in it name the file.
+// A pair of one SST read on its own: errors found in it name the file (opened again for that,
+// on the error's path only: the file itself is closed once read).
 class SstOrigin : public PairOrigin {
  public:
-  explicit SstOrigin(const SstFile& sst) : sst_(sst) {}
+  SstOrigin(const NamedStream& file, const StreamOpener& streams) : file_(file), streams_(streams) {}
   Error locate(const RocksPair&, Error e) const override {
     if (e.offset) {
       e.message += fmt::format(" at byte {} of the key", *e.offset);
       e.offset.reset();
     }
-    return sst_.stream().stamp(std::move(e));
+    Result<StateStream> stream = streams_.open(file_.handle);
+    return stream.ok() ? stream->stamp(std::move(e)) : std::move(e);
   }
 
  private:
-  const SstFile& sst_;
+  const NamedStream& file_;
+  const StreamOpener& streams_;
 };
 
 const char* const kUnnamedFamily = "column family '{}' holds entries, but the meta data stream does not name it";
 
-// The handle's SSTs by state (as `names`), each state's sorted by first key, when every state's
-// files can be read one after the other as RocksDB would merge them: no two of a state overlap
-// and none holds a range tombstone (which may hide keys beyond its own). Else nullopt: the
-// instance merges them. `files` holds the opened SSTs (reserved: cursors point into them).
-Result<std::optional<std::vector<std::vector<const SstFile*>>>> plan_sst_scans(
-    const KeyedHandle& handle, const StreamOpener& streams, const std::vector<std::string>& names,
-    std::vector<SstFile>& files) {
-  using Plan = std::optional<std::vector<std::vector<const SstFile*>>>;
-  size_t n = 0;
-  for (const auto* list : {&handle.shared_files, &handle.private_files})
-    for (const NamedStream& f : *list) n += is_sst_name(f.name) ? 1 : 0;
-  files.reserve(n);
-  std::vector<std::vector<const SstFile*>> by_state(names.size());
+// The handle's SSTs by state (as `names`), each state's in key order, when every state's files
+// can be read one after the other as RocksDB would merge them: no two of a state overlap and
+// none holds a range tombstone (which may hide keys beyond its own). Else nullopt: the instance
+// merges them. Each file is opened for its bounds and closed again (one per state is open while
+// they are read: memory does not grow with the number of files).
+Result<std::optional<std::vector<std::vector<const NamedStream*>>>> plan_sst_scans(const KeyedHandle& handle,
+                                                                                const StreamOpener& streams,
+                                                                                const std::vector<std::string>& names) {
+  using Plan = std::optional<std::vector<std::vector<const NamedStream*>>>;
+  std::vector<std::vector<std::pair<std::string, std::string>>> bounds(names.size());
+  std::vector<std::vector<const NamedStream*>> by_state(names.size());
   for (const auto* list : {&handle.shared_files, &handle.private_files})
     for (const NamedStream& f : *list) {
       if (!is_sst_name(f.name)) continue;
       CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
       CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
       if (sst.num_range_deletions() > 0) return Plan();
-      files.push_back(std::move(sst));
-      const SstFile& opened = files.back();
-      auto at = std::find(names.begin(), names.end(), opened.column_family());
+      auto at = std::find(names.begin(), names.end(), sst.column_family());
       if (at != names.end()) {
-        if (!opened.first_key().empty() || !opened.last_key().empty()) by_state[at - names.begin()].push_back(&opened);
+        if (sst.first_key().empty() && sst.last_key().empty()) continue;
+        const size_t id = static_cast<size_t>(at - names.begin());
+        bounds[id].emplace_back(sst.first_key(), sst.last_key());
+        by_state[id].push_back(&f);
         continue;
       }
-      if (opened.column_family() == "default" || opened.num_entries() == 0) continue;
-      return opened.stream().stamp(
-          Error(ErrorCode::kCorruption, fmt::format(fmt::runtime(kUnnamedFamily), opened.column_family())));
+      if (sst.column_family() == "default" || sst.num_entries() == 0) continue;
+      return stream.stamp(
+          Error(ErrorCode::kCorruption, fmt::format(fmt::runtime(kUnnamedFamily), sst.column_family())));
     }
-  for (auto& state : by_state) {
-    std::sort(state.begin(), state.end(),
-              [](const SstFile* a, const SstFile* b) { return a->first_key() < b->first_key(); });
-    for (size_t i = 1; i < state.size(); ++i)
-      if (state[i]->first_key() <= state[i - 1]->last_key()) return Plan();
+  for (size_t id = 0; id < names.size(); ++id) {
+    std::vector<size_t> order(by_state[id].size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bounds[id][a] < bounds[id][b]; });
+    std::vector<const NamedStream*> sorted;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i > 0 && bounds[id][order[i]].first <= bounds[id][order[i - 1]].second) return Plan();
+      sorted.push_back(by_state[id][order[i]]);
+    }
+    by_state[id] = std::move(sorted);
   }
   return Plan(std::move(by_state));
 }
@@ -123,14 +130,14 @@ Result<std::optional<std::vector<std::vector<const SstFile*>>>> plan_sst_scans(
 // the range dropped as Flink clips them. One read of each file where the instance read checks
 // every file whole before its scan reads it again (RocksDB 7.8's merging scan can end early
 // with an OK status at a damaged block: files read on their own report it).
-Status read_ssts_by_key_group(const KeyedHandle& handle, const std::vector<std::vector<const SstFile*>>& by_state,
-                              int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+Status read_ssts_by_key_group(const KeyedHandle& handle, const StreamOpener& streams,
+                              const std::vector<std::vector<const NamedStream*>>& by_state, int32_t max_parallelism,
+                              const KeyGroupPairsFn& fn) {
   const int prefix = key_group_prefix_bytes(max_parallelism);
   struct StateCursor {
-    const std::vector<const SstFile*>* files = nullptr;
     size_t next_file = 0;
-    std::optional<SstFile::Cursor> at;
-    const SstFile* file = nullptr;
+    std::optional<SstFile> file;
+    std::optional<SstFile::Cursor> at;  // into `file`
     int32_t key_group = -1;  // of the current key; -1 when exhausted
   };
   std::vector<StateCursor> cursors(by_state.size());
@@ -150,18 +157,21 @@ Status read_ssts_by_key_group(const KeyedHandle& handle, const std::vector<std::
         continue;
       }
       if (c.at) CKPT_RETURN_IF_ERROR(c.at->status());
-      if (c.next_file == c.files->size()) {
+      c.at.reset();
+      c.file.reset();
+      if (c.next_file == by_state[i].size()) {
         c.key_group = -1;
         return Status::OK();
       }
-      c.file = (*c.files)[c.next_file++];
+      CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(by_state[i][c.next_file++]->handle));
+      CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+      c.file.emplace(std::move(sst));
       c.at.emplace(c.file->cursor());
     }
   };
   std::vector<std::vector<SstOrigin>> origins(by_state.size());
   for (size_t i = 0; i < by_state.size(); ++i) {
-    cursors[i].files = &by_state[i];
-    for (const SstFile* f : by_state[i]) origins[i].emplace_back(*f);
+    for (const NamedStream* f : by_state[i]) origins[i].emplace_back(*f, streams);
     CKPT_RETURN_IF_ERROR(settle(i));
   }
   std::vector<std::vector<RocksPair>> pairs(by_state.size());
@@ -198,9 +208,8 @@ Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, cons
   {
     std::vector<std::string> names;
     for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
-    std::vector<SstFile> files;
-    CKPT_ASSIGN_OR_RETURN(auto plan, plan_sst_scans(handle, streams, names, files));
-    if (plan) return read_ssts_by_key_group(handle, *plan, max_parallelism, fn);
+    CKPT_ASSIGN_OR_RETURN(auto plan, plan_sst_scans(handle, streams, names));
+    if (plan) return read_ssts_by_key_group(handle, streams, *plan, max_parallelism, fn);
   }
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksInstanceReader> instance, RocksInstanceReader::open(handle, streams));
   std::vector<std::string> names;
