@@ -10,6 +10,7 @@
 
 #include "ckpt/generate.h"
 #include "testlib/cli_run.h"
+#include "testlib/grown_snapshot.h"
 #include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 
@@ -65,16 +66,18 @@ void check_refused(const std::vector<std::string>& args, const std::string& path
 }  // namespace
 
 TEST_CASE("every subcommand with TMPDIR naming a missing directory runs or exits 2 naming it", "[cli]") {
-  // Reading a native snapshot for another layout opens its files as a RocksDB instance in a
-  // temporary directory: that one must say which directory it could not use. The others do
-  // not need one and run as usual.
+  // Reading a native snapshot whose SSTs overlap for another layout opens its files as a
+  // RocksDB instance in a temporary directory: that one must say which directory it could not
+  // use. The others do not need one (disjoint SSTs are read one by one) and run as usual.
   Inputs in;
+  const test::GrownSnapshot overlapping = test::grow_snapshot(in.rocks, in.scratch / "grown", 2, false);
   const std::string out = in.scratch / "out";
   const std::string missing = in.scratch / "no-such-tmp";
   test::ScopedEnv tmpdir("TMPDIR", missing);
-  check_refused({"convert", in.rocks, "--to", "heap", "--output", out + "-convert-heap"}, missing);
+  check_refused({"convert", overlapping.dir, "--to", "heap", "--output", out + "-convert-heap"}, missing);
   CHECK_FALSE(fs::exists(out + "-convert-heap"));
   const std::vector<std::vector<std::string>> runs = {
+      {"convert", in.rocks, "--to", "heap", "--output", out + "-convert-rocks-heap"},
       {"inspect", in.heap},
       {"dump", in.rocks},
       {"verify", in.rocks, "--deep"},

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "state/heap/key_groups_reader.h"
 #include "state/keyed_state_codec.h"
 #include "state/rocksdb/rocks_instance_reader.h"
+#include "state/rocksdb/rocks_sst.h"
 #include "types/value_decoder.h"
 
 namespace ckpt {
@@ -59,20 +61,163 @@ class InstanceOrigin : public PairOrigin {
   std::string cf_;
 };
 
+// A pair of one SST read on its own: errors found in it name the file (opened again for that,
+// on the error's path only: the file itself is closed once read).
+class SstOrigin : public PairOrigin {
+ public:
+  SstOrigin(const NamedStream& file, const StreamOpener& streams) : file_(file), streams_(streams) {}
+  Error locate(const RocksPair&, Error e) const override {
+    if (e.offset) {
+      e.message += fmt::format(" at byte {} of the key", *e.offset);
+      e.offset.reset();
+    }
+    Result<StateStream> stream = streams_.open(file_.handle);
+    return stream.ok() ? stream->stamp(std::move(e)) : std::move(e);
+  }
+
+ private:
+  const NamedStream& file_;
+  const StreamOpener& streams_;
+};
+
+const char* const kUnnamedFamily = "column family '{}' holds entries, but the meta data stream does not name it";
+
+// The handle's SSTs by state (as `names`), each state's in key order, when every state's files
+// can be read one after the other as RocksDB would merge them: no two of a state overlap and
+// none holds a range tombstone (which may hide keys beyond its own). Else nullopt: the instance
+// merges them. Each file is opened for its bounds and closed again (one per state is open while
+// they are read: memory does not grow with the number of files).
+Result<std::optional<std::vector<std::vector<const NamedStream*>>>> plan_sst_scans(const KeyedHandle& handle,
+                                                                                const StreamOpener& streams,
+                                                                                const std::vector<std::string>& names) {
+  using Plan = std::optional<std::vector<std::vector<const NamedStream*>>>;
+  std::vector<std::vector<std::pair<std::string, std::string>>> bounds(names.size());
+  std::vector<std::vector<const NamedStream*>> by_state(names.size());
+  for (const auto* list : {&handle.shared_files, &handle.private_files})
+    for (const NamedStream& f : *list) {
+      if (!is_sst_name(f.name)) continue;
+      CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(f.handle));
+      CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+      if (sst.num_range_deletions() > 0) return Plan();
+      auto at = std::find(names.begin(), names.end(), sst.column_family());
+      if (at != names.end()) {
+        if (sst.first_key().empty() && sst.last_key().empty()) continue;
+        const size_t id = static_cast<size_t>(at - names.begin());
+        bounds[id].emplace_back(sst.first_key(), sst.last_key());
+        by_state[id].push_back(&f);
+        continue;
+      }
+      if (sst.column_family() == "default" || sst.num_entries() == 0) continue;
+      return stream.stamp(
+          Error(ErrorCode::kCorruption, fmt::format(fmt::runtime(kUnnamedFamily), sst.column_family())));
+    }
+  for (size_t id = 0; id < names.size(); ++id) {
+    std::vector<size_t> order(by_state[id].size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bounds[id][a] < bounds[id][b]; });
+    std::vector<const NamedStream*> sorted;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i > 0 && bounds[id][order[i]].first <= bounds[id][order[i - 1]].second) return Plan();
+      sorted.push_back(by_state[id][order[i]]);
+    }
+    by_state[id] = std::move(sorted);
+  }
+  return Plan(std::move(by_state));
+}
+
+// One key group at a time from each state's SSTs read one after the other, whole (every block
+// checksummed as it is read: damage outside the handle's range is refused too), entries outside
+// the range dropped as Flink clips them. One read of each file where the instance read checks
+// every file whole before its scan reads it again (RocksDB 7.8's merging scan can end early
+// with an OK status at a damaged block: files read on their own report it).
+Status read_ssts_by_key_group(const KeyedHandle& handle, const StreamOpener& streams,
+                              const std::vector<std::vector<const NamedStream*>>& by_state, int32_t max_parallelism,
+                              const KeyGroupPairsFn& fn) {
+  const int prefix = key_group_prefix_bytes(max_parallelism);
+  struct StateCursor {
+    size_t next_file = 0;
+    std::optional<SstFile> file;
+    std::optional<SstFile::Cursor> at;  // into `file`
+    int32_t key_group = -1;  // of the current key; -1 when exhausted
+  };
+  std::vector<StateCursor> cursors(by_state.size());
+  // Moves cursor i to its next entry inside the handle's range, across its files.
+  auto settle = [&](size_t i) -> Status {
+    StateCursor& c = cursors[i];
+    for (;;) {
+      if (c.at && c.at->valid()) {
+        const int32_t kg = key_group_of_rocks_key(c.at->key(), prefix);
+        if (kg < 0)
+          return c.file->stream().stamp(Error(ErrorCode::kCorruption, "a key shorter than its key-group prefix"));
+        if (handle.range.contains(kg)) {
+          c.key_group = kg;
+          return Status::OK();
+        }
+        c.at->next();
+        continue;
+      }
+      if (c.at) CKPT_RETURN_IF_ERROR(c.at->status());
+      c.at.reset();
+      c.file.reset();
+      if (c.next_file == by_state[i].size()) {
+        c.key_group = -1;
+        return Status::OK();
+      }
+      CKPT_ASSIGN_OR_RETURN(StateStream stream, streams.open(by_state[i][c.next_file++]->handle));
+      CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
+      c.file.emplace(std::move(sst));
+      c.at.emplace(c.file->cursor());
+    }
+  };
+  std::vector<std::vector<SstOrigin>> origins(by_state.size());
+  for (size_t i = 0; i < by_state.size(); ++i) {
+    for (const NamedStream* f : by_state[i]) origins[i].emplace_back(*f, streams);
+    CKPT_RETURN_IF_ERROR(settle(i));
+  }
+  std::vector<std::vector<RocksPair>> pairs(by_state.size());
+  std::vector<RocksPairPool> pools(by_state.size());
+  for (;;) {
+    int32_t kg = -1;
+    for (const StateCursor& c : cursors)
+      if (c.key_group >= 0 && (kg < 0 || c.key_group < kg)) kg = c.key_group;
+    if (kg < 0) return Status::OK();
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      StateCursor& c = cursors[i];
+      while (c.key_group == kg) {
+        RocksPair& p = pools[i].add(pairs[i]);
+        p.key.assign(c.at->key());
+        p.value.assign(c.at->value());
+        p.origin = &origins[i][c.next_file - 1];
+        c.at->next();
+        CKPT_RETURN_IF_ERROR(settle(i));
+      }
+    }
+    Status s = fn(kg, pairs);
+    RocksPairPool::recycle(pairs, pools);
+    CKPT_RETURN_IF_ERROR(s);
+  }
+}
+
 // One key group at a time from the instance (the proxy's states are its column families), so
 // memory stays bounded by the largest key group whatever the subtask's size; overlapping SSTs
-// are merged by RocksDB as Flink's restore merges them.
+// are merged by RocksDB as Flink's restore merges them. Where no state's files overlap they are
+// read on their own instead (read_ssts_by_key_group), as dump reads them.
 Status read_native(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
                    int32_t max_parallelism, const KeyGroupPairsFn& fn) {
   const KeyedBackendMeta& meta = source.meta;
+  {
+    std::vector<std::string> names;
+    for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
+    CKPT_ASSIGN_OR_RETURN(auto plan, plan_sst_scans(handle, streams, names));
+    if (plan) return read_ssts_by_key_group(handle, streams, *plan, max_parallelism, fn);
+  }
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksInstanceReader> instance, RocksInstanceReader::open(handle, streams));
   std::vector<std::string> names;
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   for (const std::string& cf : instance->column_families()) {
     if (cf == "default" || std::find(names.begin(), names.end(), cf) != names.end()) continue;
     CKPT_RETURN_IF_ERROR(instance->for_each(cf, [&](std::string_view, std::string_view) -> Status {
-      return Error(ErrorCode::kCorruption,
-                   fmt::format("column family '{}' holds entries, but the meta data stream does not name it", cf));
+      return Error(ErrorCode::kCorruption, fmt::format(fmt::runtime(kUnnamedFamily), cf));
     }));
   }
   std::vector<InstanceOrigin> origins;
@@ -188,7 +333,7 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
 }
 
 Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
-                      int32_t max_parallelism, const KeyGroupPairsFn& fn) {
+                      int32_t max_parallelism, const KeyGroupPairsFn& fn, bool check_blocks) {
   if (source.layout == KeyedLayout::kNative) return read_native(handle, source, streams, max_parallelism, fn);
   if (source.layout == KeyedLayout::kChangelog) return read_changelog(handle, source, streams, max_parallelism, fn);
   const KeyedBackendMeta& meta = source.meta;
@@ -225,7 +370,8 @@ Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, c
                 }));
           }
           return fn(kg, by_state);
-        });
+        },
+        check_blocks);
   });
 }
 

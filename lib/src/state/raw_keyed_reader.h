@@ -46,8 +46,11 @@ Result<RawKeyedSource> open_raw_keyed(const KeyedHandle& handle, const StreamOpe
 
 // Every key group of the handle that holds entries, ascending, one at a time: memory is bounded
 // by one key group. Native snapshots are read through their RocksDB instance (opened
-// read-only in a temporary directory), entries outside the handle's range dropped.
+// read-only in a temporary directory, every SST's checksums verified whole first), entries
+// outside the handle's range dropped. With `check_blocks`, each heap or canonical key group is
+// decoded as the input check decodes it before its pairs are made (for_each_key_group_block),
+// so that a writer needs no check pass over these streams before it.
 Status read_raw_keyed(const KeyedHandle& handle, const RawKeyedSource& source, const StreamOpener& streams,
-                      int32_t max_parallelism, const KeyGroupPairsFn& fn);
+                      int32_t max_parallelism, const KeyGroupPairsFn& fn, bool check_blocks = false);
 
 }  // namespace ckpt

@@ -35,6 +35,8 @@ Result<ConvertSummary> convert_snapshot(const std::string& snapshot, const Conve
   r.progress = options.progress;
   r.shard = options.shard;
   r.finish = options.finish;
+  // No edit: the rewrite reads every subtask's keyed state whole, so it checks it as it reads.
+  r.check_on_read = true;
   return rewrite_snapshot(snapshot, r, {});
 }
 

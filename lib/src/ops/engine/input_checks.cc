@@ -218,7 +218,19 @@ Status check_input(const Metadata& m, const SnapshotLocation& where, const std::
   options.progress = checks.progress;
   VerifyReport deep;
   std::unordered_set<std::string> known;
-  check_ssts(m, where, options, checks.whole_sst_checks ? checks.whole_sst_checks : checks.wanted, {}, deep, known);
+  const SubtaskFilter& whole = checks.whole_sst_checks ? checks.whole_sst_checks : checks.wanted;
+  const SubtaskFilter& opened = checks.ssts_opened;
+  if (!opened) {
+    check_ssts(m, where, options, whole, {}, deep, known);
+  } else {
+    auto either = [&](const OperatorState& op, const SubtaskState& st) {
+      return opened(op, st) || !whole || whole(op, st);
+    };
+    auto checksummed = [&](const OperatorState& op, const SubtaskState& st) {
+      return !opened(op, st) && (!whole || whole(op, st));
+    };
+    check_ssts(m, where, options, either, {}, deep, known, checksummed);
+  }
   if (!deep.problems.empty()) return error_of(deep.problems.front(), m, where.metadata_path);
   return Status::OK();
 }

@@ -35,6 +35,10 @@ struct InputChecks {
   // table opens), leaves it out rather than read its SSTs twice; a block it never reads (keys of
   // other key groups) is not carried into its output either.
   SubtaskFilter whole_sst_checks;
+  // The subtasks whose SSTs are only opened (footer, properties, first and last keys: the
+  // key-group bounds), not read whole, because the command checksums every block of them as it
+  // opens their instance (RocksInstanceReader::open) before it reads an entry; empty: none.
+  SubtaskFilter ssts_opened;
 };
 
 Status check_input(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,

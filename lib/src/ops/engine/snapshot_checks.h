@@ -37,11 +37,12 @@ void check_offsets(const Metadata& m, VerifyReport& report);
 using SubtaskFilter = std::function<bool(const OperatorState&, const SubtaskState&)>;
 
 // Deep, SSTs only: every SST of the native handles of the subtasks `wanted` admits opened, its
-// blocks checksummed, its key groups inside the job's. Adds the URI and local path of every SST
-// found damaged to `known`; skips those in `faulty`.
+// blocks checksummed (only those of the subtasks `checksummed` admits, if given), its key groups
+// inside the job's. Adds the URI and local path of every SST found damaged to `known`; skips
+// those in `faulty`.
 void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOptions& options,
                 const SubtaskFilter& wanted, const std::unordered_set<std::string>& faulty, VerifyReport& report,
-                std::unordered_set<std::string>& known);
+                std::unordered_set<std::string>& known, const SubtaskFilter& checksummed = {});
 
 // A read error as a problem: "operator <hex>, subtask <n>: <handle>: ..." in its context (as
 // the entry readers write it) names the operator, subtask and handle.

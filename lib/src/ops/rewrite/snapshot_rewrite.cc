@@ -33,6 +33,7 @@ struct Job {
   StreamOpener streams;
   std::string out_dir;                                        // the temporary output directory
   bool modern_types = true;                                   // 11 / 12 rather than 5 / 3
+  bool check_on_read = false;                                 // RewriteOptions::check_on_read, in force
   std::map<std::string, SerializerSnapshot> key_serializers;  // by operator id (hex), for changelog handles
 };
 
@@ -123,7 +124,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
       RawKeyedSource source;
       source.layout = raw_layout;
       source.meta = meta;
-      return read_raw_keyed(in, source, job.streams, max_parallelism, fn);
+      return read_raw_keyed(in, source, job.streams, max_parallelism, fn, job.check_on_read);
     };
   }
   const KeyedSource& source = *from;
@@ -332,7 +333,16 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   checks.progress = options.progress;
   // Heap and canonical streams carry no checksum, and their keys and values are copied as bytes
   // without being decoded: decoded whole first, as dump reads them, before any byte is trusted.
-  checks.keyed_streams = true;
+  // With check_on_read the rewrite decodes them as it reads them, and checksums every SST whole
+  // as it opens its instance: here the SSTs are only opened (bounds, column families).
+  const bool check_on_read = options.check_on_read && edits.empty();
+  checks.keyed_streams = !check_on_read;
+  if (check_on_read) {
+    checks.whole_sst_checks = [](const OperatorState&, const SubtaskState&) { return false; };
+    checks.ssts_opened = [&checks](const OperatorState& op, const SubtaskState& st) {
+      return !checks.wanted || checks.wanted(op, st);
+    };
+  }
   if (options.progress && !part && !options.finish)
     for (const OperatorState& op : metadata.operators)
       for (const SubtaskState& st : op.subtasks)
@@ -341,7 +351,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   // only coordinator state.
   if (options.finish) checks.wanted = [](const OperatorState&, const SubtaskState&) { return false; };
   auto set_sst_checks = [&] {
-    if (!options.entries_read) return;
+    if (!options.entries_read || check_on_read) return;
     checks.whole_sst_checks = [&, wanted = checks.wanted](const OperatorState& op, const SubtaskState& st) {
       return (!wanted || wanted(op, st)) && !options.entries_read(op);
     };
@@ -359,6 +369,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     CKPT_ASSIGN_OR_RETURN(job.key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
   }
   job.modern_types = uses_modern_types(metadata);
+  job.check_on_read = check_on_read;
   std::unique_ptr<OutputDirectory> temp;
   if (!options.dry_run) {
     CKPT_ASSIGN_OR_RETURN(temp, OutputDirectory::create(publish_at));

@@ -135,6 +135,7 @@ class SnapshotEdits {
   Status finish() const;
   std::vector<std::string> found() const;
   Status finish_parts(const std::set<std::string>& found) const;
+  bool empty() const { return edits_.empty(); }
 
  private:
   std::vector<SnapshotEdit*> edits_;
@@ -151,8 +152,8 @@ struct RewriteOptions {
   std::string key_serializers_from;
   // Read, check and run the edits, write nothing: the summary counts what would be written.
   bool dry_run = false;
-  // The input's bytes read (checked first, then rewritten: twice its state size) and the
-  // entries written (ckpt/progress.h).
+  // The input's bytes read (checked first, then rewritten: twice its state size, once with
+  // check_on_read) and the entries written (ckpt/progress.h).
   Progress* progress = nullptr;
   // Only the subtasks of this part of the written snapshot (plan_parts() over the operators the
   // edits give), into part_directory(output, shard) with its part files instead of a snapshot
@@ -167,6 +168,14 @@ struct RewriteOptions {
   // The operators whose keyed state the edits read entry by entry through RocksDB (edit
   // --max-parallelism): their SSTs are checked by that read, not whole first (InputChecks).
   std::function<bool(const OperatorState&)> entries_read;
+  // The input's keyed state checked as the rewrite reads it, not by a pass over it before
+  // (convert, whose rewrite reads every subtask's keyed state whole and nothing else; ignored
+  // when an edit is given, which may take a subtask's state from elsewhere or leave it unread):
+  // each heap and canonical key group is decoded as the check pass decodes it before its pairs
+  // are made, and each SST is checksummed whole as its instance opens (the check pass only opens
+  // it for its key-group bounds). Damage found late still publishes nothing: the output is
+  // abandoned with its temporary directory.
+  bool check_on_read = false;
 };
 
 // Errors name the operator, subtask and file; nothing is left at `options.output` then.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -231,11 +232,13 @@ Status read_heap_v1_states(ByteReader& r, const KeyGroupsStream& ks, const Regio
   return Status::OK();
 }
 
-// `buffers` is the caller's, reused from key group to key group: a fresh one per key group
-// faulted its pages in (and zeroed them) every time, a tenth of convert's input check.
-Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
-                        const EntrySink& sink, RegionBuffers& buffers) {
-  uint64_t base = 0;
+// A heap region's state blocks: after its plain key-group number (checked against the
+// region's), decompressed if the proxy says so; `data[0]` lies at absolute offset `*base` (when
+// uncompressed) and `stream_starts` says where each Snappy stream of a compressed region begins
+// in `data`. `buffers` is the caller's, reused from key group to key group: a fresh one per key
+// group faulted its pages in (and zeroed them) every time, a tenth of convert's input check.
+Status load_heap_region(const KeyGroupsStream& ks, const Region& region, RegionBuffers& buffers, std::string_view* data,
+                        uint64_t* base, std::vector<size_t>* stream_starts) {
   CKPT_ASSIGN_OR_RETURN(std::string_view raw, ks.read_raw(region, &buffers));
   // The key-group number before the (possibly compressed) state blocks is always plain.
   ByteReader head(raw.substr(0, 4), ks.stream->base() + region.start);
@@ -245,19 +248,24 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
     return Error(ErrorCode::kCorruption,
                  fmt::format("heap key group block starts with key group {}, expected {}", stored, region.key_group),
                  ks.stream->base() + region.start);
-  std::vector<size_t> stream_starts;
-  std::string_view data;
-  CKPT_RETURN_IF_ERROR(ks.decode(region, raw, 4, &buffers, &data, &base, &stream_starts));
-  uint64_t data_base = ks.meta.compression ? base + 4 : base;
-  ByteReader r(data, data_base);
-  if (!ks.meta.compression) r.skip(4);
+  stream_starts->clear();
+  CKPT_RETURN_IF_ERROR(ks.decode(region, raw, 4, &buffers, data, base, stream_starts));
+  *base += 4;
+  if (!ks.meta.compression) data->remove_prefix(4);
+  return Status::OK();
+}
+
+// The entries of a heap region load_heap_region() gave, decoded (or only checked).
+Status walk_heap_region(const KeyGroupsStream& ks, const Region& region, std::string_view data, uint64_t base,
+                        const std::vector<size_t>& stream_starts, Codecs& codecs, const StateFilter& filter,
+                        const EntrySink& sink) {
+  ByteReader r(data, base);
   if (ks.meta.version == 1) return read_heap_v1_states(r, ks, region, codecs, filter, sink);
   // Values that cannot be walked: their lengths are inferred from the key group's bounds first.
   std::vector<int64_t> lengths;
   if (const auto& layouts = codecs.heap_layouts(); !layouts.empty()) {
-    std::string_view blocks = data.substr(r.position());
     // Compressed, every state block is a Snappy stream of its own: blocks start at stream starts.
-    CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(blocks, r.offset(), layouts, region.key_group,
+    CKPT_ASSIGN_OR_RETURN(lengths, infer_heap_value_lengths(data, base, layouts, region.key_group,
                                                             codecs.max_parallelism(),
                                                             ks.meta.compression ? &stream_starts : nullptr));
   }
@@ -292,11 +300,18 @@ Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs&
   return Status::OK();
 }
 
-Status read_canonical_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
-                             const EntrySink& sink, RegionBuffers& buffers) {
+Status read_heap_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
+                        const EntrySink& sink, RegionBuffers& buffers) {
   std::string_view data;
   uint64_t base = 0;
-  CKPT_RETURN_IF_ERROR(ks.load(region, 0, &buffers, &data, &base));
+  std::vector<size_t> stream_starts;
+  CKPT_RETURN_IF_ERROR(load_heap_region(ks, region, buffers, &data, &base, &stream_starts));
+  return walk_heap_region(ks, region, data, base, stream_starts, codecs, filter, sink);
+}
+
+// The pairs of a canonical region's bytes (`data`, data[0] at `base`), decoded (or only checked).
+Status walk_canonical_region(const KeyGroupsStream& ks, const Region& region, std::string_view data, uint64_t base,
+                             Codecs& codecs, const StateFilter& filter, const EntrySink& sink) {
   ByteReader r(data, base);
   return parse_canonical_key_group(r, static_cast<int>(ks.meta.states.size()), [&](const CanonicalPair& p) -> Status {
     const std::string& name = ks.meta.states[p.state_id].name;
@@ -309,6 +324,14 @@ Status read_canonical_region(const KeyGroupsStream& ks, const Region& region, Co
                    p.key_offset);
     return codec->read_rocks_entry(p.key, p.key_offset + 4, p.value, p.value_offset + 4, sink);
   });
+}
+
+Status read_canonical_region(const KeyGroupsStream& ks, const Region& region, Codecs& codecs, const StateFilter& filter,
+                             const EntrySink& sink, RegionBuffers& buffers) {
+  std::string_view data;
+  uint64_t base = 0;
+  CKPT_RETURN_IF_ERROR(ks.load(region, 0, &buffers, &data, &base));
+  return walk_canonical_region(ks, region, data, base, codecs, filter, sink);
 }
 
 Result<KeyGroupsLayout> detect(const KeyGroupsStream& ks, int32_t max_parallelism) {
@@ -358,7 +381,7 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
 }
 
 Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
-                                const KeyGroupBlockFn& fn) {
+                                const KeyGroupBlockFn& fn, bool check) {
   KeyGroupsStream ks;
   CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
   CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
@@ -366,23 +389,47 @@ Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& st
   for (const Region& r : ks.regions) order.push_back(&r);
   std::sort(order.begin(), order.end(), [](const Region* a, const Region* b) { return a->key_group < b->key_group; });
   RegionBuffers buffers;
+  std::optional<Codecs> codecs;
+  if (check) codecs.emplace(ks.meta, max_parallelism);
+  StateFilter check_only;
+  check_only.check_only = true;
+  static const EntrySink kDrop = [](StateEntry&&) { return Status::OK(); };
+  std::vector<size_t> stream_starts;
   for (const Region* region : order) {
+    auto in_block = [&](Status s) -> Status {
+      return std::move(s).error().with_context(
+          fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
+    };
     uint64_t base = 0;
-    const uint64_t skip = layout == KeyGroupsLayout::kHeap ? 4 : 0;
-    if (region->end - region->start < skip)
-      return Error(ErrorCode::kCorruption, fmt::format("key group {} block too short", region->key_group),
-                   stream.base() + region->start);
     std::string_view view;
-    CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &buffers, &view, &base));
-    if (!ks.meta.compression) view.remove_prefix(skip);
-    Status s = fn(ks.meta, layout, region->key_group, view, base + skip);
+    if (check) {
+      // Decoded first as the input check decodes it (read_key_groups_handle, check_only), from
+      // the same bytes: one read of the stream where a check pass before the rewrite was two.
+      const bool heap = layout == KeyGroupsLayout::kHeap;
+      Status loaded = heap ? load_heap_region(ks, *region, buffers, &view, &base, &stream_starts)
+                           : ks.load(*region, 0, &buffers, &view, &base);
+      if (!loaded.ok()) return in_block(std::move(loaded));
+      Status checked = heap ? walk_heap_region(ks, *region, view, base, stream_starts, *codecs, check_only, kDrop)
+                            : walk_canonical_region(ks, *region, view, base, *codecs, check_only, kDrop);
+      // What cannot be checked without the job's classes stays unchecked, as the check pass and
+      // verify leave it; `fn` still refuses what it cannot delimit.
+      if (!checked.ok() && checked.error().code != ErrorCode::kNotSupported) return in_block(std::move(checked));
+    } else {
+      const uint64_t skip = layout == KeyGroupsLayout::kHeap ? 4 : 0;
+      if (region->end - region->start < skip)
+        return Error(ErrorCode::kCorruption, fmt::format("key group {} block too short", region->key_group),
+                     stream.base() + region->start);
+      CKPT_RETURN_IF_ERROR(ks.load(*region, skip, &buffers, &view, &base));
+      if (!ks.meta.compression) view.remove_prefix(skip);
+      base += skip;
+    }
+    Status s = fn(ks.meta, layout, region->key_group, view, base);
     if (!s.ok()) {
       Error e = std::move(s).error();
       // What `fn` refuses of the block as a whole (a writer's: a key repeated, which Flink's heap
       // restore lets the later one win) is located at the block, in this stream's file.
       if (!e.offset && e.file.empty()) e.offset = stream.base() + region->start;
-      return std::move(e).with_context(
-          fmt::format("{} key group {}", key_groups_layout_name(layout), region->key_group));
+      return in_block(std::move(e));
     }
   }
   return Status::OK();

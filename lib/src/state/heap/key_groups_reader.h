@@ -40,10 +40,14 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
 // decompressed, starting after the heap layout's plain key-group number (heap) or at the first
 // state id (canonical); `base` is the absolute offset of data[0] when uncompressed, for errors.
 // Key groups without data (canonical offset 0) are not visited.
+// With `check`, each block is first decoded as read_key_groups_handle() decodes it with
+// StateFilter::check_only (every key and value, nothing built), from the same bytes, and its
+// first error (but kNotSupported: what needs the job's classes stays unchecked) stops the walk
+// before `fn` sees the block: a writer's input check and its read in one pass.
 using KeyGroupBlockFn = std::function<Status(const KeyedBackendMeta& meta, KeyGroupsLayout layout,
                                              int32_t key_group, std::string_view data, uint64_t base)>;
 Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
-                                const KeyGroupBlockFn& fn);
+                                const KeyGroupBlockFn& fn, bool check = false);
 
 // The head of one state's entries inside a heap key-group block: the state id, checked against
 // the `states` the proxy registers, and the entry count (checked against the bytes left).

@@ -111,6 +111,7 @@ Result<SstFile> SstFile::open(const StateStream& stream) {
   if (!props) return stream.stamp(Error(ErrorCode::kCorruption, "sst file without table properties"));
   f.column_family_ = props->column_family_name;
   f.num_entries_ = props->num_entries;
+  f.num_range_deletions_ = props->num_range_deletions;
   std::unique_ptr<rocksdb::Iterator> it(rep.reader->NewIterator(rocksdb::ReadOptions()));
   it->SeekToFirst();
   if (it->Valid()) f.first_key_ = it->key().ToString();
@@ -153,6 +154,52 @@ Status SstFile::for_each(const std::function<Status(std::string_view, std::strin
     stream_.progress()->add_bytes(whole ? stream_.size() : std::min<uint64_t>(read, stream_.size()));
   }
   return Status::OK();
+}
+
+struct SstFile::Cursor::Rep {
+  std::unique_ptr<rocksdb::Iterator> it;
+  const StateStream* stream = nullptr;
+};
+
+SstFile::Cursor::Cursor(Cursor&&) noexcept = default;
+SstFile::Cursor::~Cursor() = default;
+
+bool SstFile::Cursor::valid() const { return rep_->it->Valid(); }
+
+std::string_view SstFile::Cursor::key() const {
+  rocksdb::Slice k = rep_->it->key();
+  return std::string_view(k.data(), k.size());
+}
+
+std::string_view SstFile::Cursor::value() const {
+  rocksdb::Slice v = rep_->it->value();
+  return std::string_view(v.data(), v.size());
+}
+
+void SstFile::Cursor::next() {
+  rep_->it->Next();
+  // The whole file read: counted as for_each() counts a whole-file scan.
+  const StateStream& stream = *rep_->stream;
+  if (!rep_->it->Valid() && rep_->it->status().ok() && stream.progress() && !stream.path().empty())
+    stream.progress()->add_bytes(stream.size());
+}
+
+Status SstFile::Cursor::status() const {
+  if (rep_->it->status().ok()) return Status::OK();
+  return sst_rocks_error(*rep_->stream, "rocksdb cannot read the sst file", rep_->it->status());
+}
+
+SstFile::Cursor SstFile::cursor() const {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  ro.readahead_size = kScanReadahead;
+  Cursor c;
+  c.rep_ = std::make_unique<Cursor::Rep>();
+  c.rep_->it.reset(rep_->reader->NewIterator(ro));
+  c.rep_->stream = &stream_;
+  c.rep_->it->SeekToFirst();
+  return c;
 }
 
 }  // namespace ckpt

@@ -50,6 +50,33 @@ class SstFile {
   const std::string& first_key() const { return first_key_; }
   const std::string& last_key() const { return last_key_; }
   const std::string& file() const { return stream_.file(); }
+  const StateStream& stream() const { return stream_; }
+  // Range tombstones (DeleteRange) the table holds: they may hide keys of other files, which
+  // first_key() and last_key() (live point keys) do not bound.
+  uint64_t num_range_deletions() const { return num_range_deletions_; }
+
+  // A whole-file scan of every live key in key order, one entry at a time, for merging the
+  // scans of several files: read ahead as for_each() reads a whole file, every block's checksum
+  // verified. The file must outlive it.
+  class Cursor {
+   public:
+    Cursor(Cursor&&) noexcept;
+    ~Cursor();
+    bool valid() const;
+    std::string_view key() const;
+    std::string_view value() const;
+    void next();
+    // Once !valid(): the error of a block that did not read (a scan ends there too), naming
+    // the file and the offset in it.
+    Status status() const;
+
+   private:
+    friend class SstFile;
+    Cursor() = default;
+    struct Rep;
+    std::unique_ptr<Rep> rep_;
+  };
+  Cursor cursor() const;
 
   // RocksDB's own check of every block's checksum (SstFileReader::VerifyChecksum), without
   // decoding entries. Errors: "rocksdb cannot open the sst file: ..." when the file does not
@@ -69,6 +96,7 @@ class SstFile {
   std::string column_family_;
   StateStream stream_;  // names the file and offsets in errors
   uint64_t num_entries_ = 0;
+  uint64_t num_range_deletions_ = 0;
   std::string first_key_;
   std::string last_key_;
 };
