@@ -58,6 +58,11 @@ Result<const nlohmann::json*> encode_member(const nlohmann::json& v, std::string
 }
 
 bool from_hex(std::string_view hex, std::string* out) {
+  out->clear();
+  return append_from_hex(hex, out);
+}
+
+bool append_from_hex(std::string_view hex, std::string* out) {
   if (hex.size() % 2) return false;
   // A table and one resize: a value's bytes are most of what load reads.
   static const auto kDigit = [] {
@@ -67,8 +72,9 @@ bool from_hex(std::string_view hex, std::string* out) {
     for (int c = 0; c < 6; ++c) t['a' + c] = t['A' + c] = static_cast<int8_t>(10 + c);
     return t;
   }();
-  out->resize(hex.size() / 2);
-  char* o = out->data();
+  const size_t had = out->size();
+  out->resize(had + hex.size() / 2);
+  char* o = out->data() + had;
   for (size_t i = 0; i < hex.size(); i += 2) {
     const int hi = kDigit[static_cast<unsigned char>(hex[i])], lo = kDigit[static_cast<unsigned char>(hex[i + 1])];
     if ((hi | lo) < 0) return false;
