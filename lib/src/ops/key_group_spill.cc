@@ -40,12 +40,14 @@ struct Record {
 Status append(SpillFile& f, int32_t key_group, uint32_t state, std::string_view key, std::string_view value,
               std::string& head) {
   ByteWriter w;
+  w.buffer().swap(head);  // head's memory, not a new string per record
+  w.buffer().clear();
   w.i32(key_group);
   w.u32(state);
   w.u32(static_cast<uint32_t>(key.size()));
   w.u32(static_cast<uint32_t>(value.size()));
+  w.bytes(key);
   head = w.take();
-  head += key;
   return f.append(head, value);
 }
 

@@ -106,11 +106,21 @@ struct EncodedLine {
   std::string value;
 };
 
-// A block of the input's lines and what the workers made of them.
+// A block of the input's lines and what the workers made of them. Kept from block to block:
+// the encoded lines' strings keep their memory.
 struct LineBatch {
   std::string text;                     // whole lines, with their newlines
   std::vector<std::string_view> lines;  // into text, without '\n' (or "\r\n")
-  std::vector<std::optional<Result<EncodedLine>>> encoded;  // parallel to lines; none: blank
+  // Parallel to lines: blank or not, the line encoded, or why it is not.
+  std::vector<char> blank;
+  std::vector<EncodedLine> encoded;
+  std::vector<std::optional<Error>> errors;
+};
+
+// What a worker reads a line with, reused from line to line.
+struct LineScratch {
+  EntryLine line;
+  EntryEncoding encoding;
 };
 
 // The rewrite's one edit: the template's operators, each subtask's state replaced by the
@@ -140,13 +150,16 @@ class Loader : public SnapshotEdit {
     std::array<LineBatch, 2> batches;
     LineBatch* encoding = &batches[0];
     LineBatch* applying = &batches[1];
-    std::vector<EntryLine> chunk_lines;
+    std::vector<LineScratch> scratch;
     uint64_t number = 0;
     CKPT_RETURN_IF_ERROR(read_batch(*encoding));
     while (!encoding->lines.empty() || !applying->lines.empty()) {
-      encoding->encoded.assign(encoding->lines.size(), std::nullopt);
-      const size_t chunks = (encoding->lines.size() + kChunkLines - 1) / kChunkLines;
-      if (chunk_lines.size() < chunks) chunk_lines.resize(chunks);
+      const size_t n = encoding->lines.size();
+      encoding->blank.assign(n, 0);
+      if (encoding->encoded.size() < n) encoding->encoded.resize(n);
+      encoding->errors.assign(n, std::nullopt);
+      const size_t chunks = (n + kChunkLines - 1) / kChunkLines;
+      if (scratch.size() < chunks) scratch.resize(chunks);
       CKPT_RETURN_IF_ERROR(run_parallel(1 + chunks, jobs, [&](size_t task) -> Status {
         if (task == 0) {
           CKPT_RETURN_IF_ERROR(apply_batch(*applying, number));
@@ -154,9 +167,12 @@ class Loader : public SnapshotEdit {
         }
         LineBatch& b = *encoding;
         const size_t first = (task - 1) * kChunkLines;
-        for (size_t i = first; i < std::min(first + kChunkLines, b.lines.size()); ++i)
-          if (b.lines[i].find_first_not_of(" \t") != std::string_view::npos)
-            b.encoded[i] = encode_keyed_line(b.lines[i], chunk_lines[task - 1]);
+        for (size_t i = first; i < std::min(first + kChunkLines, b.lines.size()); ++i) {
+          b.blank[i] = b.lines[i].find_first_not_of(" \t") == std::string_view::npos;
+          if (b.blank[i]) continue;
+          Status s = encode_keyed_line(b.lines[i], scratch[task - 1], &b.encoded[i]);
+          if (!s.ok()) b.errors[i] = std::move(s).error();
+        }
         return Status::OK();
       }));
       std::swap(encoding, applying);
@@ -474,9 +490,11 @@ class Loader : public SnapshotEdit {
   // A keyed or timer line encoded as its RocksDB pair, and where it goes; a line with no `lo`
   // is one add_line() reads on the loading thread (operator state, legacy timers). Reads the
   // template only: the workers run it on lines of their own.
-  Result<EncodedLine> encode_keyed_line(std::string_view text, EntryLine& line_buffer) {
-    CKPT_RETURN_IF_ERROR(line_buffer.assign(text));
-    const EntryLine& line = line_buffer;
+  // Into `out`'s memory (its lo null for the loading thread's lines); `scratch` is reused too.
+  Status encode_keyed_line(std::string_view text, LineScratch& scratch, EncodedLine* out) {
+    out->lo = nullptr;
+    CKPT_RETURN_IF_ERROR(scratch.line.assign(text));
+    const EntryLine& line = scratch.line;
     std::string by_uid;
     CKPT_ASSIGN_OR_RETURN(const std::string* op_hex, operator_ref(line, by_uid));
     LoadOperator* lo = find(*op_hex);
@@ -488,12 +506,12 @@ class Loader : public SnapshotEdit {
     const std::string& state = *state_ref;
     const std::string& kind = *kind_ref;
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
-    if (kind == "operator") return EncodedLine{};
+    if (kind == "operator") return Status::OK();
     if (kind != "keyed" && kind != "timer")
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
     auto codecs = lo->states.find(state);
-    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) return EncodedLine{};
+    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) return Status::OK();
     if (codecs == lo->states.end())
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("state: operator {} of the template has no keyed state '{}' (it has {})", lo->hex, state,
@@ -521,7 +539,7 @@ class Loader : public SnapshotEdit {
         key = given.ok() ? given->spellings.back() : *key_member;
       }
     }
-    EntryEncoding enc;
+    EntryEncoding& enc = scratch.encoding;
     CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : key_member, ns, user_key, *value, &enc));
     std::optional<int32_t> hash;
     if (!enc.key.empty() || key_member) {
@@ -542,7 +560,8 @@ class Loader : public SnapshotEdit {
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("state: subtask {} of operator {} of the template has no state '{}'",
                                lo->op->subtasks[pos].index, lo->hex, state));
-    std::string pair_key;
+    std::string& pair_key = out->pair_key;
+    pair_key.clear();
     if (codec.kind() == StateKind::kPriorityQueue) {
       append_key_group_prefix(pair_key, kg, codec.prefix_bytes());
       pair_key += enc.element;
@@ -550,20 +569,18 @@ class Loader : public SnapshotEdit {
       codecs->second.transcoder->append_rocks_base(pair_key, kg, enc.key, enc.ns);
       pair_key += enc.user_key;
     }
-    EncodedLine out;
-    out.lo = lo;
-    out.state = state;
-    out.pos = pos;
-    out.kg = kg;
-    out.id = id;
-    out.timer = timer;
-    out.pair_key = std::move(pair_key);
-    out.value = std::move(enc.value);
-    return out;
+    out->lo = lo;
+    out->state = state;
+    out->pos = pos;
+    out->kg = kg;
+    out->id = id;
+    out->timer = timer;
+    out->value.swap(enc.value);  // the encoding reuses the memory the line's value had
+    return Status::OK();
   }
 
   // An encoded line's pair, spilled (or handed back to an edit), in the lines' order.
-  Status apply(EncodedLine&& e) {
+  Status apply(EncodedLine& e) {
     LoadOperator* lo = e.lo;
     if (collect_) {
       collect_->push_back({lo->hex, std::move(e.state), e.kg, std::move(e.pair_key), std::move(e.value)});
@@ -581,9 +598,10 @@ class Loader : public SnapshotEdit {
   // A line on the loading thread: operator state and legacy timers here, keyed lines as the
   // workers encode them.
   Status add_line(std::string_view text) {
-    CKPT_ASSIGN_OR_RETURN(EncodedLine e, encode_keyed_line(text, line_));
-    if (e.lo) return apply(std::move(e));
-    const EntryLine& line = line_;
+    EncodedLine e;
+    CKPT_RETURN_IF_ERROR(encode_keyed_line(text, scratch_, &e));
+    if (e.lo) return apply(e);
+    const EntryLine& line = scratch_.line;
     CKPT_ASSIGN_OR_RETURN(std::string op_hex, operator_of(line));
     LoadOperator* lo = find(op_hex);
     CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
@@ -725,9 +743,10 @@ class Loader : public SnapshotEdit {
   Status apply_batch(LineBatch& b, uint64_t& number) {
     for (size_t i = 0; i < b.lines.size(); ++i) {
       ++number;
-      if (!b.encoded[i]) continue;  // a blank line
-      Result<EncodedLine>& e = *b.encoded[i];
-      Status s = !e.ok() ? Status(std::move(e).error()) : e->lo ? apply(std::move(*e)) : add_line(b.lines[i]);
+      if (b.blank[i]) continue;
+      Status s = b.errors[i]       ? Status(std::move(*b.errors[i]))
+                 : b.encoded[i].lo ? apply(b.encoded[i])
+                                   : add_line(b.lines[i]);
       if (!s.ok()) return numbered(std::move(s).error(), number);
       ++summary_.lines;
     }
@@ -745,7 +764,7 @@ class Loader : public SnapshotEdit {
   LoadSummary summary_;
   std::vector<EncodedKeyedEntry>* collect_ = nullptr;
   std::vector<EncodedOperatorEntry>* collect_operator_ = nullptr;
-  EntryLine line_;  // the line being read, its members' memory reused
+  LineScratch scratch_;  // the line being read on the loading thread, its memory reused
 };
 
 }  // namespace
