@@ -43,7 +43,7 @@ size_t too_deep_at(std::string_view text, int max_nesting) {
 //
 // Reusing (`reuse`), the value is built into what `out` held, keeping its strings', objects'
 // and arrays' memory where the new value has the same shape: a line's members parsed into the
-// last line's cost no allocation. An object of more than kReusedMembers members is handed back.
+// last line's cost no allocation.
 class PlainJson {
  public:
   PlainJson(std::string_view text, int max_nesting, bool reuse = false)
@@ -219,12 +219,17 @@ class PlainJson {
   static constexpr size_t kReusedMembers = 16;
 
   // An object parsed into the object `out` held: a member of a name it had is parsed into the
-  // old one's value, the names it no longer has are dropped. Members past kReusedMembers: false.
+  // old one's value, the names it no longer has are dropped. The members seen are tracked up to
+  // kReusedMembers; past that, those not seen yet are dropped at once (every member the tree
+  // holds from then on is this object's).
   bool reused_object(nlohmann::json* out, int depth) {
     auto& members = out->get_ref<nlohmann::json::object_t&>();
-    if (members.size() > kReusedMembers) return false;
     std::array<nlohmann::json::object_t::iterator, kReusedMembers> seen;
     size_t seen_count = 0;
+    bool tracking = true;
+    auto was_seen = [&](nlohmann::json::object_t::iterator m) {
+      return std::find(seen.begin(), seen.begin() + seen_count, m) != seen.begin() + seen_count;
+    };
     std::string name;
     skip_space();
     if (!at('}')) {
@@ -238,9 +243,14 @@ class PlainJson {
         skip_space();
         auto it = members.find(name);
         if (it == members.end()) it = members.emplace(name, nlohmann::json()).first;
-        if (std::find(seen.begin(), seen.begin() + seen_count, it) == seen.begin() + seen_count) {
-          if (seen_count == kReusedMembers) return false;
-          seen[seen_count++] = it;
+        if (tracking && !was_seen(it)) {
+          if (seen_count < kReusedMembers) {
+            seen[seen_count++] = it;
+          } else {
+            for (auto m = members.begin(); m != members.end();)
+              m = m == it || was_seen(m) ? std::next(m) : members.erase(m);
+            tracking = false;
+          }
         }
         if (!value(&it->second, depth + 1)) return false;
         skip_space();
@@ -249,9 +259,8 @@ class PlainJson {
         break;
       }
     }
-    for (auto it = members.begin(); it != members.end();)
-      it = std::find(seen.begin(), seen.begin() + seen_count, it) == seen.begin() + seen_count ? members.erase(it)
-                                                                                              : std::next(it);
+    if (tracking)
+      for (auto it = members.begin(); it != members.end();) it = was_seen(it) ? std::next(it) : members.erase(it);
     return true;
   }
 

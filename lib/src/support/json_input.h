@@ -27,7 +27,7 @@ Result<nlohmann::json> parse_json_input(std::string_view text, int max_nesting =
 
 // The value of `text` built into `out`, reusing the memory of what it held (a string's, an
 // object's members', an array's elements'), if `text` is the plain JSON most input is (ASCII
-// strings without unicode escapes, objects of at most 16 members); false otherwise, also for
+// strings without unicode escapes, numbers, objects, arrays); false otherwise, also for
 // any error, `out` then left holding anything: parse_json_input() then says what the text is.
 bool parse_plain_json_into(std::string_view text, nlohmann::json* out, int max_nesting = kMaxJsonInputNesting);
 
