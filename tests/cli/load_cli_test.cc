@@ -107,3 +107,39 @@ TEST_CASE("load and edit --upsert read key rows as dump --plan names them - the 
   CHECK(edited["entry_edits"][0]["unchanged"] == 1);
   CHECK(edited["entry_edits"][0]["added"] == 0);
 }
+
+TEST_CASE("load reads lines across its 4 MiB blocks - a line longer than a block CRLF blank lines and no final newline",
+          "[cli]") {
+  ckpt::test::ScratchDir s;
+  // Three values of 2.5 MB (lines of 5 MB hex, each longer than a block), and 12,000 short
+  // lines (4.6 MB: blocks end inside lines).
+  for (const auto& [keys, size] : {std::pair<const char*, const char*>{"3", "2500000"}, {"12000", "100"}}) {
+    const std::string tmpl = s / (std::string("template-") + keys);
+    run_cli_ok({"generate", "--backend", "heap", "--parallelism", "2", "--keys", keys, "--value-size", size,
+                "--states", "value", "--seed", "5", "--output", tmpl});
+    const std::string dumped = run_cli_ok({"dump", tmpl, "--format", "ndjson"}).out;
+    const std::vector<std::string> lines = lines_of(dumped);
+    REQUIRE(lines.size() == static_cast<size_t>(std::stoi(keys)));
+    std::string text;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      text += lines[i];
+      if (i + 1 == lines.size()) break;  // no newline after the last line
+      text += i % 2 ? "\r\n" : "\n";
+      if (i == lines.size() / 2) text += " \t\r\n\n";  // blank lines are skipped, but counted
+    }
+    ckpt::test::write_file(s / "entries.ndjson", text);
+    for (const char* jobs : {"1", "3"}) {
+      INFO(keys << " keys, -j " << jobs);
+      const std::string out = s / (std::string("out-") + keys + "-" + jobs);
+      auto r = run_cli_ok({"load", s / "entries.ndjson", "--like", tmpl, "--output", out, "-j", jobs});
+      CHECK(ckpt::test::contains(r.out, std::string("from ") + keys + " entries"));
+      CHECK(run_cli_ok({"dump", out, "--format", "ndjson"}).out == dumped);
+    }
+  }
+  // A bad line after the blank ones is named by its number in the file.
+  const std::vector<std::string> lines = lines_of(run_cli_ok({"dump", s / "template-3", "--format", "ndjson"}).out);
+  ckpt::test::write_file(s / "bad.ndjson", lines.at(0) + "\r\n\n  \n" + lines.at(1) + "\n{\"operator\":7}");
+  auto r = run_cli({"load", s / "bad.ndjson", "--like", s / "template-3", "--output", s / "bad-out", "-j", "2"});
+  CHECK(r.status == 2);
+  CHECK(ckpt::test::contains(r.err, "bad.ndjson:5: operator: expected a string, got 7"));
+}

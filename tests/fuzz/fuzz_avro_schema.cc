@@ -7,7 +7,9 @@
 // (format/plan_keys: key columns from node key specs and row types, which must name keys within
 // their inputs' rows), and each of its strings as a plan's row type; as a load spec's type,
 // which is refused or gives a snapshot that decodes; and as a line of load's NDJSON, whose
-// members split without a tree (ops/load/entry_line) must be those of the whole line's parse.
+// members split without a tree (ops/load/entry_line) must be those of the whole line's parse,
+// also when read after another line (the bytes after the NUL) by the same EntryLine, whose
+// members are parsed into the last line's trees (parse_plain_json_into, checked on its own too).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -95,8 +97,22 @@ void check_spec_type(std::string_view text) {
 
 }  // namespace
 
-void check_entry_line(std::string_view text) {
+// `text` parsed into what `before` left in the same tree (parse_plain_json_into reuses its
+// memory) must be what nlohmann makes of `text` alone, or refused where parse_json_input refuses.
+void check_json_reuse(std::string_view before, std::string_view text) {
+  nlohmann::json tree;
+  (void)ckpt::parse_plain_json_into(before, &tree);
+  if (!ckpt::parse_plain_json_into(text, &tree)) return;  // handed back to the full parser
+  nlohmann::json theirs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (theirs.is_discarded()) finding("parse_plain_json_into accepts what nlohmann refuses");
+  if (tree != theirs) finding("parse_plain_json_into over another value gives another value than nlohmann");
+}
+
+// `text` read by an EntryLine that read `before` first (its members' texts and trees kept for
+// the next line) must give the members of the whole line's parse.
+void check_entry_line(std::string_view text, std::string_view before = {}) {
   ckpt::EntryLine line;
+  if (!before.empty()) (void)line.assign(before);
   if (!line.assign(text).ok()) return;  // refused: with the whole line's parse error
   nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (whole.is_discarded() || !whole.is_object()) finding("EntryLine accepts a line that is no JSON object");
@@ -117,6 +133,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_plan(schema);
   check_spec_type(schema);
   check_entry_line(schema);
+  // The bytes after the NUL as a second line or value read after the first (and the reverse).
+  if (!values.empty()) {
+    check_entry_line(values, schema);
+    check_entry_line(schema, values);
+    check_json_reuse(schema, values);
+    check_json_reuse(values, schema);
+  }
+  check_entry_line(schema, schema);
 
   ckpt::SerializerSnapshot s;
   s.snapshot_class = "org.apache.flink.formats.avro.typeutils.AvroSerializerSnapshot";

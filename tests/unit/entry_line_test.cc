@@ -36,6 +36,36 @@ TEST_CASE("an entry line split in place holds what the whole line's parse holds"
   CHECK(*line.find("state") == "c");
 }
 
+TEST_CASE("an entry line read after another holds what its own parse holds - repeated members kept and the rest reparsed", "[ops]") {
+  const std::string lines[] = {
+      R"({"operator":"ab","subtask":0,"state":"s","kind":"keyed","key":"k1","namespace":"VoidNamespace","value":{"bytes":"df96"}})",
+      R"({"operator":"ab","subtask":0,"state":"s","kind":"keyed","key":"k2","namespace":"VoidNamespace","value":{"bytes":"6f25aa"}})",
+      R"({"operator":"ab","state":"s","kind":"keyed","key":{"f0":1,"f1":[2,3]},"value":[{"bytes":"00"},null]})",
+      R"({"operator":"ab","state":"t","kind":"timer","key":{"f0":1},"namespace":"VoidNamespace","value":12})",
+      R"({"operator":"ab","state":"t","kind":"timer","key":{"f0":1},"namespace":"VoidNamespace","value":12})",
+      R"({"st\u0061te":"c","value":"v"})",  // the whole line's parse: nothing of the last kept
+      R"({"operator":"ab","state":"c","value":"v"})",
+  };
+  EntryLine line;
+  for (const std::string& text : lines) {
+    INFO(text);
+    REQUIRE(line.assign(text).ok());
+    const nlohmann::json whole = nlohmann::json::parse(text);
+    for (std::string_view name : ckpt::kEntryMembers) {
+      auto it = whole.find(std::string(name));
+      const nlohmann::json* ours = line.find(name);
+      INFO(name);
+      REQUIRE((it == whole.end()) == (ours == nullptr));
+      if (ours) CHECK(*ours == *it);
+    }
+  }
+  // A refused line leaves nothing behind for the next.
+  REQUIRE_FALSE(line.assign(R"({"operator":"ab","state":)").ok());
+  REQUIRE(line.assign(R"({"state":"s"})").ok());
+  CHECK(line.find("operator") == nullptr);
+  CHECK(*line.find("state") == "s");
+}
+
 TEST_CASE("an entry line that is not an object of dump's members is refused saying why", "[ops][corrupt]") {
   EntryLine line;
   const std::string not_object = "expected a JSON object as ckpt dump prints entries";

@@ -101,3 +101,38 @@ TEST_CASE("json input parsed in place equals nlohmann's parse of the same text",
     CHECK(ours.error().message.find("not valid JSON (") == 0);
   }
 }
+
+TEST_CASE("json parsed into another value's tree equals nlohmann's parse of the text alone", "[support][unit]") {
+  // parse_plain_json_into reuses what the tree held (load parses each line's members into the
+  // last line's): members dropped, added and repeated, arrays shorter and longer, a kind changed,
+  // objects of more members than it tracks.
+  const char* texts[] = {
+      R"({"bytes":"df96782297ab","extra":[1,2,{"x":"y"}]})",
+      R"({"bytes":"6f25"})",
+      R"({"extra":[3],"bytes":"","more":{"a":null}})",
+      R"({"extra":[4,5,6,[7]],"extra":{"b":true}})",
+      // More members than are tracked, the first ones repeated after the 16th and some of the
+      // tree's before it left out.
+      R"({"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17})",
+      R"({"q":0,"b":[2],"r":3,"s":4,"t":5,"u":6,"v":7,"w":8,"x":9,"y":10,"z":11,"A":12,"B":13,"C":14,"D":15,"E":16,"F":17,"a":18,"b":{}})",
+      R"(["x",["y"],{}])",
+      R"(["longer than the small string buffer of a std::string",[],{"z":[]}])",
+      "\"a string\"",
+      "12",
+      "{}",
+      "[]",
+  };
+  for (const char* before : texts)
+    for (const char* text : texts) {
+      INFO(before << " then " << text);
+      nlohmann::json tree;
+      REQUIRE(parse_plain_json_into(before, &tree));
+      REQUIRE(parse_plain_json_into(text, &tree));
+      CHECK(same_json(tree, nlohmann::json::parse(text)));
+    }
+  // What the in-place parser hands back to nlohmann's (an escape it does not take, an error).
+  nlohmann::json tree = nlohmann::json::parse(R"({"a":"b"})");
+  CHECK_FALSE(parse_plain_json_into(R"({"a":"\u00e9"})", &tree));
+  CHECK_FALSE(parse_plain_json_into(R"({"a":"b")", &tree));
+  CHECK_FALSE(parse_plain_json_into("[1,]", &tree));
+}

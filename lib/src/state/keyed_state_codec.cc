@@ -504,11 +504,13 @@ Status KeyedStateCodec::encode_entry(const nlohmann::json* key, const nlohmann::
   auto member = [](const ValueDecoder& d, const nlohmann::json* v, const char* name, std::string* bytes) -> Status {
     if (!v) return Error(ErrorCode::kInvalidArgument, fmt::format("{}: missing (this state's entries have one)", name));
     ByteWriter w;
+    w.buffer().swap(*bytes);  // written into `out`'s memory: a caller reusing it allocates nothing
+    w.buffer().clear();
     Status s = decoders::encode_at(d.encode(*v, w), name);
     *bytes = w.take();
     return s;
   };
-  *out = EntryEncoding{};
+  for (std::string* s : {&out->key, &out->ns, &out->user_key, &out->element, &out->value}) s->clear();
   if (kind_ == StateKind::kPriorityQueue) {
     if (!is_timer_) return member(*value_, &value, "value", &out->element);
     // The key's own bytes too: its key group is computed from them.

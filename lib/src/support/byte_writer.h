@@ -14,9 +14,17 @@ class ByteWriter {
   void boolean(bool v) { u8(v ? 1 : 0); }
   void u16(uint16_t v) { u8(v >> 8); u8(v & 0xff); }
   void i16(int16_t v) { u16(static_cast<uint16_t>(v)); }
-  void u32(uint32_t v) { for (int s = 24; s >= 0; s -= 8) u8((v >> s) & 0xff); }
+  // Whole words appended at once (not byte by byte): load and generate write millions.
+  void u32(uint32_t v) {
+    const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                       static_cast<char>(v)};
+    buf_.append(b, 4);
+  }
   void i32(int32_t v) { u32(static_cast<uint32_t>(v)); }
-  void u64(uint64_t v) { for (int s = 56; s >= 0; s -= 8) u8((v >> s) & 0xff); }
+  void u64(uint64_t v) {
+    u32(static_cast<uint32_t>(v >> 32));
+    u32(static_cast<uint32_t>(v));
+  }
   void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
   void f32(float v);
   void f64(double v);

@@ -1,6 +1,9 @@
 // Parsing JSON from input without exceptions and without unbounded nesting.
 #include "support/json_input.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -37,10 +40,14 @@ size_t too_deep_at(std::string_view text, int max_nesting) {
 // other than a plain unsigned integer, a unicode escape, a non-ASCII byte, nesting past the limit,
 // any error - is handed back (false) to nlohmann's parser, which accepts or explains it; what
 // this accepts it builds exactly as nlohmann's DOM parser would (a repeated member: the last).
+//
+// Reusing (`reuse`), the value is built into what `out` held, keeping its strings', objects'
+// and arrays' memory where the new value has the same shape: a line's members parsed into the
+// last line's cost no allocation.
 class PlainJson {
  public:
-  PlainJson(std::string_view text, int max_nesting)
-      : p_(text.data()), end_(text.data() + text.size()), max_nesting_(max_nesting) {}
+  PlainJson(std::string_view text, int max_nesting, bool reuse = false)
+      : p_(text.data()), end_(text.data() + text.size()), max_nesting_(max_nesting), reuse_(reuse) {}
 
   bool parse(nlohmann::json* out) {
     skip_space();
@@ -64,10 +71,26 @@ class PlainJson {
     return true;
   }
 
+  // Whether none of the 8 bytes at `p` is '"', '\\', below 0x20 or above 0x7f (the classic
+  // "has a zero byte" and "has a byte less than n" word tricks: exact for whether one has).
+  static bool plain8(const char* p) {
+    constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    const uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
+    const uint64_t special = ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                             ((x - kOnes * 0x20) & ~x) | x;
+    return (special & kHigh) == 0;
+  }
+
   bool string(std::string* out) {
     ++p_;  // the opening quote
     const char* run = p_;
     while (p_ < end_) {
+      // Eight bytes at a time past those that need no look (a value's long hex): none a quote,
+      // a backslash, a control character or non-ASCII; the byte loop below takes the rest.
+      while (end_ - p_ >= 8 && plain8(p_)) p_ += 8;
+      if (p_ == end_) break;
       const auto c = static_cast<unsigned char>(*p_);
       if (c == '"') {
         out->append(run, p_);
@@ -123,6 +146,11 @@ class PlainJson {
     if (p_ == end_) return false;
     switch (*p_) {
       case '"': {
+        if (reuse_ && out->is_string()) {
+          std::string& s = out->get_ref<std::string&>();
+          s.clear();
+          return string(&s);
+        }
         std::string s;
         if (!string(&s)) return false;
         *out = std::move(s);
@@ -131,6 +159,7 @@ class PlainJson {
       case '{': {
         if (depth + 1 > max_nesting_) return false;
         ++p_;
+        if (reuse_ && out->is_object()) return reused_object(out, depth);
         *out = nlohmann::json::object();
         skip_space();
         if (at('}')) return true;
@@ -152,17 +181,23 @@ class PlainJson {
       case '[': {
         if (depth + 1 > max_nesting_) return false;
         ++p_;
-        *out = nlohmann::json::array();
-        skip_space();
-        if (at(']')) return true;
+        if (!reuse_ || !out->is_array()) *out = nlohmann::json::array();
         auto& elements = out->get_ref<nlohmann::json::array_t&>();
+        size_t n = 0;  // elements parsed; those after them (a reused array's) dropped at the end
+        skip_space();
+        if (at(']')) {
+          elements.clear();
+          return true;
+        }
         for (;;) {
           skip_space();
-          elements.emplace_back();
-          if (!value(&elements.back(), depth + 1)) return false;
+          if (n == elements.size()) elements.emplace_back();
+          if (!value(&elements[n++], depth + 1)) return false;
           skip_space();
           if (at(',')) continue;
-          return at(']');
+          if (!at(']')) return false;
+          elements.resize(n);
+          return true;
         }
       }
       case 't':
@@ -181,9 +216,58 @@ class PlainJson {
     }
   }
 
+  static constexpr size_t kReusedMembers = 16;
+
+  // An object parsed into the object `out` held: a member of a name it had is parsed into the
+  // old one's value, the names it no longer has are dropped. The members seen are tracked up to
+  // kReusedMembers; past that, those not seen yet are dropped at once (every member the tree
+  // holds from then on is this object's).
+  bool reused_object(nlohmann::json* out, int depth) {
+    auto& members = out->get_ref<nlohmann::json::object_t&>();
+    std::array<nlohmann::json::object_t::iterator, kReusedMembers> seen;
+    size_t seen_count = 0;
+    bool tracking = true;
+    auto was_seen = [&](nlohmann::json::object_t::iterator m) {
+      return std::find(seen.begin(), seen.begin() + seen_count, m) != seen.begin() + seen_count;
+    };
+    std::string name;
+    skip_space();
+    if (!at('}')) {
+      for (;;) {
+        skip_space();
+        if (p_ == end_ || *p_ != '"') return false;
+        name.clear();
+        if (!string(&name)) return false;
+        skip_space();
+        if (!at(':')) return false;
+        skip_space();
+        auto it = members.find(name);
+        if (it == members.end()) it = members.emplace(name, nlohmann::json()).first;
+        if (tracking && !was_seen(it)) {
+          if (seen_count < kReusedMembers) {
+            seen[seen_count++] = it;
+          } else {
+            for (auto m = members.begin(); m != members.end();)
+              m = m == it || was_seen(m) ? std::next(m) : members.erase(m);
+            tracking = false;
+          }
+        }
+        if (!value(&it->second, depth + 1)) return false;
+        skip_space();
+        if (at(',')) continue;
+        if (!at('}')) return false;
+        break;
+      }
+    }
+    if (tracking)
+      for (auto it = members.begin(); it != members.end();) it = was_seen(it) ? std::next(it) : members.erase(it);
+    return true;
+  }
+
   const char* p_;
   const char* end_;
   int max_nesting_;
+  bool reuse_;
 };
 
 }  // namespace
@@ -221,6 +305,10 @@ Result<nlohmann::json> parse_json_input(std::string_view text, int max_nesting) 
   ErrorOnly why;
   (void)nlohmann::json::sax_parse(text, &why);
   return Error(ErrorCode::kCorruption, fmt::format("not valid JSON ({})", why.message));
+}
+
+bool parse_plain_json_into(std::string_view text, nlohmann::json* out, int max_nesting) {
+  return PlainJson(text, max_nesting, /*reuse=*/true).parse(out);
 }
 
 const nlohmann::json* json_member(const nlohmann::json& object, std::string_view key) {

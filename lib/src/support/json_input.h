@@ -25,6 +25,12 @@ inline constexpr int kMaxJsonInputNesting = 256;
 // deeper than 256 levels (at byte 300 of the text)".
 Result<nlohmann::json> parse_json_input(std::string_view text, int max_nesting = kMaxJsonInputNesting);
 
+// The value of `text` built into `out`, reusing the memory of what it held (a string's, an
+// object's members', an array's elements'), if `text` is the plain JSON most input is (ASCII
+// strings without unicode escapes, numbers, objects, arrays); false otherwise, also for
+// any error, `out` then left holding anything: parse_json_input() then says what the text is.
+bool parse_plain_json_into(std::string_view text, nlohmann::json* out, int max_nesting = kMaxJsonInputNesting);
+
 // The member `key` of `object`, or nullptr if `object` is not an object or has no such member.
 const nlohmann::json* json_member(const nlohmann::json& object, std::string_view key);
 

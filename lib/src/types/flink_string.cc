@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "support/ascii_scan.h"
+
 namespace ckpt {
 namespace {
 
@@ -125,6 +127,12 @@ void write_varint7(ByteWriter& w, uint32_t v) {
 }
 
 void write_units(ByteWriter& w, std::string_view utf8, uint32_t extra) {
+  // ASCII (most keys): each byte is its own UTF-16 unit, below 0x80 its own varint7 byte.
+  if (is_ascii_without_nul(utf8)) {
+    write_varint7(w, static_cast<uint32_t>(utf8.size()) + extra);
+    w.bytes(utf8);
+    return;
+  }
   std::vector<uint16_t> units;
   units.reserve(utf8.size());
   for_each_utf16_unit(utf8, [&](uint16_t u) { units.push_back(u); });

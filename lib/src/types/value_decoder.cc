@@ -138,6 +138,11 @@ std::optional<int32_t> compute_key_group(const ValueDecoder& key_decoder, const 
 
 int32_t java_string_hash(std::string_view s) {
   uint32_t h = 0;
+  // ASCII (most keys): each byte is its own UTF-16 unit.
+  size_t i = 0;
+  for (; i < s.size() && static_cast<unsigned char>(s[i]) < 0x80; ++i) h = 31u * h + static_cast<unsigned char>(s[i]);
+  if (i == s.size()) return static_cast<int32_t>(h);
+  h = 0;
   for_each_utf16_unit(s, [&](uint16_t unit) { h = 31u * h + unit; });
   return static_cast<int32_t>(h);
 }

@@ -86,6 +86,8 @@ Result<const nlohmann::json*> encode_member(const nlohmann::json& v, std::string
 Status big_integer_bytes(const nlohmann::json& v, std::string* out);
 // Lower- or upper-case hex (even length) to bytes; false otherwise.
 bool from_hex(std::string_view hex, std::string* out);
+// The same bytes appended to `out` (on false, `out` may have grown).
+bool append_from_hex(std::string_view hex, std::string* out);
 // {"hex":".."} (a "why" beside it ignored), as decode_framed() shows an opaque value: its bytes.
 Result<std::string> encode_opaque_hex(const nlohmann::json& v, const std::string& serializer_class);
 

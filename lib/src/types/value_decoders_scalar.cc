@@ -260,13 +260,16 @@ class ScalarDecoder final : public ValueDecoder {
         if (!v.is_null()) return encode_expected("null", v);
         return Status::OK();
       case Scalar::kByteArray: {
+        // Decoded straight into the writer (no copy of a value's bytes); taken back if not hex.
         const nlohmann::json* hex = json_member(v, "bytes");
-        std::string bytes;
-        if (!hex || !hex->is_string() || !from_hex(hex->get_ref<const std::string&>(), &bytes))
-          return encode_expected("{\"bytes\":\"<hex>\"}", v);
-        w.i32(static_cast<int32_t>(bytes.size()));
-        w.bytes(bytes);
-        return Status::OK();
+        const size_t at = w.size();
+        if (hex && hex->is_string()) {
+          const std::string& digits = hex->get_ref<const std::string&>();
+          w.i32(static_cast<int32_t>(digits.size() / 2));
+          if (append_from_hex(digits, &w.buffer())) return Status::OK();
+          w.buffer().resize(at);
+        }
+        return encode_expected("{\"bytes\":\"<hex>\"}", v);
       }
       case Scalar::kBooleanArray:
         return elements(v, w, [&](const nlohmann::json& e) -> Status {

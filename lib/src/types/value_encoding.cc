@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -58,23 +59,36 @@ Result<const nlohmann::json*> encode_member(const nlohmann::json& v, std::string
 }
 
 bool from_hex(std::string_view hex, std::string* out) {
+  out->clear();
+  return append_from_hex(hex, out);
+}
+
+bool append_from_hex(std::string_view hex, std::string* out) {
   if (hex.size() % 2) return false;
-  // A table and one resize: a value's bytes are most of what load reads.
-  static const auto kDigit = [] {
-    std::array<int8_t, 256> t{};
-    t.fill(-1);
-    for (int c = 0; c < 10; ++c) t['0' + c] = static_cast<int8_t>(c);
-    for (int c = 0; c < 6; ++c) t['a' + c] = t['A' + c] = static_cast<int8_t>(10 + c);
+  // One lookup per byte in a table of every pair of digits (128 KiB, -1 where a character is
+  // no hex digit): a value's bytes are most of what load reads.
+  static const auto kPair = [] {
+    std::array<int8_t, 256> digit{};
+    digit.fill(-1);
+    for (int c = 0; c < 10; ++c) digit['0' + c] = static_cast<int8_t>(c);
+    for (int c = 0; c < 6; ++c) digit['a' + c] = digit['A' + c] = static_cast<int8_t>(10 + c);
+    auto t = std::make_unique<std::array<int16_t, 65536>>();
+    for (int hi = 0; hi < 256; ++hi)
+      for (int lo = 0; lo < 256; ++lo)
+        (*t)[hi << 8 | lo] = static_cast<int16_t>((digit[hi] | digit[lo]) < 0 ? -1 : digit[hi] * 16 + digit[lo]);
     return t;
   }();
-  out->resize(hex.size() / 2);
-  char* o = out->data();
+  const size_t had = out->size();
+  out->resize(had + hex.size() / 2);
+  char* o = out->data() + had;
+  const auto* in = reinterpret_cast<const unsigned char*>(hex.data());
+  int bad = 0;  // any -1 among the pairs: checked once at the end
   for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = kDigit[static_cast<unsigned char>(hex[i])], lo = kDigit[static_cast<unsigned char>(hex[i + 1])];
-    if ((hi | lo) < 0) return false;
-    *o++ = static_cast<char>(hi * 16 + lo);
+    const int v = (*kPair)[in[i] << 8 | in[i + 1]];
+    bad |= v;
+    *o++ = static_cast<char>(v);
   }
-  return true;
+  return bad >= 0;
 }
 
 Result<std::string> encode_opaque_hex(const nlohmann::json& v, const std::string& serializer_class) {

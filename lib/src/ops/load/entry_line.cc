@@ -11,9 +11,27 @@
 namespace ckpt {
 namespace {
 
+static_assert(kEntryMembers[0] == "operator" && kEntryMembers[1] == "uid" && kEntryMembers[2] == "subtask" &&
+                  kEntryMembers[3] == "state" && kEntryMembers[4] == "kind" && kEntryMembers[5] == "key_group" &&
+                  kEntryMembers[6] == "key" && kEntryMembers[7] == "namespace" && kEntryMembers[8] == "user_key" &&
+                  kEntryMembers[9] == "value",
+              "index_of() knows the members by these indices");
+
+// kEntryMembers' index of `name`, or its size: by length and first letter, then one compare
+// (a search of the list compared every line's names with most of it).
 size_t index_of(std::string_view name) {
-  return static_cast<size_t>(std::find(std::begin(kEntryMembers), std::end(kEntryMembers), name) -
-                             std::begin(kEntryMembers));
+  size_t i = std::size(kEntryMembers);
+  if (name.empty()) return i;
+  switch (name.size()) {
+    case 3: i = name[0] == 'u' ? 1 : 6; break;        // uid, key
+    case 4: i = 4; break;                              // kind
+    case 5: i = name[0] == 's' ? 3 : 9; break;        // state, value
+    case 7: i = 2; break;                              // subtask
+    case 8: i = name[0] == 'o' ? 0 : 8; break;        // operator, user_key
+    case 9: i = name[0] == 'k' ? 5 : 7; break;        // key_group, namespace
+    default: return std::size(kEntryMembers);
+  }
+  return kEntryMembers[i] == name ? i : std::size(kEntryMembers);
 }
 
 size_t skip_space(std::string_view t, size_t i) {
@@ -83,9 +101,18 @@ bool EntryLine::assign_in_place(std::string_view t) {
     const size_t end = value_end(t, i);
     if (end == std::string_view::npos) return false;
     // One level less: the line's object is one.
-    Result<nlohmann::json> value = parse_json_input(t.substr(i, end - i), kMaxJsonInputNesting - 1);
-    if (!value.ok()) return false;
-    members_[index] = std::move(*value);
+    const std::string_view text = t.substr(i, end - i);
+    if (!parsed_[index] || texts_[index] != text) {
+      parsed_[index] = false;
+      if (!parse_plain_json_into(text, &members_[index], kMaxJsonInputNesting - 1)) {
+        Result<nlohmann::json> value = parse_json_input(text, kMaxJsonInputNesting - 1);
+        if (!value.ok()) return false;
+        members_[index] = std::move(*value);
+      }
+      texts_[index].assign(text);
+      parsed_[index] = true;
+    }
+    present_[index] = true;
     i = skip_space(t, end);
     if (i >= t.size()) return false;
     if (t[i] == '}') return skip_space(t, i + 1) == t.size();
@@ -94,10 +121,16 @@ bool EntryLine::assign_in_place(std::string_view t) {
   }
 }
 
+void EntryLine::forget() {
+  for (nlohmann::json& m : members_) m = nullptr;
+  present_.fill(false);
+  parsed_.fill(false);
+}
+
 Status EntryLine::assign(std::string_view text) {
-  for (auto& m : members_) m.reset();
+  present_.fill(false);
   if (assign_in_place(text)) return Status::OK();
-  for (auto& m : members_) m.reset();
+  forget();
   auto parsed = parse_json_input(text);
   if (!parsed.ok())
     return Error(ErrorCode::kInvalidArgument,
@@ -112,13 +145,14 @@ Status EntryLine::assign(std::string_view text) {
                                "namespace, user_key, value)",
                                it.key()));
     members_[index] = std::move(*it);
+    present_[index] = true;
   }
   return Status::OK();
 }
 
 const nlohmann::json* EntryLine::find(std::string_view name) const {
   const size_t index = index_of(name);
-  return index < members_.size() && members_[index] ? &*members_[index] : nullptr;
+  return index < members_.size() && present_[index] ? &members_[index] : nullptr;
 }
 
 }  // namespace ckpt

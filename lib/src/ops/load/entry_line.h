@@ -6,7 +6,7 @@
 
 #include <array>
 #include <iterator>
-#include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -31,7 +31,15 @@ class EntryLine {
 
  private:
   bool assign_in_place(std::string_view text);
-  std::array<std::optional<nlohmann::json>, std::size(kEntryMembers)> members_;
+  void forget();
+
+  // Per member: its value, whether this line has it, and the text `members_` was parsed from
+  // (`parsed_`: it was): lines repeat their operator, state, kind and namespace, which are then
+  // not parsed again, and the members that differ are parsed into the last line's memory.
+  std::array<nlohmann::json, std::size(kEntryMembers)> members_;
+  std::array<bool, std::size(kEntryMembers)> present_{};
+  std::array<std::string, std::size(kEntryMembers)> texts_;
+  std::array<bool, std::size(kEntryMembers)> parsed_{};
 };
 
 }  // namespace ckpt

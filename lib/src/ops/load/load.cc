@@ -88,9 +88,10 @@ std::string state_names(const std::map<std::string, KeyedStateCodecs>& states) {
   return out.empty() ? "none" : out;
 }
 
-// Lines read and encoded at once: enough to keep the workers busy, little beside a key group.
-constexpr size_t kBatchLines = 4096;
-constexpr size_t kBatchBytes = size_t{8} << 20;
+// The input read at once, in whole lines: enough to keep the workers busy, little beside a
+// key group; a line longer is read whole. The lines are encoded in chunks of kChunkLines.
+constexpr size_t kBatchBytes = size_t{4} << 20;
+constexpr size_t kChunkLines = 512;
 constexpr int kMaxEncodeJobs = 64;
 
 // A keyed or timer line encoded for its key group's spill.
@@ -103,6 +104,23 @@ struct EncodedLine {
   bool timer = false;
   std::string pair_key;
   std::string value;
+};
+
+// A block of the input's lines and what the workers made of them. Kept from block to block:
+// the encoded lines' strings keep their memory.
+struct LineBatch {
+  std::string text;                     // whole lines, with their newlines
+  std::vector<std::string_view> lines;  // into text, without '\n' (or "\r\n")
+  // Parallel to lines: blank or not, the line encoded, or why it is not.
+  std::vector<char> blank;
+  std::vector<EncodedLine> encoded;
+  std::vector<std::optional<Error>> errors;
+};
+
+// What a worker reads a line with, reused from line to line.
+struct LineScratch {
+  EntryLine line;
+  EntryEncoding encoding;
 };
 
 // The rewrite's one edit: the template's operators, each subtask's state replaced by the
@@ -121,42 +139,44 @@ class Loader : public SnapshotEdit {
         collect_operator_(collect_operator) {}
 
   Status prepare(const Metadata& m, const StreamOpener& streams) override {
+    input_bytes_ = remaining_bytes(in_);
     for (const OperatorState& op : m.operators) CKPT_RETURN_IF_ERROR(add_operator(op, streams));
-    // Lines are read in batches; their keyed entries are encoded on the workers (each line on
-    // its own: the encoders only read the template), then spilled on this thread in the lines'
-    // order, where every other line is read as well.
+    // Lines are read in blocks of the input; their keyed entries are encoded on the workers
+    // (each line on its own: the encoders only read the template, in chunks of lines each with
+    // its own parse buffers), then spilled in the lines' order, where every other line is read
+    // as well. One block is encoded while the one before it is spilled and the next read into
+    // its memory: reading and spilling no longer leave the other workers idle.
     const int jobs = std::max(1, std::min(options_.jobs, kMaxEncodeJobs));
-    std::vector<std::string> batch;
-    std::vector<std::optional<Result<EncodedLine>>> encoded;
-    std::vector<EntryLine> lines(static_cast<size_t>(jobs));
+    std::array<LineBatch, 2> batches;
+    LineBatch* encoding = &batches[0];
+    LineBatch* applying = &batches[1];
+    std::vector<LineScratch> scratch;
     uint64_t number = 0;
-    bool more = true;
-    while (more) {
-      batch.clear();
-      size_t bytes = 0;
-      std::string line;
-      while (batch.size() < kBatchLines && bytes < kBatchBytes && (more = static_cast<bool>(std::getline(in_, line)))) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        bytes += line.size();
-        batch.push_back(std::move(line));
-      }
-      encoded.assign(batch.size(), std::nullopt);
-      CKPT_RETURN_IF_ERROR(run_parallel(static_cast<size_t>(jobs), jobs, [&](size_t w) -> Status {
-        for (size_t i = w; i < batch.size(); i += static_cast<size_t>(jobs))
-          if (batch[i].find_first_not_of(" \t") != std::string::npos)
-            encoded[i] = encode_keyed_line(batch[i], lines[w]);
+    CKPT_RETURN_IF_ERROR(read_batch(*encoding));
+    while (!encoding->lines.empty() || !applying->lines.empty()) {
+      const size_t n = encoding->lines.size();
+      encoding->blank.assign(n, 0);
+      if (encoding->encoded.size() < n) encoding->encoded.resize(n);
+      encoding->errors.assign(n, std::nullopt);
+      const size_t chunks = (n + kChunkLines - 1) / kChunkLines;
+      if (scratch.size() < chunks) scratch.resize(chunks);
+      CKPT_RETURN_IF_ERROR(run_parallel(1 + chunks, jobs, [&](size_t task) -> Status {
+        if (task == 0) {
+          CKPT_RETURN_IF_ERROR(apply_batch(*applying, number));
+          return read_batch(*applying);
+        }
+        LineBatch& b = *encoding;
+        const size_t first = (task - 1) * kChunkLines;
+        for (size_t i = first; i < std::min(first + kChunkLines, b.lines.size()); ++i) {
+          b.blank[i] = b.lines[i].find_first_not_of(" \t") == std::string_view::npos;
+          if (b.blank[i]) continue;
+          Status s = encode_keyed_line(b.lines[i], scratch[task - 1], &b.encoded[i]);
+          if (!s.ok()) b.errors[i] = std::move(s).error();
+        }
         return Status::OK();
       }));
-      for (size_t i = 0; i < batch.size(); ++i) {
-        ++number;
-        if (!encoded[i]) continue;  // a blank line
-        Result<EncodedLine>& e = *encoded[i];
-        Status s = !e.ok() ? Status(std::move(e).error()) : e->lo ? apply(std::move(*e)) : add_line(batch[i]);
-        if (!s.ok()) return numbered(std::move(s).error(), number);
-        ++summary_.lines;
-      }
+      std::swap(encoding, applying);
     }
-    if (in_.bad()) return Error(ErrorCode::kIOError, fmt::format("{}: read error after line {}", name_, number));
     return Status::OK();
   }
 
@@ -387,8 +407,12 @@ class Loader : public SnapshotEdit {
       // Heap and canonical streams keep the order their entries came in (a snapshot's dump: the
       // order of the heap backend's hash tables it was written in); RocksDB's are sorted.
       lo.keep_order = keep_order;
+      // The input's size bounds what each subtask spills (a line's pair is shorter than its
+      // text): with one bucket a subtask's spill larger than a run was read back, spilled
+      // again in sorted runs and merged, all of it written and read twice.
       CKPT_ASSIGN_OR_RETURN(lo.spill,
-                            KeyGroupSpill::make(lo.ranges, 0, !keep_order,
+                            KeyGroupSpill::make(lo.ranges, input_bytes_ / std::max<size_t>(1, lo.ranges.size()),
+                                                !keep_order,
                                                 options_.run_bytes ? options_.run_bytes : KeyGroupSpill::kRunBytes));
     }
     for (const SubtaskState& st : op.subtasks)
@@ -415,16 +439,21 @@ class Loader : public SnapshotEdit {
     return m;
   }
   // A member of a line EntryLine accepted, as written (its objects' members in their order).
-  static std::string written_member(const std::string& text, const char* name) {
+  static std::string written_member(std::string_view text, const char* name) {
     nlohmann::ordered_json line = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
     auto m = line.is_object() ? line.find(name) : line.end();
     return m == line.end() ? std::string() : m->dump();
   }
-  static Result<std::string> string_member(const EntryLine& line, const char* name) {
+  // A string member, in the line's tree (no copy: the workers read millions).
+  static Result<const std::string*> string_ref(const EntryLine& line, const char* name) {
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* m, member(line, name, true));
     if (!m->is_string())
       return Error(ErrorCode::kInvalidArgument, fmt::format("{}: expected a string, got {}", name, json_text(*m)));
-    return m->get<std::string>();
+    return &m->get_ref<const std::string&>();
+  }
+  static Result<std::string> string_member(const EntryLine& line, const char* name) {
+    CKPT_ASSIGN_OR_RETURN(const std::string* s, string_ref(line, name));
+    return *s;
   }
 
   // Flink's key group of a key whose Java hashCode is `hash`; where that is not known, the key
@@ -444,33 +473,45 @@ class Loader : public SnapshotEdit {
   // The operator a line names: its id, or its uid, which Flink hashes to the id
   // (StreamGraphHasherV2); dump prints both for operators it could name.
   static Result<std::string> operator_of(const EntryLine& line) {
+    std::string by_uid;
+    CKPT_ASSIGN_OR_RETURN(const std::string* hex, operator_ref(line, by_uid));
+    return *hex;
+  }
+  // The same, in the line's tree or (named by its uid) in `by_uid`.
+  static Result<const std::string*> operator_ref(const EntryLine& line, std::string& by_uid) {
     if (!line.find("operator") && line.find("uid")) {
-      CKPT_ASSIGN_OR_RETURN(std::string uid, string_member(line, "uid"));
-      return operator_id_hex(operator_id_of_uid(uid));
+      CKPT_ASSIGN_OR_RETURN(const std::string* uid, string_ref(line, "uid"));
+      by_uid = operator_id_hex(operator_id_of_uid(*uid));
+      return &by_uid;
     }
-    return string_member(line, "operator");
+    return string_ref(line, "operator");
   }
 
   // A keyed or timer line encoded as its RocksDB pair, and where it goes; a line with no `lo`
   // is one add_line() reads on the loading thread (operator state, legacy timers). Reads the
   // template only: the workers run it on lines of their own.
-  Result<EncodedLine> encode_keyed_line(const std::string& text, EntryLine& line_buffer) {
-    CKPT_RETURN_IF_ERROR(line_buffer.assign(text));
-    const EntryLine& line = line_buffer;
-    CKPT_ASSIGN_OR_RETURN(std::string op_hex, operator_of(line));
-    LoadOperator* lo = find(op_hex);
+  // Into `out`'s memory (its lo null for the loading thread's lines); `scratch` is reused too.
+  Status encode_keyed_line(std::string_view text, LineScratch& scratch, EncodedLine* out) {
+    out->lo = nullptr;
+    CKPT_RETURN_IF_ERROR(scratch.line.assign(text));
+    const EntryLine& line = scratch.line;
+    std::string by_uid;
+    CKPT_ASSIGN_OR_RETURN(const std::string* op_hex, operator_ref(line, by_uid));
+    LoadOperator* lo = find(*op_hex);
     if (!lo)
       return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("operator: expected the id of an operator of the template, got \"{}\"", op_hex));
-    CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
-    CKPT_ASSIGN_OR_RETURN(std::string kind, string_member(line, "kind"));
+                   fmt::format("operator: expected the id of an operator of the template, got \"{}\"", *op_hex));
+    CKPT_ASSIGN_OR_RETURN(const std::string* state_ref, string_ref(line, "state"));
+    CKPT_ASSIGN_OR_RETURN(const std::string* kind_ref, string_ref(line, "kind"));
+    const std::string& state = *state_ref;
+    const std::string& kind = *kind_ref;
     CKPT_ASSIGN_OR_RETURN(const nlohmann::json* value, member(line, "value", true));
-    if (kind == "operator") return EncodedLine{};
+    if (kind == "operator") return Status::OK();
     if (kind != "keyed" && kind != "timer")
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("kind: expected \"keyed\", \"timer\" or \"operator\", got \"{}\"", kind));
     auto codecs = lo->states.find(state);
-    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) return EncodedLine{};
+    if (codecs == lo->states.end() && kind == "timer" && lo->raw.present) return Status::OK();
     if (codecs == lo->states.end())
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("state: operator {} of the template has no keyed state '{}' (it has {})", lo->hex, state,
@@ -498,7 +539,7 @@ class Loader : public SnapshotEdit {
         key = given.ok() ? given->spellings.back() : *key_member;
       }
     }
-    EntryEncoding enc;
+    EntryEncoding& enc = scratch.encoding;
     CKPT_RETURN_IF_ERROR(codec.encode_entry(key ? &*key : key_member, ns, user_key, *value, &enc));
     std::optional<int32_t> hash;
     if (!enc.key.empty() || key_member) {
@@ -519,7 +560,8 @@ class Loader : public SnapshotEdit {
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("state: subtask {} of operator {} of the template has no state '{}'",
                                lo->op->subtasks[pos].index, lo->hex, state));
-    std::string pair_key;
+    std::string& pair_key = out->pair_key;
+    pair_key.clear();
     if (codec.kind() == StateKind::kPriorityQueue) {
       append_key_group_prefix(pair_key, kg, codec.prefix_bytes());
       pair_key += enc.element;
@@ -527,20 +569,18 @@ class Loader : public SnapshotEdit {
       codecs->second.transcoder->append_rocks_base(pair_key, kg, enc.key, enc.ns);
       pair_key += enc.user_key;
     }
-    EncodedLine out;
-    out.lo = lo;
-    out.state = std::move(state);
-    out.pos = pos;
-    out.kg = kg;
-    out.id = id;
-    out.timer = timer;
-    out.pair_key = std::move(pair_key);
-    out.value = std::move(enc.value);
-    return out;
+    out->lo = lo;
+    out->state = state;
+    out->pos = pos;
+    out->kg = kg;
+    out->id = id;
+    out->timer = timer;
+    out->value.swap(enc.value);  // the encoding reuses the memory the line's value had
+    return Status::OK();
   }
 
   // An encoded line's pair, spilled (or handed back to an edit), in the lines' order.
-  Status apply(EncodedLine&& e) {
+  Status apply(EncodedLine& e) {
     LoadOperator* lo = e.lo;
     if (collect_) {
       collect_->push_back({lo->hex, std::move(e.state), e.kg, std::move(e.pair_key), std::move(e.value)});
@@ -557,10 +597,11 @@ class Loader : public SnapshotEdit {
 
   // A line on the loading thread: operator state and legacy timers here, keyed lines as the
   // workers encode them.
-  Status add_line(const std::string& text) {
-    CKPT_ASSIGN_OR_RETURN(EncodedLine e, encode_keyed_line(text, line_));
-    if (e.lo) return apply(std::move(e));
-    const EntryLine& line = line_;
+  Status add_line(std::string_view text) {
+    EncodedLine e;
+    CKPT_RETURN_IF_ERROR(encode_keyed_line(text, scratch_, &e));
+    if (e.lo) return apply(e);
+    const EntryLine& line = scratch_.line;
     CKPT_ASSIGN_OR_RETURN(std::string op_hex, operator_of(line));
     LoadOperator* lo = find(op_hex);
     CKPT_ASSIGN_OR_RETURN(std::string state, string_member(line, "state"));
@@ -640,14 +681,90 @@ class Loader : public SnapshotEdit {
     return Status::OK();
   }
 
+  // The bytes left to read in `in`, if it can seek (a file); else 0.
+  static uint64_t remaining_bytes(std::istream& in) {
+    const std::istream::pos_type here = in.tellg();
+    if (here == std::istream::pos_type(-1)) {
+      in.clear();
+      return 0;
+    }
+    uint64_t bytes = 0;
+    if (in.seekg(0, std::ios::end)) {
+      const std::istream::pos_type end = in.tellg();
+      if (end != std::istream::pos_type(-1) && end > here) bytes = static_cast<uint64_t>(end - here);
+    }
+    in.clear();
+    in.seekg(here);
+    return bytes;
+  }
+
+  // The next lines of the input into `b` (none at its end): whole lines of about kBatchBytes,
+  // at least one; the start of the line after them is kept for the next batch. Lines end at
+  // '\n', a '\r' before it dropped, the last one at the input's end (std::getline's lines).
+  Status read_batch(LineBatch& b) {
+    b.lines.clear();
+    b.text.assign(carry_);  // into the batch's memory, which its last lines left (no page faults)
+    carry_.clear();
+    size_t searched = 0;
+    size_t end = std::string::npos;  // one past the last newline
+    while (!at_end_) {
+      const size_t had = b.text.size();
+      b.text.resize(had + kBatchBytes);
+      in_.read(b.text.data() + had, static_cast<std::streamsize>(kBatchBytes));
+      b.text.resize(had + static_cast<size_t>(in_.gcount()));
+      if (in_.bad()) return Error(ErrorCode::kIOError, fmt::format("{}: read error after line {}", name_, lines_read_));
+      if (!in_) at_end_ = true;
+      const size_t nl = b.text.rfind('\n');
+      if (nl != std::string::npos && nl >= searched) {
+        end = nl + 1;
+        break;
+      }
+      searched = b.text.size();
+    }
+    if (!at_end_ && end != std::string::npos) {
+      carry_.assign(b.text, end, std::string::npos);
+      b.text.resize(end);
+    }
+    const char* p = b.text.data();
+    const char* const stop = p + b.text.size();
+    while (p < stop) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(stop - p)));
+      const char* line_end = nl ? nl : stop;
+      std::string_view line(p, static_cast<size_t>(line_end - p));
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      b.lines.push_back(line);
+      ++lines_read_;
+      p = nl ? nl + 1 : stop;
+    }
+    return Status::OK();
+  }
+
+  // The encoded lines of `b` spilled (other lines read) in order, `number` the lines before them.
+  Status apply_batch(LineBatch& b, uint64_t& number) {
+    for (size_t i = 0; i < b.lines.size(); ++i) {
+      ++number;
+      if (b.blank[i]) continue;
+      Status s = b.errors[i]       ? Status(std::move(*b.errors[i]))
+                 : b.encoded[i].lo ? apply(b.encoded[i])
+                                   : add_line(b.lines[i]);
+      if (!s.ok()) return numbered(std::move(s).error(), number);
+      ++summary_.lines;
+    }
+    return Status::OK();
+  }
+
   std::istream& in_;
+  std::string carry_;    // read past the last batch's lines: the start of the next line
+  bool at_end_ = false;  // the input is read to its end
+  uint64_t lines_read_ = 0;
+  uint64_t input_bytes_ = 0;
   std::string name_;
   const LoadOptions& options_;
   std::map<std::string, LoadOperator> operators_;
   LoadSummary summary_;
   std::vector<EncodedKeyedEntry>* collect_ = nullptr;
   std::vector<EncodedOperatorEntry>* collect_operator_ = nullptr;
-  EntryLine line_;  // the line being read, its members' memory reused
+  LineScratch scratch_;  // the line being read on the loading thread, its memory reused
 };
 
 }  // namespace
