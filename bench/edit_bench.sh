@@ -1,5 +1,7 @@
 #!/bin/sh
-# ckpt edit --max-parallelism and --delete-keys against ckpt convert of the same snapshot (bench/README.md).
+# ckpt edit --max-parallelism, --delete-keys and --upsert against ckpt convert of the same snapshot
+# (bench/README.md). Before timing, each input's upsert of 10 keys is checked: diff --keys of its
+# output must show exactly those 10 entries changed and nothing else.
 # usage: bench/edit_bench.sh BUILD_DIR [ROUNDS] [KEYS...]
 #   KEYS: one snapshot size per value (1000-byte values, value+list+map state, 4 subtasks, 128
 #   key groups: about 5.1 KB per key; 105000 ~ 512 MiB, 420000 ~ 2 GiB).
@@ -31,6 +33,20 @@ for keys in $sizes; do
   done
   # 100 keys spread over the key space, as ckpt dump prints them.
   awk -v n="$keys" 'BEGIN { for (i = 0; i < 100; ++i) printf "\"user-%010d\"\n", int(i * n / 100) }' > "$work/keys"
+  # 10 keys' value-state entries as dump prints them, each value replaced by two bytes.
+  for backend in heap rocksdb; do
+    for i in 0 1 2 3 4 5 6 7 8 9; do
+      "$ckpt" dump -q "$work/$backend" --state value-state --key "$(printf '"user-%010d"' $((i * keys / 10)))"
+    done | sed 's/"bytes":"[0-9a-f]*"/"bytes":"abab"/' > "$work/upsert-$backend"
+    "$ckpt" edit -q "$work/$backend" --upsert "$work/upsert-$backend" --output "$work/out" -j 2 > /dev/null
+    "$ckpt" diff --keys --json "$work/$backend" "$work/out" -j 2 | python3 -c '
+import json, sys
+changed = {(s["state"], s["changed_count"], s["added_count"], s["removed_count"]) for s in json.load(sys.stdin)["keys"]}
+want = {("value-state", 10, 0, 0), ("list-state", 0, 0, 0), ("map-state", 0, 0, 0)}
+sys.exit(0 if changed == want else "upsert of 10 keys changed %s" % sorted(changed))'
+    echo "$backend: --upsert of 10 keys: diff --keys shows exactly 10 value-state entries changed"
+    rm -rf "$work/out" && sync
+  done
   cat "$work"/heap/* "$work"/rocksdb/*/* > /dev/null 2>&1 || true
   sync
   for round in $(seq "$rounds"); do
@@ -40,6 +56,8 @@ for keys in $sizes; do
         "$ckpt" edit "$work/$backend" --max-parallelism 4096 --output "$work/out" -j 2
       timed "$keys" "$backend:delete-keys-100" "$round" \
         "$ckpt" edit "$work/$backend" --delete-keys "$work/keys" --output "$work/out" -j 2
+      timed "$keys" "$backend:upsert-10" "$round" \
+        "$ckpt" edit "$work/$backend" --upsert "$work/upsert-$backend" --output "$work/out" -j 2
     done
   done
   rm -rf "$work/heap" "$work/rocksdb"
