@@ -1,7 +1,6 @@
 // Searching what an erasure left for the keys it erased.
 #include "ops/edit/edit_residue.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,7 +15,6 @@ namespace {
 struct Needles {
   std::map<std::string, std::vector<size_t>> owners;
   bool containers = false;  // some needle is an array or object: containers are compared too
-  size_t longest = 0;       // the longest needle's length
   std::set<size_t> lengths;  // every needle's length
 };
 
@@ -38,7 +36,8 @@ void search(const Value& v, const Needles& n, std::vector<bool>& hits) {
   if (bytes) {
     const size_t hex = 2 * v.as_bytes().size();
     if (!n.lengths.count(hex + 2) && !(n.containers && n.lengths.count(hex + 12))) return;
-  } else if (v.kind() == Value::Kind::kString && v.as_string().size() + 2 > n.longest) {
+  } else if (v.kind() == Value::Kind::kString &&
+             (n.lengths.empty() || v.as_string().size() + 2 > *n.lengths.rbegin())) {
     return;  // a string prints as at least its bytes and two quotes
   }
   if (!container || n.containers || bytes) {
@@ -68,7 +67,6 @@ Status find_key_residues(const ResidueSearch& search_in, EditSummary* summary) {
   for (size_t k = 0; k < search_in.keys.size(); ++k)
     for (const std::string& text : residue_needles(search_in.keys[k])) {
       needles.owners[text].push_back(k);
-      needles.longest = std::max(needles.longest, text.size());
       needles.lengths.insert(text.size());
       needles.containers |= !text.empty() && (text.front() == '[' || text.front() == '{');
     }
