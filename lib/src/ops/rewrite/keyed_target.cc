@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <optional>
-#include <filesystem>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -30,6 +32,96 @@ bool only_priority_queues(const KeyedBackendMeta& meta) {
   return true;
 }
 
+// A state's pairs of one key group in key order, keys strictly ascending. Native sources arrive
+// in key order already, heap ones in their hash tables' order. A key repeated (which Flink's heap
+// restore lets the later one win) is refused here as the writer refuses it.
+Status sort_pairs(std::vector<RocksPair>& pairs, const std::string& family) {
+  auto not_above = [](const RocksPair& a, const RocksPair& b) { return !(a.key < b.key); };
+  if (std::adjacent_find(pairs.begin(), pairs.end(), not_above) == pairs.end()) return Status::OK();
+  std::sort(pairs.begin(), pairs.end());
+  if (std::adjacent_find(pairs.begin(), pairs.end(), not_above) != pairs.end())
+    return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", family));
+  return Status::OK();
+}
+
+// KeyedTarget::parallel_families: a key group's families sorted and put on two threads at once,
+// the caller's and a helper's, each taking the next family not yet taken, largest first (every
+// family has its own SstFileWriter). The call returns once both threads are done, so the pairs
+// stay the producer's and memory stays one key group; the error of the lowest family wins, as
+// when the families are written one after the other.
+class FamilyWriters {
+ public:
+  using WriteFn = std::function<Status(size_t id, std::vector<RocksPair>& pairs)>;
+  explicit FamilyWriters(WriteFn write) : write_(std::move(write)), thread_([this] { run(); }) {}
+  ~FamilyWriters() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      changed_.notify_all();
+    }
+    thread_.join();
+  }
+  FamilyWriters(const FamilyWriters&) = delete;
+  FamilyWriters& operator=(const FamilyWriters&) = delete;
+
+  Status key_group(std::vector<std::vector<RocksPair>>& by_state, const std::vector<uint64_t>& bytes) {
+    order_.clear();
+    for (size_t id = 0; id < by_state.size(); ++id)
+      if (!by_state[id].empty()) order_.push_back(id);
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
+    errors_.assign(by_state.size(), Status::OK());
+    pairs_ = &by_state;
+    next_ = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++generation_;
+      helper_busy_ = true;
+      changed_.notify_all();
+    }
+    work();
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return !helper_busy_; });
+    }
+    for (Status& e : errors_)
+      if (!e.ok()) return std::move(e);
+    return Status::OK();
+  }
+
+ private:
+  void work() {
+    for (size_t i; (i = next_.fetch_add(1)) < order_.size();) {
+      const size_t id = order_[i];
+      errors_[id] = catch_internal([&] { return write_(id, (*pairs_)[id]); });
+    }
+  }
+  void run() {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (generation_ == seen) return;  // stopping, nothing handed over
+      seen = generation_;
+      lock.unlock();
+      work();
+      lock.lock();
+      helper_busy_ = false;
+      changed_.notify_all();
+    }
+  }
+
+  WriteFn write_;
+  std::vector<size_t> order_;
+  std::vector<Status> errors_;  // per family
+  std::vector<std::vector<RocksPair>>* pairs_ = nullptr;
+  std::atomic<size_t> next_{0};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  uint64_t generation_ = 0;
+  bool helper_busy_ = false, stopping_ = false;
+  std::thread thread_;  // last: started once everything above is built
+};
+
 Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& meta, const PairsProducer& produce,
                                   KeyedTargetStats* stats) {
   const std::string base = fmt::format("rocksdb-{}-{}", t.op_hex, t.subtask);
@@ -37,17 +129,34 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   CKPT_ASSIGN_OR_RETURN(auto writer, RocksInstanceWriter::create(t.out_dir + "/." + base + ".build", names,
                                                                  t.deferred_sync, t.sst_bytes));
-  uint64_t entries = 0;
+  std::atomic<uint64_t> entries{0};
+  auto write = [&](size_t id, std::vector<RocksPair>& pairs) -> Status {
+    CKPT_RETURN_IF_ERROR(sort_pairs(pairs, names.at(id)));
+    for (const RocksPair& p : pairs) CKPT_RETURN_IF_ERROR(writer->add(id, p.key, p.value));
+    entries += pairs.size();
+    return Status::OK();
+  };
+  std::optional<FamilyWriters> families;
+  if (t.parallel_families && meta.states.size() > 1) families.emplace(write);
+  std::vector<uint64_t> bytes(meta.states.size());
   CKPT_RETURN_IF_ERROR(produce([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
-    for (size_t id = 0; id < by_state.size(); ++id) {
-      auto& pairs = by_state[id];
-      // Native sources arrive in key order already; heap ones in their hash tables' order.
-      if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
-      for (const RocksPair& p : pairs) CKPT_RETURN_IF_ERROR(writer->add(id, p.key, p.value));
-      entries += pairs.size();
+    if (families) {
+      // Key groups too small to be worth a hand-over (two thread wake-ups) are written here.
+      constexpr uint64_t kSplitBytes = 256 << 10;
+      uint64_t total = 0;
+      size_t filled = 0;
+      for (size_t id = 0; id < by_state.size(); ++id) {
+        bytes[id] = 0;
+        for (const RocksPair& p : by_state[id]) bytes[id] += p.key.size() + p.value.size();
+        total += bytes[id];
+        filled += !by_state[id].empty();
+      }
+      if (total >= kSplitBytes && filled > 1) return families->key_group(by_state, bytes);
     }
+    for (size_t id = 0; id < by_state.size(); ++id) CKPT_RETURN_IF_ERROR(write(id, by_state[id]));
     return Status::OK();
   }));
+  families.reset();
   CKPT_ASSIGN_OR_RETURN(RocksInstanceFiles files, writer->finish(t.out_dir + "/" + base));
   if (entries == 0 && only_priority_queues(meta)) {
     // Flink's RocksDB backend writes no keyed state for a subtask whose only states are

@@ -36,6 +36,10 @@ struct KeyedTarget {
   std::vector<size_t> state_order;
   // RocksDB: a state's SST file is closed at this size (RocksInstanceWriter::create).
   uint64_t sst_bytes = kRocksTargetFileBytes;
+  // RocksDB: a key group's states are sorted and put into their SST writers on two threads at
+  // once (each family has its own writer), for callers with a core to spare (convert -j 1 on a
+  // 2-core machine): putting is most of the work. Memory stays one key group.
+  bool parallel_families = false;
 };
 
 struct KeyedTargetStats {

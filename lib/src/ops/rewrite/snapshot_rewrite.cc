@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -192,6 +193,8 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   target.keep_order = source.keep_order;
   if (all_kept) target.state_order = source.state_order;
   target.deferred_sync = true;  // rewrite_snapshot syncs the whole output before its rename
+  // With a core to spare (-j below the cores), a RocksDB target puts a key group's states on two threads.
+  target.parallel_families = job.options->jobs < static_cast<int>(std::thread::hardware_concurrency());
   KeyedTargetStats stats;
   CKPT_ASSIGN_OR_RETURN(KeyedHandle out, write_keyed_target(target, std::move(meta), produce, &stats));
   c.entries += stats.entries;

@@ -2,6 +2,7 @@
 #include "state/rocksdb/rocks_instance_writer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <system_error>
 
@@ -157,7 +158,7 @@ struct RocksInstanceWriter::Rep {
   std::vector<std::vector<std::string>> finished_files;  // per family, ascending key ranges
   std::vector<std::string> rolled_after;  // per family: the last key of its last finished file
   uint64_t target_file_bytes = kRocksTargetFileBytes;
-  uint64_t entries = 0;
+  std::atomic<uint64_t> entries{0};  // add() of different families may run at once
   bool finished = false;
 
   std::string sst_path(size_t cf) const {

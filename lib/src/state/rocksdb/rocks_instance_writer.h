@@ -64,7 +64,9 @@ class RocksInstanceWriter {
                                                              uint64_t target_file_bytes = kRocksTargetFileBytes);
   ~RocksInstanceWriter();
 
-  // One pair of family `cf`; keys of a family must be strictly ascending (bytewise).
+  // One pair of family `cf`; keys of a family must be strictly ascending (bytewise). Calls for
+  // different families may come from different threads at once (each family has its own
+  // SstFileWriter), never two for one family.
   Status add(size_t cf, std::string_view key, std::string_view value);
   // Ingest everything and write the instance to `instance_dir` (which must not exist).
   Result<RocksInstanceFiles> finish(const std::string& instance_dir);
