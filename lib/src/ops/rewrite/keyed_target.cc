@@ -131,7 +131,8 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
                                                                  t.deferred_sync, t.sst_bytes));
   std::atomic<uint64_t> entries{0};
   auto write = [&](size_t id, std::vector<RocksPair>& pairs) -> Status {
-    CKPT_RETURN_IF_ERROR(sort_pairs(pairs, names.at(id)));
+    // (A family past the names is refused by add(), naming its index.)
+    CKPT_RETURN_IF_ERROR(sort_pairs(pairs, id < names.size() ? names[id] : std::string()));
     for (const RocksPair& p : pairs) CKPT_RETURN_IF_ERROR(writer->add(id, p.key, p.value));
     entries += pairs.size();
     return Status::OK();
@@ -145,6 +146,7 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
       constexpr uint64_t kSplitBytes = 256 << 10;
       uint64_t total = 0;
       size_t filled = 0;
+      bytes.resize(by_state.size());
       for (size_t id = 0; id < by_state.size(); ++id) {
         bytes[id] = 0;
         for (const RocksPair& p : by_state[id]) bytes[id] += p.key.size() + p.value.size();
