@@ -109,6 +109,9 @@ void suggest_flags(Io& io, CLI::App& app, std::string_view command, int argc, co
       flags.push_back("--" + name);
       if (!opt->get_group().empty()) offered.push_back(flags.back());
     }
+  // The options every command takes, taken off the line before parsing.
+  for (const auto* globals : {&input_options(), &object_store_options()})
+    for (const GlobalOption& o : *globals) offered.emplace_back(o.name);
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--") break;

@@ -30,6 +30,9 @@ TEST_CASE("a mistyped command or flag is answered with the name meant", "[cli]")
   r = test::run_cli({"verify", test::sample_savepoint_dir(), "--deeep"});
   CHECK(r.status == 2);
   CHECK(r.err.find("ckpt: --deeep: did you mean --deep?\n") != std::string::npos);
+  // The options every command takes are offered too.
+  r = test::run_cli({"dump", test::sample_savepoint_dir(), "--follow-symlink"});
+  CHECK(r.err.find("ckpt: --follow-symlink: did you mean --follow-symlinks?\n") != std::string::npos);
   // A flag the command has is not questioned, whatever else is wrong with the line.
   r = test::run_cli({"dump", test::sample_savepoint_dir(), "--limit", "x"});
   CHECK(r.status == 2);
