@@ -1,12 +1,17 @@
 // Top-level parsing: one CLI11 app, one sub-app per row of the command table.
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <ostream>
 #include <string_view>
 
 #include "ckpt/error_codes.h"
 #include "ckpt/printable.h"
+#include "ckpt/query.h"
+#include "ckpt/resolve.h"
 #include "ckpt/version.h"
 #include "command.h"
+#include "did_you_mean.h"
 #include "help_footer.h"
 #include "input_options.h"
 #include "json_output.h"
@@ -21,8 +26,24 @@ void print_error(Io& io, const std::string& message) {
   io.last_error = message;
 }
 
+// A directory given where a snapshot was meant (a job's checkpoint directory, a directory of
+// jobs): every command says which snapshots it holds and how to reach them.
+static void hint_at_snapshots(Io& io, const Error& e) {
+  if (e.code != ErrorCode::kNotFound || e.file.empty() || io.command.empty() ||
+      e.message.rfind("directory holds no _metadata file", 0) != 0)
+    return;
+  const std::vector<std::string> inside = snapshots_in(e.file);
+  const std::string dir = printable(e.file);
+  if (!inside.empty())
+    io.err << "run 'ckpt " << io.command << " " << printable((std::filesystem::path(e.file) / inside.back()).string())
+           << "' for the newest of them, 'ckpt ls " << dir << "' to list them all\n";
+  else if (list_snapshots(e.file).ok())
+    io.err << "run 'ckpt ls " << dir << "' to list the snapshots of the jobs under it\n";
+}
+
 int report_error(Io& io, const Error& e) {
   print_error(io, e.to_string());
+  hint_at_snapshots(io, e);
   if (io.json && !io.json_written) print_json_error(io, error_code_id(e.code), e);
   return kExitError;
 }
@@ -75,6 +96,33 @@ std::string_view command_word(int argc, const char* const* argv) {
   return {};
 }
 
+// After a parse error: for each flag of the line the command does not have, the one it has
+// that was most likely meant ("--jsn": "--json").
+void suggest_flags(Io& io, CLI::App& app, std::string_view command, int argc, const char* const* argv) {
+  const std::vector<CLI::App*> named =
+      app.get_subcommands([command](CLI::App* s) { return s->get_name() == command; });
+  if (named.empty()) return;
+  const CLI::App* sub = named.front();
+  std::vector<std::string> flags, offered;  // offered: not the hidden old spellings kept as aliases
+  for (const CLI::Option* opt : sub->get_options())
+    for (const std::string& name : opt->get_lnames()) {
+      flags.push_back("--" + name);
+      if (!opt->get_group().empty()) offered.push_back(flags.back());
+    }
+  // The options every command takes, taken off the line before parsing.
+  for (const auto* globals : {&input_options(), &object_store_options()})
+    for (const GlobalOption& o : *globals) offered.emplace_back(o.name);
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!arg.starts_with("--")) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(flags.begin(), flags.end(), arg) != flags.end()) continue;
+    if (std::optional<std::string> meant = did_you_mean(arg, offered))
+      io.err << "ckpt: " << printable(std::string(arg)) << ": did you mean " << *meant << "?\n";
+  }
+}
+
 int run_local(int argc, const char* const* argv, Io& io) {
   CLI::App app{"ckpt: read and write Apache Flink checkpoints and savepoints without a JVM", "ckpt"};
   app.require_subcommand(1);
@@ -114,16 +162,23 @@ int run_local(int argc, const char* const* argv, Io& io) {
       known = known || word == c.name;
       names += (names.empty() ? "" : ", ") + std::string(c.name);
     }
-    if (!known)
-      print_error(io, "no command '" + std::string(word) + "' (the commands: " + names + ")");
-    else
+    if (!known) {
+      std::vector<std::string> all;
+      for (const Command& c : commands()) all.emplace_back(c.name);
+      const std::optional<std::string> meant = did_you_mean(word, all);
+      print_error(io, "no command '" + std::string(word) + "'" + (meant ? "; did you mean '" + *meant + "'?" : "") +
+                          " (the commands: " + names + ")");
+    } else {
       print_error(io, e.what());
+      suggest_flags(io, app, word, argc, argv);
+    }
     io.err << "run 'ckpt --help' or 'ckpt <command> --help' for usage\n";
     for (int i = 1; i < argc; ++i) io.json |= std::string_view(argv[i]) == "--json";
     return with_error_object(io, kExitError, "usage");
   }
   for (auto& [sub, runner] : subs) {
     if (sub->parsed()) {
+      io.command = sub->get_name();
       const CLI::Option* json = sub->get_option_no_throw("--json");
       io.json = json && json->count() > 0;
       try {

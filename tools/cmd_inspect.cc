@@ -1,10 +1,8 @@
 // ckpt inspect: what a checkpoint or savepoint holds (man/ckpt-inspect.1.md).
-#include <filesystem>
 #include <memory>
 #include <mutex>
 
 #include "ckpt/inspect.h"
-#include "ckpt/query.h"
 #include "command.h"
 #include "jobs_arg.h"
 #include "json_output.h"
@@ -70,18 +68,7 @@ Runner setup_inspect(CLI::App& sub) {
     Result<InspectReport> report = inspect_snapshot(a->snapshot, options);
     KeepReportUntilExit keep{report};
     meter.finish();
-    if (!report.ok()) {
-      const int status = report_error(io, report.error());
-      // A job's checkpoint directory: say how to inspect one of its snapshots.
-      const std::vector<std::string> inside = snapshots_in(a->snapshot);
-      if (!inside.empty())
-        io.err << "run 'ckpt inspect " << (std::filesystem::path(a->snapshot) / inside.back()).string()
-               << "' to inspect the newest of them, 'ckpt ls " << a->snapshot << "' to list them all\n";
-      // A directory of jobs: discovery finds their snapshots.
-      else if (report.error().code == ErrorCode::kNotFound && list_snapshots(a->snapshot).ok())
-        io.err << "run 'ckpt ls " << a->snapshot << "' to list the snapshots of the jobs under it\n";
-      return status;
-    }
+    if (!report.ok()) return report_error(io, report.error());
     if (a->json)
       print_json(io, [&](JsonWriter& w) { write_inspect_json(*report, a->verbose, w); });
     else write_inspect_text(*report, a->verbose, io.out);

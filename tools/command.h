@@ -35,6 +35,7 @@ struct Io {
   bool json_written = false;
   std::string last_error = {};  // print_error's last message, for the error object of a failure
   int connections = 8;  // --connections
+  std::string command = {};  // the subcommand run, for the hints of its errors
 };
 
 using Runner = std::function<int(Io&)>;

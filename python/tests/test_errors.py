@@ -58,3 +58,18 @@ def test_missing_snapshot_and_bad_arguments():
         ckpt.open(SAMPLE, remap=["no-equals-sign"])
     with pytest.raises(ValueError):
         ckpt.open(SAMPLE).entries(values="yaml")
+
+
+def test_file_of_the_wrong_size_raises_as_dump_does(damaged):
+    # A state file longer than its handle says (a byte appended past every entry): every entry
+    # still decodes, yet dump refuses the snapshot; so must the iteration and a query, or a
+    # script could write a clean copy of a damaged savepoint.
+    state = max((p for p in damaged.iterdir() if p.name != "_metadata"), key=lambda p: p.stat().st_size)
+    data = state.read_bytes()
+    state.write_bytes(data + b"\0")
+    with pytest.raises(ckpt.CorruptionError) as caught:
+        list(ckpt.open(damaged).entries())
+    assert "size-mismatch" in str(caught.value)
+    assert str(caught.value) == cli_error("dump", damaged)
+    with pytest.raises(ckpt.CorruptionError):
+        ckpt.query(damaged, "SELECT count(*) FROM entries")

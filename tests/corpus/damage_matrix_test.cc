@@ -2,7 +2,7 @@
 // zeroed, then every command that reads it run on the damaged copy. The invariant: a command
 // either exits 2 naming a file (and an offset, unless the file is missing), or exits 0/1; and
 // a command that writes a snapshot exits 0 only when `verify --deep` accepts its input, with an
-// output that `verify --deep` accepts too. dump and diff exit 0 only on input verify accepts;
+// output that `verify --deep` accepts too. dump, query and diff exit 0 only on input verify accepts;
 // inspect --count may warn about what it cannot read and exit 0.
 #include <catch2/catch.hpp>
 
@@ -183,6 +183,8 @@ struct Matrix {
     CHECK(v.status == (accepted ? 0 : v.status == 2 ? 2 : 1));
     if (v.status == 2) require_located(v);
     reader({"dump", dir}, accepted);
+    // A query reads entries as dump does: no clean answer from what dump refuses.
+    reader({"query", dir, "SELECT count(*) FROM entries"}, accepted);
     reader({"inspect", dir, "--count"}, accepted, false);
     reader({"diff", original, dir, "--keys"}, accepted);
     const std::string out = scratch / "out";

@@ -42,7 +42,9 @@ Produced produce(KeyGroupSpill& spill, int32_t subtask, size_t states) {
 
 TEST_CASE("spilled pairs come back by key group in the order added or sorted - in one run or merged from many", "[ops]") {
   const std::vector<KeyGroupRange> ranges = {{0, 8}, {8, 8}};
-  for (size_t run_bytes : {size_t{64} << 20, size_t{256}}) {
+  // 64 MiB: mapped and sorted whole; 256: sorted runs merged; 2400: the file (2300 bytes) fits
+  // a run but its records' slots do not, so it is read back in runs after all.
+  for (size_t run_bytes : {size_t{64} << 20, size_t{256}, size_t{2400}}) {
     for (bool sorted : {false, true}) {
       INFO("run bytes " << run_bytes << ", sorted " << sorted);
       auto spill = KeyGroupSpill::make(ranges, 0, sorted, run_bytes);
@@ -64,6 +66,9 @@ TEST_CASE("spilled pairs come back by key group in the order added or sorted - i
       CHECK(produce(**spill, 1, 3) == want);
       CHECK(produce(**spill, 0, 3).empty());
       CHECK_FALSE((*spill)->add(0, 9, 0, "x", "vx").ok());  // key group 9 is subtask 1's
+      // Read back once: its files are gone, so a second reading or a later pair is refused.
+      CHECK_FALSE((*spill)->produce(1, 3, [](int32_t, std::vector<std::vector<RocksPair>>&) { return Status::OK(); }).ok());
+      CHECK_FALSE((*spill)->add(1, 9, 0, "x", "vx").ok());
     }
   }
 }

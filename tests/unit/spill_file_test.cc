@@ -51,3 +51,34 @@ TEST_CASE("a spill file gives back its appends in order whatever its buffer", "[
     CHECK(past.error().message.find("past its end") != std::string::npos);
   }
 }
+
+TEST_CASE("a spill file maps what was appended - buffered bytes too - and leaves its reads where they are",
+          "[support]") {
+  auto f = SpillFile::create(64);
+  REQUIRE(f.ok());
+  std::string all;
+  for (int i = 0; i < 100; ++i) {
+    const std::string a = "record-" + std::to_string(i) + ":";
+    const std::string b(static_cast<size_t>(i % 7) * 30, static_cast<char>('a' + i % 26));  // some past the buffer
+    REQUIRE((*f)->append(a, b).ok());
+    all += a + b;
+  }
+  char first[8];
+  REQUIRE((*f)->read(sizeof first, first).ok());
+  CHECK(std::string(first, sizeof first) == "record-0");
+  auto m = (*f)->map();
+  REQUIRE(m.ok());
+  CHECK(m->bytes() == all);
+  // Reading goes on after the eight bytes read before the mapping.
+  std::string rest(all.size() - sizeof first, '\0');
+  REQUIRE((*f)->read(rest.size(), rest.data()).ok());
+  CHECK(rest == all.substr(sizeof first));
+  // Moved, the mapping stays readable; an empty file maps to nothing.
+  SpillFile::Mapping moved = std::move(*m);
+  CHECK(moved.bytes() == all);
+  auto empty = SpillFile::create(64);
+  REQUIRE(empty.ok());
+  auto none = (*empty)->map();
+  REQUIRE(none.ok());
+  CHECK(none->bytes().empty());
+}

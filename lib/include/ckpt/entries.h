@@ -139,7 +139,10 @@ class CKPT_API EntryReader {
 
   const Metadata& metadata() const;
   // A new iteration over the selected entries, positioned on the first (each iterator has its
-  // own worker threads; the reader must outlive it).
+  // own worker threads; the reader must outlive it). verify's quick checks of the selected
+  // subtasks come first, as dump runs them: a file missing or of another size than its handle
+  // declares, a wrong key-group range ends the iteration before its first entry (or, with
+  // on_problem, is reported there once, and that file's decoding errors are not reported again).
   std::unique_ptr<EntryIterator> entries() const;
   // Calls `visit` for each entry in order until it returns an error (returned) or the entries
   // end (the iteration's status).

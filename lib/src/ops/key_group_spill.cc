@@ -152,7 +152,71 @@ struct KeyGroupSpill::Impl {
   // pools, so that their strings' memory is reused from key group to key group.
   // `slots` and `arena`: a subtask's buckets read back one after the other into the same
   // memory (a new arena per bucket cost a page fault per 4 KiB read back).
+  // `slots`, their bytes at `base`, sorted: by key group, state, then key (sorted) or the
+  // order they were added (their place in the bytes).
+  void sort_slots(std::vector<Slot>& slots, const char* base) const {
+    std::sort(slots.begin(), slots.end(), [&](const Slot& x, const Slot& y) {
+      if (x.key_group != y.key_group) return x.key_group < y.key_group;
+      if (x.state != y.state) return x.state < y.state;
+      return sorted ? std::string_view(base + x.at, x.key) < std::string_view(base + y.at, y.key) : x.at < y.at;
+    });
+  }
+
+  // Sorted `slots` (bytes at `base`) handed to `fn` key group by key group.
+  Status emit(const std::vector<Slot>& slots, const char* base, size_t states, const KeyGroupPairsFn& fn) const {
+    std::vector<std::vector<RocksPair>> by_state(states);
+    std::vector<RocksPairPool> pools(states);
+    for (size_t i = 0; i < slots.size();) {
+      const int32_t kg = slots[i].key_group;
+      for (; i < slots.size() && slots[i].key_group == kg; ++i) {
+        const Slot& x = slots[i];
+        RocksPair& p = pools[x.state].add(by_state[x.state]);
+        p.key.assign(base + x.at, x.key);
+        p.value.assign(base + x.at + x.key, x.value);
+      }
+      CKPT_RETURN_IF_ERROR(fn(kg, by_state));
+      RocksPairPool::recycle(by_state, pools);
+    }
+    return Status::OK();
+  }
+
+  // A bucket that fits a run, sorted and handed over from its bytes as they lie in the file
+  // (mapped): no copy into memory first, none read back through a buffer. False (nothing
+  // handed over) when it does not fit: its records and their slots take more than a run, as
+  // the arena's would.
+  Result<bool> produce_mapped(std::string_view bytes, size_t states, const KeyGroupPairsFn& fn,
+                              std::vector<Slot>& slots) const {
+    slots.clear();
+    for (size_t at = 0; at < bytes.size();) {
+      if (bytes.size() - at < 16) return Error(ErrorCode::kIOError, "a spill file ends inside a record");
+      ByteReader h(bytes.substr(at, 16));
+      Slot r;
+      r.key_group = h.i32();
+      r.state = h.u32();
+      r.key = h.u32();
+      r.value = h.u32();
+      at += 16;
+      if (uint64_t{r.key} + r.value > bytes.size() - at)
+        return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
+      if (r.state >= states) return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
+      r.at = at;
+      at += uint64_t{r.key} + r.value;
+      slots.push_back(r);
+      if (at - 16 * slots.size() + slots.size() * sizeof(Slot) >= run_bytes && at < bytes.size()) return false;
+    }
+    sort_slots(slots, bytes.data());
+    CKPT_RETURN_IF_ERROR(emit(slots, bytes.data(), states, fn));
+    return true;
+  }
+
   Status produce(SpillFile& all, size_t states, const KeyGroupPairsFn& fn, std::vector<Slot>& slots, Arena& arena) {
+    if (all.written() <= run_bytes) {
+      Result<SpillFile::Mapping> mapped = all.map();
+      if (mapped.ok()) {
+        CKPT_ASSIGN_OR_RETURN(bool done, produce_mapped(mapped->bytes(), states, fn, slots));
+        if (done) return Status::OK();
+      }
+    }
     uint64_t read = 0;
     std::vector<Run> runs;
     slots.clear();
@@ -160,14 +224,7 @@ struct KeyGroupSpill::Impl {
     std::vector<std::vector<RocksPair>> by_state(states);
     std::vector<RocksPairPool> pools(states);
     arena.reserve(static_cast<size_t>(std::min<uint64_t>(all.written(), run_bytes + kSpillBuffer)));
-    auto sort_slots = [&] {
-      std::sort(slots.begin(), slots.end(), [&](const Slot& x, const Slot& y) {
-        if (x.key_group != y.key_group) return x.key_group < y.key_group;
-        if (x.state != y.state) return x.state < y.state;
-        // Unsorted: a run's slots in the arena's order, which is the order they were added.
-        return sorted ? arena.view(x.at, x.key) < arena.view(y.at, y.key) : x.at < y.at;
-      });
-    };
+    auto sort_slots = [&] { this->sort_slots(slots, arena.data()); };
     bool more = true;
     while (more) {
       Slot r;
@@ -195,18 +252,7 @@ struct KeyGroupSpill::Impl {
     }
     if (runs.empty()) {
       sort_slots();
-      for (size_t i = 0; i < slots.size();) {
-        const int32_t kg = slots[i].key_group;
-        for (; i < slots.size() && slots[i].key_group == kg; ++i) {
-          const Slot& x = slots[i];
-          RocksPair& p = pools[x.state].add(by_state[x.state]);
-          p.key.assign(arena.view(x.at, x.key));
-          p.value.assign(arena.view(x.at + x.key, x.value));
-        }
-        CKPT_RETURN_IF_ERROR(fn(kg, by_state));
-        RocksPairPool::recycle(by_state, pools);
-      }
-      return Status::OK();
+      return emit(slots, arena.data(), states, fn);
     }
     // A k-way merge of the runs by key group.
     // Unsorted: runs hold consecutive stretches of what was added, so the earlier run goes first.
@@ -279,6 +325,7 @@ Status KeyGroupSpill::add(int32_t subtask, int32_t key_group, uint32_t state, st
   Impl::Bucket& b = *impl_->spills[subtask][impl_->bucket_of(subtask, key_group)];
   thread_local std::string head;  // scratch, reused: a pair costs no allocation on the way to the buffer
   std::lock_guard<std::mutex> lock(b.mu);
+  if (!b.file) return Error(ErrorCode::kInvalidArgument, fmt::format("subtask {} was read back already", subtask));
   return append(*b.file, key_group, state, key, value, head);
 }
 
@@ -287,8 +334,13 @@ Status KeyGroupSpill::produce(int32_t index, size_t states, const KeyGroupPairsF
     return Error(ErrorCode::kInvalidArgument, fmt::format("no spilled subtask {}", index));
   std::vector<Slot> slots;
   Arena arena;
-  for (const std::unique_ptr<Impl::Bucket>& bucket : impl_->spills[index])
+  for (const std::unique_ptr<Impl::Bucket>& bucket : impl_->spills[index]) {
+    if (!bucket->file) return Error(ErrorCode::kInvalidArgument, fmt::format("spilled subtask {} was read back already", index));
     CKPT_RETURN_IF_ERROR(impl_->produce(*bucket->file, states, fn, slots, arena));
+    // Read back once: its pages freed now, by the thread that read it, rather than every
+    // bucket's at the end by one thread (a tenth of a regrouping's time on tmpfs).
+    bucket->file.reset();
+  }
   return Status::OK();
 }
 

@@ -34,7 +34,8 @@ class KeyGroupSpill {
 
   // Thread-safe: one lock per bucket.
   Status add(int32_t subtask, int32_t key_group, uint32_t state, std::string_view key, std::string_view value);
-  // Subtask `index`'s pairs, key group by key group ascending, `states` wide, to `fn`.
+  // Subtask `index`'s pairs, key group by key group ascending, `states` wide, to `fn`: once
+  // (each bucket's file is closed as soon as it is read back; a second call is refused).
   Status produce(int32_t index, size_t states, const KeyGroupPairsFn& fn);
 
   size_t subtasks() const;

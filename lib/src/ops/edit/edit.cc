@@ -131,6 +131,13 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
         if (operator_matches(op, name)) return true;
       return false;
     };
+  // Every subtask's keyed state is read whole, by the rewrite or by the regrouping, unless its
+  // operator is dropped: checked as it is read then, with no decoding pass over the heap and
+  // canonical streams before (which cost edit a second read of them). Damage found late still
+  // publishes nothing; a dropped operator's state is left to the check pass, as an edit that
+  // drops a damaged operator has always refused it.
+  r.check_on_read = options.drop_operators.empty();
+  regroup.check_blocks = r.check_on_read;
   if (options.shard || options.finish) {
     // What changes the entries but not the operators written: the parts must agree on it.
     std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),

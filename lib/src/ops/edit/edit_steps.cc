@@ -130,7 +130,7 @@ Status Regroup::prepare(const Metadata& in, const StreamOpener& streams) {
     for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null() || !st.raw_keyed.is_null();
     if (!keyed) continue;
     const int32_t parallelism = options_.parallelism ? options_.parallelism : op.parallelism;
-    auto r = Regrouper::make(op, n, parallelism, streams, options_.jobs);
+    auto r = Regrouper::make(op, n, parallelism, streams, options_.jobs, nullptr, Regrouper::kRunBytes, check_blocks);
     if (!r.ok()) return std::move(r).error().with_context(fmt::format("operator {}", operator_id_hex(op.id)));
     EditChange c;
     c.operator_id = c.new_id = operator_id_hex(op.id);

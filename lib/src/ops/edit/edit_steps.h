@@ -77,6 +77,11 @@ class Regroup : public SnapshotEdit {
   Result<std::optional<KeyedSource>> keyed_source(const OperatorState& op, const SubtaskState& st) override;
   Result<std::optional<RawKeyedStream>> raw_keyed_source(const OperatorState& op, const SubtaskState& st) override;
 
+  // Each heap and canonical key group decoded as the input check decodes it before its pairs
+  // are spilled: set when the rewrite makes no check pass over those streams first
+  // (RewriteOptions::check_on_read).
+  bool check_blocks = false;
+
  private:
   const EditOptions& options_;
   const EditPlan& plan_;

@@ -115,7 +115,8 @@ struct Regrouper::Impl {
   }
 
   // Every pair of one input subtask spilled under its new key group.
-  Status spill(const OperatorState& op, const Input& in, const StreamOpener& streams, std::atomic<uint64_t>* pairs) {
+  Status spill(const OperatorState& op, const Input& in, const StreamOpener& streams, bool check_blocks,
+               std::atomic<uint64_t>* pairs) {
     const KeyedHandle& h = in.st->managed_keyed;
     const RawKeyedSource& source = in.source;
     const std::vector<uint32_t>& ids = in.ids;
@@ -149,7 +150,8 @@ struct Regrouper::Impl {
             }
           *pairs += spilled;  // atomic, once per key group
           return Status::OK();
-        });
+        },
+        check_blocks);
   }
 
 };
@@ -159,7 +161,8 @@ Regrouper::~Regrouper() = default;
 
 Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int32_t max_parallelism,
                                                    int32_t parallelism, const StreamOpener& streams, int jobs,
-                                                   const SerializerSnapshot* key_fallback, size_t run_bytes) {
+                                                   const SerializerSnapshot* key_fallback, size_t run_bytes,
+                                                   bool check_blocks) {
   auto impl = std::make_unique<Impl>();
   impl->max_parallelism = max_parallelism;
   impl->parallelism = parallelism;
@@ -194,7 +197,7 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   const bool keyed = !inputs.empty();
   std::atomic<uint64_t> pairs{0};
   CKPT_RETURN_IF_ERROR(run_parallel(inputs.size(), jobs, [&](size_t i) -> Status {
-    Status s = impl->spill(in, inputs[i], streams, &pairs);
+    Status s = impl->spill(in, inputs[i], streams, check_blocks, &pairs);
     if (s.ok()) return s;
     return std::move(s).error().with_context(fmt::format("subtask {}", inputs[i].st->index));
   }));

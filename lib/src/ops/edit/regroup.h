@@ -37,11 +37,13 @@ class Regrouper {
   // Reads every keyed handle of `in` (the input operator) and spills its pairs for
   // `max_parallelism` and `parallelism` output subtasks, `jobs` input subtasks at once. Errors: a key whose hashCode
   // ckpt cannot compute (naming the state and the key serializer), raw keyed state other than
-  // timers, unreadable input.
+  // timers, unreadable input. With `check_blocks`, each heap and canonical key group is decoded
+  // as the input check decodes it before its pairs are spilled (read_raw_keyed): the rewrite
+  // then needs no check pass over those streams (RewriteOptions::check_on_read).
   static Result<std::unique_ptr<Regrouper>> make(const OperatorState& in, int32_t max_parallelism, int32_t parallelism,
                                                  const StreamOpener& streams, int jobs,
                                                  const SerializerSnapshot* key_fallback = nullptr,
-                                                 size_t run_bytes = kRunBytes);
+                                                 size_t run_bytes = kRunBytes, bool check_blocks = false);
   ~Regrouper();
 
   // The keyed source of output subtask `index`; nullopt where no input subtask had keyed state.

@@ -3,13 +3,16 @@
 #include <cmath>
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <unordered_set>
 #include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "ckpt/entries.h"
+#include "ops/engine/input_checks.h"
 #include "ops/engine/key_names.h"
 #include "ops/entries/entry_engine.h"
 #include "state/ordered_channels.h"
@@ -248,6 +251,20 @@ class ChannelIterator : public EntryPull {
   Status status_ = Status::OK();
 };
 
+// An iteration that ends before its first entry, with the error that ended it.
+class FailedIteration : public EntryIterator {
+ public:
+  explicit FailedIteration(Status status) : status_(std::move(status)) {}
+  bool valid() const override { return false; }
+  const Entry& entry() const override { return none_; }  // never called: valid() is false
+  void next() override {}
+  const Status& status() const override { return status_; }
+
+ private:
+  Status status_;
+  Entry none_;
+};
+
 }  // namespace
 
 uint64_t entry_bytes(const Entry& e) {
@@ -266,13 +283,36 @@ std::unique_ptr<EntryPull> pull_entries(const EntryReaderImpl& reader, EntryPull
 }
 
 std::unique_ptr<EntryIterator> EntryReader::entries() const {
+  // Entries that all decode are no good reading of a subtask whose file is short or whose
+  // key-group range is wrong (a file RocksDB never opens, such as OPTIONS, is not decoded at
+  // all): verify's quick checks first, as dump runs them, so that a query, a report or a
+  // Python iteration never hands on as clean what dump refuses.
+  std::unordered_set<const SubtaskState*> read;
+  for (const EntryTask& t : impl_->tasks) read.insert(t.subtask);
+  auto faulty = std::make_shared<std::unordered_set<std::string>>();
+  const auto& on_problem = impl_->options.on_problem;
+  Status checked = check_structure(
+      impl_->metadata, impl_->where, impl_->options.remap,
+      [&read](const OperatorState&, const SubtaskState& st) { return read.count(&st) > 0; },
+      [&on_problem](Error&& e) -> Status {
+        if (!on_problem) return std::move(e);
+        on_problem(e);
+        return Status::OK();
+      },
+      faulty.get());
+  if (!checked.ok()) return std::make_unique<FailedIteration>(std::move(checked));
   EntryPulling pulling;
   pulling.tasks = impl_->tasks;
   pulling.reading.filter = impl_->filter;
   pulling.reading.filter.raw_bytes = impl_->options.raw_bytes;
   pulling.reading.filter.decode = impl_->options.decode;
   pulling.jobs = impl_->options.jobs;
-  pulling.on_problem = impl_->options.on_problem;
+  if (on_problem) {
+    // A file the checks reported: its decoding errors say nothing new.
+    pulling.on_problem = [on_problem, faulty](const Error& e) {
+      if (!faulty->count(e.file)) on_problem(e);
+    };
+  }
   return pull_entries(*impl_, std::move(pulling));
 }
 

@@ -9,7 +9,15 @@ EntryReaderOptions entry_reader_options(QueryContext& ctx) {
   o.jobs = ctx.options.jobs;
   o.progress = ctx.options.progress;
   o.raw_bytes = true;  // entry_bytes
-  if (ctx.options.keep_going) o.on_problem = [&ctx](const Error& e) { ctx.problems.push_back(e); };
+  // A table read in several scans (or twice by one statement) meets the same damage again:
+  // reported once.
+  if (ctx.options.keep_going)
+    o.on_problem = [&ctx](const Error& e) {
+      const std::string text = e.to_string();
+      for (const Error& seen : ctx.problems)
+        if (seen.to_string() == text) return;
+      ctx.problems.push_back(e);
+    };
   return o;
 }
 

@@ -338,7 +338,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
   // without being decoded: decoded whole first, as dump reads them, before any byte is trusted.
   // With check_on_read the rewrite decodes them as it reads them, and checksums every SST whole
   // as it opens its instance: here the SSTs are only opened (bounds, column families).
-  const bool check_on_read = options.check_on_read && edits.empty();
+  const bool check_on_read = options.check_on_read;
   checks.keyed_streams = !check_on_read;
   if (check_on_read) {
     checks.whole_sst_checks = [](const OperatorState&, const SubtaskState&) { return false; };

@@ -168,13 +168,15 @@ struct RewriteOptions {
   // The operators whose keyed state the edits read entry by entry through RocksDB (edit
   // --max-parallelism): their SSTs are checked by that read, not whole first (InputChecks).
   std::function<bool(const OperatorState&)> entries_read;
-  // The input's keyed state checked as the rewrite reads it, not by a pass over it before
-  // (convert, whose rewrite reads every subtask's keyed state whole and nothing else; ignored
-  // when an edit is given, which may take a subtask's state from elsewhere or leave it unread):
+  // The input's keyed state checked as the rewrite reads it, not by a pass over it before:
   // each heap and canonical key group is decoded as the check pass decodes it before its pairs
   // are made, and each SST is checksummed whole as its instance opens (the check pass only opens
   // it for its key-group bounds). Damage found late still publishes nothing: the output is
-  // abandoned with its temporary directory.
+  // abandoned with its temporary directory. Only for a caller whose rewrite reads every
+  // subtask's keyed state whole, in the rewrite or in an edit's prepare() with the same checks
+  // (convert; edit when it drops no operator, its regrouping reading with check_blocks): an
+  // edit that left a subtask unread would leave it unchecked, and the edits' KeyedEdits see a
+  // key group's pairs only once the key group is checked.
   bool check_on_read = false;
 };
 
