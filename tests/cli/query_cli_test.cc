@@ -95,7 +95,7 @@ TEST_CASE("ckpt ls lists exactly the snapshots of a root of jobs with one in pro
   auto json = test::run_cli({"ls", "--json", root});
   REQUIRE(json.status == 0);
   nlohmann::json doc = nlohmann::json::parse(json.out);
-  CHECK(doc["schema"] == "ckpt.ls/1");
+  CHECK(doc["schema"] == "ckpt.ls/2");
   CHECK(doc["snapshot_count"] == 8);
   CHECK(doc["incomplete_count"] == 1);
   test::ScratchDir out;

@@ -46,6 +46,10 @@ TEST_CASE("ckpt ls of the corpus directories lists every snapshot under its job"
       CHECK(s.problem.empty());
       CHECK(s.id.has_value());
       CHECK(s.gc == "retained");
+      // The kind where `_metadata` says it; none where it does not (version 1 to 3 without a
+      // savepoint handle), never a guess.
+      if (s.format == "unknown") CHECK(s.kind.empty());
+      else CHECK(s.kind == (s.format == "checkpoint" ? "checkpoint" : "savepoint"));
       // The backend the directory's name gives is the one the bytes show, or none is shown
       // (canonical savepoints, old `_metadata` of unknown kind, state without keyed handles).
       if (s.name.find("rocksdb") != std::string::npos) {
@@ -74,13 +78,15 @@ TEST_CASE("ckpt ls of the corpus directories lists every snapshot under its job"
       CHECK(s.problem.empty());
     }
   }
-  SECTION("flink-old: _metadata that does not say its kind names no backend") {
+  SECTION("flink-old: _metadata that does not say its kind names no backend and no kind") {
     auto listed = list_snapshots(test::shared_dir() + "/testdata/flink-old");
     REQUIRE(listed.ok());
     REQUIRE(listed->size() == 10);
     for (const ListedSnapshot& s : *listed) {
       INFO(s.path);
       CHECK(s.format == "unknown");
+      // Nor does a directory named by hand: neither checkpoint nor savepoint is claimed.
+      CHECK(s.kind.empty());
       // Flink 1.3's RocksDB savepoints hold the same keyed-full handles as the heap backend's.
       CHECK(s.backend.empty());
       CHECK(s.problem.empty());

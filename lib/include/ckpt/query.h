@@ -34,7 +34,7 @@ struct CKPT_API ListedSnapshot {
   std::string job;            // the name of the directory holding it (the job's checkpoint directory)
   std::string name;           // "chk-7", "savepoint-3f0c1e-ab12cd34ef56": its directory's name
   std::string path;           // its directory
-  std::string kind;           // "checkpoint" or "savepoint" (from `_metadata`, else from the name)
+  std::string kind;           // "checkpoint" or "savepoint" (from `_metadata`, else from a name Flink gives), "" unknown
   std::optional<int64_t> id;  // the checkpoint id (`_metadata`'s, else the name's)
   bool complete = false;      // `_metadata` present
   // When `_metadata` (for an incomplete one, the directory) was last modified, ISO 8601 UTC.

@@ -130,7 +130,10 @@ ListedSnapshot describe(const Found& f, const ListOptions& options) {
   s.job = f.job;
   s.name = f.dir.name;
   s.path = f.dir.directory;
-  s.kind = s.name.starts_with("savepoint-") ? "savepoint" : "checkpoint";
+  // The name says the kind where Flink chose it; a directory named by hand says nothing, and a
+  // `_metadata` of version 1 to 3 without a savepoint handle neither: then the kind is unknown.
+  if (s.name.starts_with("savepoint-")) s.kind = "savepoint";
+  else if (gc_detail::checkpoint_id(s.name)) s.kind = "checkpoint";
   s.id = gc_detail::checkpoint_id(s.name);
   s.complete = !f.dir.metadata_path.empty();
   s.time = modified(s.complete ? f.dir.metadata_path : f.dir.directory);

@@ -25,7 +25,7 @@ Status snapshot_rows(QueryContext& ctx, size_t i, Rows& out) {
   const ListedSnapshot& s = ctx.snapshots[i];
   const bool read = s.complete && s.problem.empty();
   auto known = [&](int64_t v) { return read ? integer_cell(v) : null_cell(); };
-  out.push_back({text_cell(s.path), text_cell(s.job), text_cell(s.name), text_cell(s.kind),
+  out.push_back({text_cell(s.path), text_cell(s.job), text_cell(s.name), optional_text(s.kind),
                  s.id ? integer_cell(*s.id) : null_cell(), integer_cell(s.complete), optional_text(s.time),
                  optional_text(s.format), optional_text(s.backend), known(s.metadata_version), known(s.state_size),
                  known(static_cast<int64_t>(s.operator_count)), known(static_cast<int64_t>(s.file_count)),

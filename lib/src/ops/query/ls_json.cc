@@ -1,4 +1,4 @@
-// The `ckpt.ls/1` document (formats/schemas/ckpt.ls.schema.json).
+// The `ckpt.ls/2` document (formats/schemas/ckpt.ls.schema.json).
 #include "ckpt/json.h"
 #include "ckpt/query.h"
 
@@ -6,7 +6,7 @@ namespace ckpt {
 
 void write_ls_json(const std::string& path, const std::vector<ListedSnapshot>& found, JsonWriter& w) {
   w.begin_object();
-  w.member("schema", "ckpt.ls/1");
+  w.member("schema", "ckpt.ls/2");
   w.member("directory", path);
   size_t incomplete = 0, problems = 0;
   w.key("snapshots");
@@ -20,7 +20,8 @@ void write_ls_json(const std::string& path, const std::vector<ListedSnapshot>& f
     w.member("job", s.job);
     w.member("name", s.name);
     w.member("path", s.path);
-    w.member("kind", s.kind);
+    w.key("kind");
+    w.string_or_null(s.kind);
     w.member("id", s.id);
     w.member("complete", s.complete);
     w.key("time");

@@ -15,7 +15,7 @@ std::string ls_text(const std::vector<ListedSnapshot>& found) {
   for (const ListedSnapshot& s : found) {
     const bool read = s.complete && s.problem.empty();
     // Names are directory names and a problem quotes input: both printable() for a terminal.
-    rows.push_back({printable(s.job), printable(s.name), s.kind, s.id ? std::to_string(*s.id) : "-",
+    rows.push_back({printable(s.job), printable(s.name), s.kind.empty() ? "-" : s.kind, s.id ? std::to_string(*s.id) : "-",
                     s.time.empty() ? "-" : s.time, read ? human_size(s.state_size) : "-",
                     s.backend.empty() ? "-" : s.backend, s.gc,
                     !s.complete          ? "in progress (no _metadata)"
