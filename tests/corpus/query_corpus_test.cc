@@ -6,9 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "ckpt/diff.h"
 #include "ckpt/dump.h"
 #include "ckpt/query.h"
 #include "testlib/test_support.h"
@@ -72,7 +75,79 @@ void check_same_as_dump(const std::string& snapshot, const std::string& plan = "
   }
 }
 
+// The SQL of ckpt-query(1)'s example of two checkpoints side by side, over snapshots `a` and `b`.
+std::string side_by_side_sql(const std::string& a, const std::string& b) {
+  const std::string page = test::read_file(test::source_dir() + "/man/ckpt-query.1.md");
+  const std::string opening = "    ckpt query chk-41 chk-42 \"";
+  const size_t start = page.find(opening);
+  REQUIRE(start != std::string::npos);
+  const size_t end = page.find("\"\n", start + opening.size());
+  REQUIRE(end != std::string::npos);
+  std::string sql, text = page.substr(start + opening.size(), end - start - opening.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "\\\n") == 0) {  // a continuation: the next line's indent goes too
+      i = text.find_first_not_of(' ', i + 2) - 1;
+      sql += ' ';
+    } else {
+      sql += text[i];
+    }
+  }
+  for (const auto& [name, path] : {std::pair{"'%chk-41'", a}, std::pair{"'%chk-42'", b}}) {
+    const size_t at = sql.find(name);
+    REQUIRE(at != std::string::npos);
+    sql.replace(at, std::string(name).size(), "'%" + path + "'");
+  }
+  return sql;
+}
+
+// (operator, state, change) -> rows of a query's result grouped so.
+struct ChangeCounts : QuerySink {
+  std::map<std::tuple<std::string, std::string, std::string>, int64_t> counts;
+  void columns(const std::vector<std::string>&) override {}
+  void row(const std::vector<QueryCell>& c) override { counts[{c[0].text, c[1].text, c[2].text}] += c[3].integer; }
+};
+
 }  // namespace
+
+TEST_CASE("Two checkpoints side by side in SQL count the changes diff --keys counts", "[corpus][ops]") {
+  // ckpt-query(1)'s FULL JOIN of each side MATERIALIZED, and a plain join that reads the other
+  // snapshot once per row (one scan per key, the snapshot opened and checked once for all).
+  CKPT_REQUIRE_SHARED();
+  const std::string dir = test::corpus_dir() + "/";
+  const std::string a = dir + "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
+  for (const std::string b : {dir + "new-stateful-udf-migration-itcase-flink1.18-rocksdb-checkpoint",
+                              dir + "new-stateful-udf-migration-itcase-flink1.17-rocksdb-savepoint-native"}) {
+    INFO(b);
+    DiffOptions d;
+    d.keys = true;
+    Result<DiffReport> diff = diff_snapshots(a, b, d);
+    REQUIRE(diff.ok());
+    std::map<std::tuple<std::string, std::string, std::string>, int64_t> expected, changed_only;
+    for (const KeyDiffCounts& k : diff->keys) {
+      if (k.added) expected[{k.operator_id, k.state, "added"}] = static_cast<int64_t>(k.added);
+      if (k.removed) expected[{k.operator_id, k.state, "removed"}] = static_cast<int64_t>(k.removed);
+      if (k.changed) changed_only[{k.operator_id, k.state, "changed"}] = static_cast<int64_t>(k.changed);
+    }
+    expected.insert(changed_only.begin(), changed_only.end());
+
+    ChangeCounts side_by_side;
+    const std::string grouped = "SELECT operator, state, change, count(*) FROM (" + side_by_side_sql(a, b) + ") GROUP BY 1, 2, 3";
+    Result<QuerySummary> r = run_query({a, b}, grouped, QueryOptions{}, side_by_side);
+    INFO((r.ok() ? std::string() : r.error().to_string()));
+    REQUIRE(r.ok());
+    CHECK(side_by_side.counts == expected);
+
+    ChangeCounts joined;
+    r = run_query({a, b},
+                  "SELECT x.operator, x.state, 'changed', count(*) FROM entries x JOIN entries y ON x.operator = "
+                  "y.operator AND x.state = y.state AND x.key = y.key AND x.namespace IS y.namespace AND x.user_key "
+                  "IS y.user_key WHERE x.snapshot LIKE '%" + a + "' AND y.snapshot LIKE '%" + b +
+                      "' AND x.value IS NOT y.value GROUP BY 1, 2",
+                  QueryOptions{}, joined);
+    REQUIRE(r.ok());
+    CHECK(joined.counts == changed_only);
+  }
+}
 
 TEST_CASE("SELECT * FROM entries equals ckpt dump line for line on flink corpus snapshots", "[corpus][ops]") {
   CKPT_REQUIRE_SHARED();

@@ -179,7 +179,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
     std::unordered_set<const SubtaskState*> dumped;
     for (const EntryTask& t : tasks) dumped.insert(t.subtask);
     CKPT_RETURN_IF_ERROR(check_structure(
-        entries.metadata, entries.where, options.remap,
+        entries.metadata(), entries.where, options.remap,
         [&dumped](const OperatorState&, const SubtaskState& st) { return dumped.count(&st) > 0; },
         [&](Error&& e) -> Status {
           if (!options.keep_going) return std::move(e);
@@ -189,7 +189,7 @@ Result<DumpSummary> dump_snapshot(const std::string& snapshot, const DumpOptions
         },
         &faulty));
   }
-  summary.unmatched_uids = options.names.unmatched(entries.metadata);
+  summary.unmatched_uids = options.names.unmatched(entries.metadata());
   CKPT_RETURN_IF_ERROR(sink.wants_ndjson() ? print_lines(entries, tasks, options, faulty, sink, summary)
                                             : hand_entries(entries, std::move(tasks), options, faulty, sink, summary));
   if (!summary.limit_reached && !options.shard) summary.unmatched_keys = entries.unmatched_keys();

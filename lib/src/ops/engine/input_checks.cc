@@ -149,21 +149,31 @@ Status decode_subtask(const OperatorState& op, const SubtaskState& st, const Inp
 
 }  // namespace
 
+Result<StructureFindings> find_structure_problems(const Metadata& m, const SnapshotLocation& where,
+                                                  const std::vector<PrefixRule>& remap) {
+  StructureFindings found;
+  {
+    FileResolver resolver(where.directory, remap);
+    CKPT_RETURN_IF_ERROR(check_files(m, resolver, found.report, found.faulty));
+  }
+  check_key_groups(m, found.report);
+  check_offsets(m, found.report);
+  return found;
+}
+
+Status report_structure_problems(const StructureFindings& found, const Metadata& m, const SnapshotLocation& where,
+                                 const SubtaskFilter& wanted, const ProblemSink& problems) {
+  for (const VerifyProblem& p : found.report.problems)
+    if (concerns_wanted(m, p, wanted)) CKPT_RETURN_IF_ERROR(problems(error_of(p, m, where.metadata_path)));
+  return Status::OK();
+}
+
 Status check_structure(const Metadata& m, const SnapshotLocation& where, const std::vector<PrefixRule>& remap,
                        const SubtaskFilter& wanted, const ProblemSink& problems,
                        std::unordered_set<std::string>* faulty) {
-  VerifyReport report;
-  std::unordered_set<std::string> files;
-  {
-    FileResolver resolver(where.directory, remap);
-    CKPT_RETURN_IF_ERROR(check_files(m, resolver, report, files));
-  }
-  if (faulty) faulty->insert(files.begin(), files.end());
-  check_key_groups(m, report);
-  check_offsets(m, report);
-  for (const VerifyProblem& p : report.problems)
-    if (concerns_wanted(m, p, wanted)) CKPT_RETURN_IF_ERROR(problems(error_of(p, m, where.metadata_path)));
-  return Status::OK();
+  CKPT_ASSIGN_OR_RETURN(StructureFindings found, find_structure_problems(m, where, remap));
+  if (faulty) faulty->insert(found.faulty.begin(), found.faulty.end());
+  return report_structure_problems(found, m, where, wanted, problems);
 }
 
 Status check_key_group_ranges(const Metadata& m, const std::string& metadata_path) {

@@ -52,6 +52,18 @@ Status check_structure(const Metadata& m, const SnapshotLocation& where, const s
                        const SubtaskFilter& wanted, const ProblemSink& problems,
                        std::unordered_set<std::string>* faulty = nullptr);
 
+// check_structure() in two steps, for a caller that reads one snapshot in several passes (a
+// query's scans): the checks run once over every subtask, their findings are reported for each
+// pass's subtasks.
+struct StructureFindings {
+  VerifyReport report;
+  std::unordered_set<std::string> faulty;  // as check_structure()'s `faulty`
+};
+Result<StructureFindings> find_structure_problems(const Metadata& m, const SnapshotLocation& where,
+                                                  const std::vector<PrefixRule>& remap);
+Status report_structure_problems(const StructureFindings& found, const Metadata& m, const SnapshotLocation& where,
+                                 const SubtaskFilter& wanted, const ProblemSink& problems);
+
 // check_key_group_ranges() (ckpt/verify.h) of one operator as a streaming reader hands it over:
 // whether it fails them.
 bool has_bad_key_group_range(const OperatorState& op);

@@ -212,20 +212,37 @@ static void announce_whole_files(const Metadata& m, const std::vector<const Oper
     files.value()->will_read(paths);
 }
 
-Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapshot,
-                                                       const EntryReaderOptions& options) {
+Result<std::shared_ptr<OpenedSnapshot>> OpenedSnapshot::open(const std::string& snapshot,
+                                                             const std::vector<PrefixRule>& remap) {
   CKPT_ASSIGN_OR_RETURN(SnapshotLocation where, locate_snapshot(snapshot));
   CKPT_ASSIGN_OR_RETURN(Metadata metadata, read_metadata_file(where.metadata_path));
-  return EntryReaderAccess::open(std::move(where), std::move(metadata), options);
+  return std::make_shared<OpenedSnapshot>(std::move(where), std::move(metadata), remap);
+}
+
+const Result<StructureFindings>& OpenedSnapshot::structure() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!structure_) structure_.emplace(find_structure_problems(metadata_, where_, remap_));
+  return *structure_;
+}
+
+Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapshot,
+                                                       const EntryReaderOptions& options) {
+  CKPT_ASSIGN_OR_RETURN(std::shared_ptr<OpenedSnapshot> opened, OpenedSnapshot::open(snapshot, options.remap));
+  return EntryReaderAccess::open(std::move(opened), options);
 }
 
 Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation where, Metadata metadata,
                                                              const EntryReaderOptions& options) {
+  return open(std::make_shared<OpenedSnapshot>(std::move(where), std::move(metadata), options.remap), options);
+}
+
+Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(std::shared_ptr<OpenedSnapshot> snapshot,
+                                                             const EntryReaderOptions& options) {
   auto impl = std::make_unique<Impl>();
-  impl->where = std::move(where);
-  impl->metadata = std::move(metadata);
-  CKPT_RETURN_IF_ERROR(check_relative_paths(impl->metadata, impl->where.metadata_path));
-  CKPT_RETURN_IF_ERROR(check_key_group_ranges(impl->metadata, impl->where.metadata_path));
+  impl->where = snapshot->where();
+  impl->snapshot = std::move(snapshot);
+  CKPT_RETURN_IF_ERROR(check_relative_paths(impl->metadata(), impl->where.metadata_path));
+  CKPT_RETURN_IF_ERROR(check_key_group_ranges(impl->metadata(), impl->where.metadata_path));
   impl->streams = StreamOpener::for_snapshot(impl->where, options.remap);
   impl->options = options;
   impl->filter.state = options.state;
@@ -257,11 +274,11 @@ Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation wh
     impl->operator_state_wanted = false;
   }
 
-  Result<std::vector<const OperatorState*>> selected = select_operators(impl->metadata, options.operator_filter);
+  Result<std::vector<const OperatorState*>> selected = select_operators(impl->metadata(), options.operator_filter);
   if (!selected.ok()) return std::move(selected).error().with_file(impl->where.metadata_path);
   impl->operators = *selected;
   if (is_object_store_uri(impl->where.metadata_path))
-    announce_whole_files(impl->metadata, impl->operators, impl->streams);
+    announce_whole_files(impl->metadata(), impl->operators, impl->streams);
   if (!options.key_serializers_from.empty()) {
     CKPT_ASSIGN_OR_RETURN(impl->key_serializers, key_serializers_of(options.key_serializers_from, options.remap));
   }
@@ -274,7 +291,7 @@ Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation wh
     for (const SubtaskState* st : subtasks) impl->selected.push_back({op, st, operator_id_hex(op->id), op->uid});
   }
   if (options.shard) {
-    const Plan plan = plan_parts(impl->metadata, options.shard->count);
+    const Plan plan = plan_parts(impl->metadata(), options.shard->count);
     for (const EntryTask& t : impl->selected)
       if (plan.owns(options.shard->index, *t.op, t.subtask->index)) impl->tasks.push_back(t);
   } else {
@@ -336,6 +353,6 @@ std::vector<Value> EntryReader::Impl::unmatched_keys() const {
 EntryReader::EntryReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 EntryReader::~EntryReader() = default;
 
-const Metadata& EntryReader::metadata() const { return impl_->metadata; }
+const Metadata& EntryReader::metadata() const { return impl_->metadata(); }
 
 }  // namespace ckpt

@@ -10,12 +10,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ckpt/entries.h"
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
+#include "ops/engine/input_checks.h"
 #include "state/read_options.h"
 #include "state/state_entry.h"
 #include "state/stream_opener.h"
@@ -53,10 +56,36 @@ struct TaskReading {
   bool keep_going = false;
 };
 
+// A snapshot opened once for every reader of it (a query reads one snapshot in many scans: a
+// join scans it once per row of the other side): where it is, its `_metadata`, and the
+// structure checks (input_checks.h), run over every subtask by the first iteration that needs
+// them and reported by each for the subtasks it reads.
+class OpenedSnapshot {
+ public:
+  OpenedSnapshot(SnapshotLocation where, Metadata metadata, std::vector<PrefixRule> remap)
+      : where_(std::move(where)), metadata_(std::move(metadata)), remap_(std::move(remap)) {}
+  // `remap` is every reader's EntryReaderOptions::remap: the files the checks look for.
+  static Result<std::shared_ptr<OpenedSnapshot>> open(const std::string& snapshot,
+                                                      const std::vector<PrefixRule>& remap);
+
+  const SnapshotLocation& where() const { return where_; }
+  const Metadata& metadata() const { return metadata_; }
+  // find_structure_problems() of the snapshot, on the first call.
+  const Result<StructureFindings>& structure();
+
+ private:
+  const SnapshotLocation where_;
+  const Metadata metadata_;
+  const std::vector<PrefixRule> remap_;
+  std::mutex mu_;
+  std::optional<Result<StructureFindings>> structure_;
+};
+
 // Internal, though nested in an exported class: not part of libckpt.so's symbols.
 struct __attribute__((visibility("hidden"))) EntryReader::Impl {
-  SnapshotLocation where;
-  Metadata metadata;
+  std::shared_ptr<OpenedSnapshot> snapshot;
+  SnapshotLocation where;  // snapshot->where()
+  const Metadata& metadata() const { return snapshot->metadata(); }
   StreamOpener streams;
   EntryReaderOptions options;
   StateFilter filter;                 // the selection's states and key groups
@@ -91,6 +120,9 @@ class EntryReaderAccess {
   static const Impl& impl(const EntryReader& reader) { return *reader.impl_; }
   // EntryReader::open() of a snapshot whose `_metadata` the caller has read already.
   static Result<std::unique_ptr<EntryReader>> open(SnapshotLocation where, Metadata metadata,
+                                                   const EntryReaderOptions& options);
+  // The same over a snapshot other readers share; options.remap is the one it was opened with.
+  static Result<std::unique_ptr<EntryReader>> open(std::shared_ptr<OpenedSnapshot> snapshot,
                                                    const EntryReaderOptions& options);
 };
 using EntryReaderImpl = EntryReaderAccess::Impl;

@@ -289,17 +289,19 @@ std::unique_ptr<EntryIterator> EntryReader::entries() const {
   // Python iteration never hands on as clean what dump refuses.
   std::unordered_set<const SubtaskState*> read;
   for (const EntryTask& t : impl_->tasks) read.insert(t.subtask);
-  auto faulty = std::make_shared<std::unordered_set<std::string>>();
+  const Result<StructureFindings>& found = impl_->snapshot->structure();
+  if (!found.ok()) return std::make_unique<FailedIteration>(Status(found.error()));
+  // Shares the snapshot's findings, which outlive every reader of it.
+  std::shared_ptr<const std::unordered_set<std::string>> faulty(impl_->snapshot, &found.value().faulty);
   const auto& on_problem = impl_->options.on_problem;
-  Status checked = check_structure(
-      impl_->metadata, impl_->where, impl_->options.remap,
+  Status checked = report_structure_problems(
+      *found, impl_->metadata(), impl_->where,
       [&read](const OperatorState&, const SubtaskState& st) { return read.count(&st) > 0; },
       [&on_problem](Error&& e) -> Status {
         if (!on_problem) return std::move(e);
         on_problem(e);
         return Status::OK();
-      },
-      faulty.get());
+      });
   if (!checked.ok()) return std::make_unique<FailedIteration>(std::move(checked));
   EntryPulling pulling;
   pulling.tasks = impl_->tasks;

@@ -237,12 +237,12 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
     o.key_groups = std::make_pair(static_cast<int32_t>(*p.key_group), static_cast<int32_t>(*p.key_group));
   const Metadata* m = nullptr;
   if (p.op || p.key) {
-    const Result<Metadata>& r = ctx.metadata(i);
+    Result<const Metadata*> r = ctx.metadata(i);
     if (!r.ok()) {
       ctx.fail(c->base.pVtab, r.error());
       return false;
     }
-    m = &*r;
+    m = *r;
   }
   if (p.op) {
     bool present = std::any_of(m->operators.begin(), m->operators.end(),

@@ -43,7 +43,12 @@ int EntryScans::advance(sqlite3_vtab* table, const std::function<void(const Entr
     close();
     if (next_ >= scans_.size()) return SQLITE_OK;
     const Scan& scan = scans_[next_++];
-    Result<std::unique_ptr<EntryReader>> reader = EntryReader::open(ctx_.snapshots[scan.snapshot].path, scan.options);
+    const Result<std::shared_ptr<OpenedSnapshot>>& snapshot = ctx_.opened(scan.snapshot);
+    if (!snapshot.ok()) {
+      next_ = scans_.size();
+      return ctx_.fail(table, snapshot.error());
+    }
+    Result<std::unique_ptr<EntryReader>> reader = EntryReaderAccess::open(*snapshot, scan.options);
     if (!reader.ok()) {
       next_ = scans_.size();
       return ctx_.fail(table, std::move(reader).error());

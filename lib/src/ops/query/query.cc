@@ -10,9 +10,17 @@
 namespace ckpt {
 namespace query_detail {
 
-const Result<Metadata>& QueryContext::metadata(size_t i) {
-  if (!metadata_[i]) metadata_[i] = std::make_unique<Result<Metadata>>(read_metadata_file(snapshots[i].path));
-  return *metadata_[i];
+const Result<std::shared_ptr<OpenedSnapshot>>& QueryContext::opened(size_t i) {
+  if (!opened_[i])
+    opened_[i] = std::make_unique<Result<std::shared_ptr<OpenedSnapshot>>>(
+        OpenedSnapshot::open(snapshots[i].path, options.remap));
+  return *opened_[i];
+}
+
+Result<const Metadata*> QueryContext::metadata(size_t i) {
+  const Result<std::shared_ptr<OpenedSnapshot>>& o = opened(i);
+  if (!o.ok()) return o.error();
+  return &(*o)->metadata();
 }
 
 const Result<InspectReport>& QueryContext::report(size_t i) {

@@ -15,6 +15,7 @@
 #include "ckpt/inspect.h"
 #include "ckpt/metadata.h"
 #include "ckpt/query.h"
+#include "ops/entries/entry_engine.h"
 
 namespace ckpt::query_detail {
 
@@ -23,7 +24,7 @@ class QueryContext {
   QueryContext(std::vector<ListedSnapshot> snapshots, const QueryOptions& options)
       : snapshots(std::move(snapshots)),
         options(options),
-        metadata_(this->snapshots.size()),
+        opened_(this->snapshots.size()),
         reports_(this->snapshots.size()) {}
 
   const std::vector<ListedSnapshot> snapshots;
@@ -34,15 +35,17 @@ class QueryContext {
   // With QueryOptions::keep_going: the damaged parts the readers stepped over, in order.
   std::vector<Error> problems;
 
-  // Snapshot i's `_metadata`, decoded on first use.
-  const Result<Metadata>& metadata(size_t i);
+  // Snapshot i opened (its `_metadata` decoded) on first use, for every table and scan of it.
+  const Result<std::shared_ptr<OpenedSnapshot>>& opened(size_t i);
+  // Its `_metadata`, or the error opening it.
+  Result<const Metadata*> metadata(size_t i);
   // Snapshot i inspected with its states (ckpt/inspect.h), on first use.
   const Result<InspectReport>& report(size_t i);
   // Records `e` as the failure and gives SQLite its text; returns SQLITE_ERROR.
   int fail(sqlite3_vtab* table, Error e);
 
  private:
-  std::vector<std::unique_ptr<Result<Metadata>>> metadata_;
+  std::vector<std::unique_ptr<Result<std::shared_ptr<OpenedSnapshot>>>> opened_;
   std::vector<std::unique_ptr<Result<InspectReport>>> reports_;
 };
 

@@ -152,9 +152,9 @@ Result<std::optional<StateTableDef>> resolve_state_table(QueryContext& ctx, cons
   for (size_t i = 0; i < ctx.snapshots.size(); ++i) {
     const ListedSnapshot& s = ctx.snapshots[i];
     if (!s.complete || !s.problem.empty()) continue;
-    const Result<Metadata>& m = ctx.metadata(i);
+    Result<const Metadata*> m = ctx.metadata(i);
     if (!m.ok()) return m.error();
-    for (const OperatorState& op : m->operators) {
+    for (const OperatorState& op : (*m)->operators) {
       std::string state;
       for (const std::string& label : state_table_labels(ctx, op))
         if (name.size() > label.size() + 1 && name.compare(0, label.size(), label) == 0 && name[label.size()] == '.') {
@@ -527,9 +527,9 @@ Result<bool> declare_state_table(sqlite3* db, QueryContext* ctx, const std::stri
 Status state_column_rows(QueryContext& ctx, size_t i, std::vector<std::vector<QueryCell>>& out) {
   const ListedSnapshot& s = ctx.snapshots[i];
   if (!s.complete || !s.problem.empty()) return Status::OK();
-  const Result<Metadata>& m = ctx.metadata(i);
+  Result<const Metadata*> m = ctx.metadata(i);
   if (!m.ok()) return m.error();
-  for (const OperatorState& op : m->operators) {
+  for (const OperatorState& op : (*m)->operators) {
     const std::string label = state_table_labels(ctx, op).front();
     const OperatorName* op_name = ctx.options.names.find(op.id);
     const std::vector<std::string>* key_names =
