@@ -57,7 +57,7 @@ class Snapshot {
     }
     Result<std::unique_ptr<EntryReader>> reader = [&] {
       py::gil_scoped_release nogil;
-      return EntryReader::open(source_->path, options);
+      return reader_->reselect(options);
     }();
     return entry_stream(source_, value_or_raise(std::move(reader)), values == "python", raw);
   }
@@ -70,7 +70,8 @@ class Snapshot {
 
  private:
   std::shared_ptr<SnapshotSource> source_;
-  std::unique_ptr<EntryReader> reader_;  // the whole snapshot, opened once: `_metadata` checked
+  // The whole snapshot, opened once: `_metadata` read and checked, each entries() a reselect().
+  std::unique_ptr<EntryReader> reader_;
   mutable py::object metadata_;
 };
 

@@ -61,6 +61,21 @@ def test_filters_select_what_dump_selects():
         snapshot.entries(operator="ffffffffffffffffffffffffffffffff")
 
 
+def test_an_opened_snapshot_reads_its_metadata_once(tmp_path):
+    # Each entries() call selects anew from what ckpt.open() read: key lookups one at a time
+    # do not read `_metadata` again (here it is gone after the opening).
+    import shutil
+    copy = tmp_path / "sp"
+    shutil.copytree(SAMPLE, copy)
+    snapshot = ckpt.open(str(copy))
+    (copy / "_metadata").unlink()
+    with pytest.raises(ckpt.Error):
+        ckpt.open(str(copy))
+    keyed = [e for e in ckpt.open(SAMPLE).entries() if e.kind == "keyed"]
+    for e in keyed[:5]:
+        assert e in list(snapshot.entries(keys=[e.key]))
+
+
 def test_raw_bytes_and_entry_bytes():
     for e in ckpt.open(SAMPLE).entries(raw=True):
         assert e.raw is not None

@@ -189,6 +189,43 @@ TEST_CASE("the entry iterator refuses a snapshot whose file it never decodes is 
   CHECK(problems[0].file == it->status().error().file);
 }
 
+TEST_CASE("a reselected entry reader reads another selection without reading the snapshot again", "[ops][entries][corrupt]") {
+  test::ScratchDir tmp;
+  fs::copy(test::sample_savepoint_dir(), tmp / "sp", fs::copy_options::recursive);
+  const std::string damaged = tmp / "sp/6f1d2c3b-4a5e-4f60-9b7c-8d9e0f1a2b3c";
+  fs::resize_file(damaged, fs::file_size(damaged) - 9);
+  auto reader = EntryReader::open(tmp / "sp");
+  REQUIRE(reader.ok());
+  // Gone after the opening: a reselection reads the `_metadata` the reader holds.
+  fs::remove(tmp / "sp/_metadata");
+  CHECK_FALSE(EntryReader::open(tmp / "sp").ok());
+
+  EntryReaderOptions o;
+  o.state = "count";
+  o.subtask = 1;
+  auto one = (*reader)->reselect(o);
+  REQUIRE(one.ok());
+  std::vector<std::string> lines, expected;
+  for (const Entry& e : all_entries(test::sample_savepoint_dir(), o)) expected.push_back(to_ndjson(e));
+  Status s = (*one)->for_each([&](const Entry& e) -> Status {
+    lines.push_back(to_ndjson(e));
+    return Status::OK();
+  });
+  REQUIRE(s.ok());  // subtask 1 is whole: the damage is subtask 0's
+  REQUIRE(expected.size() == 5);
+  CHECK(lines == expected);
+
+  // The structure checks' findings are the snapshot's, reported to each selection that reads
+  // the damaged file.
+  auto whole = (*reader)->reselect({});
+  REQUIRE(whole.ok());
+  auto it = (*whole)->entries();
+  CHECK_FALSE(it->valid());
+  REQUIRE_FALSE(it->status().ok());
+  CHECK(it->status().error().file.find("6f1d2c3b") != std::string::npos);
+  CHECK(it->status().error().to_string().find("size-mismatch") != std::string::npos);
+}
+
 TEST_CASE("values of the entry iterator print as the dump prints them and compare by content", "[ops][entries]") {
   Value o = Value::object({"b", "a"}, {Value::integer(-1), Value::array({Value::string("x\"y"), Value()})});
   CHECK(o.json() == R"({"b":-1,"a":["x\"y",null]})");

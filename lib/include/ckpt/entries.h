@@ -138,6 +138,10 @@ class CKPT_API EntryReader {
   EntryReader& operator=(const EntryReader&) = delete;
 
   const Metadata& metadata() const;
+  // A reader of another selection of the same snapshot (the remap rules are this reader's):
+  // its `_metadata` is not read again, and the structure checks run once for both (a program
+  // that looks keys up one at a time opens the snapshot once).
+  Result<std::unique_ptr<EntryReader>> reselect(const EntryReaderOptions& options) const;
   // A new iteration over the selected entries, positioned on the first (each iterator has its
   // own worker threads; the reader must outlive it). verify's quick checks of the selected
   // subtasks come first, as dump runs them: a file missing or of another size than its handle

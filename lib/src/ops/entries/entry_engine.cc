@@ -231,6 +231,12 @@ Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapsh
   return EntryReaderAccess::open(std::move(opened), options);
 }
 
+Result<std::unique_ptr<EntryReader>> EntryReader::reselect(const EntryReaderOptions& options) const {
+  EntryReaderOptions o = options;
+  o.remap = impl_->options.remap;  // what the snapshot's structure checks looked for
+  return EntryReaderAccess::open(impl_->snapshot, o);
+}
+
 Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(SnapshotLocation where, Metadata metadata,
                                                              const EntryReaderOptions& options) {
   return open(std::make_shared<OpenedSnapshot>(std::move(where), std::move(metadata), options.remap), options);
