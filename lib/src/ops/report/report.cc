@@ -226,6 +226,7 @@ Status count_expired(const SnapshotLocation& where, const Metadata& m, const Rep
   if (!any) return Status::OK();
   r->ttl_now_given = options.now.has_value();
   r->ttl_now = options.now ? *options.now : *newest;
+  std::unique_ptr<EntryReader> snapshot;  // opened once, reselected per state
   for (ReportOperator& op : r->operators)
     for (ReportState& s : op.states) {
       if (!s.ttl || s.ttl_values == 0) continue;
@@ -233,10 +234,13 @@ Status count_expired(const SnapshotLocation& where, const Metadata& m, const Rep
       eo.remap = options.remap;
       eo.jobs = options.jobs;
       eo.raw_bytes = false;
+      if (!snapshot) {
+        CKPT_ASSIGN_OR_RETURN(snapshot, EntryReader::open(where.metadata_path, eo));
+      }
       eo.operator_filter = op.id;
       eo.state = s.name;
       eo.on_problem = [](const Error&) {};  // reported by the counting pass already
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, EntryReader::open(where.metadata_path, eo));
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<EntryReader> reader, snapshot->reselect(eo));
       CKPT_RETURN_IF_ERROR(reader->for_each([&](const Entry& e) -> Status {
         for_each_last_access(e.value, [&](int64_t ts) { s.expired += ttl_expired(ts, *s.ttl, *r->ttl_now) ? 1 : 0; });
         return Status();
