@@ -149,6 +149,8 @@ bool KeyedStateCodec::heap_map_pairs(std::string_view value,
 void KeyedStateCodec::set_key_filter(const KeySet* keys) {
   keys_ = keys;
   key_bytes_.clear();
+  key_spellings_.clear();
+  key_bytes_by_length_.clear();
   key_bytes_known_ = false;
   if (!keys || !key_ || !key_->decodable() || kind_ == StateKind::kPriorityQueue) return;
   for (size_t i = 0; i < keys->keys.size(); ++i) {
@@ -168,17 +170,24 @@ void KeyedStateCodec::set_key_filter(const KeySet* keys) {
     // encode(read(b)) == b for every b: if these bytes read as another value, no bytes read as
     // this spelling.
     if (back != keys->keys[i] && json_text(back) != keys->texts[i]) continue;
+    key_spellings_.emplace_back(bytes, i);
     key_bytes_.push_back(std::move(bytes));
   }
   std::sort(key_bytes_.begin(), key_bytes_.end());
   key_bytes_.erase(std::unique(key_bytes_.begin(), key_bytes_.end()), key_bytes_.end());
+  for (const std::string& b : key_bytes_) {
+    auto at = std::find_if(key_bytes_by_length_.begin(), key_bytes_by_length_.end(),
+                           [&](const auto& l) { return l.first == b.size(); });
+    if (at == key_bytes_by_length_.end()) at = key_bytes_by_length_.insert(at, {b.size(), {}});
+    at->second.insert(b);  // views of key_bytes_, which no longer changes
+  }
   key_bytes_known_ = true;
 }
 
 bool KeyedStateCodec::other_key_bytes(std::string_view key) const {
   if (!key_bytes_known_) return false;
-  for (const std::string& b : key_bytes_)
-    if (key.substr(0, b.size()) == b) return false;
+  for (const auto& [length, bytes] : key_bytes_by_length_)
+    if (key.size() >= length && bytes.count(key.substr(0, length))) return false;
   return true;
 }
 

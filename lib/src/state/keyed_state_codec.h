@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include "ckpt/error.h"
@@ -100,6 +101,9 @@ class KeyedStateCodec {
   // Flink's serializers write a value one way and encode() writes what they write, so no other
   // bytes decode to a key given.
   const std::vector<std::string>* lookup_key_bytes() const { return key_bytes_known_ ? &key_bytes_ : nullptr; }
+  // With lookup_key_bytes(): each spelling's bytes with its index in the KeySet's `keys`, in
+  // that order (what pairs a spelling with the key group Flink assigns its key).
+  const std::vector<std::pair<std::string, size_t>>& lookup_key_spellings() const { return key_spellings_; }
 
   // One RocksDB key / value pair (formats/keyed-state.md §10). `key_offset` and `value_offset` are the absolute
   // offsets of the bytes, for errors (0 when unknown, as inside an SST).
@@ -146,6 +150,10 @@ class KeyedStateCodec {
   const KeySet* keys_ = nullptr;
   RocksKeyLayout layout_;
   std::vector<std::string> key_bytes_;  // lookup_key_bytes()
+  std::vector<std::pair<std::string, size_t>> key_spellings_;  // lookup_key_spellings()
+  // key_bytes_ by their length, each length's as a set: an entry's key is looked up once per
+  // length (one, nearly always), not compared with every key given.
+  std::vector<std::pair<size_t, std::unordered_set<std::string_view>>> key_bytes_by_length_;
   bool key_bytes_known_ = false;
   // True if `key` (bytes after the key-group prefix, or a heap entry's after its namespace)
   // starts with none of lookup_key_bytes(): another key's entry, dropped undecoded.

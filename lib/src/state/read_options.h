@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,9 +27,24 @@ struct KeySet {
   std::vector<size_t> given;       // per spelling: the index of the key given it spells
   std::vector<std::string> given_texts;
   std::unique_ptr<std::atomic<bool>[]> matched;
+  // index_texts(): each text's first index, so that a lookup of thousands of keys (`key IN
+  // (SELECT ...)`) matches an entry in one probe rather than one comparison per key.
+  std::unordered_map<std::string, size_t> by_text;
+
+  // Once `texts` is complete.
+  void index_texts() {
+    by_text.clear();
+    for (size_t i = 0; i < texts.size(); ++i) by_text.emplace(texts[i], i);
+  }
 
   // The index of the key given as a tree or as its JSON text, or -1.
   int find(const nlohmann::json* tree, const std::string* text) const {
+    if (!by_text.empty()) {
+      auto at = by_text.find(text ? *text : tree->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      if (at != by_text.end()) return static_cast<int>(at->second);
+      // Texts compare exactly; a tree may equal a key whose text differs (1 and 1.0).
+      if (text) return -1;
+    }
     for (size_t i = 0; i < keys.size(); ++i)
       if (text ? *text == texts[i] : *tree == keys[i]) return static_cast<int>(i);
     return -1;
@@ -45,6 +61,10 @@ struct StateFilter {
   std::vector<int32_t> only_key_groups;
   // If set: only keyed and timer entries with one of these keys.
   std::shared_ptr<const KeySet> keys;
+  // With `keys`, where every key's group is known: the key group Flink assigns each of
+  // keys->keys (parallel to it), -1 for a spelling this key type cannot have. A RocksDB lookup
+  // then seeks each key in its own key group only.
+  std::vector<int32_t> key_groups_of_keys;
   // The consumer prints JSON text: readers may hand entries as text (StateEntry::is_text)
   // where they can, skipping the trees.
   bool json_text = false;

@@ -276,6 +276,7 @@ Result<std::unique_ptr<EntryReader>> EntryReaderAccess::open(std::shared_ptr<Ope
         keys->given.push_back(i);
       }
     }
+    keys->index_texts();
     impl->filter.keys = std::move(keys);
     impl->operator_state_wanted = false;
   }
@@ -327,13 +328,16 @@ Status EntryReader::Impl::narrow_to_keys(const EntryTask& t, StateFilter& narrow
   // A key given in a spelling this key type cannot have hashes to nothing; one with no
   // spelling whose hashCode is known (user code) is looked for in every key group.
   std::vector<bool> hashed(narrowed.keys->given_texts.size(), false);
+  std::vector<int32_t> of_keys(narrowed.keys->keys.size(), -1);
   for (size_t i = 0; i < narrowed.keys->keys.size(); ++i) {
     std::optional<int32_t> kg = compute_key_group(**decoder, narrowed.keys->keys[i], t.op->max_parallelism);
     if (!kg) continue;
     groups.push_back(*kg);
+    of_keys[i] = *kg;
     hashed[narrowed.keys->given[i]] = true;
   }
   if (std::find(hashed.begin(), hashed.end(), false) != hashed.end()) return Status::OK();
+  narrowed.key_groups_of_keys = std::move(of_keys);
   std::sort(groups.begin(), groups.end());
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   // No wanted key group in this subtask's range: an empty range reads nothing at all.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,9 @@ constexpr size_t kPushedCount = std::size(kPushed);
 // idxNum's bits from here on: the decoded columns the query reads (colUsed's bits from
 // kKeyColumn to kEntryBytesColumn), so that the reader decodes no others (count(*): none).
 constexpr int kUsedShift = 16;
+// idxNum's bit: the key's constraint is `key IN (...)`, its values all handed to one xFilter
+// (sqlite3_vtab_in) and looked up in one scan, rather than one scan per value.
+constexpr int kKeyListBit = 1 << 14;
 constexpr int kDecodedColumns = kEntryBytesColumn - kKeyColumn + 1;
 
 struct EntriesTable {
@@ -96,6 +100,7 @@ int entries_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
     if (chosen[p] < 0) continue;
     info->aConstraintUsage[chosen[p]].argvIndex = ++argv;
     mask |= 1 << p;
+    if (kPushed[p] == kKeyColumn && sqlite3_vtab_in(info, chosen[p], 1)) mask |= kKeyListBit;
     // A key reads one key group; a key group a sliver; the others a share of the state.
     switch (kPushed[p]) {
       case kKeyColumn: rows /= 1e6; break;
@@ -165,7 +170,8 @@ struct Pushed {
   bool none = false;
   EntryFields decode;
   bool entry_bytes = true;
-  std::optional<std::string> snapshot, op, state, key;
+  std::optional<std::string> snapshot, op, state;
+  std::optional<std::vector<std::string>> keys;  // each JSON text, given once
   std::optional<int64_t> subtask, key_group;
 };
 
@@ -181,7 +187,8 @@ Pushed pushed_of(int mask, sqlite3_value** argv) {
   for (size_t i = 0; i < kPushedCount; ++i) {
     if (!(mask & (1 << i))) continue;
     sqlite3_value* v = argv[a++];
-    if (sqlite3_value_type(v) == SQLITE_NULL) {  // `= NULL` is never true
+    const bool list = kPushed[i] == kKeyColumn && (mask & kKeyListBit);  // a handle, not a value
+    if (!list && sqlite3_value_type(v) == SQLITE_NULL) {  // `= NULL` is never true
       p.none = true;
       continue;
     }
@@ -192,11 +199,29 @@ Pushed pushed_of(int mask, sqlite3_value** argv) {
         if (p.op && !is_operator_hex(*p.op)) p.none = true;
         break;
       case kStateColumn: p.state = text_of(v); break;
-      case kKeyColumn:
-        p.key = text_of(v);
+      case kKeyColumn: {
         // Every key cell is JSON text: anything else equals none of them.
-        if (p.key && !nlohmann::json::accept(*p.key)) p.none = true;
+        std::vector<std::string> keys;
+        std::unordered_set<std::string> seen;
+        auto take = [&](sqlite3_value* k) {
+          std::optional<std::string> text = text_of(k);
+          if (!text) return false;  // compared by SQLite, row by row
+          if (nlohmann::json::accept(*text) && seen.insert(*text).second) keys.push_back(std::move(*text));
+          return true;
+        };
+        bool pushed = true;
+        if (mask & kKeyListBit) {
+          sqlite3_value* k = nullptr;
+          for (int rc = sqlite3_vtab_in_first(v, &k); pushed && rc == SQLITE_OK && k; rc = sqlite3_vtab_in_next(v, &k))
+            if (sqlite3_value_type(k) != SQLITE_NULL) pushed = take(k);
+        } else {
+          pushed = take(v);
+        }
+        if (!pushed) break;
+        if (keys.empty()) p.none = true;
+        p.keys = std::move(keys);
         break;
+      }
       case kSubtaskColumn:
         p.subtask = integer_of(v);
         if (p.subtask && (*p.subtask < 0 || *p.subtask > INT32_MAX)) p.none = true;
@@ -236,7 +261,7 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
   if (p.key_group)
     o.key_groups = std::make_pair(static_cast<int32_t>(*p.key_group), static_cast<int32_t>(*p.key_group));
   const Metadata* m = nullptr;
-  if (p.op || p.key) {
+  if (p.op || p.keys) {
     Result<const Metadata*> r = ctx.metadata(i);
     if (!r.ok()) {
       ctx.fail(c->base.pVtab, r.error());
@@ -250,7 +275,7 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
     if (!present) return true;
     o.operator_filter = *p.op;
   }
-  if (p.key) {
+  if (p.keys) {
     // A lookup reads keyed state and timers only; broadcast entries have keys too (and no key
     // group, so a key-group constraint leaves them out anyway).
     if (!p.key_group && has_broadcast_state(*m, p.op)) {
@@ -259,16 +284,19 @@ bool plan_scans(EntriesCursor* c, size_t i, const Pushed& p) {
       c->planned.push_back({i, std::move(broadcast)});
     }
     // Valid JSON (checked as the constraint was taken), so parsed here.
-    auto add = [&o](const std::string& json) {
+    std::unordered_set<std::string> added;
+    auto add = [&](const std::string& json) {
       Result<Value> key = parse_value(json);
-      if (key.ok() && std::find(o.keys.begin(), o.keys.end(), *key) == o.keys.end()) o.keys.push_back(std::move(*key));
+      if (key.ok() && added.insert(key->json()).second) o.keys.push_back(std::move(*key));
     };
-    add(*p.key);
-    // A SQL key shows its fields named after the plan's columns; the reader looks up the row.
-    for (const OperatorState& op : m->operators) {
-      const OperatorName* name = ctx.options.names.find(op.id);
-      if (!name || name->key_columns.empty()) continue;
-      if (std::optional<std::string> row = unname_row_fields(*p.key, name->key_columns)) add(*row);
+    for (const std::string& key : *p.keys) {
+      add(key);
+      // A SQL key shows its fields named after the plan's columns; the reader looks up the row.
+      for (const OperatorState& op : m->operators) {
+        const OperatorName* name = ctx.options.names.find(op.id);
+        if (!name || name->key_columns.empty()) continue;
+        if (std::optional<std::string> row = unname_row_fields(key, name->key_columns)) add(*row);
+      }
     }
   }
   c->planned.push_back({i, std::move(o)});

@@ -58,15 +58,26 @@ std::optional<KeyBounds> lookup_bounds(const KeyedStateCodec& codec, const State
   const std::vector<std::string>* keys = codec.lookup_key_bytes();
   if (!filter.keys || !keys || filter.only_key_groups.empty()) return std::nullopt;
   KeyBounds bounds;
+  auto add = [&](int32_t kg, const std::string& key) {
+    std::string first;
+    append_key_group_prefix(first, kg, prefix);
+    first += key;
+    std::string end = after_prefix(first);
+    bounds.emplace_back(std::move(first), std::move(end));
+  };
+  if (filter.key_groups_of_keys.size() == filter.keys->keys.size()) {
+    // Each key in its own group: as many seeks as keys, not keys times groups.
+    for (const auto& [key, i] : codec.lookup_key_spellings()) {
+      const int32_t kg = filter.key_groups_of_keys[i];
+      if (kg >= lo && kg <= hi && range.contains(kg) && filter.wants_key_group(kg)) add(kg, key);
+    }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    return bounds;
+  }
   for (int32_t kg : filter.only_key_groups) {
     if (kg < lo || kg > hi || !range.contains(kg)) continue;
-    for (const std::string& key : *keys) {
-      std::string first;
-      append_key_group_prefix(first, kg, prefix);
-      first += key;
-      std::string end = after_prefix(first);
-      bounds.emplace_back(std::move(first), std::move(end));
-    }
+    for (const std::string& key : *keys) add(kg, key);
   }
   std::sort(bounds.begin(), bounds.end());
   return bounds;
@@ -281,9 +292,11 @@ Status read_incremental_handle(const KeyedHandle& handle, const StreamOpener& st
         continue;
       Status s = streams.read(t.source->handle, [&](const StateStream& stream) -> Status {
         CKPT_ASSIGN_OR_RETURN(SstFile sst, SstFile::open(stream));
-        for (const auto& [from, to] : bounds)
-          if (!outside_bounds(t, from, to)) CKPT_RETURN_IF_ERROR(sst.for_each(entry, from, to));
-        return Status::OK();
+        if (bounds.size() == 1) return sst.for_each(entry, bounds[0].first, bounds[0].second);
+        KeyBounds inside;  // a lookup's keys: one seek each through one iterator
+        for (const auto& b : bounds)
+          if (!outside_bounds(t, b.first, b.second)) inside.push_back(b);
+        return sst.for_each_in(entry, inside);
       });
       if (!s.ok()) {
         if (is_stop(s.error())) return s;

@@ -156,6 +156,32 @@ Status SstFile::for_each(const std::function<Status(std::string_view, std::strin
   return Status::OK();
 }
 
+Status SstFile::for_each_in(const std::function<Status(std::string_view, std::string_view)>& fn,
+                            const std::vector<std::pair<std::string, std::string>>& ranges) const {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  ro.readahead_size = 0;  // seeks: read-ahead would fetch past the blocks they need
+  const uint64_t read_before = rocksdb::get_iostats_context()->bytes_read;
+  std::unique_ptr<rocksdb::Iterator> it(rep_->reader->NewIterator(ro));
+  for (const auto& [lower, upper] : ranges) {
+    it->Seek(rocksdb::Slice(lower));
+    for (; it->Valid(); it->Next()) {
+      rocksdb::Slice k = it->key();
+      const std::string_view key(k.data(), k.size());
+      if (!upper.empty() && key >= upper) break;  // empty: to the end
+      rocksdb::Slice v = it->value();
+      CKPT_RETURN_IF_ERROR(fn(key, std::string_view(v.data(), v.size())));
+    }
+    if (!it->status().ok()) return sst_rocks_error(stream_, "rocksdb cannot read the sst file", it->status());
+  }
+  if (stream_.progress() && !stream_.path().empty()) {
+    const uint64_t read = rocksdb::get_iostats_context()->bytes_read - read_before;
+    stream_.progress()->add_bytes(std::min<uint64_t>(read, stream_.size()));
+  }
+  return Status::OK();
+}
+
 struct SstFile::Cursor::Rep {
   std::unique_ptr<rocksdb::Iterator> it;
   const StateStream* stream = nullptr;

@@ -88,6 +88,11 @@ class SstFile {
   // error stops the scan.
   Status for_each(const std::function<Status(std::string_view key, std::string_view value)>& fn,
                   std::string_view lower = {}, std::string_view upper = {}) const;
+  // for_each() over each [lower, upper) of `ranges` (sorted, non-empty bounds) in turn, through
+  // one iterator: a lookup of many keys reads the index once and each data block it needs
+  // once, where an iterator per key read them again for each.
+  Status for_each_in(const std::function<Status(std::string_view key, std::string_view value)>& fn,
+                     const std::vector<std::pair<std::string, std::string>>& ranges) const;
 
  private:
   SstFile() = default;
