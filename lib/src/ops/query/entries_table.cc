@@ -212,8 +212,11 @@ Pushed pushed_of(int mask, sqlite3_value** argv) {
         bool pushed = true;
         if (mask & kKeyListBit) {
           sqlite3_value* k = nullptr;
-          for (int rc = sqlite3_vtab_in_first(v, &k); pushed && rc == SQLITE_OK && k; rc = sqlite3_vtab_in_next(v, &k))
+          int rc = sqlite3_vtab_in_first(v, &k);
+          for (; pushed && rc == SQLITE_OK && k; rc = sqlite3_vtab_in_next(v, &k))
             if (sqlite3_value_type(k) != SQLITE_NULL) pushed = take(k);
+          // A list not read to its end (out of memory) narrows nothing: a missing key would be rows lost.
+          if (pushed && rc != SQLITE_OK && rc != SQLITE_DONE) pushed = false;
         } else {
           pushed = take(v);
         }
