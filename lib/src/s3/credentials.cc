@@ -17,6 +17,26 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
+std::string settings_environment() {
+  // Each variable env() is called with here and in client.cc.
+  static const char* const kNames[] = {
+      "AWS_ACCESS_KEY_ID", "AWS_CONFIG_FILE", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+      "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+      "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_DEFAULT_PROFILE", "AWS_DEFAULT_REGION",
+      "AWS_EC2_METADATA_DISABLED", "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_ENDPOINT_URL",
+      "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_STS", "AWS_PROFILE", "AWS_REGION", "AWS_ROLE_ARN",
+      "AWS_ROLE_SESSION_NAME", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+      "AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "HOME"};
+  std::string out;
+  for (const char* name : kNames) {
+    const char* v = std::getenv(name);
+    out += v ? '=' : '-';  // set to "" differs from unset
+    if (v) out += v;
+    out += '\0';
+  }
+  return out;
+}
+
 namespace {
 
 std::string trim(std::string_view s) {

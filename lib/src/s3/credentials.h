@@ -24,6 +24,10 @@ Result<ProfileSection> read_profile(const std::string& path, const std::string& 
 // The environment variable `name`, empty when unset.
 std::string env(const char* name);
 
+// The values of every environment variable the client's settings and credentials are resolved
+// from, as one string: a store opened under other values is stale.
+std::string settings_environment();
+
 // The profile in use (AWS_PROFILE, else "default"), and its two files' paths.
 std::string profile_name(const std::string& explicit_profile);
 std::string credentials_file_path();

@@ -15,6 +15,7 @@
 
 #include "ckpt/file_system.h"
 #include "ckpt/io.h"
+#include "s3/credentials.h"
 #include "s3/store_files.h"
 #include "support/io_internal.h"
 
@@ -361,6 +362,7 @@ class StoreFileSystem : public FileSystem {
 std::mutex g_store_mu;
 StoreFileSystemOptions g_store_options;
 std::shared_ptr<StoreFileSystem> g_store;
+std::string g_store_environment;  // settings_environment() when g_store was opened
 
 // Stagings and caches of runs that were killed (no destructor ran): each a "ckpt-s3-*"
 // directory in `tmp` whose marker nobody holds locked. A live run's, and whatever lacks the
@@ -434,11 +436,15 @@ void set_store_file_system_options(const StoreFileSystemOptions& options) {
   g_store.reset();
 }
 
-// The process's store file system, opened on first use. Under g_store_mu.
+// The process's store file system, opened on first use, and again when the environment it was
+// resolved from changed (a Python session that sets AWS_PROFILE or AWS_ENDPOINT_URL after its
+// first open; handles opened before keep the store they hold). Under g_store_mu.
 static Result<std::shared_ptr<StoreFileSystem>> process_store() {
-  if (!g_store) {
+  std::string environment = s3::settings_environment();
+  if (!g_store || environment != g_store_environment) {
     CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, ObjectStore::open(g_store_options.store));
     g_store = std::make_shared<StoreFileSystem>(std::move(store), g_store_options);
+    g_store_environment = std::move(environment);
   }
   return g_store;
 }
