@@ -27,7 +27,9 @@ namespace {
 std::string shared_file_of(const std::string& chk) {
   auto where = ckpt::locate_snapshot(chk);
   auto m = ckpt::read_metadata_file(where->metadata_path);
-  for (const ckpt::ReferencedFile& f : ckpt::resolve_files(*m, *where, {}))
+  ckpt::Result<std::vector<ckpt::ReferencedFile>> files = ckpt::resolve_files(*m, *where, {});
+  REQUIRE(files.ok());
+  for (const ckpt::ReferencedFile& f : *files)
     if (f.path && f.path->find("/shared/") != std::string::npos) return *f.path;
   return {};
 }

@@ -1,7 +1,8 @@
 // What goes wrong between ckpt and a bucket is an error that says so: a bit flipped in transit
 // (tests/s3/stand_in.py in front of moto flips one in every state file under "flip-bit/") fails
-// the command naming the object instead of printing other entries with exit 0, and under --json
-// a failure of the store is the ckpt.error/1 object on stdout.
+// the command naming the object instead of printing other entries with exit 0, a directory the
+// store fails to list is that failure, not files missing from the snapshot, and under --json a
+// failure of the store is the ckpt.error/1 object on stdout.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,37 @@ TEST_CASE("s3 a bit flipped in transit fails the command naming the object", "[c
   }
   // The flipped bits reached the client: the proxy answered every state file.
   CHECK(proxy->requests().find("\"GET\", \"path\": \"/ckpt-flip/flip-bit/snap/") != std::string::npos);
+}
+
+TEST_CASE("s3 a directory the store fails to list is a failure of the store and no file missing from the snapshot",
+          "[cli][s3][faults]") {
+  auto m = test::unchecked_moto();
+  REQUIRE(m->create_bucket("ckpt-list"));
+  {
+    // An incremental chain: chk-2's SSTs are in the job's shared/, which the stand-in fails to list.
+    test::StoreEnvironment env(m->endpoint(), m->credentials());
+    test::run_cli_ok({"generate", "--chain", "2", "--keys", "40", "--states", "value", "--output",
+                      "s3://ckpt-list/x/unlisted/job"});
+    test::run_cli_ok({"verify", "s3://ckpt-list/x/unlisted/job/chk-2"});
+  }
+  std::string why;
+  auto proxy = test::StandIn::start(&why, m->endpoint());
+  INFO(why);
+  REQUIRE(proxy);
+  test::StoreEnvironment env(proxy->url(), m->credentials());
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"verify", "s3://ckpt-list/x/unlisted/job/chk-2"},
+                                               {"dump", "s3://ckpt-list/x/unlisted/job/chk-2"},
+                                               {"inspect", "s3://ckpt-list/x/unlisted/job/chk-2"}}) {
+    test::CliResult r = test::run_cli(args);
+    INFO(args[0] << "\n" << r.out << r.err);
+    // Status 2 (could not check), never 1 (checked: files missing).
+    CHECK(r.status == 2);
+    CHECK(r.err.find("'s3://ckpt-list/x/unlisted/job/shared") != std::string::npos);
+    CHECK(r.err.find("HTTP 500 InternalError") != std::string::npos);
+    CHECK(r.out.find("missing") == std::string::npos);
+    CHECK(r.err.find("not found") == std::string::npos);
+  }
+  CHECK(proxy->requests().find("unlisted%2Fjob%2Fshared") != std::string::npos);
 }
 
 TEST_CASE("s3 failures of the store under --json print the error object on stdout", "[cli][s3][faults]") {

@@ -80,7 +80,9 @@ std::vector<LocalFile> snapshot_files(const std::string& dir) {
   Result<Metadata> m = read_metadata_file(where->metadata_path);
   REQUIRE(m.ok());
   std::vector<LocalFile> out = {{where->metadata_path, "_metadata", false}};
-  for (const ReferencedFile& f : resolve_files(*m, *where, {})) {
+  Result<std::vector<ReferencedFile>> files = resolve_files(*m, *where, {});
+  REQUIRE(files.ok());
+  for (const ReferencedFile& f : *files) {
     if (!f.exists || !f.path || f.references.empty()) continue;
     const FileReference& r = f.references.front();
     std::string kind = std::string(handle_slot_name(r.slot)) + " " + stream_role_name(r.role) + " " +

@@ -32,7 +32,9 @@ std::vector<std::string> sst_paths(const std::string& dir) {
   Result<Metadata> m = read_metadata_file(where->metadata_path);
   REQUIRE(m.ok());
   std::vector<std::string> out;
-  for (const ReferencedFile& f : resolve_files(*m, *where, {}))
+  Result<std::vector<ReferencedFile>> files = resolve_files(*m, *where, {});
+  REQUIRE(files.ok());
+  for (const ReferencedFile& f : *files)
     for (const FileReference& r : f.references)
       if (f.exists && f.path && r.local_name.ends_with(".sst")) {
         out.push_back(*f.path);

@@ -34,7 +34,9 @@ std::vector<ReferencedFile> files_of(const std::string& dir) {
   REQUIRE(where.ok());
   Result<Metadata> m = read_metadata_file(where->metadata_path);
   REQUIRE(m.ok());
-  return resolve_files(*m, *where, {});
+  Result<std::vector<ReferencedFile>> files = resolve_files(*m, *where, {});
+  REQUIRE(files.ok());
+  return std::move(files).value();
 }
 
 // The n-th referenced SST file of the snapshot (shared or private file of a native handle).

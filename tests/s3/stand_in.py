@@ -19,7 +19,9 @@ Serves on 127.0.0.1 only, on a free port it writes to PORT_FILE once it listens:
   except that a PUT of a key ending in "/_metadata" fails with 500 InternalError: an upload
   that breaks after its data files are in, to show that nothing is left at the output; and a
   GET of a key under a "flip-bit/" prefix (but its "_metadata") has one bit of the body
-  flipped in transit, its headers (the ETag, the MD5 of the true bytes) as the server gave them.
+  flipped in transit, its headers (the ETag, the MD5 of the true bytes) as the server gave them;
+  and a LIST of a "shared/" directory under an "unlisted/" prefix answers 500 InternalError (a
+  store that serves the objects but fails to list that directory).
 Every request is appended to LOG_FILE as one JSON line (method, path, headers).
 Usage: stand_in.py PORT_FILE LOG_FILE [UPSTREAM]
 """
@@ -147,6 +149,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(500, b"<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>", "application/xml")
         if p.startswith("/faulty/"):
             return self.faulty(p.split("?")[0].split("/"))
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(p).query)
+        prefix = query.get("prefix", [""])[0]
+        if UPSTREAM and "list-type" in query and "unlisted/" in prefix and prefix.endswith("/shared/"):
+            return self.reply(500, INTERNAL_ERROR, "application/xml")
         if UPSTREAM:
             return self.forward()
         self.reply(404)

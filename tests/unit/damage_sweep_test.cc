@@ -162,7 +162,9 @@ std::string sweep_file_of(const std::string& dir, const std::string& suffix) {
   REQUIRE(where.ok());
   Result<Metadata> m = read_metadata_file(where->metadata_path);
   REQUIRE(m.ok());
-  for (const ReferencedFile& f : resolve_files(*m, *where, {}))
+  Result<std::vector<ReferencedFile>> files = resolve_files(*m, *where, {});
+  REQUIRE(files.ok());
+  for (const ReferencedFile& f : *files)
     if (f.exists && f.path && !f.references.empty() && f.path->ends_with(suffix)) return *f.path;
   FAIL("no referenced file ending in '" << suffix << "' in " << dir);
   return {};

@@ -610,7 +610,9 @@ TEST_CASE("gc --apply over several roots keeps every referenced byte and touches
       REQUIRE(where.ok());
       auto m = read_metadata_file(where->metadata_path);
       REQUIRE(m.ok());
-      for (const ReferencedFile& f : resolve_files(*m, *where, {})) {
+      Result<std::vector<ReferencedFile>> files = resolve_files(*m, *where, {});
+      REQUIRE(files.ok());
+      for (const ReferencedFile& f : *files) {
         if (!f.exists || !f.path) continue;
         std::string p = fs::weakly_canonical(*f.path).string();
         if (p.starts_with(a_canonical)) referenced[p.substr(a_canonical.size())] = ckpt::test::read_file(p);

@@ -159,7 +159,12 @@ class CKPT_API FileResolver {
     // it was looked up in and links are not followed: why, naming the path and the link's
     // target. Nothing may open it.
     std::string escape;
-    // OK, or why nothing may open the file: the escape, or what check_regular_input() says.
+    // Not OK (and `regular` false) when the directory the file would be in could not be listed
+    // (an object store not answering, a directory not readable): why. Nothing is known of the
+    // file; it is not missing for that.
+    Status unlisted;
+    // OK when the file may be opened; else why not: `unlisted`, the escape, or what
+    // check_regular_input() says.
     Status usable() const;
   };
   // Where the file of a type-2/6/15 handle's `uri` is, or nullopt: nothing there, or a relative
@@ -406,6 +411,10 @@ class CKPT_API FileCollector {
   void resolve(FileResolver& resolver, size_t n);
   // Looks every file up (those resolve() has not) and hands the table over.
   FileTable finish(FileResolver& resolver) &&;
+  // OK, or why a directory of a file looked up could not be listed (FileResolver::Found::
+  // unlisted): the first such failure. Such a file is neither found nor refused; the table
+  // cannot say whether it is missing, and a caller reporting missing files must fail instead.
+  const Status& unlisted() const { return unlisted_; }
 
  private:
   // Room in the slots for `more` files beyond those held (rehashing into a larger table).
@@ -417,6 +426,7 @@ class CKPT_API FileCollector {
   int8_t empty_name_bad_ = -1;          // check_local_file_name("") once asked: 0 / 1
   std::vector<uint32_t> bad_named_;     // files with Record::bad_name, once each
   size_t resolved_ = 0;                 // files looked up
+  Status unlisted_;
   // Open addressing over the table's files (index + 1, 0 = empty) by a hash of type class and
   // URI: no key strings or nodes, which dominated inspect at millions of references.
   // Open addressing: per slot the file's index + 1 (low half, 0: empty) and its hash's high half,
@@ -428,9 +438,10 @@ class CKPT_API FileCollector {
 // The owning form of every file of `table`, for callers that keep files apart from the table.
 CKPT_API std::vector<ReferencedFile> referenced_files(const FileTable& table);
 
-// Every file referenced by `m`, in order of first reference, with what the disk says.
-// Never fails: a file that cannot be found is reported with exists = false.
-CKPT_API std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
-                                          const std::vector<PrefixRule>& remap);
+// Every file referenced by `m`, in order of first reference, with what the disk says: a file
+// that cannot be found is reported with exists = false. Fails only when a directory cannot be
+// listed (FileCollector::unlisted()).
+CKPT_API Result<std::vector<ReferencedFile>> resolve_files(const Metadata& m, const SnapshotLocation& where,
+                                                           const std::vector<PrefixRule>& remap);
 
 }  // namespace ckpt

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -154,6 +155,7 @@ void set_follow_symlinks(bool follow) { g_follow_symlinks.store(follow, std::mem
 bool follow_symlinks() { return g_follow_symlinks.load(std::memory_order_relaxed); }
 
 Status FileResolver::Found::usable() const {
+  if (!unlisted.ok()) return unlisted;
   if (!escape.empty()) {
     Error e(ErrorCode::kInvalidArgument, escape);
     e.file = path;
@@ -324,6 +326,11 @@ struct FileResolver::Cache {
     std::string real;     // the directory with its links resolved, once asked
     std::string root;     // for absolute paths: what it must not leave through a link, once asked
     const char* root_name = nullptr;
+    // Why the directory could not be listed (a store not answering, a directory not readable,
+    // no descriptor left), when it could not: nothing is known of its files, which are not
+    // missing for that. Kept for the resolver's life: each of its files would wait out the
+    // store's retries again.
+    Status failed;
   };
   Map<Listing> dirs;
   Map<std::string> real_roots;  // root as given -> its links resolved
@@ -348,10 +355,14 @@ struct FileResolver::Cache {
       std::string d(dir);
       if (is_object_store_uri(d)) {
         // A store lists sizes with names: nothing to stat later.
-        if (auto files = file_system_for(d); files.ok())
-          if (auto listed = files.value()->list(d); listed.ok())
-            for (const FileInfo& f : listed.value())
-              l.entries.emplace(f.path.substr(f.path.rfind('/') + 1), stated_entry(!f.directory, f.size));
+        Result<std::shared_ptr<FileSystem>> files = file_system_for(d);
+        Result<std::vector<FileInfo>> listed = files.ok() ? files.value()->list(d) : std::move(files).error();
+        if (listed.ok()) {
+          for (const FileInfo& f : listed.value())
+            l.entries.emplace(f.path.substr(f.path.rfind('/') + 1), stated_entry(!f.directory, f.size));
+        } else if (listed.error().code != ErrorCode::kNotFound) {
+          l.failed = std::move(listed).error();
+        }
       } else if (DIR* h = ::opendir(d.c_str())) {
         while (const dirent* e = ::readdir(h)) {
           std::string_view n = e->d_name;
@@ -362,6 +373,9 @@ struct FileResolver::Cache {
           }
         }
         ::closedir(h);
+      } else if (errno != ENOENT && errno != ENOTDIR) {
+        l.failed = Error(ErrorCode::kIOError, fmt::format("cannot list the directory: {}", std::strerror(errno)))
+                       .with_file(d);
       }
       it = dirs.emplace(std::move(d), std::move(l)).first;
     }
@@ -434,6 +448,7 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
   std::string_view name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (name.empty() || name == "." || name == "..") return std::nullopt;
   Cache::Listing& l = cache_->listing(dir);
+  if (!l.failed.ok()) return Found{std::string(path), 0, false, false, {}, l.failed};
   auto it = l.entries.find(name);
   if (it == l.entries.end()) return std::nullopt;
   Cache::Entry& e = it->second;
@@ -450,7 +465,7 @@ std::optional<FileResolver::Found> FileResolver::lookup(std::string_view path, b
     e.link = e.type == DT_LNK ||
              (e.type == DT_UNKNOWN && ::lstat(std::string(path).c_str(), &ls) == 0 && S_ISLNK(ls.st_mode));
   }
-  Found f{std::string(path), e.size, e.regular, false, {}};
+  Found f{std::string(path), e.size, e.regular, false, {}, {}};
   if (absolute_handle) {
     if (l.outside < 0) l.outside = outside_dir(dir) ? 1 : 0;
     f.outside = l.outside == 1;
@@ -720,6 +735,10 @@ void FileCollector::resolve(FileResolver& resolver, size_t n) {
     uri.assign(FileTable::view(f.uri));
     std::string refused;
     if (auto found = resolver.find(f.handle_type, uri)) {
+      if (!found->unlisted.ok()) {  // not known to be missing: neither found nor refused
+        if (unlisted_.ok()) unlisted_ = std::move(found->unlisted);
+        continue;
+      }
       f.path = table_.found_.store(found->path);
       if (found->regular) {
         f.exists = true;
@@ -782,11 +801,13 @@ std::vector<ReferencedFile> referenced_files(const FileTable& table) {
   return out;
 }
 
-std::vector<ReferencedFile> resolve_files(const Metadata& m, const SnapshotLocation& where,
-                                          const std::vector<PrefixRule>& remap) {
+Result<std::vector<ReferencedFile>> resolve_files(const Metadata& m, const SnapshotLocation& where,
+                                                  const std::vector<PrefixRule>& remap) {
   FileCollector collector;
   for_each_stream(m, [&](const StreamHandle& s, const StreamSite& site) { collector.add(s, site); });
   FileResolver resolver(where.directory, remap);
+  collector.resolve(resolver, collector.size());
+  CKPT_RETURN_IF_ERROR(collector.unlisted());
   return referenced_files(std::move(collector).finish(resolver));
 }
 

@@ -177,7 +177,8 @@ Status check_apart(const std::string& output, const std::string& out, const Outp
       return refuse(output, fmt::format("output contains '{}', a file the snapshot references", path));
     return Status::OK();
   };
-  for (const ReferencedFile& f : resolve_files(*in.metadata, where, remap)) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<ReferencedFile> referenced, resolve_files(*in.metadata, where, remap));
+  for (const ReferencedFile& f : referenced) {
     if (f.path) CKPT_RETURN_IF_ERROR(meets(*f.path));
     // Where the snapshot would look for it too, found there or not.
     std::optional<std::string> expected = f.handle_type == handle_type::kRelativeFile

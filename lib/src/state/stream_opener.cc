@@ -15,7 +15,7 @@ StreamOpener StreamOpener::for_snapshot(const SnapshotLocation& where, const std
     std::lock_guard<std::mutex> lock(*mutex);
     auto found = resolver->find(type, uri);
     if (!found) return std::optional<std::string>();
-    if (!found->escape.empty()) return found->usable().error();
+    if (!found->escape.empty() || !found->unlisted.ok()) return found->usable().error();
     return std::optional<std::string>(found->path);
   };
   return StreamOpener(std::move(resolve), where.metadata_path);

@@ -104,7 +104,8 @@ Result<CompactReport> compact_snapshot(const std::string& snapshot, const std::s
   report.input = where.metadata_path;
   report.output = output;
 
-  for (const ReferencedFile& f : resolve_files(m, where, options.remap)) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<ReferencedFile> referenced, resolve_files(m, where, options.remap));
+  for (const ReferencedFile& f : referenced) {
     if (!f.refused.empty() && f.path) return Error(ErrorCode::kInvalidArgument, f.refused).with_file(*f.path);
     if (!f.exists) return Error(ErrorCode::kNotFound, "referenced file '" + f.uri + "' not found").with_file(report.input);
     ++report.files_before;

@@ -102,8 +102,8 @@ Status check_files(const Metadata& m, FileResolver& resolver, VerifyReport& repo
       per_subtask(ProblemKind::kPathOutsideSnapshot, escape.error().message + "; not followed");
     } else if (!found) {
       per_subtask(ProblemKind::kMissingFile, "referenced file not found");
-    } else if (!found->escape.empty()) {
-      return found->usable();
+    } else if (!found->escape.empty() || !found->unlisted.ok()) {
+      return found->usable();  // not a finding of the snapshot: nothing may be said of it
     } else if (!found->regular) {
       Status what = check_regular_input(found->path);
       per_subtask(ProblemKind::kNotRegularFile,

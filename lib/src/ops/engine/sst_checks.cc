@@ -136,7 +136,7 @@ void check_ssts(const Metadata& m, const SnapshotLocation& where, const VerifyOp
   std::unordered_map<std::string, std::string> paths;
   for (const SstTask& t : tasks)
     if (t.file->handle.is_file())
-      if (auto found = resolver.find(t.file->handle.type, t.file->handle.path); found && found->escape.empty())
+      if (auto found = resolver.find(t.file->handle.type, t.file->handle.path); found && found->escape.empty() && found->unlisted.ok())
         paths[t.file->handle.path] = found->path;
   StreamOpener streams(
       [&paths](uint8_t, const std::string& uri) -> Result<std::optional<std::string>> {

@@ -219,10 +219,13 @@ Result<std::shared_ptr<OpenedSnapshot>> OpenedSnapshot::open(const std::string& 
   return std::make_shared<OpenedSnapshot>(std::move(where), std::move(metadata), remap);
 }
 
-const Result<StructureFindings>& OpenedSnapshot::structure() {
+Result<const StructureFindings*> OpenedSnapshot::structure() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!structure_) structure_.emplace(find_structure_problems(metadata_, where_, remap_));
-  return *structure_;
+  if (!structure_) {
+    CKPT_ASSIGN_OR_RETURN(StructureFindings found, find_structure_problems(metadata_, where_, remap_));
+    structure_.emplace(std::move(found));
+  }
+  return &*structure_;
 }
 
 Result<std::unique_ptr<EntryReader>> EntryReader::open(const std::string& snapshot,

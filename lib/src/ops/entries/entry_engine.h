@@ -70,15 +70,16 @@ class OpenedSnapshot {
 
   const SnapshotLocation& where() const { return where_; }
   const Metadata& metadata() const { return metadata_; }
-  // find_structure_problems() of the snapshot, on the first call.
-  const Result<StructureFindings>& structure();
+  // find_structure_problems() of the snapshot, found on the first call that succeeds (a store
+  // that failed to answer is asked again by the next iteration, not remembered as failing).
+  Result<const StructureFindings*> structure();
 
  private:
   const SnapshotLocation where_;
   const Metadata metadata_;
   const std::vector<PrefixRule> remap_;
   std::mutex mu_;
-  std::optional<Result<StructureFindings>> structure_;
+  std::optional<StructureFindings> structure_;
 };
 
 // Internal, though nested in an exported class: not part of libckpt.so's symbols.

@@ -289,13 +289,13 @@ std::unique_ptr<EntryIterator> EntryReader::entries() const {
   // Python iteration never hands on as clean what dump refuses.
   std::unordered_set<const SubtaskState*> read;
   for (const EntryTask& t : impl_->tasks) read.insert(t.subtask);
-  const Result<StructureFindings>& found = impl_->snapshot->structure();
-  if (!found.ok()) return std::make_unique<FailedIteration>(Status(found.error()));
+  Result<const StructureFindings*> found = impl_->snapshot->structure();
+  if (!found.ok()) return std::make_unique<FailedIteration>(Status(std::move(found).error()));
   // Shares the snapshot's findings, which outlive every reader of it.
-  std::shared_ptr<const std::unordered_set<std::string>> faulty(impl_->snapshot, &found.value().faulty);
+  std::shared_ptr<const std::unordered_set<std::string>> faulty(impl_->snapshot, &(*found)->faulty);
   const auto& on_problem = impl_->options.on_problem;
   Status checked = report_structure_problems(
-      *found, impl_->metadata(), impl_->where,
+      **found, impl_->metadata(), impl_->where,
       [&read](const OperatorState&, const SubtaskState& st) { return read.count(&st) > 0; },
       [&on_problem](Error&& e) -> Status {
         if (!on_problem) return std::move(e);

@@ -168,6 +168,8 @@ class Builder {
     std::vector<OperatorId> ids(r_.operators.size());
     for (size_t i = 0; i < ids.size(); ++i) parse_operator_id(r_.operators[i].id, &ids[i]);
     r_.unmatched_uids = options.names.unmatched(ids);
+    collector_.resolve(resolver_, collector_.size());
+    CKPT_RETURN_IF_ERROR(collector_.unlisted());  // missing files could not be told apart
     r_.files = std::move(collector_).finish(resolver_);
     r_.job_directory = resolver_.job_directory();
     for (const FileTable::File f : r_.files) {
