@@ -61,6 +61,7 @@ def moto_server(tmp_path, monkeypatch):
                             "AWS_SECRET_ACCESS_KEY": "unchecked", "AWS_REGION": "us-east-1",
                             "AWS_EC2_METADATA_DISABLED": "true"}.items():
             monkeypatch.setenv(name, value)
+        monkeypatch.delenv("AWS_MAX_ATTEMPTS", raising=False)
         yield server
     finally:
         server.stop()
@@ -102,10 +103,11 @@ def upload_sample(endpoint, bucket):
         put(f"{endpoint}/{bucket}/sp/{f.name}", f.read_bytes())
 
 
-def test_a_store_that_failed_to_answer_is_asked_again_by_the_next_iteration(moto_server):
+def test_a_store_that_failed_to_answer_is_asked_again_by_the_next_iteration(moto_server, monkeypatch):
     # The structure checks (a LIST of the snapshot's files) run on a handle's first iteration and
     # are kept for its life: a failure to list is not a finding, and must not be kept as one.
     upload_sample(moto_server.endpoint, "outage")
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")  # the store is down: no use waiting out six
     remote = ckpt.open("s3://outage/sp")
     moto_server.stop()
     # The listing ckpt.open() made answers for 10 s (StoreFileSystem's kListingReuse).

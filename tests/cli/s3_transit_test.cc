@@ -71,6 +71,7 @@ TEST_CASE("s3 a directory the store fails to list is a failure of the store and 
   INFO(why);
   REQUIRE(proxy);
   test::StoreEnvironment env(proxy->url(), m->credentials());
+  env.set("AWS_MAX_ATTEMPTS", "2");  // the stand-in fails every time: no use waiting out six
   for (const std::vector<std::string>& args : {std::vector<std::string>{"verify", "s3://ckpt-list/x/unlisted/job/chk-2"},
                                                {"dump", "s3://ckpt-list/x/unlisted/job/chk-2"},
                                                {"inspect", "s3://ckpt-list/x/unlisted/job/chk-2"}}) {
@@ -110,6 +111,7 @@ TEST_CASE("s3 failures of the store under --json print the error object on stdou
   INFO(why);
   REQUIRE(proxy);
   test::StoreEnvironment env(proxy->url(), m->credentials());
+  env.set("AWS_MAX_ATTEMPTS", "2");  // the stand-in fails every time: no use waiting out six
   json e = error_object(
       test::run_cli({"convert", "--json", "s3://ckpt-json/snap", "--to", "rocksdb", "--output", "s3://ckpt-json/out"}));
   CHECK(e["file"] == "s3://ckpt-json/out/_metadata");

@@ -25,7 +25,7 @@ StoreEnvironment::StoreEnvironment(const std::string& endpoint, const s3::Creden
   set("AWS_SECRET_ACCESS_KEY", c.secret_key);
   set("AWS_REGION", "us-east-1");
   set("AWS_EC2_METADATA_DISABLED", "true");
-  for (const char* v : {"AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL_S3"})
+  for (const char* v : {"AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL_S3", "AWS_MAX_ATTEMPTS"})
     vars.push_back(std::make_unique<ScopedEnv>(v, std::nullopt));
 }
 

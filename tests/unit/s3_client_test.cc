@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "s3/client.h"
 #include "testlib/cli_process.h"
 #include "testlib/s3_servers.h"
+#include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
@@ -212,6 +215,37 @@ TEST_CASE("s3 client retries throttling 500s and dropped downloads then gives up
   REQUIRE_FALSE(refused);
   CHECK(refused.error().file == "s3://b/k");
   CHECK(refused.error().message.find("gave up after 2 attempts") != std::string::npos);
+
+  // Unless the caller says, as many attempts as AWS_MAX_ATTEMPTS says, else the profile's
+  // max_attempts, as the AWS CLI reads them.
+  const std::string port = std::to_string(test::free_loopback_port());
+  Settings unset;
+  unset.endpoint = "http://127.0.0.1:" + port;
+  auto attempts_of = [&] {
+    auto client = Client::create(unset, Credentials{"A", "B", "", ""});
+    if (!client) return client.error().message;
+    auto r = client.value()->get(ObjectUri{"b", "k"});
+    REQUIRE_FALSE(r);
+    return r.error().message;
+  };
+  test::ScratchDir home;
+  test::write_file(home / "config", "[default]\nmax_attempts = 2\n");
+  test::ScopedEnv config("AWS_CONFIG_FILE", home / "config");
+  test::ScopedEnv profile("AWS_PROFILE", std::nullopt);
+  {
+    test::ScopedEnv max("AWS_MAX_ATTEMPTS", "3");
+    CHECK_THAT(attempts_of(), Catch::Contains("gave up after 3 attempts"));
+  }
+  {
+    test::ScopedEnv max("AWS_MAX_ATTEMPTS", std::nullopt);
+    CHECK_THAT(attempts_of(), Catch::Contains("gave up after 2 attempts"));
+    test::write_file(home / "config", "[default]\nmax_attempts = many\n");
+    CHECK(attempts_of() == "the profile's max_attempts is 'many': expected a number of attempts from 1 to 100");
+  }
+  for (const char* bad : {"0", "101", "-1", "2x", " 2"}) {
+    test::ScopedEnv max("AWS_MAX_ATTEMPTS", std::string(bad));
+    CHECK(attempts_of() == fmt::format("AWS_MAX_ATTEMPTS is '{}': expected a number of attempts from 1 to 100", bad));
+  }
 }
 
 TEST_CASE("s3 addressing is virtual-hosted on AWS and path-style for IP endpoints or on request", "[s3][client]") {

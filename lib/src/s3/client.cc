@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -148,6 +149,22 @@ Result<Settings> complete_settings(Settings s) {
       s.addressing = Addressing::kVirtual;
   }
   if (s.endpoint.empty()) s.endpoint = "https://s3." + s.region + ".amazonaws.com";
+  if (s.max_attempts <= 0) {
+    // As the AWS CLI and SDKs read it (their "retry behavior" setting): a count of attempts, the
+    // first included.
+    std::string given = env("AWS_MAX_ATTEMPTS");
+    const char* from = "AWS_MAX_ATTEMPTS";
+    if (given.empty()) given = get("max_attempts"), from = "the profile's max_attempts";
+    s.max_attempts = 6;
+    if (!given.empty()) {
+      int n = 0;
+      auto [end, ec] = std::from_chars(given.data(), given.data() + given.size(), n);
+      if (ec != std::errc() || end != given.data() + given.size() || n < 1 || n > 100)
+        return Error(ErrorCode::kInvalidArgument,
+                     fmt::format("{} is '{}': expected a number of attempts from 1 to 100", from, given));
+      s.max_attempts = n;
+    }
+  }
   auto e = parse_endpoint(s.endpoint);
   if (!e) return std::move(e).error();
   if (s.addressing == Addressing::kAuto)

@@ -38,7 +38,7 @@ struct Settings {
   std::string profile;   // --profile, else AWS_PROFILE
   Addressing addressing = Addressing::kAuto;  // kAuto: path style for a custom endpoint with an IP or localhost host
   bool no_sign = false;
-  int max_attempts = 6;
+  int max_attempts = 0;  // 0: AWS_MAX_ATTEMPTS, else the profile's max_attempts, else 6
   long backoff_base_ms = 100;
   long backoff_max_ms = 10000;
   long connect_timeout_ms = 10000;
