@@ -82,7 +82,9 @@ def open(path, plan=None, uids=None, remap=None):  # noqa: A001 - the module's v
     remap: where absolute file references are now: {prefix: directory} or ["PREFIX=DIR"] (--remap)
 
     `_metadata` is read and checked here; state is read as entries() asks for it. s3:// URIs
-    use the credential chain of the `ckpt` program (ckpt(1), OBJECT STORES); one at a time.
+    use the credential chain of the `ckpt` program (ckpt(1), OBJECT STORES), read from the
+    environment (AWS_PROFILE, AWS_ENDPOINT_URL, ...) as it is when the snapshot is opened: a
+    change applies to the snapshots opened after it.
     Raises a ckpt.Error subclass (NotFoundError for a missing snapshot, CorruptionError with
     file and offset for a damaged `_metadata`).
     """
