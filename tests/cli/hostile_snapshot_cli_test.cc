@@ -63,7 +63,7 @@ TEST_CASE("an avro schema nested 10000 levels fails with exit 2 and not a crash 
 // AddressSanitizer's shadow memory and its 256 MiB quarantine of freed blocks are resident on
 // top of what ckpt allocates (372 MiB for a run that allocates a few): the bound that catches a
 // runaway allocation of gigabytes is wider there.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CKPT_SANITIZED)
 constexpr long kRssLimitKib = 1024 * 1024;
 #else
 constexpr long kRssLimitKib = 256 * 1024;

@@ -33,11 +33,8 @@ std::string shell_quoted(const std::string& s) {
 struct SanitizerRuntime {
   std::vector<std::unique_ptr<test::ScopedEnv>> vars;
   SanitizerRuntime() {
-#if defined(__SANITIZE_ADDRESS__)
-    test::CliResult r = test::run_program({"gcc", "-print-file-name=libasan.so"});
-    REQUIRE(r.status == 0);
-    std::string path = r.out.substr(0, r.out.find('\n'));
-    vars.push_back(std::make_unique<test::ScopedEnv>("LD_PRELOAD", path));
+#if defined(CKPT_SANITIZED)
+    vars.push_back(std::make_unique<test::ScopedEnv>("LD_PRELOAD", std::string(CKPT_ASAN_RUNTIME)));
     vars.push_back(std::make_unique<test::ScopedEnv>("ASAN_OPTIONS", std::string("detect_leaks=0")));
 #endif
   }

@@ -53,7 +53,7 @@ std::string with_u8(std::string bytes, size_t at, uint8_t v) {
 bool decodes_within_one_gib(const std::string& bytes) {
   pid_t pid = fork();
   if (pid == 0) {
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(CKPT_SANITIZED)
     struct rlimit limit = {rlim_t{1} << 30, rlim_t{1} << 30};
     setrlimit(RLIMIT_DATA, &limit);
 #endif

@@ -44,7 +44,7 @@ std::string take(const std::string& all, size_t* at) {
 // In the child: cap the data segment (heap and anonymous mappings). AddressSanitizer's shadow
 // memory exceeds any useful cap; its own allocator limit catches the same bugs there.
 void limit_data(uint64_t bytes) {
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(CKPT_SANITIZED)
   if (bytes > 0) {
     struct rlimit limit = {bytes, bytes};
     ::setrlimit(RLIMIT_DATA, &limit);
@@ -147,7 +147,7 @@ ChildOutcome run_ckpt(const std::vector<std::string>& args, uint64_t data_limit)
 }
 
 void run_on_thread(size_t stack_bytes, const std::function<void()>& fn) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CKPT_SANITIZED)
   // AddressSanitizer's redzones around every local make frames several times larger: a small
   // stack that holds the bounded recursion of a normal build overflows under it. Eight times
   // the size still overflows on unbounded recursion, which is what these stacks are there for.

@@ -27,14 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CKPT_SANITIZED)
 constexpr size_t kSweepStride = 7;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr size_t kSweepStride = 7;
-#else
-constexpr size_t kSweepStride = 1;
-#endif
 #else
 constexpr size_t kSweepStride = 1;
 #endif
