@@ -174,7 +174,7 @@ int ext_best_index(sqlite3_vtab* base, sqlite3_index_info* info) {
   info->idxStr = sqlite3_mprintf("%s", pushed.c_str());
   info->needToFreeIdxStr = 1;
   info->estimatedCost = cost;
-  info->estimatedRows = static_cast<sqlite3_int64>(cost);
+  info->estimatedRows = static_cast<sqlite3_int64>(std::min(cost, 1e18));  // 1e300 is no int64
   return SQLITE_OK;
 }
 
