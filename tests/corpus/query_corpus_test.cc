@@ -115,7 +115,7 @@ TEST_CASE("Two checkpoints side by side in SQL count the changes diff --keys cou
   CKPT_REQUIRE_SHARED();
   const std::string dir = test::corpus_dir() + "/";
   const std::string a = dir + "new-stateful-udf-migration-itcase-flink1.17-hashmap-checkpoint";
-  for (const std::string b : {dir + "new-stateful-udf-migration-itcase-flink1.18-rocksdb-checkpoint",
+  for (const std::string& b : {dir + "new-stateful-udf-migration-itcase-flink1.18-rocksdb-checkpoint",
                               dir + "new-stateful-udf-migration-itcase-flink1.17-rocksdb-savepoint-native"}) {
     INFO(b);
     DiffOptions d;
