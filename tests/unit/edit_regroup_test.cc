@@ -3,6 +3,7 @@
 // assignment gives it and every subtask's range is the one Flink assigns.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -13,9 +14,11 @@
 #include "ckpt/generate.h"
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
+#include "ckpt/verify.h"
 #include "ops/edit/regroup.h"
 #include "state/keyed_state_codec.h"
 #include "testlib/edit_checks.h"
+#include "testlib/scoped_settings.h"
 #include "testlib/test_support.h"
 #include "types/value_decoder.h"
 
@@ -215,4 +218,53 @@ TEST_CASE("regrouping through many buckets and spilled runs gives what one in-me
     }
   }
   CHECK(pairs > 400 * 3);  // a value, a list and 1 to 3 map fields per key
+}
+
+TEST_CASE("edit --max-parallelism to a multiple writes heap and canonical output as it reads in any key-group order",
+          "[ops]") {
+  // 128 -> 4096: each input key group feeds 32 output key groups no other feeds, so the heap and
+  // canonical streams are written as the input is read, with nothing spilled (TMPDIR names no
+  // directory, so a spill would fail), each subtask's key groups in the order they were read
+  // (0, 128, 256, ... then 1, 129, ...), which Flink's restore takes by seeking to each one's
+  // offset: the entries are the input's, verify --deep is clean, and the key groups lie in the
+  // stream out of their order. 128 -> 96 is no multiple: it spills, and fails here.
+  for (GenerateBackend backend : {GenerateBackend::kHeap, GenerateBackend::kCanonical}) {
+    test::ScratchDir tmp;
+    GenerateOptions g;
+    g.output = tmp / "in";
+    g.backend = backend;
+    g.parallelism = 2;
+    g.keys = 600;
+    g.value_size = 8;
+    g.states = {"value", "list", "map"};
+    REQUIRE(generate_snapshot(g).ok());
+    const std::string out = tmp / "mp4096";
+    {
+      test::ScopedEnv no_spill("TMPDIR", std::string(tmp / "no-such-dir"));
+      auto r = regroup(g.output, out, 4096);
+      if (!r.ok()) FAIL(r.error().to_string());
+      CHECK(r->changes.at(0).entries > 600);
+      CHECK_FALSE(regroup(g.output, tmp / "mp96", 96).ok());
+    }
+    check_assignment(out, 4096, 2);
+    CHECK(placeless(out) == placeless(g.output));
+    VerifyOptions v;
+    v.deep = true;
+    auto report = verify_snapshot(out, v);
+    REQUIRE(report.ok());
+    CHECK(report->clean());
+    CHECK(report->complete());
+    auto m = read_metadata_file(out);
+    REQUIRE(m.ok());
+    for (const SubtaskState& st : m->operators.at(0).subtasks) {
+      const KeyedHandle& h = st.managed_keyed;
+      CHECK(h.type == (backend == GenerateBackend::kHeap ? handle_type::kKeyGroupsWithId
+                                                         : handle_type::kSavepointKeyGroups));
+      std::vector<int64_t> written;
+      for (int64_t off : h.offsets)
+        if (off > 0) written.push_back(off);
+      CHECK(written.size() > 200);  // canonical: only the key groups with entries
+      CHECK_FALSE(std::is_sorted(written.begin(), written.end()));
+    }
+  }
 }

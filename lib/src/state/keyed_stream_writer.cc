@@ -36,6 +36,7 @@ Result<std::unique_ptr<KeyedStreamWriter>> KeyedStreamWriter::create(const std::
   w->range_ = range;
   w->next_ = range.first;
   w->offsets_.assign(static_cast<size_t>(std::max(range.count, 0)), 0);
+  w->named_.assign(w->offsets_.size(), false);
   if (layout == KeyGroupsLayout::kHeap) {
     // A legacy proxy is copied as it was read, and version 1 announces Flink 1.2's blocks
     // (formats/keyed-state.md §6.2), which this writer does not lay out.
@@ -109,12 +110,14 @@ Status KeyedStreamWriter::heap_block(int32_t kg, std::vector<std::vector<RocksPa
 }
 
 Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPair>>& by_state) {
-  if (!range_.contains(kg) || kg < next_)
-    return Error(ErrorCode::kInvalidArgument, fmt::format("key group {} out of order or outside {}..{}", kg,
+  if (!range_.contains(kg) || (any_order_ ? bool(named_[static_cast<size_t>(kg - range_.first)]) : kg < next_))
+    return Error(ErrorCode::kInvalidArgument, fmt::format("key group {} out of order, repeated or outside {}..{}", kg,
                                                           range_.first, range_.last()));
   if (by_state.size() != meta_.states.size())
     return Error(ErrorCode::kInvalidArgument, "pairs for a different number of states than the proxy names");
+  if (any_order_) named_[static_cast<size_t>(kg - range_.first)] = true;
   if (layout_ == KeyGroupsLayout::kHeap) {
+    if (any_order_) return heap_block(kg, &by_state);
     for (; next_ < kg; ++next_) CKPT_RETURN_IF_ERROR(heap_block(next_, nullptr));
     next_ = kg + 1;
     return heap_block(kg, &by_state);
@@ -153,8 +156,12 @@ Status KeyedStreamWriter::key_group(int32_t kg, std::vector<std::vector<RocksPai
 }
 
 Status KeyedStreamWriter::finish() {
-  if (layout_ == KeyGroupsLayout::kHeap)
+  if (layout_ == KeyGroupsLayout::kHeap && any_order_) {
+    for (int32_t kg = range_.first; kg < range_.first + range_.count; ++kg)
+      if (!named_[static_cast<size_t>(kg - range_.first)]) CKPT_RETURN_IF_ERROR(heap_block(kg, nullptr));
+  } else if (layout_ == KeyGroupsLayout::kHeap) {
     for (; next_ <= range_.last(); ++next_) CKPT_RETURN_IF_ERROR(heap_block(next_, nullptr));
+  }
   std::FILE* f = file_;
   file_ = nullptr;
   // Closed whatever the flush says; the first failure's errno (a full disk shows here) reported.

@@ -2,9 +2,9 @@
 // (formats/keyed-state.md §6, §9).
 //
 // The writing half of `ckpt convert --to heap|canonical` (and of `ckpt generate`): the keyed
-// proxy, then key groups in ascending order from RocksDB-layout pairs, recording each key
-// group's offset as the key-groups handle wants them. Output is never compressed (the proxy
-// says so). Memory holds one key group.
+// proxy, then key groups in ascending order (or in the order given: any_key_group_order()) from
+// RocksDB-layout pairs, recording each key group's offset as the key-groups handle wants them.
+// Output is never compressed (the proxy says so). Memory holds one key group.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,11 @@ class KeyedStreamWriter {
   // state ids); by default ascending ids. Flink's heap backend writes them, in both layouts, in
   // the order of a hash map of its own, which a load of its dump reproduces.
   void set_state_order(std::vector<size_t> order) { state_order_ = std::move(order); }
+  // Key groups taken in any order, each at most once (they must still lie in the range): a
+  // writer fed by several producers at once, edit's regrouping to a multiple of the max
+  // parallelism. Flink's restores seek to each key group's offset, heap and canonical alike, so
+  // the order they lie in the stream is free; the heap blocks never named are written by finish().
+  void any_key_group_order() { any_order_ = true; }
   // Closes the file; offsets[i] is key group range.first + i (0: no data, canonical only).
   Status finish();
 
@@ -60,6 +65,8 @@ class KeyedStreamWriter {
   bool keep_order_ = false;
   std::vector<size_t> state_order_;
   int32_t next_ = 0;  // the next key group a heap block is due for
+  bool any_order_ = false;
+  std::vector<bool> named_;  // any_order_: key groups written, by range position
   std::unique_ptr<ValueDecoder> key_decoder_;
   std::vector<std::unique_ptr<StateTranscoder>> transcoders_;
   std::vector<int64_t> offsets_;

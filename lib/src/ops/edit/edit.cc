@@ -138,6 +138,7 @@ Result<EditSummary> edit_snapshot(const std::string& snapshot, const EditOptions
   // drops a damaged operator has always refused it.
   r.check_on_read = options.drop_operators.empty();
   regroup.check_blocks = r.check_on_read;
+  regroup.write_directly = !deletion && !expiry && !upserts && !where && plan.drop_states.empty();
   if (options.shard || options.finish) {
     // What changes the entries but not the operators written: the parts must agree on it.
     std::string f = fmt::format("{}|{}|{}|{}|{}", options.keys_operator, options.plan, options.now.value_or(-1),

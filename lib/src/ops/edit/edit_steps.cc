@@ -124,13 +124,20 @@ Status Regroup::prepare(const Metadata& in, const StreamOpener& streams) {
   for (const OperatorState& op : in.operators) {
     auto target = plan_.max_parallelism.find(op.id);
     if (target == plan_.max_parallelism.end()) continue;
+    if (plan_.dropped.count(op.id)) continue;  // not written: nothing to move (nor to write early)
     const int32_t n = target->second;
     CKPT_RETURN_IF_ERROR(check_regroup(op, n, options_));
     bool keyed = false;
     for (const SubtaskState& st : op.subtasks) keyed |= !st.managed_keyed.is_null() || !st.raw_keyed.is_null();
     if (!keyed) continue;
     const int32_t parallelism = options_.parallelism ? options_.parallelism : op.parallelism;
-    auto r = Regrouper::make(op, n, parallelism, streams, options_.jobs, nullptr, Regrouper::kRunBytes, check_blocks);
+    RegroupOutput output;
+    if (write_directly) {
+      auto renamed = plan_.new_ids.find(op.id);
+      output = {output_dir_, options_.to, operator_id_hex(renamed == plan_.new_ids.end() ? op.id : renamed->second)};
+    }
+    auto r = Regrouper::make(op, n, parallelism, streams, options_.jobs, nullptr, Regrouper::kRunBytes, check_blocks,
+                             output);
     if (!r.ok()) return std::move(r).error().with_context(fmt::format("operator {}", operator_id_hex(op.id)));
     EditChange c;
     c.operator_id = c.new_id = operator_id_hex(op.id);

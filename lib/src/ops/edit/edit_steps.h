@@ -72,6 +72,7 @@ class Regroup : public SnapshotEdit {
  public:
   Regroup(const EditOptions& options, const EditPlan& plan, std::vector<EditChange>& regrouped)
       : options_(options), plan_(plan), regrouped_(regrouped) {}
+  void output_directory(const std::string& dir) override { output_dir_ = dir; }
   Status prepare(const Metadata& in, const StreamOpener& streams) override;
   Status operators(Metadata& out, const OutputIds& ids) override;
   Result<std::optional<KeyedSource>> keyed_source(const OperatorState& op, const SubtaskState& st) override;
@@ -81,8 +82,13 @@ class Regroup : public SnapshotEdit {
   // are spilled: set when the rewrite makes no check pass over those streams first
   // (RewriteOptions::check_on_read).
   bool check_blocks = false;
+  // Heap and canonical output regrouped to a multiple of the max parallelism is written into
+  // the output as the input is read (RegroupOutput): set when no other edit changes a
+  // subtask's states or pairs (nothing may come between the input and the stream written).
+  bool write_directly = false;
 
  private:
+  std::string output_dir_;
   const EditOptions& options_;
   const EditPlan& plan_;
   std::vector<EditChange>& regrouped_;

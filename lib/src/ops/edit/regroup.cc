@@ -7,11 +7,13 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "format/key_groups.h"
 #include "state/keyed_state_codec.h"
+#include "state/keyed_stream_writer.h"
 #include "state/layout_transcoder.h"
 #include "state/raw_keyed_reader.h"
 #include "state/raw_timers_reader.h"
@@ -26,6 +28,15 @@ struct Regrouper::Impl {
   KeyedBackendMeta meta;  // the states of every input subtask, by name (the first one's order)
   ConvertTarget layout = ConvertTarget::kHeap;
   std::unique_ptr<KeyGroupSpill> spill_files;  // per output subtask
+  // RegroupOutput: each output subtask's stream, written as the input is read.
+  struct Output {
+    std::mutex mu;
+    std::unique_ptr<KeyedStreamWriter> writer;
+    WrittenKeyedStream written;
+  };
+  std::vector<std::unique_ptr<Output>> outputs;
+  ConvertTarget written_layout = ConvertTarget::kHeap;
+  std::atomic<uint64_t> peak_held{0};
   std::vector<bool> any;  // output subtask had state (every one, when any input subtask had)
 
   // Legacy timers by new key group: per service (in `timer_heads`' order) the event- and
@@ -114,34 +125,49 @@ struct Regrouper::Impl {
     return in;
   }
 
+  // An input subtask's key decoder and a codec per state: what finds a pair's key group.
+  struct Hashers {
+    std::unique_ptr<ValueDecoder> key_decoder;
+    std::vector<std::unique_ptr<KeyedStateCodec>> codecs;
+
+    // The key group under `max_parallelism` of state i's pair `p`.
+    Result<int32_t> key_group(size_t i, const RocksPair& p, int32_t max_parallelism) const {
+      CKPT_ASSIGN_OR_RETURN(std::optional<int32_t> hash, codecs[i]->key_hash_of_rocks_entry(p.key, p.value));
+      if (!hash)
+        return Error(ErrorCode::kNotSupported,
+                     fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
+                                 "groups cannot be recomputed",
+                                 codecs[i]->name(), key_decoder->serializer_class()));
+      return key_group_for_hash(*hash, max_parallelism);
+    }
+  };
+  static Result<Hashers> hashers(const OperatorState& op, const Input& in) {
+    Hashers h;
+    CKPT_ASSIGN_OR_RETURN(h.key_decoder, make_decoder(in.source.meta.key_serializer));
+    for (const StateMetaInfo& s : in.source.meta.states) {
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedStateCodec> codec,
+                            KeyedStateCodec::make(s, *h.key_decoder, op.max_parallelism));
+      h.codecs.push_back(std::move(codec));
+    }
+    return h;
+  }
+
   // Every pair of one input subtask spilled under its new key group.
   Status spill(const OperatorState& op, const Input& in, const StreamOpener& streams, bool check_blocks,
                std::atomic<uint64_t>* pairs) {
     const KeyedHandle& h = in.st->managed_keyed;
     const RawKeyedSource& source = in.source;
     const std::vector<uint32_t>& ids = in.ids;
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ValueDecoder> key_decoder, make_decoder(source.meta.key_serializer));
-    std::vector<std::unique_ptr<KeyedStateCodec>> codecs;
-    for (const StateMetaInfo& s : source.meta.states) {
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedStateCodec> codec,
-                            KeyedStateCodec::make(s, *key_decoder, op.max_parallelism));
-      codecs.push_back(std::move(codec));
-    }
+    CKPT_ASSIGN_OR_RETURN(const Hashers hashers, Impl::hashers(op, in));
     const int old_prefix = key_group_prefix_bytes(op.max_parallelism);
     const int new_prefix = key_group_prefix_bytes(max_parallelism);
     std::string new_key;  // per pair, reused
     return read_raw_keyed(
         h, source, streams, op.max_parallelism, [&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
           uint64_t spilled = 0;
-          for (size_t i = 0; i < by_state.size() && i < codecs.size(); ++i)
+          for (size_t i = 0; i < by_state.size() && i < hashers.codecs.size(); ++i)
             for (const RocksPair& p : by_state[i]) {
-              CKPT_ASSIGN_OR_RETURN(std::optional<int32_t> hash, codecs[i]->key_hash_of_rocks_entry(p.key, p.value));
-              if (!hash)
-                return Error(ErrorCode::kNotSupported,
-                             fmt::format("state '{}': the Java hashCode of its keys ({}) is not known, so their key "
-                                         "groups cannot be recomputed",
-                                         codecs[i]->name(), key_decoder->serializer_class()));
-              const int32_t kg = key_group_for_hash(*hash, max_parallelism);
+              CKPT_ASSIGN_OR_RETURN(const int32_t kg, hashers.key_group(i, p, max_parallelism));
               new_key.clear();
               append_key_group_prefix(new_key, kg, new_prefix);
               new_key.append(p.key, static_cast<size_t>(old_prefix), std::string::npos);
@@ -154,6 +180,128 @@ struct Regrouper::Impl {
         check_blocks);
   }
 
+  // RegroupOutput: the output subtasks' streams, created once every input's states are known.
+  Status open_outputs(const std::string& dir, const std::string& op_hex) {
+    const bool heap = written_layout == ConvertTarget::kHeap;
+    for (int32_t i = 0; i < parallelism; ++i) {
+      auto out = std::make_unique<Output>();
+      // The name the rewrite gives the stream it writes (keyed_target.cc), which it does not
+      // write for this subtask.
+      out->written.name = fmt::format("{}-{}-{}", heap ? "heap" : "canonical", op_hex, i);
+      CKPT_ASSIGN_OR_RETURN(out->writer, KeyedStreamWriter::create(
+                                             dir + "/" + out->written.name,
+                                             heap ? KeyGroupsLayout::kHeap : KeyGroupsLayout::kCanonical, meta,
+                                             key_group_range_of_subtask(max_parallelism, parallelism, i),
+                                             max_parallelism));
+      out->writer->any_key_group_order();
+      outputs.push_back(std::move(out));
+    }
+    return Status::OK();
+  }
+
+  // Every pair of one input subtask written to the output key group it moves to, one input key
+  // group at a time: that key group's pairs, moved into the (at most max_parallelism / the
+  // input's) output key groups they feed, are each a whole output key group.
+  Status route(const OperatorState& op, const Input& in, const StreamOpener& streams, bool check_blocks,
+               std::atomic<uint64_t>* pairs) {
+    const KeyedHandle& h = in.st->managed_keyed;
+    const RawKeyedSource& source = in.source;
+    const std::vector<uint32_t>& ids = in.ids;
+    CKPT_ASSIGN_OR_RETURN(const Hashers hashers, Impl::hashers(op, in));
+    const int32_t old_max = op.max_parallelism;
+    const int32_t fan = max_parallelism / old_max;  // output key groups per input key group
+    const int old_prefix = key_group_prefix_bytes(old_max);
+    const int new_prefix = key_group_prefix_bytes(max_parallelism);
+    // Output key group k + old_max * j of input key group k, by j; by output state.
+    std::vector<std::vector<std::vector<RocksPair>>> moved(static_cast<size_t>(fan));
+    std::vector<int32_t> fed, left, busy;  // the j with pairs (ascending), those not yet written
+    std::string prefix;
+    return read_raw_keyed(
+        h, source, streams, old_max, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+          uint64_t held = 0, n = 0;
+          fed.clear();
+          for (size_t i = 0; i < by_state.size() && i < hashers.codecs.size(); ++i) {
+            for (RocksPair& p : by_state[i]) {
+              CKPT_ASSIGN_OR_RETURN(const int32_t to, hashers.key_group(i, p, max_parallelism));
+              // Flink put the key in key group murmur(hashCode) % old_max, which divides
+              // max_parallelism: any other is a key whose hashCode ckpt computes otherwise.
+              if (to % old_max != kg)
+                return Error(ErrorCode::kNotSupported,
+                             fmt::format("state '{}': a key stored in key group {} hashes to key group {} of {} "
+                                         "(key serializer {}): its hashCode is not the one Flink computed",
+                                         hashers.codecs[i]->name(), kg, to % old_max, old_max,
+                                         hashers.key_decoder->serializer_class()));
+              const size_t j = static_cast<size_t>(to / old_max);
+              held += p.key.size() + p.value.size();
+              prefix.clear();
+              append_key_group_prefix(prefix, to, new_prefix);
+              p.key.replace(0, static_cast<size_t>(old_prefix), prefix);
+              if (moved[j].empty()) moved[j].resize(meta.states.size());
+              std::vector<RocksPair>& dest = moved[j][ids[i]];
+              if (dest.empty()) fed.push_back(static_cast<int32_t>(j));
+              dest.push_back(std::move(p));
+              ++n;
+            }
+            by_state[i].clear();
+          }
+          std::sort(fed.begin(), fed.end());
+          fed.erase(std::unique(fed.begin(), fed.end()), fed.end());
+          uint64_t peak = peak_held.load(std::memory_order_relaxed);
+          while (held > peak && !peak_held.compare_exchange_weak(peak, held)) {
+          }
+          // Each output key group to its subtask's stream; one another thread is writing is come
+          // back to after the others, and waited for only when every one left is busy.
+          auto write = [&](int32_t j, Output& out) -> Status {
+            auto& group = moved[static_cast<size_t>(j)];
+            uint64_t entries = 0;
+            for (const auto& state_pairs : group) entries += state_pairs.size();
+            CKPT_RETURN_IF_ERROR(out.writer->key_group(kg + old_max * j, group));
+            out.written.entries += entries;
+            return Status::OK();
+          };
+          left = fed;
+          while (!left.empty()) {
+            busy.clear();
+            for (int32_t j : left) {
+              Output& out = *outputs[static_cast<size_t>(subtask_of(kg + old_max * j))];
+              std::unique_lock<std::mutex> lock(out.mu, std::try_to_lock);
+              if (!lock.owns_lock()) {
+                busy.push_back(j);
+                continue;
+              }
+              CKPT_RETURN_IF_ERROR(write(j, out));
+            }
+            if (busy.size() == left.size()) {
+              Output& out = *outputs[static_cast<size_t>(subtask_of(kg + old_max * busy.front()))];
+              std::lock_guard<std::mutex> lock(out.mu);
+              CKPT_RETURN_IF_ERROR(write(busy.front(), out));
+              busy.erase(busy.begin());
+            }
+            left.swap(busy);
+          }
+          // The pairs back to the reader, whose pools reuse their strings for the next key group.
+          for (int32_t j : fed)
+            for (size_t i = 0; i < by_state.size() && i < hashers.codecs.size(); ++i) {
+              auto& from = moved[static_cast<size_t>(j)][ids[i]];
+              for (RocksPair& p : from) by_state[i].push_back(std::move(p));
+              from.clear();
+            }
+          *pairs += n;
+          return Status::OK();
+        },
+        check_blocks);
+  }
+
+  Status finish_outputs() {
+    for (auto& out : outputs) {
+      CKPT_RETURN_IF_ERROR(out->writer->finish());
+      out->written.offsets = out->writer->offsets();
+      out->written.size = out->writer->size();
+      out->written.peak_buffered_bytes = peak_held.load();
+      out->writer.reset();
+    }
+    return Status::OK();
+  }
 };
 
 Regrouper::Regrouper(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -162,26 +310,13 @@ Regrouper::~Regrouper() = default;
 Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int32_t max_parallelism,
                                                    int32_t parallelism, const StreamOpener& streams, int jobs,
                                                    const SerializerSnapshot* key_fallback, size_t run_bytes,
-                                                   bool check_blocks) {
+                                                   bool check_blocks, const RegroupOutput& output) {
   auto impl = std::make_unique<Impl>();
   impl->max_parallelism = max_parallelism;
   impl->parallelism = parallelism;
   if (parallelism < 1 || parallelism > max_parallelism)
     return Error(ErrorCode::kInvalidArgument,
                  fmt::format("parallelism {} is not in 1..{}", parallelism, max_parallelism));
-  // Buckets per output subtask from the input's stored size (tripled: SSTs are compressed),
-  // at most 512 spill files in all.
-  uint64_t stored = 0;
-  for (const SubtaskState& st : in.subtasks) {
-    const KeyedHandle& h = st.managed_keyed;
-    stored += static_cast<uint64_t>(std::max<int64_t>(0, h.delegate.state_size()));
-    for (const auto* files : {&h.private_files, &h.shared_files})
-      for (const NamedStream& f : *files) stored += static_cast<uint64_t>(std::max<int64_t>(0, f.handle.state_size()));
-  }
-  const uint64_t per_subtask = stored * 3 / static_cast<uint64_t>(parallelism);
-  std::vector<KeyGroupRange> ranges;
-  for (int32_t i = 0; i < parallelism; ++i) ranges.push_back(key_group_range_of_subtask(max_parallelism, parallelism, i));
-  CKPT_ASSIGN_OR_RETURN(impl->spill_files, KeyGroupSpill::make(std::move(ranges), per_subtask, /*sorted=*/true, run_bytes));
   impl->any.assign(static_cast<size_t>(parallelism), false);
   std::vector<Impl::Input> inputs;
   for (const SubtaskState& st : in.subtasks) {
@@ -195,12 +330,41 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
     inputs.push_back(std::move(input).value());
   }
   const bool keyed = !inputs.empty();
+  // Written straight into the output when every output key group has one input key group
+  // (RegroupOutput) and the streams, one open file per output subtask, are not too many.
+  constexpr int32_t kMostStreams = 256;
+  const ConvertTarget layout = output.to ? *output.to : impl->layout;
+  const bool direct = keyed && !output.dir.empty() && layout != ConvertTarget::kRocksDb &&
+                      in.max_parallelism > 0 && max_parallelism % in.max_parallelism == 0 &&
+                      parallelism <= kMostStreams;
+  if (direct) {
+    impl->written_layout = layout;
+    CKPT_RETURN_IF_ERROR(impl->open_outputs(output.dir, output.op_hex.empty() ? operator_id_hex(in.id) : output.op_hex));
+  } else {
+    // Buckets per output subtask from the input's stored size (tripled: SSTs are compressed),
+    // at most 512 spill files in all.
+    uint64_t stored = 0;
+    for (const SubtaskState& st : in.subtasks) {
+      const KeyedHandle& h = st.managed_keyed;
+      stored += static_cast<uint64_t>(std::max<int64_t>(0, h.delegate.state_size()));
+      for (const auto* files : {&h.private_files, &h.shared_files})
+        for (const NamedStream& f : *files) stored += static_cast<uint64_t>(std::max<int64_t>(0, f.handle.state_size()));
+    }
+    const uint64_t per_subtask = stored * 3 / static_cast<uint64_t>(parallelism);
+    std::vector<KeyGroupRange> ranges;
+    for (int32_t i = 0; i < parallelism; ++i)
+      ranges.push_back(key_group_range_of_subtask(max_parallelism, parallelism, i));
+    CKPT_ASSIGN_OR_RETURN(impl->spill_files,
+                          KeyGroupSpill::make(std::move(ranges), per_subtask, /*sorted=*/true, run_bytes));
+  }
   std::atomic<uint64_t> pairs{0};
   CKPT_RETURN_IF_ERROR(run_parallel(inputs.size(), jobs, [&](size_t i) -> Status {
-    Status s = impl->spill(in, inputs[i], streams, check_blocks, &pairs);
+    Status s = direct ? impl->route(in, inputs[i], streams, check_blocks, &pairs)
+                      : impl->spill(in, inputs[i], streams, check_blocks, &pairs);
     if (s.ok()) return s;
     return std::move(s).error().with_context(fmt::format("subtask {}", inputs[i].st->index));
   }));
+  if (direct) CKPT_RETURN_IF_ERROR(impl->finish_outputs());
   // Every output subtask of an operator with keyed state gets a handle, as Flink's heap
   // backend writes one per subtask.
   if (keyed) impl->any.assign(impl->any.size(), true);
@@ -242,6 +406,11 @@ std::optional<KeyedSource> Regrouper::source(int32_t index) {
   s.meta = impl_->meta;
   s.range = key_group_range_of_subtask(impl_->max_parallelism, impl_->parallelism, index);
   s.layout = impl_->layout;
+  if (!impl_->outputs.empty()) {
+    s.layout = impl_->written_layout;
+    s.written = impl_->outputs[static_cast<size_t>(index)]->written;
+    return s;
+  }
   Impl* impl = impl_.get();
   s.produce = [impl, index](const KeyGroupPairsFn& fn) {
     return impl->spill_files->produce(index, impl->meta.states.size(), fn);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@
 #include "state/stream_opener.h"
 
 namespace ckpt {
+
+// Where a regrouping to a multiple of the input's max parallelism (or to the same one, with
+// another parallelism) writes heap or canonical output itself: each input key group's keys go
+// to key groups no other input key group feeds (Flink's group is murmur(hashCode) modulo the max
+// parallelism), so each output key group is whole as soon as its input key group is read, and
+// is written then, into its output subtask's stream, in any order (Flink's restore seeks to each
+// key group's offset). One read of the input, one write of the output, nothing spilled.
+struct RegroupOutput {
+  std::string dir;                  // the rewrite's output directory; empty: spill
+  std::optional<ConvertTarget> to;  // RewriteOptions::to
+  std::string op_hex;               // the output operator's id, which names its streams
+};
 
 
 class Regrouper {
@@ -43,10 +56,12 @@ class Regrouper {
   static Result<std::unique_ptr<Regrouper>> make(const OperatorState& in, int32_t max_parallelism, int32_t parallelism,
                                                  const StreamOpener& streams, int jobs,
                                                  const SerializerSnapshot* key_fallback = nullptr,
-                                                 size_t run_bytes = kRunBytes, bool check_blocks = false);
+                                                 size_t run_bytes = kRunBytes, bool check_blocks = false,
+                                                 const RegroupOutput& output = {});
   ~Regrouper();
 
-  // The keyed source of output subtask `index`; nullopt where no input subtask had keyed state.
+  // The keyed source of output subtask `index` (its stream already written, with a
+  // RegroupOutput); nullopt where no input subtask had keyed state.
   std::optional<KeyedSource> source(int32_t index);
   // The raw keyed state of output subtask `index`: the legacy timers (Flink < 1.10 RocksDB jobs
   // with heap timers) moved with their keys, a block for each of its key groups as Flink writes

@@ -206,23 +206,28 @@ Result<KeyedHandle> write_stream(const KeyedTarget& t, const KeyedBackendMeta& m
     return writer->key_group(kg, by_state);
   }));
   CKPT_RETURN_IF_ERROR(writer->finish());
+  stats->entries += entries;
+  stats->files += 1;
+  stats->bytes += writer->size();
+  return key_groups_handle(t, name, writer->offsets(), writer->size());
+}
+
+}  // namespace
+
+KeyedHandle key_groups_handle(const KeyedTarget& t, const std::string& name, std::vector<int64_t> offsets,
+                              uint64_t size) {
   KeyedHandle out;
   out.range = t.range;
-  if (heap) {
+  if (t.to == ConvertTarget::kHeap) {
     out.type = t.modern_types ? handle_type::kKeyGroupsWithId : handle_type::kKeyGroups;
     if (t.modern_types) out.handle_id = stable_uuid(t.op_hex, t.subtask, 'h');
   } else {
     out.type = handle_type::kSavepointKeyGroups;
   }
-  out.offsets = writer->offsets();
-  out.delegate = relative_file(name, writer->size());
-  stats->entries += entries;
-  stats->files += 1;
-  stats->bytes += writer->size();
+  out.offsets = std::move(offsets);
+  out.delegate = relative_file(name, size);
   return out;
 }
-
-}  // namespace
 
 StreamHandle file_stream_handle(uint8_t type, std::string path, uint64_t size) {
   StreamHandle h;

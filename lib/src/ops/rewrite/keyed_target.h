@@ -57,6 +57,11 @@ using PairsProducer = std::function<Status(const KeyGroupPairsFn& fn)>;
 Result<KeyedHandle> write_keyed_target(const KeyedTarget& target, KeyedBackendMeta meta, const PairsProducer& produce,
                                        KeyedTargetStats* stats);
 
+// The heap (t.to kHeap) or canonical handle of the stream `name` (relative to t.out_dir) of
+// `size` bytes, each key group of t.range starting at `offsets` (KeyedStreamWriter::offsets()).
+KeyedHandle key_groups_handle(const KeyedTarget& t, const std::string& name, std::vector<int64_t> offsets,
+                              uint64_t size);
+
 // A file handle of `type` (kFile: absolute URI, kRelativeFile: path inside the snapshot).
 StreamHandle file_stream_handle(uint8_t type, std::string path, uint64_t size);
 

@@ -28,7 +28,8 @@ class EditChain : public KeyedEdit {
 
 }  // namespace
 
-Status SnapshotEdits::prepare(const Metadata& in, const StreamOpener& streams) const {
+Status SnapshotEdits::prepare(const Metadata& in, const StreamOpener& streams, const std::string& out_dir) const {
+  for (SnapshotEdit* e : edits_) e->output_directory(out_dir);
   for (SnapshotEdit* e : edits_) CKPT_RETURN_IF_ERROR(e->prepare(in, streams));
   return Status::OK();
 }

@@ -173,6 +173,25 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   };
   KeyedTarget target;
   target.to = job.options->to ? *job.options->to : source.layout;
+  if (source.written) {
+    // Written before any subtask was rewritten: nothing here may change it.
+    if (edit || !all_kept || !added.empty() || target.to != source.layout || job.options->dry_run)
+      return Error(ErrorCode::kInvalidArgument,
+                   "keyed state written by the regrouping cannot be edited again in the same rewrite");
+    const WrittenKeyedStream& w = *source.written;
+    target.modern_types = job.modern_types;
+    target.op_hex = operator_id_hex(op.id);
+    target.subtask = subtask;
+    target.range = source.range;
+    c.entries += w.entries;
+    if (job.options->progress) job.options->progress->add_entries(w.entries);
+    c.files += 1;
+    c.bytes += w.size;
+    c.note_buffered(w.peak_buffered_bytes);
+    c.subtasks++;
+    (target.to == ConvertTarget::kCanonical ? c.canonical : c.native)++;
+    return key_groups_handle(target, w.name, w.offsets, w.size);
+  }
   if (job.options->dry_run) {
     uint64_t entries = 0;
     CKPT_RETURN_IF_ERROR(produce([&](int32_t, std::vector<std::vector<RocksPair>>& by_state) -> Status {
@@ -379,7 +398,8 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     job.out_dir = temp->path();
   }
 
-  CKPT_RETURN_IF_ERROR(edits.prepare(metadata, job.streams));
+  // Parts write only their own subtasks: an edit writing a whole operator's is kept out of them.
+  CKPT_RETURN_IF_ERROR(edits.prepare(metadata, job.streams, part || options.finish ? std::string() : job.out_dir));
   Metadata out = metadata;
   CKPT_RETURN_IF_ERROR(edits.operators(out));
   std::string fingerprint;

@@ -40,6 +40,17 @@ class KeyedEdit {
   virtual std::vector<int32_t> added_key_groups() const { return {}; }
 };
 
+// A subtask's heap or canonical stream an edit has written into the output directory itself
+// (edit's regrouping to a multiple of the max parallelism, which writes every subtask of an
+// operator at once as it reads the input once).
+struct WrittenKeyedStream {
+  std::string name;               // relative to the output directory
+  std::vector<int64_t> offsets;   // KeyedStreamWriter::offsets()
+  uint64_t size = 0;
+  uint64_t entries = 0;
+  uint64_t peak_buffered_bytes = 0;  // ConvertSummary::peak_buffered_bytes
+};
+
 // A subtask's keyed state taken from elsewhere than its input handle (edit's regrouping).
 struct KeyedSource {
   KeyedBackendMeta meta;
@@ -53,6 +64,9 @@ struct KeyedSource {
   std::vector<size_t> state_order;
   // Calls its argument once per key group with data, ascending, by_state indexed as `meta`.
   std::function<Status(const KeyGroupPairsFn& fn)> produce;
+  // Instead of `produce`: the stream already written, in `layout`. No edit may then change the
+  // subtask's pairs or states (the rewrite refuses one that would).
+  std::optional<WrittenKeyedStream> written;
 };
 
 // Raw keyed state written for a subtask instead of its input's (edit's regrouping of legacy
@@ -77,6 +91,9 @@ class SnapshotEdit {
   // --- The input: after it is checked, before anything is written, a pass over it (what the
   // edit reads and checks its arguments against). An error writes nothing.
   virtual Status prepare(const Metadata& in, const StreamOpener& streams) { return Status::OK(); }
+  // Told before prepare(): the rewrite's temporary output directory, where an edit may write
+  // streams of its own (KeyedSource::written); empty in a dry run and in parts.
+  virtual void output_directory(const std::string& dir) {}
 
   // --- The operators: which are written and how (called once, on a copy of the checked input,
   // in list order: an edit before the one that renames sees input ids; the subtasks each
@@ -124,7 +141,7 @@ class SnapshotEdits {
   SnapshotEdits(std::initializer_list<SnapshotEdit*> edits) : edits_(edits) {}
   void add(SnapshotEdit* edit) { edits_.push_back(edit); }
 
-  Status prepare(const Metadata& in, const StreamOpener& streams) const;
+  Status prepare(const Metadata& in, const StreamOpener& streams, const std::string& out_dir) const;
   Status operators(Metadata& out) const;
   OperatorId output_id(const OperatorId& id) const;
   Result<std::optional<KeyedSource>> keyed_source(const OperatorState& op, const SubtaskState& st) const;
