@@ -108,19 +108,14 @@ TEST_CASE("an s3 output whose _metadata upload fails leaves nothing at the outpu
                     "--output", dir / "snap"});
   REQUIRE(m->upload_tree(dir / "snap", "ckpt-up", "snap"));
   // Every request through the stand-in reaches moto, except the PUT of a `_metadata`.
-  std::string why;
-  auto proxy = test::StandIn::start(&why, m->endpoint());
-  INFO(why);
-  REQUIRE(proxy);
-  test::StoreEnvironment env(proxy->url(), m->credentials());
-  env.set("AWS_MAX_ATTEMPTS", "2");  // the stand-in fails every time: no use waiting out six
+  const test::FailingStore store = test::failing_store_before(*m);
   test::CliResult r = test::run_cli({"convert", "s3://ckpt-up/snap", "--to", "heap", "--output", "s3://ckpt-up/heap"});
   INFO(r.err);
   CHECK(r.status == 2);
   CHECK(r.err.find("s3://ckpt-up/heap/_metadata") != std::string::npos);
   CHECK(r.err.find("HTTP 500 InternalError") != std::string::npos);
   // Data files went up before the `_metadata` failed (the stand-in saw them) and were deleted.
-  CHECK(proxy->requests().find("\"PUT\", \"path\": \"/ckpt-up/heap/") != std::string::npos);
+  CHECK(store.proxy->requests().find("\"PUT\", \"path\": \"/ckpt-up/heap/") != std::string::npos);
   CHECK(test::keys_under(*m, "ckpt-up", "heap").empty());
   CHECK(test::keys_under(*m, "ckpt-up", "snap/").size() == test::tree_files(dir / "snap").size());
 }

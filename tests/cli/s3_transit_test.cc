@@ -34,11 +34,7 @@ TEST_CASE("s3 a bit flipped in transit fails the command naming the object", "[c
       {"generate", "--backend", "heap", "--keys", "200", "--states", "value,map", "--output", dir / "snap"});
   REQUIRE(m->upload_tree(dir / "snap", "ckpt-flip", "intact/snap"));
   REQUIRE(m->upload_tree(dir / "snap", "ckpt-flip", "flip-bit/snap"));
-  std::string why;
-  auto proxy = test::StandIn::start(&why, m->endpoint());
-  INFO(why);
-  REQUIRE(proxy);
-  test::StoreEnvironment env(proxy->url(), m->credentials());
+  const test::FailingStore store = test::failing_store_before(*m, 6);  // six attempts: the default
   const std::string disk = test::run_cli_ok({"dump", dir / "snap"}).out;
   CHECK(test::run_cli_ok({"dump", "s3://ckpt-flip/intact/snap"}).out == disk);
   for (const std::vector<std::string>& args :
@@ -52,7 +48,7 @@ TEST_CASE("s3 a bit flipped in transit fails the command naming the object", "[c
     CHECK(r.err.find("damaged in transit: MD5 of the bytes is") != std::string::npos);
   }
   // The flipped bits reached the client: the proxy answered every state file.
-  CHECK(proxy->requests().find("\"GET\", \"path\": \"/ckpt-flip/flip-bit/snap/") != std::string::npos);
+  CHECK(store.proxy->requests().find("\"GET\", \"path\": \"/ckpt-flip/flip-bit/snap/") != std::string::npos);
 }
 
 TEST_CASE("s3 a directory the store fails to list is a failure of the store and no file missing from the snapshot",
@@ -66,12 +62,7 @@ TEST_CASE("s3 a directory the store fails to list is a failure of the store and 
                       "s3://ckpt-list/x/unlisted/job"});
     test::run_cli_ok({"verify", "s3://ckpt-list/x/unlisted/job/chk-2"});
   }
-  std::string why;
-  auto proxy = test::StandIn::start(&why, m->endpoint());
-  INFO(why);
-  REQUIRE(proxy);
-  test::StoreEnvironment env(proxy->url(), m->credentials());
-  env.set("AWS_MAX_ATTEMPTS", "2");  // the stand-in fails every time: no use waiting out six
+  const test::FailingStore store = test::failing_store_before(*m);
   for (const std::vector<std::string>& args : {std::vector<std::string>{"verify", "s3://ckpt-list/x/unlisted/job/chk-2"},
                                                {"dump", "s3://ckpt-list/x/unlisted/job/chk-2"},
                                                {"inspect", "s3://ckpt-list/x/unlisted/job/chk-2"}}) {
@@ -84,7 +75,7 @@ TEST_CASE("s3 a directory the store fails to list is a failure of the store and 
     CHECK(r.out.find("missing") == std::string::npos);
     CHECK(r.err.find("not found") == std::string::npos);
   }
-  CHECK(proxy->requests().find("unlisted%2Fjob%2Fshared") != std::string::npos);
+  CHECK(store.proxy->requests().find("unlisted%2Fjob%2Fshared") != std::string::npos);
 }
 
 TEST_CASE("s3 failures of the store under --json print the error object on stdout", "[cli][s3][faults]") {
@@ -106,12 +97,7 @@ TEST_CASE("s3 failures of the store under --json print the error object on stdou
   }
   // After it: the upload of the output fails at its `_metadata`. The document that described the
   // output gives way to the error object.
-  std::string why;
-  auto proxy = test::StandIn::start(&why, m->endpoint());
-  INFO(why);
-  REQUIRE(proxy);
-  test::StoreEnvironment env(proxy->url(), m->credentials());
-  env.set("AWS_MAX_ATTEMPTS", "2");  // the stand-in fails every time: no use waiting out six
+  const test::FailingStore store = test::failing_store_before(*m);
   json e = error_object(
       test::run_cli({"convert", "--json", "s3://ckpt-json/snap", "--to", "rocksdb", "--output", "s3://ckpt-json/out"}));
   CHECK(e["file"] == "s3://ckpt-json/out/_metadata");

@@ -33,6 +33,17 @@ void StoreEnvironment::set(const char* name, const std::string& value) {
   vars.push_back(std::make_unique<ScopedEnv>(name, value));
 }
 
+FailingStore failing_store_before(const MotoServer& m, int attempts) {
+  FailingStore f;
+  std::string why;
+  f.proxy = StandIn::start(&why, m.endpoint());
+  INFO(why);
+  REQUIRE(f.proxy);
+  f.env = std::make_unique<StoreEnvironment>(f.proxy->url(), m.credentials());
+  f.env->set("AWS_MAX_ATTEMPTS", std::to_string(attempts));
+  return f;
+}
+
 std::set<std::string> keys_under(const MotoServer& m, const std::string& bucket, const std::string& prefix) {
   auto listed = m.client()->list(s3::ObjectUri{bucket, prefix});
   REQUIRE(listed);
@@ -58,14 +69,6 @@ void upload_chain(const MotoServer& m, const ScratchDir& dir, int checkpoints, c
   REQUIRE(m.upload_tree(local + "/shared", bucket, shared_job_key + "/shared"));
   for (int c = 1; c <= checkpoints; ++c)
     REQUIRE(m.upload_tree(local + "/chk-" + std::to_string(c), bucket, job_key + "/chk-" + std::to_string(c)));
-}
-
-std::vector<std::pair<std::string, std::string>> tree_files(const std::string& dir) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.emplace_back(fs::relative(e.path(), dir).generic_string(), read_file(e.path()));
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> bucket_files(const MotoServer& m, const std::string& bucket,

@@ -27,6 +27,16 @@ struct StoreEnvironment {
   void set(const char* name, const std::string& value);
 };
 
+// The stand-in S3 server (tests/s3/stand_in.py) in front of `m`, and the process's store
+// pointed at it with `m`'s keys: what a test of a store that fails some requests starts with.
+// `attempts` per request (AWS_MAX_ATTEMPTS): the stand-in fails those requests every time, so
+// waiting out the default six only costs time. Fails the test when the stand-in cannot start.
+struct FailingStore {
+  std::unique_ptr<StandIn> proxy;
+  std::unique_ptr<StoreEnvironment> env;
+};
+FailingStore failing_store_before(const MotoServer& m, int attempts = 2);
+
 // Every key under `prefix` of `bucket`.
 std::set<std::string> keys_under(const MotoServer& m, const std::string& bucket, const std::string& prefix);
 
@@ -39,8 +49,6 @@ void upload_chain(const MotoServer& m, const ScratchDir& dir, int checkpoints, c
 // `text` with every `from` replaced by `to` (a disk run's output with its paths named as URIs).
 std::string replaced(std::string text, const std::string& from, const std::string& to);
 
-// Every regular file under `dir`, by its path relative to `dir`, with its bytes.
-std::vector<std::pair<std::string, std::string>> tree_files(const std::string& dir);
 // Every object under s3://bucket/prefix/, by its key relative to the prefix, with its bytes.
 std::vector<std::pair<std::string, std::string>> bucket_files(const MotoServer& m, const std::string& bucket,
                                                               const std::string& prefix);

@@ -74,6 +74,15 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+std::vector<std::pair<std::string, std::string>> tree_files(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file())
+      out.emplace_back(std::filesystem::relative(e.path(), dir).generic_string(), read_file(e.path().string()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

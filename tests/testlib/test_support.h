@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ckpt::test {
@@ -32,6 +33,8 @@ std::string sql_plan_of(const std::string& savepoint);
 std::string source_dir();     // the project checkout
 std::string sample_savepoint_dir();  // testdata/sample-savepoint in the checkout
 std::string read_file(const std::string& path);
+// Every regular file under `dir`, by its path relative to `dir` (sorted), with its bytes.
+std::vector<std::pair<std::string, std::string>> tree_files(const std::string& dir);
 void write_file(const std::string& path, const std::string& bytes);
 // CI=true (set by CI services, and by .ci/run): there a test that cannot start a component it
 // needs (moto_server) fails instead of skipping, so a CI image without it cannot pass.

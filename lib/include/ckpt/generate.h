@@ -50,7 +50,7 @@ struct CKPT_API GenerateOptions {
   // Planted skew: each of these key groups gets `hot_factor` times the keys of an average key
   // group (keys/max_parallelism, at least 1), extra keys "user-<n>" with n >= keys whose hash
   // falls there, so a skew report can be checked against a known answer.
-  std::vector<int32_t> hot_key_groups;
+  std::vector<int32_t> hot_key_groups{};
   uint32_t hot_factor = 10;
   // TTL states: with a span (ms) > 0 every value (list element, map value) is Flink's TtlValue,
   // its last access spread evenly over [ttl_newest - ttl_span, ttl_newest] (ms since the epoch),

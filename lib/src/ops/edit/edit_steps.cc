@@ -144,7 +144,8 @@ Status Regroup::prepare(const Metadata& in, const StreamOpener& streams) {
     c.what = "max-parallelism";
     c.detail = fmt::format("{} -> {}", op.max_parallelism, n);
     if (parallelism != op.parallelism) c.detail += fmt::format(", parallelism {} -> {}", op.parallelism, parallelism);
-    c.entries = (*r)->pairs();
+    c.entries = (*r)->pairs();  // writing directly: the timers so far (subtasks() adds the pairs)
+    changes_[op.id] = regrouped_.size();
     regrouped_.push_back(std::move(c));
     regroupers_[op.id] = std::move(r).value();
   }
@@ -156,6 +157,9 @@ Status Regroup::operators(Metadata& out, const OutputIds& ids) {
   std::map<OperatorId, std::unique_ptr<Regrouper>> by_output;
   for (auto& [id, r] : regroupers_) by_output[ids(id)] = std::move(r);
   regroupers_ = std::move(by_output);
+  std::map<OperatorId, size_t> changes;
+  for (const auto& [id, at] : changes_) changes[ids(id)] = at;
+  changes_ = std::move(changes);
   std::map<OperatorId, int32_t> max_by_output;
   for (const auto& [id, n] : plan_.max_parallelism) max_by_output[ids(id)] = n;
   for (OperatorState& op : out.operators) {
@@ -178,10 +182,26 @@ Status Regroup::operators(Metadata& out, const OutputIds& ids) {
   return Status::OK();
 }
 
+Status Regroup::subtasks(const std::vector<std::pair<const OperatorState*, const SubtaskState*>>& written, int jobs) {
+  for (auto& [id, r] : regroupers_) {
+    if (!r->writes_directly()) continue;
+    std::vector<int32_t> indexes;
+    for (const auto& [op, st] : written)
+      if (op->id == id) indexes.push_back(st->index);
+    Status s = r->write(indexes, jobs);
+    if (!s.ok()) return std::move(s).error().with_context(fmt::format("operator {}", operator_id_hex(id)));
+    regrouped_.at(changes_.at(id)).entries = r->pairs();
+  }
+  return Status::OK();
+}
+
 Result<std::optional<KeyedSource>> Regroup::keyed_source(const OperatorState& op, const SubtaskState& st) {
   auto r = regroupers_.find(op.id);
   if (r == regroupers_.end()) return std::optional<KeyedSource>();
-  return r->second->source(st.index);
+  std::optional<KeyedSource> s = r->second->source(st.index);
+  if (!s && r->second->writes_directly())
+    return Error(ErrorCode::kInvalidArgument, fmt::format("subtask {} was not written by the regrouping", st.index));
+  return s;
 }
 
 Result<std::optional<RawKeyedStream>> Regroup::raw_keyed_source(const OperatorState& op, const SubtaskState& st) {

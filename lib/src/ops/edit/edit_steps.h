@@ -75,6 +75,8 @@ class Regroup : public SnapshotEdit {
   void output_directory(const std::string& dir) override { output_dir_ = dir; }
   Status prepare(const Metadata& in, const StreamOpener& streams) override;
   Status operators(Metadata& out, const OutputIds& ids) override;
+  Status subtasks(const std::vector<std::pair<const OperatorState*, const SubtaskState*>>& written,
+                  int jobs) override;
   Result<std::optional<KeyedSource>> keyed_source(const OperatorState& op, const SubtaskState& st) override;
   Result<std::optional<RawKeyedStream>> raw_keyed_source(const OperatorState& op, const SubtaskState& st) override;
 
@@ -93,6 +95,7 @@ class Regroup : public SnapshotEdit {
   const EditPlan& plan_;
   std::vector<EditChange>& regrouped_;
   std::map<OperatorId, std::unique_ptr<Regrouper>> regroupers_;  // by input id, then by output id
+  std::map<OperatorId, size_t> changes_;                          // in regrouped_, keyed as regroupers_
 };
 
 // --delete-where / --keep-where: the pairs a predicate drops.

@@ -30,11 +30,17 @@ struct Regrouper::Impl {
   std::unique_ptr<KeyGroupSpill> spill_files;  // per output subtask
   // RegroupOutput: each output subtask's stream, written as the input is read.
   struct Output {
-    std::mutex mu;
     std::unique_ptr<KeyedStreamWriter> writer;
     WrittenKeyedStream written;
   };
-  std::vector<std::unique_ptr<Output>> outputs;
+  std::vector<std::unique_ptr<Output>> outputs;  // by output subtask; null: not written here
+  // Kept from make() for write(): where, and the input operator, its streams, how to read them.
+  bool direct = false;
+  std::string out_dir;
+  std::string op_hex;
+  const OperatorState* op = nullptr;
+  const StreamOpener* streams = nullptr;
+  bool check_blocks = false;
   ConvertTarget written_layout = ConvertTarget::kHeap;
   std::atomic<uint64_t> peak_held{0};
   std::vector<bool> any;  // output subtask had state (every one, when any input subtask had)
@@ -103,6 +109,7 @@ struct Regrouper::Impl {
     RawKeyedSource source;
     std::vector<uint32_t> ids;  // output state of each of its states
   };
+  std::vector<Input> inputs;  // kept from make() for write()
   Result<Input> open(const OperatorState& op, const SubtaskState& st, const StreamOpener& streams,
                      const SerializerSnapshot* key_fallback) {
     Input in;
@@ -181,9 +188,11 @@ struct Regrouper::Impl {
   }
 
   // RegroupOutput: the output subtasks' streams, created once every input's states are known.
-  Status open_outputs(const std::string& dir, const std::string& op_hex) {
+  Status open_outputs(const std::vector<int32_t>& owned) {
     const bool heap = written_layout == ConvertTarget::kHeap;
-    for (int32_t i = 0; i < parallelism; ++i) {
+    const std::string& dir = out_dir;
+    outputs.resize(static_cast<size_t>(parallelism));
+    for (int32_t i : owned) {
       auto out = std::make_unique<Output>();
       // The name the rewrite gives the stream it writes (keyed_target.cc), which it does not
       // write for this subtask.
@@ -194,33 +203,47 @@ struct Regrouper::Impl {
                                              key_group_range_of_subtask(max_parallelism, parallelism, i),
                                              max_parallelism));
       out->writer->any_key_group_order();
-      outputs.push_back(std::move(out));
+      outputs[static_cast<size_t>(i)] = std::move(out);
     }
     return Status::OK();
   }
 
-  // Every pair of one input subtask written to the output key group it moves to, one input key
-  // group at a time: that key group's pairs, moved into the (at most max_parallelism / the
-  // input's) output key groups they feed, are each a whole output key group.
-  Status route(const OperatorState& op, const Input& in, const StreamOpener& streams, bool check_blocks,
-               std::atomic<uint64_t>* pairs) {
+  // The pairs of one input subtask that move to the output subtasks `mine` marks, each written
+  // to the output key group it moves to, one input key group at a time: that key group's pairs,
+  // moved into the (at most max_parallelism / the input's) output key groups they feed, are
+  // each a whole output key group. One thread writes each output subtask, taking the inputs in
+  // their order: the streams' key groups lie in the same order at every run, whatever -j.
+  Status route(const Input& in, const std::vector<char>& mine, std::atomic<uint64_t>* pairs) {
     const KeyedHandle& h = in.st->managed_keyed;
     const RawKeyedSource& source = in.source;
     const std::vector<uint32_t>& ids = in.ids;
-    CKPT_ASSIGN_OR_RETURN(const Hashers hashers, Impl::hashers(op, in));
-    const int32_t old_max = op.max_parallelism;
+    CKPT_ASSIGN_OR_RETURN(const Hashers hashers, Impl::hashers(*op, in));
+    const int32_t old_max = op->max_parallelism;
     const int32_t fan = max_parallelism / old_max;  // output key groups per input key group
     const int old_prefix = key_group_prefix_bytes(old_max);
     const int new_prefix = key_group_prefix_bytes(max_parallelism);
     // Output key group k + old_max * j of input key group k, by j; by output state.
     std::vector<std::vector<std::vector<RocksPair>>> moved(static_cast<size_t>(fan));
-    std::vector<int32_t> fed, left, busy;  // the j with pairs (ascending), those not yet written
+    std::vector<int32_t> fed;          // the j with pairs, ascending
+    std::vector<RocksPair> others;     // pairs of other threads' subtasks, left to the reader
     std::string prefix;
-    return read_raw_keyed(
-        h, source, streams, old_max, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
+    auto write = [&](int32_t kg, int32_t j) -> Status {
+      const int32_t to = kg + old_max * j;
+      const int32_t output = subtask_of(to);
+      Output& out = *outputs[static_cast<size_t>(output)];
+      auto& group = moved[static_cast<size_t>(j)];
+      uint64_t entries = 0;
+      for (const auto& state_pairs : group) entries += state_pairs.size();
+      CKPT_RETURN_IF_ERROR(out.writer->key_group(to, group));
+      out.written.entries += entries;
+      return Status::OK();
+    };
+    Status read = read_raw_keyed(
+        h, source, *streams, old_max, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
           uint64_t held = 0, n = 0;
           fed.clear();
           for (size_t i = 0; i < by_state.size() && i < hashers.codecs.size(); ++i) {
+            others.clear();
             for (RocksPair& p : by_state[i]) {
               CKPT_ASSIGN_OR_RETURN(const int32_t to, hashers.key_group(i, p, max_parallelism));
               // Flink put the key in key group murmur(hashCode) % old_max, which divides
@@ -231,8 +254,12 @@ struct Regrouper::Impl {
                                          "(key serializer {}): its hashCode is not the one Flink computed",
                                          hashers.codecs[i]->name(), kg, to % old_max, old_max,
                                          hashers.key_decoder->serializer_class()));
-              const size_t j = static_cast<size_t>(to / old_max);
               held += p.key.size() + p.value.size();
+              if (!mine[static_cast<size_t>(subtask_of(to))]) {
+                others.push_back(std::move(p));
+                continue;
+              }
+              const size_t j = static_cast<size_t>(to / old_max);
               prefix.clear();
               append_key_group_prefix(prefix, to, new_prefix);
               p.key.replace(0, static_cast<size_t>(old_prefix), prefix);
@@ -243,42 +270,14 @@ struct Regrouper::Impl {
               ++n;
             }
             by_state[i].clear();
+            by_state[i].swap(others);
           }
           std::sort(fed.begin(), fed.end());
           fed.erase(std::unique(fed.begin(), fed.end()), fed.end());
           uint64_t peak = peak_held.load(std::memory_order_relaxed);
           while (held > peak && !peak_held.compare_exchange_weak(peak, held)) {
           }
-          // Each output key group to its subtask's stream; one another thread is writing is come
-          // back to after the others, and waited for only when every one left is busy.
-          auto write = [&](int32_t j, Output& out) -> Status {
-            auto& group = moved[static_cast<size_t>(j)];
-            uint64_t entries = 0;
-            for (const auto& state_pairs : group) entries += state_pairs.size();
-            CKPT_RETURN_IF_ERROR(out.writer->key_group(kg + old_max * j, group));
-            out.written.entries += entries;
-            return Status::OK();
-          };
-          left = fed;
-          while (!left.empty()) {
-            busy.clear();
-            for (int32_t j : left) {
-              Output& out = *outputs[static_cast<size_t>(subtask_of(kg + old_max * j))];
-              std::unique_lock<std::mutex> lock(out.mu, std::try_to_lock);
-              if (!lock.owns_lock()) {
-                busy.push_back(j);
-                continue;
-              }
-              CKPT_RETURN_IF_ERROR(write(j, out));
-            }
-            if (busy.size() == left.size()) {
-              Output& out = *outputs[static_cast<size_t>(subtask_of(kg + old_max * busy.front()))];
-              std::lock_guard<std::mutex> lock(out.mu);
-              CKPT_RETURN_IF_ERROR(write(busy.front(), out));
-              busy.erase(busy.begin());
-            }
-            left.swap(busy);
-          }
+          for (int32_t j : fed) CKPT_RETURN_IF_ERROR(write(kg, j));
           // The pairs back to the reader, whose pools reuse their strings for the next key group.
           for (int32_t j : fed)
             for (size_t i = 0; i < by_state.size() && i < hashers.codecs.size(); ++i) {
@@ -290,10 +289,30 @@ struct Regrouper::Impl {
           return Status::OK();
         },
         check_blocks);
+    return read;
+  }
+
+  // RegroupOutput: the output subtasks `owned` written, `jobs` threads each writing some of the
+  // streams from every input in turn, so that each stream's key groups lie in the same order
+  // at every run (each thread reads every input).
+  Status write(const std::vector<int32_t>& owned, int jobs, std::atomic<uint64_t>* pairs) {
+    CKPT_RETURN_IF_ERROR(open_outputs(owned));
+    const size_t threads = std::min<size_t>(static_cast<size_t>(std::max(1, jobs)), owned.size());
+    CKPT_RETURN_IF_ERROR(run_parallel(threads, static_cast<int>(threads), [&](size_t t) -> Status {
+      std::vector<char> mine(static_cast<size_t>(parallelism), 0);
+      for (size_t x = t; x < owned.size(); x += threads) mine[static_cast<size_t>(owned[x])] = 1;
+      for (const Input& in : inputs) {
+        Status s = route(in, mine, pairs);
+        if (!s.ok()) return std::move(s).error().with_context(fmt::format("subtask {}", in.st->index));
+      }
+      return Status::OK();
+    }));
+    return finish_outputs();
   }
 
   Status finish_outputs() {
     for (auto& out : outputs) {
+      if (!out) continue;
       CKPT_RETURN_IF_ERROR(out->writer->finish());
       out->written.offsets = out->writer->offsets();
       out->written.size = out->writer->size();
@@ -334,13 +353,25 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   // (RegroupOutput) and the streams, one open file per output subtask, are not too many.
   constexpr int32_t kMostStreams = 256;
   const ConvertTarget layout = output.to ? *output.to : impl->layout;
-  const bool direct = keyed && !output.dir.empty() && layout != ConvertTarget::kRocksDb &&
-                      in.max_parallelism > 0 && max_parallelism % in.max_parallelism == 0 &&
-                      parallelism <= kMostStreams;
+  const bool multiple = in.max_parallelism > 0 && max_parallelism % in.max_parallelism == 0;
+  const bool direct = keyed && !output.dir.empty() && multiple && parallelism <= kMostStreams &&
+                      layout != ConvertTarget::kRocksDb;
   if (direct) {
+    // Written by write(), once the rewrite knows which output subtasks it writes.
+    impl->direct = true;
     impl->written_layout = layout;
-    CKPT_RETURN_IF_ERROR(impl->open_outputs(output.dir, output.op_hex.empty() ? operator_id_hex(in.id) : output.op_hex));
-  } else {
+    impl->out_dir = output.dir;
+    impl->op_hex = output.op_hex.empty() ? operator_id_hex(in.id) : output.op_hex;
+    impl->op = &in;
+    impl->streams = &streams;
+    impl->check_blocks = check_blocks;
+    impl->inputs = std::move(inputs);
+    impl->any.assign(impl->any.size(), true);
+    auto r = std::unique_ptr<Regrouper>(new Regrouper(std::move(impl)));
+    r->pairs_ = r->impl_->timers_moved;
+    return r;
+  }
+  {
     // Buckets per output subtask from the input's stored size (tripled: SSTs are compressed),
     // at most 512 spill files in all.
     uint64_t stored = 0;
@@ -359,18 +390,30 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   }
   std::atomic<uint64_t> pairs{0};
   CKPT_RETURN_IF_ERROR(run_parallel(inputs.size(), jobs, [&](size_t i) -> Status {
-    Status s = direct ? impl->route(in, inputs[i], streams, check_blocks, &pairs)
-                      : impl->spill(in, inputs[i], streams, check_blocks, &pairs);
+    Status s = impl->spill(in, inputs[i], streams, check_blocks, &pairs);
     if (s.ok()) return s;
     return std::move(s).error().with_context(fmt::format("subtask {}", inputs[i].st->index));
   }));
-  if (direct) CKPT_RETURN_IF_ERROR(impl->finish_outputs());
   // Every output subtask of an operator with keyed state gets a handle, as Flink's heap
   // backend writes one per subtask.
   if (keyed) impl->any.assign(impl->any.size(), true);
   auto r = std::unique_ptr<Regrouper>(new Regrouper(std::move(impl)));
   r->pairs_ = pairs + r->impl_->timers_moved;
   return r;
+}
+
+bool Regrouper::writes_directly() const { return impl_->direct; }
+
+Status Regrouper::write(const std::vector<int32_t>& subtasks, int jobs) {
+  if (!impl_->direct || !impl_->outputs.empty())
+    return Error(ErrorCode::kInvalidArgument, "the regrouping writes no output of its own, or has written it");
+  for (int32_t i : subtasks)
+    if (i < 0 || i >= impl_->parallelism)
+      return Error(ErrorCode::kInvalidArgument, fmt::format("no output subtask {}", i));
+  std::atomic<uint64_t> pairs{0};
+  CKPT_RETURN_IF_ERROR(impl_->write(subtasks, jobs, &pairs));
+  pairs_ += pairs;
+  return Status::OK();
 }
 
 std::optional<RawKeyedStream> Regrouper::raw_keyed(int32_t index) const {
@@ -406,8 +449,10 @@ std::optional<KeyedSource> Regrouper::source(int32_t index) {
   s.meta = impl_->meta;
   s.range = key_group_range_of_subtask(impl_->max_parallelism, impl_->parallelism, index);
   s.layout = impl_->layout;
-  if (!impl_->outputs.empty()) {
+  if (impl_->direct) {
     s.layout = impl_->written_layout;
+    if (static_cast<size_t>(index) >= impl_->outputs.size() || !impl_->outputs[static_cast<size_t>(index)])
+      return std::nullopt;  // not written (Regroup::subtasks() gave the subtasks to write)
     s.written = impl_->outputs[static_cast<size_t>(index)]->written;
     return s;
   }

@@ -28,6 +28,12 @@ class EditChain : public KeyedEdit {
 
 }  // namespace
 
+Status SnapshotEdits::subtasks(const std::vector<std::pair<const OperatorState*, const SubtaskState*>>& written,
+                               int jobs) const {
+  for (SnapshotEdit* e : edits_) CKPT_RETURN_IF_ERROR(e->subtasks(written, jobs));
+  return Status::OK();
+}
+
 Status SnapshotEdits::prepare(const Metadata& in, const StreamOpener& streams, const std::string& out_dir) const {
   for (SnapshotEdit* e : edits_) e->output_directory(out_dir);
   for (SnapshotEdit* e : edits_) CKPT_RETURN_IF_ERROR(e->prepare(in, streams));

@@ -398,8 +398,7 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
     job.out_dir = temp->path();
   }
 
-  // Parts write only their own subtasks: an edit writing a whole operator's is kept out of them.
-  CKPT_RETURN_IF_ERROR(edits.prepare(metadata, job.streams, part || options.finish ? std::string() : job.out_dir));
+  CKPT_RETURN_IF_ERROR(edits.prepare(metadata, job.streams, options.finish ? std::string() : job.out_dir));
   Metadata out = metadata;
   CKPT_RETURN_IF_ERROR(edits.operators(out));
   std::string fingerprint;
@@ -444,6 +443,10 @@ Result<ConvertSummary> rewrite_snapshot(const std::string& snapshot, const Rewri
                                                       fmt::format("{}-coordinator", operator_id_hex(op.id)), counters));
   }
 
+  {
+    std::vector<std::pair<const OperatorState*, const SubtaskState*>> written(tasks.begin(), tasks.end());
+    CKPT_RETURN_IF_ERROR(edits.subtasks(written, options.jobs));
+  }
   CKPT_RETURN_IF_ERROR(run_parallel(tasks.size(), options.jobs, [&](size_t i) -> Status {
     auto [op, st] = tasks[i];
     Status s = rewrite_subtask(*op, *st, job, counters);

@@ -92,7 +92,8 @@ class SnapshotEdit {
   // edit reads and checks its arguments against). An error writes nothing.
   virtual Status prepare(const Metadata& in, const StreamOpener& streams) { return Status::OK(); }
   // Told before prepare(): the rewrite's temporary output directory, where an edit may write
-  // streams of its own (KeyedSource::written); empty in a dry run and in parts.
+  // streams of its own (KeyedSource::written), for the subtasks subtasks() names; empty in a
+  // dry run and at --finish.
   virtual void output_directory(const std::string& dir) {}
 
   // --- The operators: which are written and how (called once, on a copy of the checked input,
@@ -109,6 +110,13 @@ class SnapshotEdit {
   }
   virtual Result<std::optional<RawKeyedStream>> raw_keyed_source(const OperatorState& op, const SubtaskState& st) {
     return std::optional<RawKeyedStream>();
+  }
+
+  // --- Before any subtask is rewritten: every (output operator, subtask) this rewrite writes
+  // (a part's only), with the rewrite's --jobs. What an edit writes itself for them it writes
+  // here (edit's regrouping: KeyedSource::written).
+  virtual Status subtasks(const std::vector<std::pair<const OperatorState*, const SubtaskState*>>& written, int jobs) {
+    return Status::OK();
   }
 
   // --- The entries. Per subtask with keyed state, before any pair: may drop states from `meta`
@@ -144,6 +152,7 @@ class SnapshotEdits {
   Status prepare(const Metadata& in, const StreamOpener& streams, const std::string& out_dir) const;
   Status operators(Metadata& out) const;
   OperatorId output_id(const OperatorId& id) const;
+  Status subtasks(const std::vector<std::pair<const OperatorState*, const SubtaskState*>>& written, int jobs) const;
   Result<std::optional<KeyedSource>> keyed_source(const OperatorState& op, const SubtaskState& st) const;
   Result<std::optional<RawKeyedStream>> raw_keyed_source(const OperatorState& op, const SubtaskState& st) const;
   // Every edit's KeyedEdit, chained; null when none has one.
