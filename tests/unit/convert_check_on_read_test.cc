@@ -153,11 +153,20 @@ TEST_CASE("edit refuses damage in a later subtask's last key group and leaves no
   };
   check_on_read_damages(g.output, last, [&](size_t) {
     {
-      // Regrouped: every subtask read (and checked) once, by the regrouping, before any write:
-      // the keyed streams are counted once, not checked and then read again.
+      // Regrouped to a multiple of 8: each output stream written as the input is read (-j 1:
+      // every input read once, and checked as read), the damage met after subtask 0's key
+      // groups were written into the output directory, which is abandoned.
       Progress progress;
       EditOptions o;
       o.max_parallelism = 64;
+      refused(o, progress);
+      CHECK(progress.bytes_total.load() <= input_bytes);
+    }
+    {
+      // Regrouped to no multiple of 8: every pair spilled first, the damage met in the spilling.
+      Progress progress;
+      EditOptions o;
+      o.max_parallelism = 12;
       refused(o, progress);
       CHECK(progress.bytes_total.load() <= input_bytes);
     }
