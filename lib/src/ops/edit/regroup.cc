@@ -7,7 +7,6 @@
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 

@@ -48,6 +48,16 @@ struct Counters {
     while (n > was && !peak_buffered.compare_exchange_weak(was, n)) {
     }
   }
+  // One subtask's keyed state written in layout `to`, as `stats` counts it.
+  void note_keyed(const KeyedTargetStats& stats, ConvertTarget to, Progress* progress) {
+    entries += stats.entries;
+    if (progress) progress->add_entries(stats.entries);
+    files += stats.files;
+    bytes += stats.bytes;
+    note_buffered(stats.peak_buffered_bytes);
+    subtasks++;
+    (to == ConvertTarget::kCanonical ? canonical : native)++;
+  }
 };
 
 using BytesEdit = std::function<Status(std::string& bytes)>;
@@ -183,13 +193,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
     target.op_hex = operator_id_hex(op.id);
     target.subtask = subtask;
     target.range = source.range;
-    c.entries += w.entries;
-    if (job.options->progress) job.options->progress->add_entries(w.entries);
-    c.files += 1;
-    c.bytes += w.size;
-    c.note_buffered(w.peak_buffered_bytes);
-    c.subtasks++;
-    (target.to == ConvertTarget::kCanonical ? c.canonical : c.native)++;
+    c.note_keyed(KeyedTargetStats{w.entries, 1, w.size, w.peak_buffered_bytes}, target.to, job.options->progress);
     return key_groups_handle(target, w.name, w.offsets, w.size);
   }
   if (job.options->dry_run) {
@@ -216,13 +220,7 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
   target.parallel_families = job.options->jobs < static_cast<int>(std::thread::hardware_concurrency());
   KeyedTargetStats stats;
   CKPT_ASSIGN_OR_RETURN(KeyedHandle out, write_keyed_target(target, std::move(meta), produce, &stats));
-  c.entries += stats.entries;
-  if (job.options->progress) job.options->progress->add_entries(stats.entries);
-  c.files += stats.files;
-  c.bytes += stats.bytes;
-  c.note_buffered(stats.peak_buffered_bytes);
-  c.subtasks++;
-  (target.to == ConvertTarget::kCanonical ? c.canonical : c.native)++;
+  c.note_keyed(stats, target.to, job.options->progress);
   return out;
 }
 
