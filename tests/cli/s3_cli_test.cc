@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "testlib/cli_process.h"
 #include "testlib/cli_run.h"
 #include "testlib/s3_fixtures.h"
 #include "testlib/test_support.h"
@@ -190,6 +191,38 @@ TEST_CASE("s3 commands give up on a failing store with exit 2 naming the URI", "
   test::CliResult bad = test::run_cli({"inspect", "--connections", "0", "s3://flaky/x"});
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--connections") != std::string::npos);
+}
+
+TEST_CASE("s3 over plain http loads no libcurl and through a proxy variable goes by libcurl with the same output",
+          "[cli][s3]") {
+  // Plain http:// is carried by Boost.Beast (s3/plain_http.cc); a proxy variable hands the
+  // request to libcurl, which honours it (no_proxy=* here: none applies). The loader's log
+  // names every library it maps. (The signatures the plain transport sends are checked by moto
+  // in tests/unit/s3_client_test.cc: moto refuses correct ones of a listing under a prefix.)
+  CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  StoreEnvironment env(m->endpoint(), m->credentials());
+  REQUIRE(m->create_bucket("ckpt-http"));
+  const std::string sample = test::sample_savepoint_dir();
+  REQUIRE(m->upload_tree(sample, "ckpt-http", "sp"));
+  const std::string uri = "s3://ckpt-http/sp";
+  const std::string ckpt = "'" + test::build_dir() + "/tools/ckpt'";
+  const test::CliResult local = test::run_cli({"dump", sample});
+  REQUIRE(local.status == 0);
+  REQUIRE(local.out.size() > 100);
+  for (const bool proxied : {false, true}) {
+    INFO((proxied ? "through libcurl" : "plain"));
+    const std::string vars = proxied ? "all_proxy=http://127.0.0.1:1 no_proxy='*' " : "";
+    const test::CliResult traced = test::run_shell(vars + "LD_DEBUG=files " + ckpt + " dump " + uri + " 2>&1 >/dev/null");
+    INFO(traced.out.substr(traced.out.size() - std::min<size_t>(traced.out.size(), 2000)));
+    REQUIRE(traced.status == 0);
+    CHECK(traced.out.find("librocksdb") != std::string::npos);  // the log is there
+    CHECK((traced.out.find("libcurl") != std::string::npos) == proxied);
+    const test::CliResult dumped = test::run_shell(vars + ckpt + " dump " + uri);
+    INFO(dumped.err);
+    REQUIRE(dumped.status == 0);
+    CHECK(dumped.out == local.out);
+  }
 }
 
 TEST_CASE("an s3 prefix given to --remap or --map is a mapping and nothing is fetched", "[cli][s3]") {

@@ -73,7 +73,7 @@ TEST_CASE("the sample savepoint is a native savepoint with a keyed operator and 
 TEST_CASE("a run on local files does not load libcurl", "[cli]") {
   // libcurl and what it pulls in (TLS, Kerberos, LDAP) were most of a short run's start-up: it
   // is loaded on the first object-store request only (s3/curl_library.cc). The loader's own log
-  // names every library it maps; s3_* tests show it is loaded when a store is read.
+  // names every library it maps; tests/cli/s3_cli_test.cc shows when a store's requests load it.
   auto traced = ckpt::test::run_shell("LD_DEBUG=files '" + ckpt::test::build_dir() + "/tools/ckpt' inspect '" +
                                       sample_savepoint_dir() + "' 2>&1 >/dev/null");
   REQUIRE(traced.status == 0);

@@ -5,7 +5,7 @@
 
 #include <mutex>
 
-#include "s3/crypto.h"
+#include <openssl/crypto.h>
 
 namespace ckpt::s3 {
 
@@ -13,6 +13,18 @@ namespace {
 
 // The soname Debian's libcurl4 installs; the headers compiled against are that ABI's.
 constexpr const char* kSoname = "libcurl.so.4";
+
+// OpenSSL (libcurl's TLS, mapped with it) initialised without its exit handler, before
+// curl_global_init would register it: OPENSSL_cleanup at exit would run before the process's
+// store file system (a static) joins its threads ahead, and the per-thread state of those threads
+// would then never be freed. Reached through the loader: libckpt does not link OpenSSL.
+void init_openssl_without_exit_handler() {
+  void* crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!crypto) return;  // a libcurl built on another TLS library
+  if (auto init = reinterpret_cast<decltype(&OPENSSL_init_crypto)>(dlsym(crypto, "OPENSSL_init_crypto")))
+    init(OPENSSL_INIT_NO_ATEXIT, nullptr);
+  dlclose(crypto);  // libcurl keeps it mapped
+}
 
 template <typename F>
 bool bind(void* handle, const char* name, F& slot, std::string& missing) {
@@ -41,7 +53,7 @@ Result<const CurlLibrary*> load() {
   bind(handle, "curl_slist_append", lib.slist_append, missing);
   bind(handle, "curl_slist_free_all", lib.slist_free_all, missing);
   if (!missing.empty()) return Error(ErrorCode::kIOError, fmt::format("{} has no symbol {}", kSoname, missing));
-  s3::init_openssl();
+  init_openssl_without_exit_handler();
   if (lib.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
     return Error(ErrorCode::kIOError, fmt::format("{}: curl_global_init failed", kSoname));
   return &lib;

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
-#include "s3/curl_library.h"
+#include "s3/http_transport.h"
 
 namespace ckpt::s3 {
 
@@ -16,37 +15,11 @@ std::string HttpResponse::header(std::string_view name) const {
   return {};
 }
 
-namespace {
-
-struct Exchange {
-  HttpResponse* response;
-  const HttpRequest* request;
-  bool too_large = false;
-  bool sink_stopped = false;
-  bool headers_reported = false;
-  size_t sent = 0;
-};
-
-size_t on_header(char* data, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  std::string_view line(data, size * n);
-  if (line.rfind("HTTP/", 0) == 0) {
-    x->response->headers.clear();  // a 100 Continue's headers come first
-    return size * n;
-  }
-  size_t colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    for (char& c : name)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
-      value.remove_suffix(1);
-    x->response->headers.emplace_back(std::move(name), std::string(value));
-  }
-  return size * n;
+Result<HttpResponse> http_send(const HttpRequest& request) {
+  return plain_http_can_send(request.url) ? plain_http_send(request) : curl_http_send(request);
 }
+
+namespace {
 
 // The body's room at once, as its Content-Length announces it (at most what is collected): a
 // body grown by doubling holds the old and the new buffer at once, 1.5 times its size.
@@ -60,120 +33,39 @@ void reserve_announced(const HttpResponse& response, std::string* body) {
   }
 }
 
-size_t on_body(char* data, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  std::string_view chunk(data, size * n);
-  long status = x->response->status;
-  if (x->request->sink && status >= 200 && status < 300) {
-    if (!x->headers_reported && x->request->on_headers) x->request->on_headers(x->response->headers);
-    x->headers_reported = true;
-    if (!x->request->sink(chunk)) {
-      x->sink_stopped = true;
-      return 0;
-    }
-    return chunk.size();
-  }
-  std::string* body = &x->response->body;
-  if (x->request->body_into && status >= 200 && status < 300) body = x->request->body_into;
-  if (body->size() + chunk.size() > kMaxCollectedBody) {
-    x->too_large = true;
-    return 0;
-  }
-  if (body->empty()) reserve_announced(*x->response, body);
-  body->append(chunk);
-  return chunk.size();
-}
-
-size_t on_read(char* buffer, size_t size, size_t n, void* user) {
-  auto* x = static_cast<Exchange*>(user);
-  std::string_view body = x->request->body;
-  size_t take = std::min(size * n, body.size() - x->sent);
-  std::memcpy(buffer, body.data() + x->sent, take);
-  x->sent += take;
-  return take;
-}
-
-// One handle per thread: its connection cache keeps the endpoint's connection open.
-struct CurlHandle {
-  Result<const CurlLibrary*> lib = curl_library();
-  CURL* curl = lib.ok() ? (*lib)->easy_init() : nullptr;
-  ~CurlHandle() {
-    if (curl) (*lib)->easy_cleanup(curl);
-  }
-};
-
 }  // namespace
 
-Result<HttpResponse> http_send(const HttpRequest& request) {
-  thread_local CurlHandle handle;
-  if (!handle.lib.ok()) return Error(handle.lib.error()).with_file(request.url);
-  const CurlLibrary& c = **handle.lib;
-  CURL* curl = handle.curl;
-  if (!curl) return Error(ErrorCode::kIOError, "cannot initialise libcurl").with_file(request.url);
-  c.easy_reset(curl);
-  HttpResponse response;
-  Exchange x{&response, &request};
-  if (request.body_into) request.body_into->clear();
+AnswerBody::AnswerBody(const HttpRequest& request, HttpResponse& response) : request_(request), response_(response) {
+  if (request_.body_into) request_.body_into->clear();
+}
 
-  c.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  c.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  c.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  c.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  c.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
-  c.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  c.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, request.stall_timeout_ms / 1000));
-  c.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  c.easy_setopt(curl, CURLOPT_HEADERDATA, &x);
-  c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  c.easy_setopt(curl, CURLOPT_WRITEDATA, &x);
-
-  if (request.method == "HEAD") {
-    c.easy_setopt(curl, CURLOPT_NOBODY, 1L);
-  } else if (request.method == "PUT" || request.method == "POST") {
-    c.easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    c.easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
-    c.easy_setopt(curl, CURLOPT_READDATA, &x);
-    c.easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    if (request.method == "POST") c.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "POST");
-  } else if (request.method != "GET") {
-    c.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+bool AnswerBody::add(std::string_view chunk) {
+  const long status = response_.status;
+  const bool success = status >= 200 && status < 300;
+  if (request_.sink && success) {
+    if (!headers_reported_ && request_.on_headers) request_.on_headers(response_.headers);
+    headers_reported_ = true;
+    if (!request_.sink(chunk)) sink_stopped_ = true;
+    return !sink_stopped_;
   }
+  std::string* body = request_.body_into && success ? request_.body_into : &response_.body;
+  if (body->size() + chunk.size() > kMaxCollectedBody) {
+    too_large_ = true;
+    return false;
+  }
+  if (body->empty()) reserve_announced(response_, body);
+  body->append(chunk);
+  return true;
+}
 
-  curl_slist* headers = nullptr;
-  for (const auto& [k, v] : request.headers) headers = c.slist_append(headers, (k + ": " + v).c_str());
-  // curl would otherwise add "Expect: 100-continue" to uploads (unsigned, and a round trip).
-  headers = c.slist_append(headers, "Expect:");
-  if (request.method == "PUT" || request.method == "POST") headers = c.slist_append(headers, "Transfer-Encoding:");
-  c.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-
-  // The status is known before the first body byte: on_body needs it to route the bytes.
-  c.easy_setopt(
-      curl, CURLOPT_HEADERFUNCTION, +[](char* d, size_t s, size_t n, void* u) -> size_t {
-        auto* ex = static_cast<Exchange*>(u);
-        std::string_view line(d, s * n);
-        if (line.rfind("HTTP/", 0) == 0) {
-          size_t sp = line.find(' ');
-          long status = 0;
-          for (size_t i = sp + 1; sp != std::string_view::npos && i < line.size() && line[i] >= '0' && line[i] <= '9';
-               ++i)
-            status = status * 10 + (line[i] - '0');
-          ex->response->status = status;
-        }
-        return on_header(d, s, n, u);
-      });
-
-  CURLcode rc = c.easy_perform(curl);
-  c.slist_free_all(headers);
-  if (x.sink_stopped)
-    return Error(ErrorCode::kIOError, "download stopped: the local copy could not be written").with_file(request.url);
-  if (x.too_large)
+Result<HttpResponse> AnswerBody::finish(Status transport) {
+  if (sink_stopped_)
+    return Error(ErrorCode::kIOError, "download stopped: the local copy could not be written").with_file(request_.url);
+  if (too_large_)
     return Error(ErrorCode::kIOError, fmt::format("answer larger than {} bytes", kMaxCollectedBody))
-        .with_file(request.url);
-  if (rc != CURLE_OK) return Error(ErrorCode::kIOError, c.easy_strerror(rc)).with_file(request.url);
-  long status = 0;
-  c.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  response.status = status;
-  return response;
+        .with_file(request_.url);
+  if (!transport.ok()) return std::move(transport).error();
+  return std::move(response_);
 }
 
 }  // namespace ckpt::s3
