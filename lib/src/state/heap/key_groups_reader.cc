@@ -2,6 +2,7 @@
 #include "state/heap/key_groups_reader.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -32,8 +33,9 @@ struct Region {
 // Where the bytes of the region loaded last live, reused from region to region: a fresh
 // buffer per region had to be zero-filled (and faulted in) before each read.
 struct RegionBuffers {
-  std::string raw;   // read (inline bytes are used in place)
-  std::string data;  // decompressed
+  std::string raw;      // read (inline bytes are used in place)
+  size_t raw_from = 0;  // where the region begins in `raw` (read with the stream's proxy before it)
+  std::string data;     // decompressed
 };
 
 // The stream's proxy and the byte range of every key group that has one.
@@ -43,7 +45,8 @@ struct KeyGroupsStream {
   KeyedBackendMeta meta;
   std::vector<Region> regions;  // key groups ascending
 
-  Status open(const KeyedHandle& h, const StateStream& s) {
+  // `reads_key_group` says which key groups the caller reads after detect(), if it is known.
+  Status open(const KeyedHandle& h, const StateStream& s, const std::function<bool(int32_t)>& reads_key_group = {}) {
     handle = &h;
     stream = &s;
     if (h.offsets.size() != static_cast<size_t>(std::max(h.range.count, 0)))
@@ -65,14 +68,38 @@ struct KeyGroupsStream {
       r.end = next == starts.end() ? s.size() : *next;
     }
     uint64_t proxy_end = starts.empty() ? s.size() : starts.front();
+    // The region read first (detect() probes it, or the caller reads it first), when it follows
+    // the proxy, is read with it: a store serves both by one request, where the two reads were
+    // two requests in line before the first entry.
+    const Region* first = first_region();
+    const bool read_next = first && (detect_probes() || (reads_key_group && reads_key_group(first->key_group)));
+    const bool with_first = read_next && first->start == proxy_end && !s.is_inline();
     std::string head;
-    CKPT_RETURN_IF_ERROR(s.read(0, proxy_end, &head));
-    ByteReader r(head, s.base());
+    CKPT_RETURN_IF_ERROR(s.read(0, with_first ? first->end : proxy_end, &head));
+    ByteReader r(std::string_view(head).substr(0, proxy_end), s.base());
     auto m = read_keyed_backend_meta(r);
     if (!m.ok()) return s.stamp(std::move(m).error());
     meta = std::move(m).value();
     meta.set_source(s.file(), s.offsets_context());
+    if (with_first) {
+      probed = std::move(head);
+      probed_from = proxy_end;
+      probed_start = first->start;
+      probed_end = first->end;
+    }
     return Status::OK();
+  }
+
+  // Does detect() read the first region to tell heap blocks from canonical ones? Not for a
+  // savepoint's handle, nor where key groups lack offsets (only canonical blocks may be absent).
+  bool detect_probes() const {
+    return handle->type != handle_type::kSavepointKeyGroups && regions.size() == handle->offsets.size();
+  }
+  // The first region with bytes, in key-group order: what detect() probes and a scan reads first.
+  const Region* first_region() const {
+    for (const Region& r : regions)
+      if (r.end > r.start) return &r;
+    return nullptr;
   }
 
   // The bytes of a region as the layout sees them: decompressed if the proxy says so, from
@@ -91,9 +118,11 @@ struct KeyGroupsStream {
     probed_start = probed_end = 0;
     if (was_probed) {
       b->raw = std::move(probed);
-      return std::string_view(b->raw);
+      b->raw_from = probed_from;
+      return std::string_view(b->raw).substr(b->raw_from);
     }
     probed = std::string();
+    b->raw_from = 0;
     return stream->view(region.start, region.end - region.start, &b->raw);
   }
   // The first region detect() probed, kept for the read of it that follows (which a store would
@@ -101,10 +130,12 @@ struct KeyGroupsStream {
   void keep_probed(const Region& region, RegionBuffers* b) const {
     if (stream->is_inline() || probed_end != 0) return;
     probed = std::move(b->raw);
+    probed_from = b->raw_from;
     probed_start = region.start;
     probed_end = region.end;
   }
   mutable std::string probed;
+  mutable size_t probed_from = 0;  // where the region begins in `probed`
   mutable uint64_t probed_start = 0, probed_end = 0;  // an empty region is never probed
   // load() of the bytes `raw` read_raw() gave.
   Status decode(const Region& region, std::string_view raw, uint64_t skip, RegionBuffers* b, std::string_view* out,
@@ -335,10 +366,9 @@ Status read_canonical_region(const KeyGroupsStream& ks, const Region& region, Co
 }
 
 Result<KeyGroupsLayout> detect(const KeyGroupsStream& ks, int32_t max_parallelism) {
-  if (ks.handle->type == handle_type::kSavepointKeyGroups) return KeyGroupsLayout::kCanonical;
+  // A savepoint's blocks are canonical; the heap layout records an offset for every key group.
+  if (!ks.detect_probes()) return KeyGroupsLayout::kCanonical;
   int prefix = key_group_prefix_bytes(max_parallelism);
-  // The heap layout records an offset for every key group of the range.
-  if (ks.regions.size() != ks.handle->offsets.size()) return KeyGroupsLayout::kCanonical;
   size_t probed = 0;
   for (const Region& region : ks.regions) {
     if (region.end == region.start) continue;
@@ -362,7 +392,7 @@ Result<KeyGroupsLayout> detect_key_groups_layout(const KeyedHandle& handle, cons
 Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
                               const StateFilter& filter, const EntrySink& sink, const ProblemSink& problems) {
   KeyGroupsStream ks;
-  CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
+  CKPT_RETURN_IF_ERROR(ks.open(handle, stream, [&](int32_t kg) { return filter.wants_key_group(kg); }));
   CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
   Codecs codecs(ks.meta, max_parallelism, filter.raw_bytes, filter.keys.get());
   std::vector<const Region*> order;
@@ -383,7 +413,7 @@ Status read_key_groups_handle(const KeyedHandle& handle, const StateStream& stre
 Status for_each_key_group_block(const KeyedHandle& handle, const StateStream& stream, int32_t max_parallelism,
                                 const KeyGroupBlockFn& fn, bool check) {
   KeyGroupsStream ks;
-  CKPT_RETURN_IF_ERROR(ks.open(handle, stream));
+  CKPT_RETURN_IF_ERROR(ks.open(handle, stream, [](int32_t) { return true; }));
   CKPT_ASSIGN_OR_RETURN(KeyGroupsLayout layout, detect(ks, max_parallelism));
   std::vector<const Region*> order;
   for (const Region& r : ks.regions) order.push_back(&r);
