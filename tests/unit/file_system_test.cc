@@ -13,6 +13,8 @@
 #include "ckpt/entries.h"
 #include "ckpt/file_system.h"
 #include "ckpt/generate.h"
+#include "ckpt/io.h"
+#include "ckpt/resolve.h"
 #include "testlib/s3_fixtures.h"
 #include "testlib/test_support.h"
 
@@ -195,6 +197,43 @@ TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches
   CHECK(regions.stats.ranged_reads == 4);
   CHECK(regions.stats.ranged_bytes == regions.state_bytes);
   CHECK(regions.stats.requests == regions.stats.ranged_reads + 2);
+}
+
+TEST_CASE("locating a snapshot in a bucket fetches its _metadata while listing it and reads that fetch",
+          "[ops][s3]") {
+  CKPT_REQUIRE_MOTO();
+  auto m = test::unchecked_moto();
+  test::StoreEnvironment env(m->endpoint(), m->credentials());
+  REQUIRE(m->create_bucket("vfs-ahead"));
+  const std::string sample = test::sample_savepoint_dir();
+  REQUIRE(m->upload_tree(sample, "vfs-ahead", "snap"));
+  auto on_disk = read_whole_file(sample + "/_metadata");
+  REQUIRE(on_disk.ok());
+
+  set_store_file_system_options({});  // a new store file system: its counts start at 0
+  auto where = locate_snapshot("s3://vfs-ahead/snap");
+  REQUIRE(where.ok());
+  CHECK(where->metadata_path == "s3://vfs-ahead/snap/_metadata");
+  auto bytes = read_through_file_system(where->metadata_path);
+  REQUIRE(bytes.ok());
+  CHECK(*bytes == *on_disk);
+  // The LIST and the one GET begun beside it, which the read took: no second GET.
+  CHECK(store_file_system_stats().requests == 2);
+
+  // Named by its _metadata object: nothing is read ahead (the object itself is what is read).
+  set_store_file_system_options({});
+  auto named = locate_snapshot("s3://vfs-ahead/snap/_metadata");
+  REQUIRE(named.ok());
+  REQUIRE(read_through_file_system(named->metadata_path).ok());
+  // The LIST that finds no prefix of that name, the HEAD of the object, its GET: none begun ahead.
+  CHECK(store_file_system_stats().requests == 3);
+
+  // A prefix without _metadata says so, as before; the fetch begun for it finds nothing.
+  set_store_file_system_options({});
+  REQUIRE(m->upload_tree(sample, "vfs-ahead", "job/chk-1"));
+  auto job = locate_snapshot("s3://vfs-ahead/job");
+  REQUIRE_FALSE(job.ok());
+  CHECK(job.error().message.find("no _metadata") != std::string::npos);
 }
 
 TEST_CASE("convert_snapshot publishes its output in a bucket through the file system and refuses one there", "[ops][s3]") {

@@ -18,6 +18,7 @@
 #include "ckpt/io.h"
 #include "ckpt/object_store.h"
 #include "format/local_names.h"
+#include "s3/store_files.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -103,6 +104,8 @@ static Result<SnapshotLocation> locate_stored_snapshot(const std::string& given)
   std::string path = given;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   CKPT_ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> files, file_system_for(path));
+  // Whoever locates a snapshot reads its `_metadata` next: fetched while the prefix is listed.
+  if (!path.ends_with("/_metadata")) read_ahead_through_file_system(join_path(path, "_metadata"));
   CKPT_ASSIGN_OR_RETURN(FileInfo info, files->stat(path));
   SnapshotLocation loc;
   if (!info.directory) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -223,15 +224,30 @@ class StoreFileSystem : public FileSystem {
 
   const std::shared_ptr<ObjectStore>& object_store() const { return store_; }
 
-  // The whole object: one GET, checked in full.
+  // The whole object: one GET, checked in full (the one read_ahead() started, if it did).
   Result<std::string> read_whole(const std::string& path, uint64_t max_size) {
     const std::string uri = canonical_object_uri(path);
+    std::shared_future<Result<std::string>> ahead = take_ahead(uri);
     CKPT_ASSIGN_OR_RETURN(FileInfo info, stat_object(uri));
     if (info.size > max_size)
       return Error(ErrorCode::kInvalidArgument,
                    fmt::format("file of {} bytes, more than the {} read whole", info.size, max_size))
           .with_file(path);
+    if (ahead.valid()) {
+      // Checked as any whole read; the listing's size says it is the object as listed.
+      const Result<std::string>& got = ahead.get();
+      if (got.ok() && got->size() == info.size) return got;
+    }
     return store_->read(uri);
+  }
+
+  // Starts the whole read of `uri` that read_whole() is about to make, unless what is known of
+  // it already makes that read the next request anyway (it was listed).
+  void read_ahead(const std::string& path) {
+    const std::string uri = canonical_object_uri(path);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (known_.count(uri) || ahead_.count(uri)) return;
+    ahead_[uri] = std::async(std::launch::async, [store = store_, uri] { return store->read(uri); }).share();
   }
 
   StoreFileSystemStats stats() const {
@@ -289,10 +305,20 @@ class StoreFileSystem : public FileSystem {
     return (levels_[uri] = std::move(level)).files;
   }
 
+  std::shared_future<Result<std::string>> take_ahead(const std::string& uri) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ahead_.find(uri);
+    if (it == ahead_.end()) return {};
+    std::shared_future<Result<std::string>> f = std::move(it->second);
+    ahead_.erase(it);
+    return f;
+  }
+
   // Under mu_: what is known of `uri` and the listings of the directories above it (a new
   // subdirectory shows in its parent's) are out of date.
   void forget(const std::string& uri) {
     known_.erase(uri);
+    ahead_.erase(uri);
     const size_t bucket_end = uri.find('/', uri.find("://") + 3);
     for (size_t slash = uri.rfind('/'); slash != std::string::npos && slash >= bucket_end;
          slash = uri.rfind('/', slash - 1)) {
@@ -351,6 +377,8 @@ class StoreFileSystem : public FileSystem {
   StoreScratch scratch_;
   std::shared_ptr<RemoteFiles> files_;
   std::map<std::string, FileInfo> known_;  // by canonical URI
+  // Whole reads started by read_ahead(), until read_whole() takes them (by canonical URI).
+  std::map<std::string, std::shared_future<Result<std::string>>> ahead_;
   struct Level {
     std::chrono::steady_clock::time_point at;
     std::vector<FileInfo> files;
@@ -472,6 +500,18 @@ Result<std::string> read_through_file_system(const std::string& path, uint64_t m
     CKPT_ASSIGN_OR_RETURN(store, process_store());
   }
   return store->read_whole(path, max_size);
+}
+
+void read_ahead_through_file_system(const std::string& path) {
+  if (!is_object_store_uri(path)) return;
+  std::shared_ptr<StoreFileSystem> store;
+  {
+    std::lock_guard<std::mutex> lock(g_store_mu);
+    Result<std::shared_ptr<StoreFileSystem>> opened = process_store();
+    if (!opened.ok()) return;  // the read that follows says why
+    store = std::move(opened).value();
+  }
+  store->read_ahead(path);
 }
 
 int store_connections() {

@@ -43,6 +43,12 @@ Result<StoreScratch> create_store_scratch();
 // Removes the directory and lets go of its marker.
 void remove_store_scratch(StoreScratch& scratch);
 
+// Starts reading the object `path` whole through the process's store file system, for the
+// read_through_file_system() of it that follows: a snapshot's `_metadata` fetched while its
+// directory is listed, the two requests side by side where they went in line. A hint: nothing
+// for a local path, an object already listed, or a store that cannot be opened.
+void read_ahead_through_file_system(const std::string& path);
+
 // Transfers at once (uploads of an output, downloads of parts): the process's store options'
 // `connections` (--connections).
 int store_connections();
