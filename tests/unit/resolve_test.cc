@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "ckpt/metadata.h"
 #include "ckpt/resolve.h"
+#include "support/huge_pages.h"
 #include "testlib/test_support.h"
 
 using namespace ckpt;
@@ -237,9 +239,10 @@ TEST_CASE("the file table is the same whether files are added in batches and loo
           "[unit][format]") {
   // Proves what inspect's two threads rely on: FileCollector::add of a batch gives each stream the
   // index one add() each gives it, and resolve() of the files so far between batches leaves the
-  // table finish() alone makes, across more files than a block of records holds (32768) and
-  // through the slot table's growth; a RocksDB name refused by a later reference still refuses
-  // its file, and a file found on disk still is.
+  // table finish() alone makes, across more files than a block of records holds (37449: 2 MiB)
+  // and through the slot table's growth; a RocksDB name refused by a later reference still
+  // refuses its file, and a file found on disk still is. Built on pages taken from a PageStock
+  // (as inspect builds it on its file image's pages) that held other bytes, the table is the same.
   test::ScratchDir s;
   test::write_file(s / "present", "1234567");
   const std::string good = "000007.sst", bad = "a/b.sst";
@@ -301,6 +304,29 @@ TEST_CASE("the file table is the same whether files are added in batches and loo
     batched.resolve(resolver, batched.size() / 2);  // some of what is there, as a waiting thread would
   }
   const FileTable stepped = std::move(batched).finish(resolver);
+
+  std::optional<FileTable> recycled;
+  {
+    PageStock stock;
+    const size_t bytes = size_t{16} << 20;
+    void* used = map_huge_pages(bytes);
+    REQUIRE(used != nullptr);
+    std::memset(used, 0xAB, bytes);  // what a file image held: not zeros
+    stock.give(used, bytes);
+    FileCollector on_stock;
+    on_stock.take_pages_from(&stock);
+    std::vector<int64_t> stock_indices;
+    for (size_t i = 0; i < streams.size(); ++i) stock_indices.push_back(on_stock.add(streams[i], sites[i]));
+    CHECK(stock_indices == one_indices);
+    FileResolver stock_resolver(s.path(), {});
+    recycled = std::move(on_stock).finish(stock_resolver);
+    size_t got = 0;
+    void* rest = stock.take(1, bytes, got);
+    REQUIRE(rest != nullptr);
+    CHECK(got <= bytes - 3 * kHugePage);  // the table took pages of the stock (two blocks of records, refs...)
+    unmap_pages(rest, got);
+  }  // the stock is gone: the table's pages are its own
+  CHECK(summary(*recycled) == summary(whole));
 
   CHECK(batched_indices == one_indices);
   CHECK(one_indices.back() == -1);

@@ -19,6 +19,7 @@
 #include "ckpt/object_store.h"
 #include "format/local_names.h"
 #include "s3/store_files.h"
+#include "support/huge_pages.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -568,20 +569,80 @@ std::string_view FileTable::view(const char* s) {
   return {s + sizeof n, n};
 }
 
-const char* FileTable::Arena::store(std::string_view s) {
-  size_t need = sizeof(uint32_t) + s.size();
-  if (need > left) {
-    size_t size = std::max<size_t>(need, size_t{1} << 20);
-    blocks.push_back(std::make_unique_for_overwrite<char[]>(size));
-    at = blocks.back().get();
-    left = size;
+FileTable::Pages::Pages(Pages&& o) noexcept : runs_(std::move(o.runs_)), at_(o.at_), left_(o.left_) {
+  o.runs_.clear();
+  o.at_ = nullptr;
+  o.left_ = 0;
+}
+
+FileTable::Pages& FileTable::Pages::operator=(Pages&& o) noexcept {
+  if (this != &o) {
+    release();
+    runs_ = std::move(o.runs_);
+    at_ = o.at_;
+    left_ = o.left_;
+    o.runs_.clear();
+    o.at_ = nullptr;
+    o.left_ = 0;
   }
-  char* stored = at;
+  return *this;
+}
+
+FileTable::Pages::~Pages() { release(); }
+
+void FileTable::Pages::release() {
+  for (const Run& r : runs_) unmap_pages(r.data, r.size);
+  runs_.clear();
+  at_ = nullptr;
+  left_ = 0;
+}
+
+void* FileTable::Pages::allocate(size_t bytes, size_t align) {
+  size_t pad = (align - reinterpret_cast<uintptr_t>(at_) % align) % align;
+  if (bytes + pad > left_) {
+    constexpr size_t kFirst = size_t{256} << 10;
+    constexpr size_t kMost = size_t{32} << 20;
+    // Each run twice the last (a small table stays small), at most 32 MiB, or one allocation's.
+    size_t size = runs_.empty() ? kFirst : std::min(runs_.back().size * 2, kMost);
+    size = std::max(size, (bytes + 4095) / 4096 * 4096);
+    runs_.reserve(runs_.size() + 1);
+    void* data = nullptr;
+    if (stock_) {
+      // The stock's pages are all resident: a run of them no larger than needed.
+      size_t got = 0;
+      data = stock_->take(bytes, bytes, got);
+      if (data) size = got;
+    }
+    if (!data) data = map_huge_pages(size);
+    if (!data) throw std::bad_alloc();
+    runs_.push_back({data, size});
+    at_ = static_cast<char*>(data);
+    left_ = size;
+    pad = 0;
+  }
+  char* out = at_ + pad;
+  at_ = out + bytes;
+  left_ -= bytes + pad;
+  return out;
+}
+
+void FileTable::take_pages_from(PageStock* stock) {
+  files_.take_pages_from(stock);
+  refs_.take_pages_from(stock);
+  strings_.pages.take_from(stock);
+  found_.pages.take_from(stock);
+}
+
+void FileCollector::take_pages_from(PageStock* stock) {
+  table_.take_pages_from(stock);
+  hashes_.take_pages_from(stock);
+}
+
+const char* FileTable::Arena::store(std::string_view s) {
   auto n = static_cast<uint32_t>(s.size());
+  char* stored = static_cast<char*>(pages.allocate(sizeof n + s.size(), 1));
   std::memcpy(stored, &n, sizeof n);
   if (!s.empty()) std::memcpy(stored + sizeof n, s.data(), s.size());
-  at += need;
-  left -= need;
   return stored;
 }
 
@@ -631,20 +692,38 @@ static bool is_file_type(uint8_t t) {
 // A slot: the file's index + 1 (low half, 0: empty) and its hash's high half.
 static uint64_t slot_of(uint64_t hash, size_t index) { return (hash & ~uint64_t{0xFFFFFFFF}) | (index + 1); }
 
+FileCollector::Slots& FileCollector::Slots::operator=(Slots&& o) noexcept {
+  if (this != &o) {
+    unmap_pages(data, size * sizeof *data);
+    data = o.data;
+    size = o.size;
+    o.data = nullptr;
+    o.size = 0;
+  }
+  return *this;
+}
+
+FileCollector::Slots::~Slots() { unmap_pages(data, size * sizeof *data); }
+
 void FileCollector::reserve_slots(size_t more) {
   const size_t files = table_.files_.size();
-  size_t size = slots_.size();
+  size_t size = slots_.size;
   while (2 * (files + more + 1) > size) size = std::max<size_t>(1024, size * 2);
-  if (size == slots_.size()) return;
-  slots_.assign(size, 0);
+  if (size == slots_.size) return;
+  Slots grown;
+  grown.data = static_cast<uint64_t*>(map_huge_pages(size * sizeof(uint64_t)));  // zeros: all empty
+  if (!grown.data) throw std::bad_alloc();
+  grown.size = size;
+  uint64_t* slots = grown.data;
   const size_t mask = size - 1;
   constexpr size_t kAhead = 16;  // slots loaded ahead of their insertion: the stores miss the cache
   for (size_t i = 0; i < files; ++i) {
-    if (i + kAhead < files) __builtin_prefetch(&slots_[hashes_[i + kAhead] & mask], 1);
+    if (i + kAhead < files) __builtin_prefetch(&slots[hashes_[i + kAhead] & mask], 1);
     size_t at = hashes_[i] & mask;
-    while (slots_[at]) at = (at + 1) & mask;
-    slots_[at] = slot_of(hashes_[i], i);
+    while (slots[at]) at = (at + 1) & mask;
+    slots[at] = slot_of(hashes_[i], i);
   }
+  slots_ = std::move(grown);
 }
 
 int64_t FileCollector::add(const StreamHandle& s, const StreamSite& site) {
@@ -657,12 +736,12 @@ void FileCollector::add(std::span<const Pending> streams, std::vector<int64_t>& 
   indices.assign(streams.size(), -1);
   batch_hashes_.resize(streams.size());
   reserve_slots(streams.size());
-  const size_t mask = slots_.size() - 1;
+  const size_t mask = slots_.size - 1;
   for (size_t k = 0; k < streams.size(); ++k) {
     const StreamHandle& s = *streams[k].stream;
     if (!is_file_type(s.type)) continue;
     batch_hashes_[k] = file_key_hash(s.type, s.path);
-    __builtin_prefetch(&slots_[batch_hashes_[k] & mask]);
+    __builtin_prefetch(&slots_.data[batch_hashes_[k] & mask]);
   }
   for (size_t k = 0; k < streams.size(); ++k)
     if (is_file_type(streams[k].stream->type))
@@ -672,11 +751,12 @@ void FileCollector::add(std::span<const Pending> streams, std::vector<int64_t>& 
 // Records a reference of a file stream; the slots have room for one more file.
 int64_t FileCollector::add_hashed(const StreamHandle& s, const StreamSite& site, uint64_t hash) {
   FileTable::Blocks<FileTable::Record>& files = table_.files_;
-  const size_t mask = slots_.size() - 1;
+  uint64_t* slots = slots_.data;
+  const size_t mask = slots_.size - 1;
   size_t at = hash & mask;
   const bool relative = is_relative_class(s.type);
-  while (slots_[at]) {
-    const uint64_t slot = slots_[at];
+  while (slots[at]) {
+    const uint64_t slot = slots[at];
     if ((slot >> 32) == (hash >> 32)) {
       auto i = static_cast<uint32_t>(slot) - 1;
       if (hashes_[i] == hash && is_relative_class(files[i].handle_type) == relative &&
@@ -686,17 +766,17 @@ int64_t FileCollector::add_hashed(const StreamHandle& s, const StreamSite& site,
     at = (at + 1) & mask;
   }
   FileTable::Record* f;
-  if (!slots_[at]) {
-    slots_[at] = slot_of(hash, files.size());
+  if (!slots[at]) {
+    slots[at] = slot_of(hash, files.size());
     FileTable::Record r;
     r.uri = table_.store(s.path);
     r.handle_type = s.type;
     f = &files.push_back(r);
     hashes_.push_back(hash);
   } else {
-    f = &files[static_cast<uint32_t>(slots_[at]) - 1];
+    f = &files[static_cast<uint32_t>(slots[at]) - 1];
   }
-  const auto index = static_cast<uint32_t>(slots_[at]) - 1;
+  const auto index = static_cast<uint32_t>(slots[at]) - 1;
   int64_t need = s.type == handle_type::kSegmentFile ? s.start + s.size : s.size;
   if (need > f->size) f->size = need;
   const uint32_t name = site.local_name ? table_.name_id(*site.local_name) : 0;
@@ -764,6 +844,7 @@ void FileCollector::resolve(FileResolver& resolver, size_t n) {
 FileTable FileCollector::finish(FileResolver& resolver) && {
   slots_ = {};
   hashes_ = {};
+  table_.take_pages_from(nullptr);  // the stock may end before the table
   resolve(resolver, table_.files_.size());
   // A file every command that places it would refuse to (ckpt-verify(1) bad-file-name): the
   // first reference whose RocksDB name is not a plain file name says why.

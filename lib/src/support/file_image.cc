@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "ckpt/io.h"
+#include "support/huge_pages.h"
 
 namespace ckpt {
 namespace {
-constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kTwoThreadsFrom = size_t{64} << 20;
 }  // namespace
 
@@ -30,14 +30,11 @@ std::optional<FileImage> FileImage::read(const std::string& path, uint64_t max_s
   }
   size_t size = static_cast<size_t>(in->size);
   size_t mapped = size > 0 ? size : 1;
-  void* data = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (data == MAP_FAILED) {
+  void* data = map_huge_pages(mapped);
+  if (!data) {
     ::close(fd);
     return std::nullopt;
   }
-#ifdef MADV_HUGEPAGE
-  ::madvise(data, mapped, MADV_HUGEPAGE);
-#endif
   FileImage image(data, 0, mapped);
   // The bytes [from, to) of the file, or fewer where it ends sooner (it shrank while read):
   // how many, or -1.
@@ -73,24 +70,30 @@ std::optional<FileImage> FileImage::read(const std::string& path, uint64_t max_s
 }
 
 FileImage::FileImage(FileImage&& other) noexcept
-    : data_(other.data_), size_(other.size_), mapped_(other.mapped_), dropped_(other.dropped_) {
+    : data_(other.data_), size_(other.size_), mapped_(other.mapped_), dropped_(other.dropped_), given_(other.given_) {
   other.data_ = nullptr;
-  other.size_ = other.mapped_ = 0;
+  other.size_ = other.mapped_ = other.dropped_ = other.given_ = 0;
 }
 
 FileImage::~FileImage() { release(); }
 
-void FileImage::drop_before(size_t offset) {
+void FileImage::drop_before(size_t offset, PageStock* to) {
   size_t end = std::min(offset, size_) / kHugePage * kHugePage;
   if (!data_ || end <= dropped_) return;
-  ::madvise(static_cast<char*>(data_) + dropped_, end - dropped_, MADV_DONTNEED);
+  char* data = static_cast<char*>(data_);
+  if (to) {
+    to->give(data + given_, end - given_);  // pages cleared before included: the stock's now
+    given_ = end;
+  } else {
+    ::madvise(data + dropped_, end - dropped_, MADV_DONTNEED);
+  }
   dropped_ = end;
 }
 
 void FileImage::release() {
-  if (data_) ::munmap(data_, mapped_);
+  if (data_) unmap_pages(static_cast<char*>(data_) + given_, mapped_ - given_);
   data_ = nullptr;
-  size_ = mapped_ = 0;
+  size_ = mapped_ = dropped_ = given_ = 0;
 }
 
 }  // namespace ckpt

@@ -19,6 +19,7 @@
 #include "ops/engine/input_checks.h"
 #include "ops/inspect/inspect_states.h"
 #include "support/file_image.h"
+#include "support/huge_pages.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
@@ -162,6 +163,7 @@ class Builder {
   // than add_operator() is welcome).
   size_t files_collected() const { return collector_.size(); }
   void resolve_files(size_t n) { collector_.resolve(resolver_, n); }
+  void take_pages_from(PageStock* stock) { collector_.take_pages_from(stock); }
 
   Status finish(const SnapshotLocation& where, const InspectOptions& options) {
     r_.named = !options.names.empty();
@@ -354,6 +356,7 @@ class StreamingBuilder : public OperatorSink {
     builder_.reset();
     report_ = InspectReport{};
     builder_ = std::make_unique<Builder>(report_, where_, options_);
+    builder_->take_pages_from(&stock_);
     canonical_ = false;
     bad_key_groups_ = false;
     worker_status_ = Status::OK();
@@ -384,11 +387,12 @@ class StreamingBuilder : public OperatorSink {
       if (!resolve_some(lock)) cv_.wait(lock);
   }
 
-  // The image being decoded, whose pages go back as the decoder passes them: the file's bytes
-  // and the report would otherwise peak together.
+  // The image being decoded, whose pages go to the report's file table as the decoder passes
+  // them: the file's bytes and the report would otherwise peak together, and the table's fresh
+  // pages be cleared by the kernel.
   void give_back(FileImage* image) { image_ = image; }
   void decoded_through(size_t offset) override {
-    if (image_) image_->drop_before(offset);
+    if (image_) image_->drop_before(offset, &stock_);
   }
 
   Result<InspectReport> finish(const Metadata& head) && {
@@ -478,6 +482,7 @@ class StreamingBuilder : public OperatorSink {
   const SnapshotLocation& where_;
   const InspectOptions& options_;
   FileImage* image_ = nullptr;
+  PageStock stock_;  // the image's pages passed, for the file table (before it: outlives it)
   InspectReport report_;
   std::unique_ptr<Builder> builder_;
   bool canonical_ = false;
