@@ -569,10 +569,12 @@ std::string_view FileTable::view(const char* s) {
   return {s + sizeof n, n};
 }
 
-FileTable::Pages::Pages(Pages&& o) noexcept : runs_(std::move(o.runs_)), at_(o.at_), left_(o.left_) {
+FileTable::Pages::Pages(Pages&& o) noexcept
+    : runs_(std::move(o.runs_)), at_(o.at_), left_(o.left_), stock_(o.stock_) {
   o.runs_.clear();
   o.at_ = nullptr;
   o.left_ = 0;
+  o.stock_ = nullptr;
 }
 
 FileTable::Pages& FileTable::Pages::operator=(Pages&& o) noexcept {
@@ -581,9 +583,11 @@ FileTable::Pages& FileTable::Pages::operator=(Pages&& o) noexcept {
     runs_ = std::move(o.runs_);
     at_ = o.at_;
     left_ = o.left_;
+    stock_ = o.stock_;
     o.runs_.clear();
     o.at_ = nullptr;
     o.left_ = 0;
+    o.stock_ = nullptr;
   }
   return *this;
 }
