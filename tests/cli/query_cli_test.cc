@@ -165,6 +165,39 @@ TEST_CASE("WHERE key = reads only the key group Flink assigns the key", "[ops]")
   CHECK(cli.err.find(damaged) != std::string::npos);
 }
 
+namespace {
+
+// `lookup` (a `key IN (...)` query) finds the rows of `scan` (the same rows by a condition no
+// reader takes), in the same order, reading at most the snapshot once more than the scan
+// (its subquery reads it whole once): one lookup pass, not a key group read per key. The rows.
+CollectedRows check_lookup_in_one_scan(const std::string& sp, const std::string& scan, const std::string& lookup) {
+  INFO(sp);
+  Progress whole;
+  QueryOptions scan_options;
+  scan_options.progress = &whole;
+  CollectedRows expected;
+  REQUIRE(run_query({sp}, scan, scan_options, expected).ok());
+  REQUIRE(expected.rows.size() > 900);
+  Progress point;
+  QueryOptions lookup_options;
+  lookup_options.progress = &point;
+  CollectedRows found;
+  auto r = run_query({sp}, lookup, lookup_options, found);
+  INFO((r.ok() ? "" : r.error().to_string()));
+  REQUIRE(r.ok());
+  REQUIRE(found.rows.size() == expected.rows.size());
+  for (size_t i = 0; i < found.rows.size(); ++i) {
+    CHECK(found.rows[i][0].integer == expected.rows[i][0].integer);
+    CHECK(found.rows[i][1].text == expected.rows[i][1].text);
+    CHECK(found.rows[i][2].text == expected.rows[i][2].text);
+  }
+  WARN(sp << " whole " << whole.bytes_done.load() << " lookups " << point.bytes_done.load());
+  CHECK(point.bytes_done.load() <= 2 * whole.bytes_done.load() + (64 << 10));
+  return expected;
+}
+
+}  // namespace
+
 TEST_CASE("WHERE key IN a subquery looks each key up in its own key group in one scan", "[ops]") {
   // 2,000 keys (RocksDB and heap), about half of them looked up by `key IN (SELECT ...)`:
   // the rows are the keys' entries, and the bytes read are a lookup's, not a scan of every
@@ -173,31 +206,43 @@ TEST_CASE("WHERE key IN a subquery looks each key up in its own key group in one
   for (GenerateBackend backend : {GenerateBackend::kRocksDb, GenerateBackend::kHeap}) {
     const std::string sp = tmp / (backend == GenerateBackend::kHeap ? "heap" : "rocks");
     generate_into(sp, backend, 0, 2000);
+    check_lookup_in_one_scan(sp,
+                             "SELECT key_group, key, value FROM entries WHERE key_group % 2 = 0 AND kind = 'keyed' "
+                             "ORDER BY 2, 3",
+                             "SELECT key_group, key, value FROM entries WHERE key IN (SELECT key FROM entries "
+                             "WHERE key_group % 2 = 0) ORDER BY 2, 3");
+  }
+}
+
+TEST_CASE("WHERE key IN a subquery on a state table looks each key up in its own key group in one scan", "[ops]") {
+  // As on `entries`: the `"<operator>.<state>"` table's key column takes an IN list whole, so
+  // about 1,000 keys cost one lookup pass, not one read of a key group per key.
+  test::ScratchDir tmp;
+  for (GenerateBackend backend : {GenerateBackend::kRocksDb, GenerateBackend::kHeap}) {
+    const std::string sp = tmp / (backend == GenerateBackend::kHeap ? "heap" : "rocks");
+    generate_into(sp, backend, 0, 2000);
     INFO(sp);
-    Progress whole;
-    QueryOptions scan;
-    scan.progress = &whole;
-    CollectedRows expected;
-    REQUIRE(run_query({sp}, "SELECT key_group, key, value FROM entries WHERE key_group % 2 = 0 AND kind = 'keyed' "
-                            "ORDER BY 2, 3", scan, expected).ok());
-    REQUIRE(expected.rows.size() > 900);
-    Progress point;
-    QueryOptions lookup;
-    lookup.progress = &point;
-    CollectedRows found;
-    auto r = run_query({sp}, "SELECT key_group, key, value FROM entries WHERE key IN (SELECT key FROM entries "
-                             "WHERE key_group % 2 = 0) ORDER BY 2, 3", lookup, found);
-    INFO((r.ok() ? "" : r.error().to_string()));
-    REQUIRE(r.ok());
-    REQUIRE(found.rows.size() == expected.rows.size());
-    for (size_t i = 0; i < found.rows.size(); ++i) {
-      CHECK(found.rows[i][0].integer == expected.rows[i][0].integer);
-      CHECK(found.rows[i][1].text == expected.rows[i][1].text);
-      CHECK(found.rows[i][2].text == expected.rows[i][2].text);
-    }
-    // The subquery reads the snapshot whole once; the lookups add at most another reading.
-    WARN(sp << " whole " << whole.bytes_done.load() << " lookups " << point.bytes_done.load());
-    CHECK(point.bytes_done.load() <= 2 * whole.bytes_done.load() + (64 << 10));
+    CollectedRows tables;
+    REQUIRE(run_query({sp}, "SELECT DISTINCT table_name FROM state_columns WHERE state = 'value-state'", {}, tables)
+                .ok());
+    REQUIRE(tables.rows.size() == 1);
+    const std::string table = "\"" + tables.rows[0][0].text + "\"";
+    // A NULL and a key no subtask holds in the list change nothing.
+    const CollectedRows expected = check_lookup_in_one_scan(
+        sp, "SELECT key_group, key, value FROM " + table + " WHERE key_group % 2 = 0 ORDER BY 2, 3",
+        "SELECT key_group, key, value FROM " + table + " WHERE key IN (SELECT key FROM " + table +
+            " WHERE key_group % 2 = 0 UNION ALL SELECT NULL UNION ALL SELECT 'no such key') ORDER BY 2, 3");
+    // A list of two keys finds their two rows; a list of NULLs none.
+    CollectedRows two;
+    REQUIRE(run_query({sp}, "SELECT key FROM " + table + " WHERE key IN ('" + expected.rows[0][1].text + "', '" +
+                                 expected.rows[1][1].text + "', NULL) ORDER BY 1",
+                      {}, two).ok());
+    REQUIRE(two.rows.size() == 2);
+    CHECK(two.rows[0][0].text == expected.rows[0][1].text);
+    CHECK(two.rows[1][0].text == expected.rows[1][1].text);
+    CollectedRows none;
+    REQUIRE(run_query({sp}, "SELECT count(*) FROM " + table + " WHERE key IN (NULL, NULL)", {}, none).ok());
+    CHECK(none.rows.at(0).at(0).integer == 0);
   }
 }
 

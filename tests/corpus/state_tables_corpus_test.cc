@@ -278,7 +278,7 @@ TEST_CASE("Each state table holds the dumped entries of its state on every corpu
   for (const std::string& s : test::sql_corpus_snapshots()) check_state_tables(s, test::sql_plan_of(s));
 }
 
-TEST_CASE("Key equality on a state table finds what a scan finds for Tuple and SQL row keys", "[corpus][ops]") {
+TEST_CASE("Key equality and IN lists on a state table find what a scan finds for Tuple and SQL row keys", "[corpus][ops]") {
   // Equality on every key column is a lookup of the key put together again; `+ 0` and `|| ''`
   // keep SQLite from passing the same condition down, so the second query reads everything.
   CKPT_REQUIRE_SHARED();
@@ -303,30 +303,40 @@ TEST_CASE("Key equality on a state table finds what a scan finds for Tuple and S
       std::string names;
       for (const auto& [name, type] : columns) names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
       StateTableRows first;
-      REQUIRE(run_query({snapshot}, "SELECT " + names + " FROM \"" + table + "\" LIMIT 1", q, first).ok());
+      REQUIRE(run_query({snapshot}, "SELECT " + names + " FROM \"" + table + "\" LIMIT 3", q, first).ok());
       if (first.rows.empty()) continue;
-      std::string pushed, scanned;
+      auto literal = [](const QueryCell& v) {
+        return v.type == QueryCell::Type::kInteger ? std::to_string(v.integer) : "'" + v.text + "'";
+      };
+      // Equality on the first row's key, then each column IN the first rows' values (the
+      // lookup of every combination of them).
+      std::string pushed, scanned, pushed_in, scanned_in;
       for (size_t i = 0; i < columns.size(); ++i) {
         const QueryCell& v = first.rows[0][i];
         REQUIRE((v.type == QueryCell::Type::kInteger || v.type == QueryCell::Type::kText));
-        const std::string literal =
-            v.type == QueryCell::Type::kInteger ? std::to_string(v.integer) : "'" + v.text + "'";
         const std::string column = "\"" + columns[i].first + "\"";
-        pushed += (i ? " AND " : "") + column + " = " + literal;
-        scanned += (i ? " AND " : "") + (v.type == QueryCell::Type::kInteger ? column + " + 0" : column + " || ''") +
-                   " = " + literal;
+        const std::string unpushed = v.type == QueryCell::Type::kInteger ? column + " + 0" : column + " || ''";
+        pushed += (i ? " AND " : "") + column + " = " + literal(v);
+        scanned += (i ? " AND " : "") + unpushed + " = " + literal(v);
+        std::string list;
+        for (const auto& row : first.rows) list += (list.empty() ? "" : ", ") + literal(row[i]);
+        pushed_in += (i ? " AND " : "") + column + " IN (" + list + ")";
+        scanned_in += (i ? " AND " : "") + unpushed + " IN (" + list + ")";
       }
-      StateTableRows by_lookup, by_scan;
-      REQUIRE(run_query({snapshot}, "SELECT * FROM \"" + table + "\" WHERE " + pushed, q, by_lookup).ok());
-      REQUIRE(run_query({snapshot}, "SELECT * FROM \"" + table + "\" WHERE " + scanned, q, by_scan).ok());
-      CHECK(!by_lookup.rows.empty());
-      CHECK(by_lookup.rows.size() == by_scan.rows.size());
-      for (size_t i = 0; i < std::min(by_lookup.rows.size(), by_scan.rows.size()); ++i)
-        for (size_t c = 0; c < by_scan.rows[i].size(); ++c) {
-          CHECK(by_lookup.rows[i][c].type == by_scan.rows[i][c].type);
-          CHECK(by_lookup.rows[i][c].integer == by_scan.rows[i][c].integer);
-          CHECK(by_lookup.rows[i][c].text == by_scan.rows[i][c].text);
-        }
+      for (const auto& [lookup, scan] : {std::pair{pushed, scanned}, std::pair{pushed_in, scanned_in}}) {
+        INFO(lookup);
+        StateTableRows by_lookup, by_scan;
+        REQUIRE(run_query({snapshot}, "SELECT * FROM \"" + table + "\" WHERE " + lookup, q, by_lookup).ok());
+        REQUIRE(run_query({snapshot}, "SELECT * FROM \"" + table + "\" WHERE " + scan, q, by_scan).ok());
+        CHECK(by_lookup.rows.size() >= (lookup == pushed ? 1 : first.rows.size()));
+        CHECK(by_lookup.rows.size() == by_scan.rows.size());
+        for (size_t i = 0; i < std::min(by_lookup.rows.size(), by_scan.rows.size()); ++i)
+          for (size_t c = 0; c < by_scan.rows[i].size(); ++c) {
+            CHECK(by_lookup.rows[i][c].type == by_scan.rows[i][c].type);
+            CHECK(by_lookup.rows[i][c].integer == by_scan.rows[i][c].integer);
+            CHECK(by_lookup.rows[i][c].text == by_scan.rows[i][c].text);
+          }
+      }
       ++looked_up;
     }
   }

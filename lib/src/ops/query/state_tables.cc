@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -252,6 +253,12 @@ int state_disconnect(sqlite3_vtab* t) {
 
 // Bits of idxNum, in the order xFilter receives their values.
 enum StatePushedBit { kSnapshotBit = 1, kSubtaskBit = 2, kKeyGroupBit = 4, kKeyBit = 8 };
+// idxNum's bit kKeyListShift + k: key column k's constraint is `IN (...)`, its values all handed
+// to one xFilter (sqlite3_vtab_in) and looked up in one scan, rather than one scan per value.
+constexpr int kKeyListShift = 8;
+constexpr size_t kKeyListColumns = 16;
+// A lookup of more keys than this (the product of the key columns' lists) reads everything.
+constexpr size_t kMaxLookupKeys = size_t{1} << 20;
 
 // As `entries`: constraints narrow what is read, SQLite still checks every row (omit stays 0).
 int state_best_index(sqlite3_vtab* base, sqlite3_index_info* info) {
@@ -280,7 +287,10 @@ int state_best_index(sqlite3_vtab* base, sqlite3_index_info* info) {
   for (size_t column : def.key_columns)
     if (int i = equality_on(column); i >= 0) key.push_back(i);
   if (!key.empty() && key.size() == def.key_columns.size()) {
-    for (int i : key) info->aConstraintUsage[i].argvIndex = ++argv;
+    for (size_t k = 0; k < key.size(); ++k) {
+      info->aConstraintUsage[key[k]].argvIndex = ++argv;
+      if (k < kKeyListColumns && sqlite3_vtab_in(info, key[k], 1)) mask |= 1 << (kKeyListShift + k);
+    }
     mask |= kKeyBit;
     rows /= 1e6;
   }
@@ -387,6 +397,68 @@ std::optional<Value> field_lookup_key(const StateTableDef& def, sqlite3_value** 
   return key;
 }
 
+struct ValueFree {
+  void operator()(sqlite3_value* v) const { sqlite3_value_free(v); }
+};
+using OwnedValue = std::unique_ptr<sqlite3_value, ValueFree>;
+using KeyColumnValues = std::vector<std::vector<OwnedValue>>;
+
+// Each key column's values, from its `=` or all of its `IN (...)` list (NULLs dropped: they equal
+// nothing), copied (a list's value lives until the next one is asked for); nullopt where a list
+// cannot be read to its end or copied (narrowing on part of it would lose rows).
+std::optional<KeyColumnValues> key_column_values(const StateTableDef& def, int mask, sqlite3_value** argv) {
+  KeyColumnValues out(def.key_columns.size());
+  auto take = [](std::vector<OwnedValue>& to, sqlite3_value* v) {
+    if (sqlite3_value_type(v) == SQLITE_NULL) return true;
+    to.emplace_back(sqlite3_value_dup(v));
+    return to.back() != nullptr;
+  };
+  for (size_t k = 0; k < def.key_columns.size(); ++k) {
+    if (!(mask & (1 << (kKeyListShift + k)))) {
+      if (!take(out[k], argv[k])) return std::nullopt;
+      continue;
+    }
+    sqlite3_value* v = nullptr;
+    int rc = sqlite3_vtab_in_first(argv[k], &v);
+    for (; rc == SQLITE_OK && v; rc = sqlite3_vtab_in_next(argv[k], &v))
+      if (!take(out[k], v)) return std::nullopt;
+    if (rc != SQLITE_OK && rc != SQLITE_DONE) return std::nullopt;
+  }
+  return out;
+}
+
+// The keys a lookup takes for every combination of the key columns' values; nullopt where one
+// cannot be made (a value not of its column's type) or there are too many: read everything.
+std::optional<std::vector<Value>> lookup_keys(const StateTableDef& def, const KeyColumnValues& given) {
+  size_t combinations = 1;
+  for (const auto& values : given) {
+    if (values.size() > kMaxLookupKeys / combinations) return std::nullopt;
+    combinations *= values.size();
+  }
+  std::vector<Value> keys;
+  if (def.key_shape == StateTableDef::KeyShape::kWhole) {
+    for (const OwnedValue& v : given[0]) {
+      std::optional<std::vector<Value>> spellings = whole_lookup_keys(v.get());
+      if (!spellings) return std::nullopt;
+      for (Value& key : *spellings) keys.push_back(std::move(key));
+    }
+    return keys;
+  }
+  std::vector<size_t> at(given.size(), 0);  // the combination's value of each column
+  std::vector<sqlite3_value*> fields(given.size());
+  for (size_t n = 0; n < combinations; ++n) {
+    for (size_t k = 0; k < given.size(); ++k) fields[k] = given[k][at[k]].get();
+    std::optional<Value> key = field_lookup_key(def, fields.data());
+    if (!key) return std::nullopt;
+    keys.push_back(std::move(*key));
+    for (size_t k = given.size(); k-- > 0;) {
+      if (++at[k] < given[k].size()) break;
+      at[k] = 0;
+    }
+  }
+  return keys;
+}
+
 int state_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_value** argv) {
   StateCursor* c = state_cursor(base);
   QueryContext& ctx = *c->table->ctx;
@@ -412,14 +484,13 @@ int state_filter(sqlite3_vtab_cursor* base, int mask, const char*, int, sqlite3_
     }
   }
   if (mask & kKeyBit) {
-    const StateTableDef& def = c->table->def;
-    sqlite3_value** key = argv + a;  // one value per key column, in the key's order
-    for (size_t k = 0; k < def.key_columns.size(); ++k)
-      if (sqlite3_value_type(key[k]) == SQLITE_NULL) return SQLITE_OK;
-    if (def.key_shape == StateTableDef::KeyShape::kWhole) {
-      if (std::optional<std::vector<Value>> keys = whole_lookup_keys(key[0])) o.keys = std::move(*keys);
-    } else if (std::optional<Value> one = field_lookup_key(def, key)) {
-      o.keys = {*one};
+    std::optional<KeyColumnValues> given = key_column_values(c->table->def, mask, argv + a);
+    if (!given) {
+      // Narrows nothing: SQLite compares every row.
+    } else if (std::any_of(given->begin(), given->end(), [](const auto& v) { return v.empty(); })) {
+      return SQLITE_OK;  // a column equal to nothing (NULL, or a list of NULLs): no row
+    } else if (std::optional<std::vector<Value>> keys = lookup_keys(c->table->def, *given)) {
+      o.keys = std::move(*keys);
     }
   }
   std::vector<EntryScans::Scan> scans;
