@@ -42,7 +42,7 @@ Produced produce(KeyGroupSpill& spill, int32_t subtask, size_t states) {
 
 TEST_CASE("spilled pairs come back by key group in the order added or sorted - in one run or merged from many", "[ops]") {
   const std::vector<KeyGroupRange> ranges = {{0, 8}, {8, 8}};
-  // 64 MiB: mapped and sorted whole; 256: sorted runs merged; 2400: the file (2300 bytes) fits
+  // 64 MiB: read and sorted whole; 256: sorted runs merged; 2400: the file (2300 bytes) fits
   // a run but its records' slots do not, so it is read back in runs after all.
   for (size_t run_bytes : {size_t{64} << 20, size_t{256}, size_t{2400}}) {
     for (bool sorted : {false, true}) {

@@ -2,7 +2,6 @@
 #include "support/spill_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,31 +34,6 @@ Result<std::unique_ptr<SpillFile>> SpillFile::create(size_t buffer_bytes) {
 }
 
 SpillFile::~SpillFile() { ::close(fd_); }
-
-SpillFile::Mapping& SpillFile::Mapping::operator=(Mapping&& o) noexcept {
-  if (this != &o) {
-    if (data_) ::munmap(data_, size_);
-    data_ = o.data_;
-    size_ = o.size_;
-    o.data_ = nullptr;
-    o.size_ = 0;
-  }
-  return *this;
-}
-
-SpillFile::Mapping::~Mapping() {
-  if (data_) ::munmap(data_, size_);
-}
-
-Result<SpillFile::Mapping> SpillFile::map() {
-  if (broken_) return spill_error(dir_, "cannot read", EIO);
-  CKPT_RETURN_IF_ERROR(flush());
-  if (end_ == 0) return Mapping();
-  // Populated at once: one call instead of a page fault per page read.
-  void* at = ::mmap(nullptr, static_cast<size_t>(end_), PROT_READ, MAP_SHARED | MAP_POPULATE, fd_, 0);
-  if (at == MAP_FAILED) return spill_error(dir_, "cannot map", errno);
-  return Mapping(at, static_cast<size_t>(end_));
-}
 
 Status SpillFile::write_at(uint64_t at, std::string_view bytes) {
   size_t done = 0;

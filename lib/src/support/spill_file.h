@@ -22,22 +22,6 @@ namespace ckpt {
 
 class SpillFile {
  public:
-  // The file's bytes mapped read-only (SpillFile::map), unmapped when it goes.
-  class Mapping {
-   public:
-    Mapping() = default;
-    Mapping(Mapping&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
-    Mapping& operator=(Mapping&& o) noexcept;
-    ~Mapping();
-    std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
-
-   private:
-    friend class SpillFile;
-    Mapping(void* data, size_t size) : data_(data), size_(size) {}
-    void* data_ = nullptr;
-    size_t size_ = 0;
-  };
-
   // A new empty file in $TMPDIR (or /tmp), already unlinked.
   static Result<std::unique_ptr<SpillFile>> create(size_t buffer_bytes = 0);
   ~SpillFile();
@@ -50,12 +34,9 @@ class SpillFile {
   Status read(size_t n, char* out);
 
   uint64_t written() const { return end_; }
+  // The next read starts again from the first byte.
+  void rewind() { read_ = 0; }
 
-  // Everything appended, mapped (what is buffered written first), the reads left where they
-  // are: a reader of the whole file takes its bytes where they lie instead of copying them out
-  // (on tmpfs the pages themselves, no copy at all). An error where the system maps nothing
-  // (the caller reads instead).
-  Result<Mapping> map();
 
  private:
   SpillFile(int fd, std::string dir, size_t buffer_bytes)
