@@ -3,9 +3,12 @@
 // CollectionSerializer, MapSerializer and DefaultSerializers.TreeMapSerializer.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "support/byte_reader.h"
+#include "support/byte_writer.h"
 #include "testlib/decoder_checks.h"
 #include "types/serializer_snapshot.h"
 #include "types/value_decoder.h"
@@ -129,4 +132,78 @@ TEST_CASE("Kryo 2 JDK collections stop at the offset of truncated or hostile byt
   e = kryo_error(deep + kNull);
   CHECK(e.code == ErrorCode::kNotSupported);
   CHECK(e.message.find("deeper than 64") != std::string::npos);
+}
+
+TEST_CASE("a job's own default Kryo serializer for a JDK collection or a supertype of it stops the read at the value",
+          "[unit][state][corrupt]") {
+  // KryoSerializerSnapshot v2 of java.lang.Object: no registrations; a default serializer for
+  // java.util.AbstractList (ExecutionConfig.addDefaultKryoSerializer), a default serializer class
+  // for a class of the job. Kryo takes the job's serializer for an ArrayList (an AbstractList),
+  // not its CollectionSerializer: those bytes are not read as a list's.
+  auto optional_map = [](ByteWriter& w, const std::vector<std::string>& names) {
+    w.u64(0x4F2C69A3D70);  // LinkedOptionalMapSerializer's header
+    w.i32(static_cast<int32_t>(names.size()));
+    for (const std::string& name : names) {
+      w.utf(name);
+      w.boolean(true);  // the key frame: the class name
+      ByteWriter key;
+      key.utf(name);
+      w.i32(static_cast<int32_t>(key.size()));
+      w.bytes(key.buffer());
+      w.boolean(true);  // the value frame: a serializer (opaque here)
+      w.i32(3);
+      w.bytes(std::string("\xac\xed\x00", 3));
+    }
+  };
+  auto snapshot_of = [&](const std::vector<std::string>& defaults, const std::vector<std::string>& classes) {
+    ByteWriter w;
+    w.utf("org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializerSnapshot");
+    w.i32(2);
+    w.utf("java.lang.Object");
+    optional_map(w, {});
+    optional_map(w, defaults);
+    optional_map(w, classes);
+    ByteReader r(w.buffer());
+    auto s = read_serializer_snapshot(r, SnapshotFraming::kVersioned);
+    REQUIRE(s.ok());
+    CHECK(r.at_end());
+    return *s;
+  };
+  auto read_value = [](const SerializerSnapshot& s, const std::string& bytes, json& out) {
+    auto d = make_decoder(s);
+    REQUIRE(d.ok());
+    ByteReader r(bytes, 0x200);
+    (*d)->read(r, out);
+    return r.ok() ? std::optional<Error>() : r.error();
+  };
+  const std::string list = named_new(0, "java.util.ArrayList") + "\x01" + kryo_int(1);
+  const std::string map = named_new(0, "java.util.HashMap") + "\x01" + kryo_str('k') + list.substr(0, 1) +
+                          varint(1) + ascii("java.util.ArrayList") + "\x01\x01" + kryo_int(1);
+
+  const SerializerSnapshot overridden = snapshot_of({"java.util.AbstractList"}, {"com.example.Event"});
+  CHECK(overridden.kryo_default_serializers == std::vector<std::string>{"java.util.AbstractList", "com.example.Event"});
+  json out;
+  std::optional<Error> e = read_value(overridden, list, out);
+  REQUIRE(e);
+  CHECK(e->code == ErrorCode::kNotSupported);
+  CHECK(e->offset == 0x200);
+  CHECK(e->message.find("java.util.AbstractList") != std::string::npos);
+  CHECK(e->message.find("java.util.ArrayList") != std::string::npos);
+  // A map is no AbstractList: it reads, up to the list it holds (refused where that starts).
+  e = read_value(overridden, map, out);
+  REQUIRE(e);
+  CHECK(e->code == ErrorCode::kNotSupported);
+  CHECK(e->offset == 0x200 + named_new(0, "java.util.HashMap").size() + 1 + kryo_str('k').size());
+  // java.lang.Object covers every class Kryo would reach by name; the map's own interface the map.
+  CHECK(read_value(snapshot_of({}, {"java.lang.Object"}), list, out));
+  CHECK(read_value(snapshot_of({"java.util.Map"}, {}), map, out));
+  CHECK(read_value(snapshot_of({"java.util.SortedMap"}, {}), named_new(0, "java.util.TreeMap") +
+                                                                 std::string("\x00\x00", 2), out));
+  // Defaults for the job's classes only, or for a supertype of other collections, leave Kryo's own.
+  for (const SerializerSnapshot& s :
+       {snapshot_of({"com.example.Event"}, {"org.joda.time.DateTime"}), snapshot_of({"java.util.Set"}, {"java.util.Map"})}) {
+    INFO(s.kryo_default_serializers.size());
+    REQUIRE_FALSE(read_value(s, list, out));
+    CHECK(out == json::array({1}));
+  }
 }

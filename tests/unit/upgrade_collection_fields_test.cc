@@ -356,7 +356,7 @@ TEST_CASE("Kryo 2 collections report the Java types of their elements", "[unit][
   ByteReader r(list);
   nlohmann::json v;
   KryoType t;
-  REQUIRE(read_kryo_typed(r, "java.util.List", v, t).ok());
+  REQUIRE(read_kryo_typed(r, "java.util.List", {}, v, t).ok());
   CHECK(r.at_end());
   CHECK(v == nlohmann::json::parse("[1,-2]"));
   CHECK(kryo_type_name(t) == "List<Integer>");
@@ -375,7 +375,7 @@ TEST_CASE("Kryo 2 collections report the Java types of their elements", "[unit][
   const size_t size_at = tree.find("java.util.TreeMa") + 16 + 1 + 1;  // name, reference marker
   tree.insert(size_at, 1, '\0');
   ByteReader m(tree);
-  REQUIRE(read_kryo_typed(m, "java.util.Map", v, t).ok());
+  REQUIRE(read_kryo_typed(m, "java.util.Map", {}, v, t).ok());
   CHECK(m.at_end());
   CHECK(v == nlohmann::json::parse(R"([["a",[]],["b",[5]]])"));
   CHECK(kryo_type_name(t) == "Map<String, List<Long>>");
@@ -383,7 +383,7 @@ TEST_CASE("Kryo 2 collections report the Java types of their elements", "[unit][
   // Integer and Long elements do not unify; a null is kept as seen.
   std::string mixed = CfKryo().collection("java.util.HashSet", 3).integer(1).long_(1).null().bytes();
   ByteReader x(mixed);
-  REQUIRE(read_kryo_typed(x, "java.util.Set", v, t).ok());
+  REQUIRE(read_kryo_typed(x, "java.util.Set", {}, v, t).ok());
   REQUIRE(t.kind == KryoType::Kind::kSet);
   CHECK(t.args[0].kind == KryoType::Kind::kMixed);
   CHECK(t.args[0].null_seen);
@@ -392,14 +392,14 @@ TEST_CASE("Kryo 2 collections report the Java types of their elements", "[unit][
   // ["a", "a"], one String twice: the back-reference (marker 3, object 1) has its object's type.
   std::string twice = CfKryo().collection("java.util.ArrayList", 2).string("a").bytes() + "\x03\x03";
   ByteReader b(twice);
-  REQUIRE(read_kryo_typed(b, "java.util.List", v, t).ok());
+  REQUIRE(read_kryo_typed(b, "java.util.List", {}, v, t).ok());
   CHECK(b.at_end());
   CHECK(v == nlohmann::json::parse(R"(["a","a"])"));
   CHECK(kryo_type_name(t) == "List<String>");
 
   // A declared type make_kryo() has no reader for.
   ByteReader y(list);
-  CHECK(read_kryo_typed(y, "com.example.Event", v, t).error().code == ErrorCode::kNotSupported);
+  CHECK(read_kryo_typed(y, "com.example.Event", {}, v, t).error().code == ErrorCode::kNotSupported);
 }
 
 TEST_CASE("Flink 2.x collection serializer snapshots are written as Flink writes them", "[unit][ops]") {

@@ -55,8 +55,10 @@ KryoType kryo_unify(const KryoType& a, const KryoType& b);
 std::string kryo_type_name(const KryoType& t);
 
 // Reads one value of a KryoSerializer of `declared` exactly as make_kryo()'s decoder reads it
-// (the same JSON, the same errors at the same offsets) and sets `type` to its type.
+// (the same JSON, the same errors at the same offsets) and sets `type` to its type; `defaults`
+// as SerializerSnapshot::kryo_default_serializers.
 // kNotSupported if make_kryo() gives `declared` no decoder.
-Status read_kryo_typed(ByteReader& r, std::string_view declared, nlohmann::json& out, KryoType& type);
+Status read_kryo_typed(ByteReader& r, std::string_view declared, const std::vector<std::string>& defaults,
+                       nlohmann::json& out, KryoType& type);
 
 }  // namespace ckpt

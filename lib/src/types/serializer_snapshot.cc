@@ -292,9 +292,15 @@ void SnapshotParser::pojo(SerializerSnapshot& s, int depth) {
 void SnapshotParser::kryo(SerializerSnapshot& s) {
   s.form = SnapshotForm::kKryo;
   s.type_class = r_.utf();
-  // Registrations, default serializers, default serializer classes: framed, not modelled.
+  // Registrations (framed, not modelled: a registered class is written by an id, which a
+  // reader refuses), then default serializers and default serializer classes, keyed by the
+  // class they serialize: its values' bytes are then that serializer's, not Kryo's own.
   auto ignore = [](const std::string&, const std::string_view*, uint64_t, const std::string_view*, uint64_t) {};
-  for (int i = 0; i < 3 && r_.ok(); ++i) optional_map(ignore);
+  auto defaults = [&s](const std::string& name, const std::string_view*, uint64_t, const std::string_view*, uint64_t) {
+    s.kryo_default_serializers.push_back(name);
+  };
+  optional_map(ignore);
+  for (int i = 0; i < 2 && r_.ok(); ++i) optional_map(defaults);
 }
 
 void SnapshotParser::enumeration(SerializerSnapshot& s) {

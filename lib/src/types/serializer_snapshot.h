@@ -82,6 +82,9 @@ struct SerializerSnapshot {
   // component / Value / Writable / Avro runtime class. Empty when not stored.
   std::string type_class;
   std::vector<std::string> enum_constants;           // kEnum, in ordinal order
+  // kKryo: the classes the job gave a default Kryo serializer of its own (its default
+  // serializers and default serializer classes, ExecutionConfig.addDefaultKryoSerializer).
+  std::vector<std::string> kryo_default_serializers;
   std::vector<std::string> pojo_registered_subclasses;  // kPojo, tag order
   std::vector<SerializerSnapshot> pojo_registered_snapshots;      // kPojo, same order
   std::vector<std::string> pojo_nonregistered_subclasses;         // kPojo

@@ -9,6 +9,7 @@
 // the read at its offset, never guessed.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -125,18 +126,52 @@ struct KryoJdkCollection {
   // The collection interface the class stands for in a type (kryo_values.h): an ArrayDeque is
   // no List, so it stays a class of its own (kOther).
   KryoType::Kind kind;
+  // Its superclasses and interfaces besides those of every collection or map (kCollectionTypes,
+  // kMapTypes), through Java 21: a job's default Kryo serializer for any of them is the one
+  // Kryo takes for the class (Kryo.getDefaultSerializer: the job's defaults come before Kryo's
+  // own, and the first whose type is assignable from the class wins).
+  std::string_view supertypes;
 };
+constexpr std::string_view kCollectionTypes =
+    "java.lang.Object java.io.Serializable java.lang.Cloneable java.lang.Iterable java.util.Collection "
+    "java.util.AbstractCollection java.util.SequencedCollection";
+constexpr std::string_view kMapTypes = "java.lang.Object java.io.Serializable java.lang.Cloneable java.util.Map";
 constexpr KryoJdkCollection kJdkCollections[] = {
-    {"java.util.ArrayList", KryoShape::kCollection, KryoType::Kind::kList},
-    {"java.util.LinkedList", KryoShape::kCollection, KryoType::Kind::kList},
-    {"java.util.HashSet", KryoShape::kCollection, KryoType::Kind::kSet},
-    {"java.util.LinkedHashSet", KryoShape::kCollection, KryoType::Kind::kSet},
-    {"java.util.Vector", KryoShape::kCollection, KryoType::Kind::kList},
-    {"java.util.ArrayDeque", KryoShape::kCollection, KryoType::Kind::kOther},
-    {"java.util.HashMap", KryoShape::kMap, KryoType::Kind::kMap},
-    {"java.util.LinkedHashMap", KryoShape::kMap, KryoType::Kind::kMap},
-    {"java.util.Hashtable", KryoShape::kMap, KryoType::Kind::kMap},
-    {"java.util.TreeMap", KryoShape::kTreeMap, KryoType::Kind::kMap}};
+    {"java.util.ArrayList", KryoShape::kCollection, KryoType::Kind::kList,
+     "java.util.AbstractList java.util.List java.util.RandomAccess"},
+    {"java.util.LinkedList", KryoShape::kCollection, KryoType::Kind::kList,
+     "java.util.AbstractSequentialList java.util.AbstractList java.util.List java.util.Deque java.util.Queue"},
+    {"java.util.HashSet", KryoShape::kCollection, KryoType::Kind::kSet, "java.util.AbstractSet java.util.Set"},
+    {"java.util.LinkedHashSet", KryoShape::kCollection, KryoType::Kind::kSet,
+     "java.util.HashSet java.util.AbstractSet java.util.Set java.util.SequencedSet"},
+    {"java.util.Vector", KryoShape::kCollection, KryoType::Kind::kList,
+     "java.util.AbstractList java.util.List java.util.RandomAccess"},
+    {"java.util.ArrayDeque", KryoShape::kCollection, KryoType::Kind::kOther, "java.util.Deque java.util.Queue"},
+    {"java.util.HashMap", KryoShape::kMap, KryoType::Kind::kMap, "java.util.AbstractMap"},
+    {"java.util.LinkedHashMap", KryoShape::kMap, KryoType::Kind::kMap,
+     "java.util.HashMap java.util.AbstractMap java.util.SequencedMap"},
+    {"java.util.Hashtable", KryoShape::kMap, KryoType::Kind::kMap, "java.util.Dictionary"},
+    {"java.util.TreeMap", KryoShape::kTreeMap, KryoType::Kind::kMap,
+     "java.util.AbstractMap java.util.NavigableMap java.util.SortedMap java.util.SequencedMap"}};
+
+// Whether `list` (class names separated by single spaces) holds `name`.
+bool lists(std::string_view list, std::string_view name) {
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = std::min(list.find(' ', at), list.size());
+    if (list.substr(at, end - at) == name) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+// The class of the job's default Kryo serializers that Kryo would take for `c` (the first
+// listed: Flink adds them in the snapshot's order), or nullptr when Kryo's own serializer it is.
+const std::string* overriding_default(const KryoJdkCollection& c, const std::vector<std::string>& defaults) {
+  const std::string_view common = c.shape == KryoShape::kCollection ? kCollectionTypes : kMapTypes;
+  for (const std::string& d : defaults)
+    if (d == c.name || lists(c.supertypes, d) || lists(common, d)) return &d;
+  return nullptr;
+}
 
 // Nested collections deeper than this are refused rather than recursed into.
 constexpr int kMaxKryoDepth = 64;
@@ -154,7 +189,9 @@ struct KryoGraph {
 // One Kryo 2 value of a declared type; with a KryoType to fill, the Java types of what it reads too.
 class KryoReader {
  public:
-  explicit KryoReader(std::string_view declared) : type_(declared) {}
+  // `defaults`: the classes the job gave default Kryo serializers of its own (may be null: none).
+  explicit KryoReader(std::string_view declared, const std::vector<std::string>* defaults = nullptr)
+      : type_(declared), defaults_(defaults) {}
 
   // Kryo.readClassAndObject. `t` (may be null): set to the value's type.
   void class_and_object(ByteReader& r, KryoGraph& g, nlohmann::json& out, KryoType* t) const {
@@ -232,8 +269,16 @@ class KryoReader {
       r.fail_at(name_at, fmt::format("Kryo class name id {} before id {} was named", name_id, g.class_names.size()));
       return;
     }
-    for (const KryoJdkCollection& c : kJdkCollections)
-      if (name == c.name) return collection(c, r, g, at, out, t);
+    for (const KryoJdkCollection& c : kJdkCollections) {
+      if (name != c.name) continue;
+      if (const std::string* d = defaults_ ? overriding_default(c, *defaults_) : nullptr) {
+        r.not_supported_at(at, fmt::format("Kryo value of class {}: the job gives {} a default Kryo serializer of "
+                                           "its own, whose bytes only it knows",
+                                           name, *d));
+        return;
+      }
+      return collection(c, r, g, at, out, t);
+    }
     if (type_ != "java.lang.Throwable") {
       r.not_supported_at(at, fmt::format("Kryo value of class {} needs the job's Kryo serializers", name));
       return;
@@ -330,11 +375,16 @@ class KryoReader {
   }
 
   std::string_view type_;
+  const std::vector<std::string>* defaults_;
 };
 
 class KryoDecoder final : public ValueDecoder {
  public:
-  KryoDecoder(const SerializerSnapshot& s) : ValueDecoder(s.serializer_class), type_(s.type_class), reader_(type_) {}
+  KryoDecoder(const SerializerSnapshot& s)
+      : ValueDecoder(s.serializer_class),
+        type_(s.type_class),
+        defaults_(s.kryo_default_serializers),
+        reader_(type_, &defaults_) {}
 
   void read(ByteReader& r, nlohmann::json& out) const override {
     KryoGraph g;
@@ -343,7 +393,8 @@ class KryoDecoder final : public ValueDecoder {
 
  private:
   std::string type_;
-  KryoReader reader_;  // views type_
+  std::vector<std::string> defaults_;
+  KryoReader reader_;  // views type_ and defaults_
 };
 
 bool kryo_declared(std::string_view declared) {
@@ -388,11 +439,12 @@ std::string kryo_type_name(const KryoType& t) {
   return out + '>';
 }
 
-Status read_kryo_typed(ByteReader& r, std::string_view declared, nlohmann::json& out, KryoType& type) {
+Status read_kryo_typed(ByteReader& r, std::string_view declared, const std::vector<std::string>& defaults,
+                       nlohmann::json& out, KryoType& type) {
   if (!decoders::kryo_declared(declared))
     return Error(ErrorCode::kNotSupported, fmt::format("Kryo values of {} are not read", declared));
   decoders::KryoGraph g;
-  decoders::KryoReader(declared).class_and_object(r, g, out, &type);
+  decoders::KryoReader(declared, &defaults).class_and_object(r, g, out, &type);
   if (!r.ok()) return *r.error();
   return Status::OK();
 }

@@ -154,7 +154,7 @@ struct CollectionFields::Impl {
       case Node::Kind::kField: {
         nlohmann::json value;
         KryoType t;
-        CKPT_RETURN_IF_ERROR(read_kryo_typed(r, n.declared, value, t));
+        CKPT_RETURN_IF_ERROR(read_kryo_typed(r, n.declared, n.snapshot->kryo_default_serializers, value, t));
         if (types) (*types)[n.field] = kryo_unify((*types)[n.field], t);
         if (w) {
           Status s = encoders[n.field]->encode(value, *w);
