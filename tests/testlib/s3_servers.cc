@@ -114,6 +114,22 @@ int free_loopback_port() {
   return port;
 }
 
+int port_in_log(const std::string& log, const std::string& before, double seconds, const ServerProcess& server) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until && server.running()) {
+    std::error_code ec;
+    if (fs::exists(log, ec)) {
+      const std::string text = read_file(log);
+      if (size_t at = text.find(before); at != std::string::npos) {
+        int port = std::atoi(text.c_str() + at + before.size());
+        if (port > 0 && port < 65536) return port;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return 0;
+}
+
 bool wait_for_port(int port, double seconds) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < until) {
@@ -137,16 +153,20 @@ std::unique_ptr<MotoServer> MotoServer::start(std::string* why, bool check_signa
   }
   std::unique_ptr<MotoServer> m(new MotoServer);
   m->dir_ = make_dir();
-  int port = free_loopback_port();
-  m->endpoint_ = "http://127.0.0.1:" + std::to_string(port);
+  // Port 0: the server binds a port of its own and names it in its log. A port found free here
+  // and handed to it could be taken meanwhile by a server of a test running beside this one,
+  // which this test would then talk to.
+  const std::string log = m->dir_ + "/moto.log";
   m->process_ = std::make_unique<ServerProcess>(
-      std::vector<std::string>{"moto_server", "-H", "127.0.0.1", "-p", std::to_string(port)},
+      std::vector<std::string>{"moto_server", "-H", "127.0.0.1", "-p", "0"},
       check_signatures ? std::vector<std::string>{"INITIAL_NO_AUTH_ACTION_COUNT=3"} : std::vector<std::string>{},
-      m->dir_ + "/moto.log");
-  if (!wait_for_port(port, 60) || !m->process_->running()) {
-    *why = "moto_server did not start on " + m->endpoint_ + ": " + read_file(m->dir_ + "/moto.log");
+      log);
+  const int port = port_in_log(log, "Running on http://127.0.0.1:", 60, *m->process_);
+  if (port <= 0 || !wait_for_port(port, 60) || !m->process_->running()) {
+    *why = "moto_server did not start on 127.0.0.1: " + read_file(log);
     return nullptr;
   }
+  m->endpoint_ = "http://127.0.0.1:" + std::to_string(port);
   if (!check_signatures) {
     m->credentials_ = s3::Credentials{"AKIAUNCHECKED", "unchecked", "", "moto"};
     return m;

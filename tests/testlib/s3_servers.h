@@ -31,6 +31,9 @@ class ServerProcess {
 int free_loopback_port();
 // True once something accepts connections on 127.0.0.1:port (polling up to `seconds`).
 bool wait_for_port(int port, double seconds);
+// The port a server started with port 0 names in its log after `before` ("Running on
+// http://127.0.0.1:"), polling up to `seconds` while it runs; 0 if it never does.
+int port_in_log(const std::string& log, const std::string& before, double seconds, const ServerProcess& server);
 
 class MotoServer {
  public:
