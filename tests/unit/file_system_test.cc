@@ -191,10 +191,12 @@ TEST_CASE("a dump of a snapshot in a bucket lists its directory once and fetches
   const StoreDump regions = dump_from_bucket(*m, large, "vfs-regions");
   CHECK(regions.entries == 8000);
   // The stream's proxy and the first region (which the layout's probe reads next) in one
-  // read, then each other region in one read straight into the reader's buffer: no request
-  // before the first entry but the one. A small read of a region's key-group number first would
-  // fetch a read-ahead block of up to 1 MiB, held beside the region copied out of it.
-  CHECK(regions.stats.ranged_reads == 4);
+  // read, then the second region straight into the reader's buffer: no request before the
+  // first entry but the one. A small read of a region's key-group number first would fetch a
+  // read-ahead block of up to 1 MiB, held beside the region copied out of it. Two regions read
+  // in line make a scan: the last two (their tail folded in, not a small request of its own)
+  // are asked for in one range while the second is decoded.
+  CHECK(regions.stats.ranged_reads == 3);
   CHECK(regions.stats.ranged_bytes == regions.state_bytes);
   CHECK(regions.stats.requests == regions.stats.ranged_reads + 2);
 }

@@ -32,8 +32,20 @@ class FakeSource : public RemoteSource {
   std::atomic<int> downloads{0}, ranges{0}, ahead_downloads{0};
   std::atomic<int> fail_next{0};
   std::atomic<int> delay_ms{0};
+  // The first range asked from this offset on fails (then none).
+  std::atomic<uint64_t> fail_range_from{UINT64_MAX};
+  std::mutex asked_mu;
+  std::vector<std::pair<uint64_t, uint64_t>> asked;  // ranges, as (offset, length)
 
   Status read_range(const std::string& uri, uint64_t offset, uint64_t length, uint64_t, std::string* out) override {
+    {
+      std::lock_guard<std::mutex> lock(asked_mu);
+      asked.emplace_back(offset, length);
+    }
+    if (offset >= fail_range_from.load()) {
+      fail_range_from = UINT64_MAX;
+      return Error(ErrorCode::kIOError, "HTTP 503 SlowDown").with_file(uri);
+    }
     ++ranges;
     const std::string& o = objects.at(uri);
     *out = o.substr(offset, length);
@@ -86,6 +98,19 @@ Result<std::string> fetched(RemoteFiles& files, const std::string& path) {
   CKPT_ASSIGN_OR_RETURN(RemoteFiles::Pin pin, files.fetch(path));
   return read_whole_file(path);
 }
+
+// One object of `size` bytes in a store and the object file that reads it.
+struct OneObjectFile {
+  test::ScratchDir dir;
+  std::shared_ptr<FakeSource> src = std::make_shared<FakeSource>();
+  std::shared_ptr<RemoteFiles> files = std::make_shared<RemoteFiles>(src, 1 << 20);
+  std::string object;
+  std::shared_ptr<ReadableFile> file;
+  explicit OneObjectFile(size_t size) : object(object_bytes(0, size)) {
+    const auto paths = stage(dir, *src, *files, 1, size);
+    file = object_file(files, paths[0], "s3://b/job/f0", size);
+  }
+};
 
 uint64_t allocated_bytes(const std::string& path) {
   struct stat st;
@@ -234,6 +259,74 @@ TEST_CASE("ranged reads of a remote file come from the store until it is downloa
   // A path that stands for nothing is the caller's mistake, named.
   CHECK_FALSE(files.holds(dir / "other"));
   CHECK(files.holds(dir / "./f1"));
+}
+
+TEST_CASE("an object file read in line has the next bytes asked for before it reads them and each byte fetched once",
+          "[unit][s3]") {
+  constexpr size_t kSize = 3'000'000, kRead = 300'000;
+  OneObjectFile one(kSize);
+  const auto& src = one.src;
+  const auto& file = one.file;
+  const std::string& object = one.object;
+  auto asked = [&] {
+    std::lock_guard<std::mutex> lock(src->asked_mu);
+    return src->asked;
+  };
+  // A read of the key-group region kind (large, fetched as asked) and one after it: a scan.
+  std::string got;
+  REQUIRE(file->read(0, kRead, &got).ok());
+  REQUIRE(file->read(kRead, kRead, &got).ok());
+  CHECK(got == object.substr(kRead, kRead));
+  // The bytes after the second read are asked for while the reader has not asked yet: as many
+  // as it read in line (600,000), not more than a MiB.
+  for (int i = 0; i < 500 && asked().size() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(asked().size() == 3);
+  CHECK(asked()[2] == std::make_pair<uint64_t, uint64_t>(2 * kRead, 2 * kRead));
+  // The rest read in line: the same bytes, each fetched once, in fewer requests than reads.
+  size_t reads = 2;
+  for (uint64_t at = 2 * kRead; at < kSize; at += kRead, ++reads) {
+    REQUIRE(file->read(at, kRead, &got).ok());
+    CHECK(got == object.substr(at, kRead));
+  }
+  uint64_t fetched = 0;
+  for (const auto& [offset, length] : asked()) {
+    CHECK(offset + length <= kSize);
+    CHECK(length <= (uint64_t{1} << 20) + (64 << 10));
+    fetched += length;
+  }
+  CHECK(fetched == kSize);
+  CHECK(asked().size() < reads);
+  // A read elsewhere after all: from the store, right.
+  REQUIRE(file->read(100, 1000, &got).ok());
+  CHECK(got == object.substr(100, 1000));
+}
+
+TEST_CASE("a failed read ahead is asked again by the reader and one read elsewhere is let go", "[unit][s3]") {
+  constexpr size_t kSize = 2'000'000, kRead = 200'000;
+  OneObjectFile one(kSize);
+  const auto& src = one.src;
+  const auto& file = one.file;
+  const std::string& object = one.object;
+  // The range after the first two reads fails when read ahead: the reader asks for it itself.
+  src->fail_range_from = 2 * kRead;
+  std::string got;
+  for (uint64_t at = 0; at < 4 * kRead; at += kRead) {
+    REQUIRE(file->read(at, kRead, &got).ok());
+    CHECK(got == object.substr(at, kRead));
+  }
+  CHECK(src->fail_range_from == UINT64_MAX);  // it did fail once
+  // A jump back: the range on its way is let go, the bytes asked for are the ones returned.
+  REQUIRE(file->read(10, kRead, &got).ok());
+  CHECK(got == object.substr(10, kRead));
+  REQUIRE(file->read(10 + kRead, kRead, &got).ok());
+  CHECK(got == object.substr(10 + kRead, kRead));
+  // Reading on to the end: nothing asked past it.
+  for (uint64_t at = 10 + 2 * kRead; at < kSize; at += kRead) {
+    REQUIRE(file->read(at, std::min<uint64_t>(kRead, kSize - at), &got).ok());
+    CHECK(got == object.substr(at, kRead));
+  }
+  std::lock_guard<std::mutex> lock(src->asked_mu);
+  for (const auto& [offset, length] : src->asked) CHECK(offset + length <= kSize);
 }
 
 TEST_CASE("remote files downloaded ahead stay within half the cache and are read without a second download", "[unit][s3]") {

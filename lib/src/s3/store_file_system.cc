@@ -31,10 +31,18 @@ namespace {
 // buffer (a heap key-group region, an SST block run): no block is kept beside it. A block is
 // let go once its last byte has been read, so a file read to its end holds no memory while it
 // stays open (the readers keep the files of a subtask open), as a local file holds none.
+//
+// Once a scan shows (kAheadFrom bytes read in line), the bytes after what it has are asked for
+// before it needs them, up to kAheadMost at a time, one range in flight: a store answers each
+// request after a round trip (a few ms on loopback, tens on S3), and a scan that waits for each
+// of its reads in turn spends most of its time waiting. What is read ahead becomes the block
+// when the scan reaches it; a read elsewhere lets it go.
 class ObjectFile : public ReadableFile {
  public:
   static constexpr uint64_t kFirstBlock = 64 << 10;
   static constexpr uint64_t kLastBlock = 1 << 20;
+  static constexpr uint64_t kAheadFrom = 256 << 10;
+  static constexpr uint64_t kAheadMost = 1 << 20;
   ObjectFile(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name, uint64_t size,
              std::function<Result<std::string>()> whole)
       : files_(std::move(files)),
@@ -46,35 +54,44 @@ class ObjectFile : public ReadableFile {
 
   Status read(uint64_t at, uint64_t len, std::string* out) const override {
     std::lock_guard<std::mutex> lock(mu_);
-    // What the block holds of the read: all of it, or its head (a read straddling the block's end).
-    uint64_t have = 0;
-    if (at >= block_at_ && at - block_at_ < block_.size()) have = std::min(len, block_.size() - (at - block_at_));
-    const bool sequential = have > 0 || (read_end_ > 0 && at >= read_end_ && at - read_end_ <= kFirstBlock);
-    if (have > 0) out->assign(block_, at - block_at_, have);
-    if (have == len) {
-      served(at + len);
-      return Status::OK();
-    }
-    const uint64_t from = at + have, need = len - have;
-    next_block_ = sequential ? std::min(next_block_ * 2, kLastBlock) : kFirstBlock;
-    const uint64_t want = from > size_ ? 0 : std::min(need >= kFirstBlock ? need : next_block_, size_ - from);
-    block_ = std::string();  // let go before the next arrives: one block's memory at a time
-    if (have == 0 && want == need) {
-      // Fetched as asked, into the caller's buffer.
-      CKPT_RETURN_IF_ERROR(fetch(from, want, out));
-      if (out->size() < need) return shrank(from + out->size());
-    } else {
-      std::string got;
-      CKPT_RETURN_IF_ERROR(fetch(from, want, &got));
-      if (got.size() < need) return shrank(from + got.size());
-      if (have == 0) out->clear();
-      out->append(got, 0, need);
-      if (got.size() > need) {
-        block_ = std::move(got);
-        block_at_ = from;
+    const bool sequential =
+        holds(at) || (ahead_.valid() && at >= ahead_at_ && at - ahead_at_ < ahead_len_) ||
+        (read_end_ > 0 && at >= read_end_ && at - read_end_ <= kFirstBlock);
+    run_ = sequential ? run_ + len : len;
+    if (!sequential) ahead_ = {};  // not where this reader goes
+    out->clear();
+    uint64_t from = at;
+    const uint64_t end = len > UINT64_MAX - at ? UINT64_MAX : at + len;
+    for (;;) {
+      if (holds(from)) {
+        const uint64_t n = std::min<uint64_t>(end - from, block_.size() - (from - block_at_));
+        out->append(block_, from - block_at_, n);
+        from += n;
       }
+      if (from == end) break;
+      if (take_ahead(from)) continue;
+      const uint64_t need = end - from;
+      next_block_ = sequential ? std::min(next_block_ * 2, kLastBlock) : kFirstBlock;
+      const uint64_t want = from > size_ ? 0 : std::min(need >= kFirstBlock ? need : next_block_, size_ - from);
+      block_ = std::string();  // let go before the next arrives: one block's memory at a time
+      if (out->empty() && want == need) {
+        // Fetched as asked, into the caller's buffer.
+        CKPT_RETURN_IF_ERROR(fetch(from, want, out));
+        if (out->size() < need) return shrank(from + out->size());
+      } else {
+        std::string got;
+        CKPT_RETURN_IF_ERROR(fetch(from, want, &got));
+        if (got.size() < need) return shrank(from + got.size());
+        out->append(got, 0, need);
+        if (got.size() > need) {
+          block_ = std::move(got);
+          block_at_ = from;
+        }
+      }
+      break;
     }
     served(at + len);
+    if (sequential) read_on_ahead();
     return Status::OK();
   }
 
@@ -100,6 +117,39 @@ class ObjectFile : public ReadableFile {
   mutable uint64_t block_at_ = 0;
   mutable uint64_t next_block_ = kFirstBlock;
   mutable uint64_t read_end_ = 0;  // where the last read ended: a read from there goes on sequentially
+  mutable uint64_t run_ = 0;       // bytes read in line up to the last read's end
+  mutable std::future<Result<std::string>> ahead_;  // bytes [ahead_at_, + ahead_len_) on their way
+  mutable uint64_t ahead_at_ = 0;
+  mutable uint64_t ahead_len_ = 0;
+
+  // Under mu_: whether the block holds the byte at `at`.
+  bool holds(uint64_t at) const { return at >= block_at_ && at - block_at_ < block_.size(); }
+
+  // Under mu_: the bytes read ahead become the block if they hold `at` and came (else they go,
+  // and the read asks again, to fail with its own error if it fails).
+  bool take_ahead(uint64_t at) const {
+    if (!ahead_.valid()) return false;
+    std::future<Result<std::string>> ahead = std::move(ahead_);
+    if (at < ahead_at_ || at - ahead_at_ >= ahead_len_) return false;
+    Result<std::string> got = ahead.get();
+    if (!got.ok() || got->size() <= at - ahead_at_) return false;
+    block_ = std::move(got).value();
+    block_at_ = ahead_at_;
+    return true;
+  }
+
+  // Under mu_, after a read in line: the bytes after the block (or the read) asked for, unless
+  // already on their way, the scan is too short yet to be one, or the file ends there.
+  void read_on_ahead() const {
+    if (ahead_.valid() || run_ < kAheadFrom) return;
+    const uint64_t from = block_.empty() ? read_end_ : std::max(read_end_, block_at_ + block_.size());
+    if (from >= size_) return;
+    uint64_t want = std::min({run_, kAheadMost, size_ - from});
+    if (size_ - from - want < kFirstBlock) want = size_ - from;  // no small request for the tail
+    ahead_ = files_->read_range_ahead(cache_path_, from, want);
+    ahead_at_ = from;
+    ahead_len_ = want;
+  }
 
   // Under mu_: bytes [from, from + want) into `into`, by the one GET of the whole object when
   // that is what is asked (checked in full), else by a range.

@@ -9,12 +9,15 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
+
+#include "support/worker_threads.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -44,6 +47,11 @@ struct RemoteFiles::State {
   size_t next = 0;
   bool stopping = false;
   std::vector<std::thread> prefetchers;
+  // Ranges read ahead (read_range_ahead()).
+  std::deque<std::packaged_task<Result<std::string>()>> ranges;
+  std::vector<std::thread> rangers;
+  int running_ranges = 0;  // taken from `ranges` and not yet answered
+  std::condition_variable ranges_changed;
 };
 
 namespace {
@@ -76,7 +84,55 @@ RemoteFiles::~RemoteFiles() {
     state_->stopping = true;
   }
   state_->changed.notify_all();
+  state_->ranges_changed.notify_all();
   for (std::thread& t : state_->prefetchers) t.join();
+  for (std::thread& t : state_->rangers) t.join();
+}
+
+std::future<Result<std::string>> RemoteFiles::read_range_ahead(const std::string& path, uint64_t offset,
+                                                                      uint64_t length) {
+  std::packaged_task<Result<std::string>()> task([this, path, offset, length] {
+    Result<std::string> got = catch_internal([&]() -> Result<std::string> {
+      std::string out;
+      CKPT_RETURN_IF_ERROR(read_range(path, offset, length, &out));
+      return out;
+    });
+    // No longer running before the reader can see the answer: a reader that asks for its next
+    // range at once finds this thread about to be free, not busy (a thread and a connection more).
+    std::lock_guard<std::mutex> lock(state_->mu);
+    --state_->running_ranges;
+    return got;
+  });
+  std::future<Result<std::string>> got = task.get_future();
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (state_->stopping) return {};
+  const size_t wanted = state_->ranges.size() + 1 + static_cast<size_t>(state_->running_ranges);
+  if (wanted > state_->rangers.size() && state_->rangers.size() < static_cast<size_t>(kRangeThreads)) {
+    try {
+      state_->rangers.emplace_back([this] { range_loop(); });
+    } catch (...) {
+      if (state_->rangers.empty()) return {};  // no thread to be had: the reader reads for itself
+    }
+  }
+  state_->ranges.push_back(std::move(task));
+  state_->ranges_changed.notify_one();
+  return got;
+}
+
+// Queued ranges left at the end are dropped (their futures broken): the readers that asked hold
+// the registry, so none is left waiting.
+void RemoteFiles::range_loop() {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  for (;;) {
+    state_->ranges_changed.wait(lock, [&] { return state_->stopping || !state_->ranges.empty(); });
+    if (state_->stopping) return;
+    std::packaged_task<Result<std::string>()> task = std::move(state_->ranges.front());
+    state_->ranges.pop_front();
+    ++state_->running_ranges;
+    lock.unlock();
+    task();  // never throws: the body is caught inside, a second call is impossible
+    lock.lock();
+  }
 }
 
 void RemoteFiles::prefetch(const std::vector<std::string>& paths, int threads) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,12 @@ class RemoteFiles {
   // Bytes [offset, offset + length) of the object `path` stands for into `out` (its buffer
   // reused): from the downloaded file if it is here, else by a ranged GET.
   Status read_range(const std::string& path, uint64_t offset, uint64_t length, std::string* out);
+  // read_range() started on one of the registry's threads (up to kRangeThreads, each keeping its
+  // connection for the next), for a reader going on sequentially that wants the next bytes on
+  // their way while it works on these: a store's round trip each time otherwise. An invalid
+  // future where none could be started. A failure is the reader's to meet again when it reads.
+  static constexpr int kRangeThreads = 4;
+  std::future<Result<std::string>> read_range_ahead(const std::string& path, uint64_t offset, uint64_t length);
   // Downloads `paths` (files of this registry, in the order the command will read them) ahead
   // of the readers on `threads` threads (started by the first call; later calls queue more),
   // while the files downloaded ahead and not yet read take at most half the cache. A file a
@@ -98,6 +105,7 @@ class RemoteFiles {
   void unpin(Entry* e);
   Result<Pin> fetch_for(const std::string& path, bool reader);
   void prefetch_loop();
+  void range_loop();
   std::shared_ptr<RemoteSource> source_;
   uint64_t cache_bytes_;
   std::unique_ptr<State> state_;
