@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/inspect.h"
@@ -15,13 +16,16 @@
 namespace ckpt {
 namespace {
 
+// Literals appended with their length known (a strlen per member was 2% of --json's time).
+using namespace std::string_view_literals;
+
 // Members in sorted key order throughout: the document's order since it was built with
 // nlohmann's std::map-backed objects.
 //
 // Handles and files, most of the document at a million files, are appended to the text straight
 // (as JsonWriter writes them inside an inline container: compact), without the writer's
 // bookkeeping per member: with it they were most of --json's time.
-void append_bool(std::string& out, bool b) { out += b ? "true" : "false"; }
+void append_bool(std::string& out, bool b) { out += b ? "true"sv : "false"sv; }
 
 // Every number here fits an int64_t (sizes, counts, indices).
 template <class T>
@@ -30,38 +34,38 @@ void append_number(std::string& out, T n) {
 }
 
 void append_handle(std::string& out, const InspectReport& r, const HandleSummary& h) {
-  out += "{\"checkpointed_size\":";
+  out += "{\"checkpointed_size\":"sv;
   append_number(out, h.checkpointed_size);
-  out += ",\"files\":[";
+  out += ",\"files\":["sv;
   for (size_t i = 0; i < h.files.size(); ++i) {
     if (i) out += ',';
     append_json_string(out, r.files[h.files[i]].uri);
   }
-  out += "],\"inline_bytes\":";
+  out += "],\"inline_bytes\":"sv;
   append_number(out, h.inline_bytes);
   if (h.key_groups) {
     // Flink normalises the empty range to [0, -1].
-    out += ",\"key_group_range\":[";
+    out += ",\"key_group_range\":["sv;
     append_number(out, h.key_groups->empty() ? 0 : h.key_groups->first);
     out += ',';
     append_number(out, h.key_groups->empty() ? -1 : h.key_groups->last());
     out += ']';
   }
-  out += ",\"kind\":";
+  out += ",\"kind\":"sv;
   append_json_string(out, h.kind);
-  out += ",\"slot\":";
+  out += ",\"slot\":"sv;
   append_json_string(out, handle_slot_name(h.slot));
-  out += ",\"state_size\":";
+  out += ",\"state_size\":"sv;
   append_number(out, h.state_size);
   if (!h.states.empty()) {
-    out += ",\"states\":[";
+    out += ",\"states\":["sv;
     for (size_t i = 0; i < h.states.size(); ++i) {
       if (i) out += ',';
       append_json_string(out, h.states[i]);
     }
     out += ']';
   }
-  out += ",\"type\":";
+  out += ",\"type\":"sv;
   append_number(out, h.type);
   out += '}';
 }
@@ -148,51 +152,51 @@ void write_operator(JsonWriter& w, const InspectReport& r, const OperatorSummary
 
 // A file's element.
 void append_file(std::string& out, const InspectReport& r, const FileTable::File& f, bool verbose) {
-  out += "{\"actual_size\":";
+  out += "{\"actual_size\":"sv;
   if (f.exists) append_number(out, f.actual_size);
-  else out += "null";
-  out += ",\"exists\":";
+  else out += "null"sv;
+  out += ",\"exists\":"sv;
   append_bool(out, f.exists);
-  out += ",\"handle_type\":";
+  out += ",\"handle_type\":"sv;
   append_number(out, f.handle_type);
-  out += ",\"outside\":";
+  out += ",\"outside\":"sv;
   append_bool(out, f.outside);
-  out += ",\"path\":";
+  out += ",\"path\":"sv;
   if (f.path) append_json_string(out, *f.path);
-  else out += "null";
-  out += ",\"reference_count\":";
+  else out += "null"sv;
+  out += ",\"reference_count\":"sv;
   append_number(out, f.references.size());
   if (verbose) {
-    out += ",\"references\":[";
+    out += ",\"references\":["sv;
     bool first = true;
     for (const FileTable::Reference ref : f.references) {
-      out += first ? "{" : ",{";
+      out += first ? "{"sv : ",{"sv;
       first = false;
       if (!ref.local_name.empty()) {
-        out += "\"local_name\":";
+        out += "\"local_name\":"sv;
         append_json_string(out, ref.local_name);
         out += ',';
       }
-      out += "\"operator\":";
+      out += "\"operator\":"sv;
       append_json_string(out, r.operators[ref.operator_index].id);
-      out += ",\"role\":";
+      out += ",\"role\":"sv;
       append_json_string(out, stream_role_name(ref.role));
-      out += ",\"slot\":";
+      out += ",\"slot\":"sv;
       append_json_string(out, handle_slot_name(ref.slot));
-      out += ",\"subtask\":";
+      out += ",\"subtask\":"sv;
       append_number(out, ref.subtask);
       out += '}';
     }
     out += ']';
   }
-  out += ",\"refused\":";
-  if (f.refused.empty()) out += "null";
+  out += ",\"refused\":"sv;
+  if (f.refused.empty()) out += "null"sv;
   else append_json_string(out, f.refused);
-  out += ",\"short\":";
+  out += ",\"short\":"sv;
   append_bool(out, f.is_short());
-  out += ",\"size\":";
+  out += ",\"size\":"sv;
   append_number(out, f.size);
-  out += ",\"uri\":";
+  out += ",\"uri\":"sv;
   append_json_string(out, f.uri);
   out += '}';
 }
