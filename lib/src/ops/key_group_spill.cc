@@ -113,7 +113,6 @@ class Arena {
     size_ += n;
     return at;
   }
-  std::string_view view(uint64_t at, size_t n) const { return std::string_view(data_ + at, n); }
 
  private:
   char* data_ = nullptr;
@@ -212,6 +211,24 @@ struct KeyGroupSpill::Impl {
     return Status::OK();
   }
 
+  // The record at `at` of a bucket's bytes read whole: its slot, `at` moved past it. The bytes
+  // are ours, but a short or damaged spill file must not send a slot past their end.
+  static Status parse_slot(std::string_view bytes, size_t& at, size_t states, Slot* r) {
+    if (bytes.size() - at < 16) return Error(ErrorCode::kIOError, "a spill file ends inside a record");
+    ByteReader h(bytes.substr(at, 16));
+    r->key_group = h.i32();
+    r->state = h.u32();
+    r->key = h.u32();
+    r->value = h.u32();
+    at += 16;
+    if (uint64_t{r->key} + r->value > bytes.size() - at)
+      return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
+    if (r->state >= states) return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
+    r->at = at;
+    at += uint64_t{r->key} + r->value;
+    return Status::OK();
+  }
+
   // A bucket that fits a run, sorted and handed over from its bytes read whole into memory
   // (one sequential read, none through a buffer). False (nothing handed over) when it does not
   // fit: its records and their slots take more than a run, as the arena's would.
@@ -219,19 +236,8 @@ struct KeyGroupSpill::Impl {
                               std::vector<Slot>& slots) const {
     slots.clear();
     for (size_t at = 0; at < bytes.size();) {
-      if (bytes.size() - at < 16) return Error(ErrorCode::kIOError, "a spill file ends inside a record");
-      ByteReader h(bytes.substr(at, 16));
       Slot r;
-      r.key_group = h.i32();
-      r.state = h.u32();
-      r.key = h.u32();
-      r.value = h.u32();
-      at += 16;
-      if (uint64_t{r.key} + r.value > bytes.size() - at)
-        return Error(ErrorCode::kIOError, "a spill file is shorter than the records written to it");
-      if (r.state >= states) return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
-      r.at = at;
-      at += uint64_t{r.key} + r.value;
+      CKPT_RETURN_IF_ERROR(parse_slot(bytes, at, states, &r));
       slots.push_back(r);
       if (at - 16 * slots.size() + slots.size() * sizeof(Slot) >= run_bytes && at < bytes.size()) return false;
     }
@@ -241,51 +247,69 @@ struct KeyGroupSpill::Impl {
   }
 
   Status produce(SpillFile& all, size_t states, const KeyGroupPairsFn& fn, std::vector<Slot>& slots, Arena& arena) {
+    // The bucket's bytes when they were read whole but their slots take more than a run (small
+    // records): the runs are cut from them where they lie, not read from the file a second time.
+    std::string_view whole;
     if (all.written() <= run_bytes) {
       // Read whole into huge pages (one sequential copy), then sorted and handed over from there.
       arena.clear();
       const size_t n = static_cast<size_t>(all.written());
       CKPT_RETURN_IF_ERROR(all.read(n, arena.extend(n)));
-      CKPT_ASSIGN_OR_RETURN(bool done, produce_whole(std::string_view(arena.data(), n), states, fn, slots));
+      whole = std::string_view(arena.data(), n);
+      CKPT_ASSIGN_OR_RETURN(bool done, produce_whole(whole, states, fn, slots));
       if (done) return Status::OK();
-      all.rewind();
     }
-    uint64_t read = 0;
+    uint64_t read = 0;  // of the file, when the records come from it
+    size_t at = 0;      // of `whole`, when they come from there
+    uint64_t run_bytes_held = 0;  // the keys' and values' bytes of the run being gathered
     std::vector<Run> runs;
     slots.clear();
-    arena.clear();
+    if (whole.empty()) {
+      arena.clear();
+      arena.reserve(static_cast<size_t>(std::min<uint64_t>(all.written(), run_bytes + kSpillBuffer)));
+    }
     std::vector<std::vector<RocksPair>> by_state(states);
     std::vector<RocksPairPool> pools(states);
-    arena.reserve(static_cast<size_t>(std::min<uint64_t>(all.written(), run_bytes + kSpillBuffer)));
-    auto sort_slots = [&] { this->sort_slots(slots, arena.data()); };
+    auto base = [&] { return whole.empty() ? arena.data() : whole.data(); };
+    auto sort_slots = [&] { this->sort_slots(slots, base()); };
     bool more = true;
     while (more) {
       Slot r;
-      CKPT_ASSIGN_OR_RETURN(more, next_head(all, read, &r.key_group, &r.state, &r.key, &r.value));
+      if (!whole.empty()) {
+        more = at < whole.size();
+        if (more) CKPT_RETURN_IF_ERROR(parse_slot(whole, at, states, &r));
+      } else {
+        CKPT_ASSIGN_OR_RETURN(more, next_head(all, read, &r.key_group, &r.state, &r.key, &r.value));
+        if (more) {
+          if (r.state >= by_state.size())
+            return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
+          r.at = arena.size();
+          CKPT_RETURN_IF_ERROR(all.read(r.key + r.value, arena.extend(r.key + r.value)));
+        }
+      }
       if (more) {
-        if (r.state >= by_state.size())
-          return Error(ErrorCode::kIOError, "a spill file holds a state that was never spilled");
-        r.at = arena.size();
-        CKPT_RETURN_IF_ERROR(all.read(r.key + r.value, arena.extend(r.key + r.value)));
         slots.push_back(r);
+        run_bytes_held += uint64_t{r.key} + r.value;
       }
       if (!more && runs.empty()) break;  // everything fits one run: merged from memory below
-      if ((!more || arena.size() + slots.size() * sizeof(Slot) >= run_bytes) && !slots.empty()) {
+      if ((!more || run_bytes_held + slots.size() * sizeof(Slot) >= run_bytes) && !slots.empty()) {
         sort_slots();
         Run run;
         CKPT_ASSIGN_OR_RETURN(run.file, SpillFile::create(kSpillBuffer));
         std::string head;
+        const char* bytes = base();
         for (const Slot& x : slots)
-          CKPT_RETURN_IF_ERROR(append(*run.file, x.key_group, x.state, arena.view(x.at, x.key),
-                                      arena.view(x.at + x.key, x.value), head));
+          CKPT_RETURN_IF_ERROR(append(*run.file, x.key_group, x.state, std::string_view(bytes + x.at, x.key),
+                                      std::string_view(bytes + x.at + x.key, x.value), head));
         runs.push_back(std::move(run));
         slots.clear();
-        arena.clear();
+        run_bytes_held = 0;
+        if (whole.empty()) arena.clear();
       }
     }
     if (runs.empty()) {
       sort_slots();
-      return emit(slots, arena.data(), states, fn);
+      return emit(slots, base(), states, fn);
     }
     // A k-way merge of the runs by key group.
     // Unsorted: runs hold consecutive stretches of what was added, so the earlier run goes first.

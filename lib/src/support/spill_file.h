@@ -34,8 +34,6 @@ class SpillFile {
   Status read(size_t n, char* out);
 
   uint64_t written() const { return end_; }
-  // The next read starts again from the first byte.
-  void rewind() { read_ = 0; }
 
 
  private:
