@@ -7,7 +7,9 @@
 // interpreter exits stops and joins its workers: nothing is left running behind Python's back.
 #include <Python.h>
 #include <structmember.h>
+#include <pthread.h>
 
+#include <atomic>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -54,6 +56,11 @@ struct OperatorInfo {
 };
 
 class EntryStream;
+// Forks this process came out of as the child since the module was loaded: a stream made
+// before one is the parent's (compared per entry: no system call there).
+std::atomic<unsigned> g_forks{0};
+[[maybe_unused]] const int g_fork_watch = ::pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1, std::memory_order_relaxed); });
+
 std::set<EntryStream*>& live_streams() {
   static auto* streams = new std::set<EntryStream*>;  // never destroyed: read at exit
   return *streams;
@@ -97,6 +104,9 @@ class EntryStream {
   // The next entry, or a null object at the end (tp_iternext's way: no StopIteration built).
   py::object next_or_end() {
     if (busy_) throw std::runtime_error("ckpt: this iterator is in use by another thread");
+    if (it_ && inherited())
+      throw std::runtime_error(
+          "ckpt: this iterator was opened by the parent process: a forked child opens the snapshot itself");
     if (pos_ >= batch_.size()) {
       if (!it_) return py::object();
       fill();
@@ -111,6 +121,8 @@ class EntryStream {
   }
 
   bool busy() const { return busy_; }
+  // Opened by the process this one was forked from (multiprocessing's default on Linux).
+  bool inherited() const { return forks_ != g_forks.load(std::memory_order_relaxed); }
 
   // Stops the workers and frees what the iteration holds; later next() calls end it.
   void close() {
@@ -121,6 +133,13 @@ class EntryStream {
     pos_ = 0;
     live_streams().erase(this);
     if (!it && !reader) return;
+    if (inherited()) {
+      // In a forked child the workers are the parent's: not here to be stopped or joined (a
+      // join could wait for a thread of the child's that took over the stack). Left behind.
+      (void)it.release();
+      (void)reader.release();
+      return;
+    }
     py::gil_scoped_release nogil;
     it.reset();  // stop_and_join: workers blocked on a full channel wake up and leave
     reader.reset();
@@ -212,6 +231,7 @@ class EntryStream {
   std::vector<Entry> batch_;
   size_t pos_ = 0;
   bool busy_ = false;  // fill() runs without the GIL: another thread must not step in
+  const unsigned forks_ = g_forks.load(std::memory_order_relaxed);
   std::unordered_map<std::string, OperatorInfo> operators_;
   std::string last_hex_;
   const OperatorInfo* last_operator_ = nullptr;

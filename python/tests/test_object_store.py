@@ -3,43 +3,54 @@ through the library's file system, with the credential chain of the environment.
 moto_server on 127.0.0.1 (as tests/cli/s3_*)."""
 
 import os
+import pathlib
+import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 
 import pytest
 
 import ckpt
-from conftest import SAMPLE, canonical
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from conftest import SAMPLE, canonical, run_ckpt
 
 
 class Moto:
-    """moto_server on a free port of 127.0.0.1, which a test may stop and start again there."""
+    """moto_server on 127.0.0.1, which a test may stop and start again on the same port. The
+    first start takes a port of the server's own (-p 0, read from its log): a port found free
+    and handed over could be taken first by a server of a test running beside."""
 
     def __init__(self, log_path):
-        self.port = free_port()
-        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.port = 0
+        self.endpoint = None
+        self.log_path = log_path
         self.log = open(log_path, "w")
         self.server = None
 
     def start(self):
+        self.log.seek(0)
+        self.log.truncate()
         self.server = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(self.port)],
                                        stdout=self.log, stderr=self.log)
         for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        pytest.fail(f"moto_server did not listen on 127.0.0.1:{self.port} in 30 s")
+            if not self.port:
+                found = re.search(r"Running on http://127\.0\.0\.1:(\d+)", pathlib.Path(self.log_path).read_text())
+                if found:
+                    self.port = int(found.group(1))
+                    self.endpoint = f"http://127.0.0.1:{self.port}"
+            if self.port:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
+                    return
+                except OSError:
+                    pass
+            if self.server.poll() is not None:
+                break
+            time.sleep(0.05)
+        pytest.fail(f"moto_server did not listen on 127.0.0.1 in 30 s: {pathlib.Path(self.log_path).read_text()}")
 
     def stop(self):
         if self.server:
@@ -120,3 +131,53 @@ def test_a_store_that_failed_to_answer_is_asked_again_by_the_next_iteration(moto
     local = ckpt.open(SAMPLE)
     assert [canonical(ckpt.entry_json(e)) for e in remote.entries()] == \
         [canonical(ckpt.entry_json(e)) for e in local.entries()]
+
+
+FORKED_READER = r"""
+import os, sys
+import ckpt
+uri, local = sys.argv[1], sys.argv[2]
+want = [ckpt.entry_json(e) for e in ckpt.open(local).entries()]
+it = ckpt.open(uri).entries()
+got = []
+for e in it:
+    got.append(ckpt.entry_json(e))
+    if len(got) == len(want) // 2:
+        break
+pid = os.fork()
+if pid == 0:
+    child = [ckpt.entry_json(e) for e in ckpt.open(uri).entries()]
+    try:
+        next(it)  # the parent's: its workers are not in this process
+        sys.exit(4)
+    except RuntimeError as e:
+        if "opened by the parent process" not in str(e):
+            sys.exit(5)
+    sys.exit(0 if child == want else 3)  # through the interpreter's and the library's exit
+got += [ckpt.entry_json(e) for e in it]  # the parent reads on while the child reads
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status), got == want, len(want))
+"""
+
+
+def test_a_child_forked_in_the_middle_of_a_read_reads_the_bucket_and_exits_while_the_parent_reads_on(
+        moto, tmp_path):
+    # Python's multiprocessing forks by default on Linux. The parent has, at the fork, a kept
+    # connection and a thread reading the state file ahead: the child must make its own (one
+    # stream shared by two processes crosses their answers), must not wait for the parent's
+    # threads, at its reads or at its exit, and must not remove the parent's cache directory.
+    # The parent's iterator, half read, is refused in the child and left to the parent.
+    snap = tmp_path / "heap"
+    run_ckpt("generate", "--backend", "heap", "--keys", "20000", "--value-size", "100", "--states", "value",
+             "--parallelism", "1", "--output", snap)
+    state_bytes = sum(f.stat().st_size for f in snap.iterdir() if f.name != "_metadata")
+    assert state_bytes > 2 << 20  # read in line long enough to be read ahead
+    put(f"{moto}/forked")
+    for f in snap.iterdir():
+        put(f"{moto}/forked/heap/{f.name}", f.read_bytes())
+    r = subprocess.run([sys.executable, "-c", FORKED_READER, "s3://forked/heap", str(snap)],
+                       capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert r.returncode == 0, r.stderr
+    child, parent, entries = r.stdout.split()
+    assert (child, parent) == ("0", "True"), r.stderr
+    assert int(entries) == 20000

@@ -63,7 +63,7 @@ struct CurlHandle {
 }  // namespace
 
 Result<HttpResponse> curl_http_send(const HttpRequest& request) {
-  thread_local CurlHandle handle;
+  CurlHandle& handle = kept_for_this_process<CurlHandle>();
   if (!handle.lib.ok()) return Error(handle.lib.error()).with_file(request.url);
   const CurlLibrary& c = **handle.lib;
   CURL* curl = handle.curl;

@@ -5,6 +5,9 @@
 // loopback or in-cluster store over plain HTTP does not need.
 #pragma once
 
+#include <unistd.h>
+
+#include <memory>
 #include <string_view>
 
 #include "ckpt/error.h"
@@ -32,6 +35,22 @@ class AnswerBody {
   bool sink_stopped_ = false;
   bool headers_reported_ = false;
 };
+
+// The calling thread's `T` (a kept connection), made again in a child forked after it was made:
+// the parent's is shared with the child (one socket, one event queue, one connection cache), and
+// requests of both would cross on it. The child's copy of the parent's is left as it is (closing
+// it would also take the parent's socket out of their shared event queue).
+template <class T>
+T& kept_for_this_process() {
+  thread_local std::unique_ptr<T> kept;
+  thread_local pid_t kept_by = 0;
+  if (kept_by != ::getpid()) {
+    (void)kept.release();  // the parent's, if any
+    kept = std::make_unique<T>();
+    kept_by = ::getpid();
+  }
+  return *kept;
+}
 
 // True when `url` is plain http:// and no proxy variable applies: plain_http_send can carry it.
 bool plain_http_can_send(std::string_view url);

@@ -201,7 +201,7 @@ bool plain_http_can_send(std::string_view url) {
 }
 
 Result<HttpResponse> plain_http_send(const HttpRequest& request) {
-  thread_local Connection c;
+  Connection& c = kept_for_this_process<Connection>();
   PlainUrl url;
   if (!parse(request.url, url))
     return Error(ErrorCode::kInvalidArgument, "not a plain http:// URL").with_file(request.url);

@@ -441,6 +441,7 @@ std::mutex g_store_mu;
 StoreFileSystemOptions g_store_options;
 std::shared_ptr<StoreFileSystem> g_store;
 std::string g_store_environment;  // settings_environment() when g_store was opened
+pid_t g_store_pid = 0;            // the process that opened it
 
 // Stagings and caches of runs that were killed (no destructor ran): each a "ckpt-s3-*"
 // directory in `tmp` whose marker nobody holds locked. A live run's, and whatever lacks the
@@ -475,12 +476,13 @@ Result<StoreScratch> create_store_scratch() {
     return std::move(lock).error();
   }
   s.lock_fd = lock.value();
+  s.pid = ::getpid();
   return s;
 }
 
 void remove_store_scratch(StoreScratch& scratch) {
   std::error_code ec;
-  if (!scratch.root.empty()) fs::remove_all(scratch.root, ec);
+  if (!scratch.root.empty() && scratch.pid == ::getpid()) fs::remove_all(scratch.root, ec);
   if (scratch.lock_fd >= 0) ::close(scratch.lock_fd);
   scratch = StoreScratch();
 }
@@ -516,13 +518,20 @@ void set_store_file_system_options(const StoreFileSystemOptions& options) {
 
 // The process's store file system, opened on first use, and again when the environment it was
 // resolved from changed (a Python session that sets AWS_PROFILE or AWS_ENDPOINT_URL after its
-// first open; handles opened before keep the store they hold). Under g_store_mu.
+// first open; handles opened before keep the store they hold), or in a child forked after it
+// was opened: the parent's is left untouched there (its threads are not in the child, and a
+// lock one of them held at the fork stays held), its handles the parent's. Under g_store_mu.
 static Result<std::shared_ptr<StoreFileSystem>> process_store() {
   std::string environment = s3::settings_environment();
+  if (g_store && g_store_pid != ::getpid()) {
+    new std::shared_ptr<StoreFileSystem>(std::move(g_store));  // never destroyed in the child
+    g_store.reset();
+  }
   if (!g_store || environment != g_store_environment) {
     CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, ObjectStore::open(g_store_options.store));
     g_store = std::make_shared<StoreFileSystem>(std::move(store), g_store_options);
     g_store_environment = std::move(environment);
+    g_store_pid = ::getpid();
   }
   return g_store;
 }
