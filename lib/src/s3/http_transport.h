@@ -5,13 +5,12 @@
 // loopback or in-cluster store over plain HTTP does not need.
 #pragma once
 
-#include <unistd.h>
-
 #include <memory>
 #include <string_view>
 
 #include "ckpt/error.h"
 #include "s3/http.h"
+#include "support/fork_generation.h"
 
 namespace ckpt::s3 {
 
@@ -43,11 +42,11 @@ class AnswerBody {
 template <class T>
 T& kept_for_this_process() {
   thread_local std::unique_ptr<T> kept;
-  thread_local pid_t kept_by = 0;
-  if (kept_by != ::getpid()) {
+  thread_local unsigned kept_in = 0;
+  if (!kept || kept_in != fork_generation()) {
     (void)kept.release();  // the parent's, if any
     kept = std::make_unique<T>();
-    kept_by = ::getpid();
+    kept_in = fork_generation();
   }
   return *kept;
 }

@@ -18,6 +18,7 @@
 #include "ckpt/io.h"
 #include "s3/credentials.h"
 #include "s3/store_files.h"
+#include "support/fork_generation.h"
 #include "support/io_internal.h"
 
 namespace ckpt {
@@ -441,7 +442,7 @@ std::mutex g_store_mu;
 StoreFileSystemOptions g_store_options;
 std::shared_ptr<StoreFileSystem> g_store;
 std::string g_store_environment;  // settings_environment() when g_store was opened
-pid_t g_store_pid = 0;            // the process that opened it
+unsigned g_store_generation = 0;  // fork_generation() when it was opened
 
 // Stagings and caches of runs that were killed (no destructor ran): each a "ckpt-s3-*"
 // directory in `tmp` whose marker nobody holds locked. A live run's, and whatever lacks the
@@ -476,13 +477,13 @@ Result<StoreScratch> create_store_scratch() {
     return std::move(lock).error();
   }
   s.lock_fd = lock.value();
-  s.pid = ::getpid();
+  s.generation = fork_generation();
   return s;
 }
 
 void remove_store_scratch(StoreScratch& scratch) {
   std::error_code ec;
-  if (!scratch.root.empty() && scratch.pid == ::getpid()) fs::remove_all(scratch.root, ec);
+  if (!scratch.root.empty() && scratch.generation == fork_generation()) fs::remove_all(scratch.root, ec);
   if (scratch.lock_fd >= 0) ::close(scratch.lock_fd);
   scratch = StoreScratch();
 }
@@ -523,7 +524,7 @@ void set_store_file_system_options(const StoreFileSystemOptions& options) {
 // lock one of them held at the fork stays held), its handles the parent's. Under g_store_mu.
 static Result<std::shared_ptr<StoreFileSystem>> process_store() {
   std::string environment = s3::settings_environment();
-  if (g_store && g_store_pid != ::getpid()) {
+  if (g_store && g_store_generation != fork_generation()) {
     new std::shared_ptr<StoreFileSystem>(std::move(g_store));  // never destroyed in the child
     g_store.reset();
   }
@@ -531,7 +532,7 @@ static Result<std::shared_ptr<StoreFileSystem>> process_store() {
     CKPT_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, ObjectStore::open(g_store_options.store));
     g_store = std::make_shared<StoreFileSystem>(std::move(store), g_store_options);
     g_store_environment = std::move(environment);
-    g_store_pid = ::getpid();
+    g_store_generation = fork_generation();
   }
   return g_store;
 }

@@ -38,7 +38,7 @@ class StoreSource : public RemoteSource {
 struct StoreScratch {
   std::string root;
   int lock_fd = -1;
-  int pid = 0;  // the process that made it: a child forked from it never removes it
+  unsigned generation = 0;  // fork_generation() of the process that made it: a child never removes it
 };
 Result<StoreScratch> create_store_scratch();
 // Removes the directory and lets go of its marker.

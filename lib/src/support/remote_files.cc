@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "support/fork_generation.h"
 #include "support/worker_threads.h"
 
 namespace ckpt {
@@ -47,9 +48,9 @@ struct RemoteFiles::State {
   size_t next = 0;
   bool stopping = false;
   std::vector<std::thread> prefetchers;
-  // The process the threads run in: a child forked after they started (Python's multiprocessing)
-  // has none of them, and must neither wait for them nor queue work for them.
-  const pid_t pid = ::getpid();
+  // The process the threads run in (support/fork_generation.h): a child forked after they
+  // started has none of them, and must neither wait for them nor queue work for them.
+  const unsigned generation = fork_generation();
   // Ranges read ahead (read_range_ahead()).
   std::deque<std::packaged_task<Result<std::string>()>> ranges;
   std::vector<std::thread> rangers;
@@ -82,7 +83,7 @@ RemoteFiles::RemoteFiles(std::shared_ptr<RemoteSource> source, uint64_t cache_by
     : source_(std::move(source)), cache_bytes_(cache_bytes), state_(std::make_unique<State>()) {}
 
 RemoteFiles::~RemoteFiles() {
-  if (::getpid() != state_->pid) {
+  if (fork_generation() != state_->generation) {
     // A forked child: the threads are the parent's, not here to be joined (nor detached: both
     // fail, and a std::thread left joinable ends the process); the lock may have been held by
     // one of them at the fork, for good, and the condition variables they waited on cannot be
@@ -102,7 +103,7 @@ RemoteFiles::~RemoteFiles() {
 
 std::future<Result<std::string>> RemoteFiles::read_range_ahead(const std::string& path, uint64_t offset,
                                                                       uint64_t length) {
-  if (::getpid() != state_->pid) return {};  // forked: the reader reads for itself
+  if (fork_generation() != state_->generation) return {};  // forked: the reader reads for itself
   std::packaged_task<Result<std::string>()> task([this, path, offset, length] {
     Result<std::string> got = catch_internal([&]() -> Result<std::string> {
       std::string out;
@@ -148,7 +149,7 @@ void RemoteFiles::range_loop() {
 }
 
 void RemoteFiles::prefetch(const std::vector<std::string>& paths, int threads) {
-  if (::getpid() != state_->pid) return;  // forked: the readers download for themselves
+  if (fork_generation() != state_->generation) return;  // forked: the readers download for themselves
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->queue.insert(state_->queue.end(), paths.begin(), paths.end());
   state_->changed.notify_all();
