@@ -156,7 +156,9 @@ if pid == 0:
     sys.exit(0 if child == want else 3)  # through the interpreter's and the library's exit
 got += [ckpt.entry_json(e) for e in it]  # the parent reads on while the child reads
 _, status = os.waitpid(pid, 0)
-print(os.waitstatus_to_exitcode(status), got == want, len(want))
+import glob, tempfile
+scratch = len(glob.glob(os.path.join(tempfile.gettempdir(), "ckpt-s3-*")))  # the parent's, after the child's exit
+print(os.waitstatus_to_exitcode(status), got == want, len(want), scratch)
 """
 
 
@@ -175,9 +177,12 @@ def test_a_child_forked_in_the_middle_of_a_read_reads_the_bucket_and_exits_while
     put(f"{moto}/forked")
     for f in snap.iterdir():
         put(f"{moto}/forked/heap/{f.name}", f.read_bytes())
+    tmp = tmp_path / "tmp"  # the cache directories of both processes, and nothing else
+    tmp.mkdir()
     r = subprocess.run([sys.executable, "-c", FORKED_READER, "s3://forked/heap", str(snap)],
-                       capture_output=True, text=True, timeout=120, env=os.environ.copy())
+                       capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp)})
     assert r.returncode == 0, r.stderr
-    child, parent, entries = r.stdout.split()
+    child, parent, entries, scratch = r.stdout.split()
     assert (child, parent) == ("0", "True"), r.stderr
     assert int(entries) == 20000
+    assert scratch == "1"  # the parent's cache directory outlives the child's exit
