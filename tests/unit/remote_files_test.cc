@@ -36,6 +36,10 @@ class FakeSource : public RemoteSource {
   std::atomic<uint64_t> fail_range_from{UINT64_MAX};
   std::mutex asked_mu;
   std::vector<std::pair<uint64_t, uint64_t>> asked;  // ranges, as (offset, length)
+  std::vector<std::pair<uint64_t, uint64_t>> asked_so_far() {
+    std::lock_guard<std::mutex> lock(asked_mu);
+    return asked;
+  }
 
   Status read_range(const std::string& uri, uint64_t offset, uint64_t length, uint64_t, std::string* out) override {
     {
@@ -268,10 +272,7 @@ TEST_CASE("an object file read in line has the next bytes asked for before it re
   const auto& src = one.src;
   const auto& file = one.file;
   const std::string& object = one.object;
-  auto asked = [&] {
-    std::lock_guard<std::mutex> lock(src->asked_mu);
-    return src->asked;
-  };
+  auto asked = [&] { return src->asked_so_far(); };
   // A read of the key-group region kind (large, fetched as asked) and one after it: a scan.
   std::string got;
   REQUIRE(file->read(0, kRead, &got).ok());
@@ -299,6 +300,33 @@ TEST_CASE("an object file read in line has the next bytes asked for before it re
   // A read elsewhere after all: from the store, right.
   REQUIRE(file->read(100, 1000, &got).ok());
   CHECK(got == object.substr(100, 1000));
+}
+
+TEST_CASE("the pages of a block a scan has read past are given back and a read back there fetches its bytes again",
+          "[unit][s3]") {
+  constexpr size_t kSize = 3'000'000, kRead = 300'000;
+  OneObjectFile one(kSize);
+  const auto& src = one.src;
+  const auto& file = one.file;
+  const std::string& object = one.object;
+  auto asked = [&] { return src->asked_so_far(); };
+  // Two reads in line, then the third from the range read ahead ([600,000, 1,200,000)): its
+  // first half read, its pages behind the reader given back.
+  std::string got;
+  for (uint64_t at = 0; at < 3 * kRead; at += kRead) REQUIRE(file->read(at, kRead, &got).ok());
+  CHECK(got == object.substr(2 * kRead, kRead));
+  REQUIRE(asked().size() >= 3);
+  CHECK(asked()[2] == std::make_pair<uint64_t, uint64_t>(2 * kRead, 2 * kRead));
+  // A read back into the half read: not served from the given-back pages (zeros) but fetched.
+  const size_t before = asked().size();
+  REQUIRE(file->read(2 * kRead + 50'000, 1000, &got).ok());
+  CHECK(got == object.substr(2 * kRead + 50'000, 1000));
+  const auto now = asked();
+  REQUIRE(now.size() > before);
+  CHECK(now.back().first == 2 * kRead + 50'000);
+  // The block's bytes not yet read are still served from it, right.
+  REQUIRE(file->read(2 * kRead + 50'000 + 1000, 2000, &got).ok());
+  CHECK(got == object.substr(2 * kRead + 51'000, 2000));
 }
 
 TEST_CASE("a failed read ahead is asked again by the reader and one read elsewhere is let go", "[unit][s3]") {

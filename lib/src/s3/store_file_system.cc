@@ -2,6 +2,7 @@
 // cache of whole files (support/remote_files.h), written by one PUT each; and the choice of a
 // file system by a path's scheme.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,13 +38,16 @@ namespace {
 // before it needs them, up to kAheadMost at a time, one range in flight: a store answers each
 // request after a round trip (a few ms on loopback, tens on S3), and a scan that waits for each
 // of its reads in turn spends most of its time waiting. What is read ahead becomes the block
-// when the scan reaches it; a read elsewhere lets it go.
+// when the scan reaches it; a read elsewhere lets it go. The pages of a block that a scan has
+// read past are given back as it goes: what a scan holds beside the range on its way is the part
+// of the block it has yet to read, not the whole block.
 class ObjectFile : public ReadableFile {
  public:
   static constexpr uint64_t kFirstBlock = 64 << 10;
   static constexpr uint64_t kLastBlock = 1 << 20;
   static constexpr uint64_t kAheadFrom = 256 << 10;
   static constexpr uint64_t kAheadMost = 1 << 20;
+  static constexpr uint64_t kGiveBackLeast = 64 << 10;  // one system call per this many bytes read
   ObjectFile(std::shared_ptr<RemoteFiles> files, std::string cache_path, std::string name, uint64_t size,
              std::function<Result<std::string>()> whole)
       : files_(std::move(files)),
@@ -74,7 +78,7 @@ class ObjectFile : public ReadableFile {
       const uint64_t need = end - from;
       next_block_ = sequential ? std::min(next_block_ * 2, kLastBlock) : kFirstBlock;
       const uint64_t want = from > size_ ? 0 : std::min(need >= kFirstBlock ? need : next_block_, size_ - from);
-      block_ = std::string();  // let go before the next arrives: one block's memory at a time
+      drop_block();  // let go before the next arrives: one block's memory at a time
       if (out->empty() && want == need) {
         // Fetched as asked, into the caller's buffer.
         CKPT_RETURN_IF_ERROR(fetch(from, want, out));
@@ -84,10 +88,7 @@ class ObjectFile : public ReadableFile {
         CKPT_RETURN_IF_ERROR(fetch(from, want, &got));
         if (got.size() < need) return shrank(from + got.size());
         out->append(got, 0, need);
-        if (got.size() > need) {
-          block_ = std::move(got);
-          block_at_ = from;
-        }
+        if (got.size() > need) set_block(std::move(got), from);
       }
       break;
     }
@@ -116,6 +117,7 @@ class ObjectFile : public ReadableFile {
   mutable bool pinned_ = false;
   mutable std::string block_;
   mutable uint64_t block_at_ = 0;
+  mutable uint64_t block_gone_ = 0;  // the block's first bytes, read past and given back
   mutable uint64_t next_block_ = kFirstBlock;
   mutable uint64_t read_end_ = 0;  // where the last read ended: a read from there goes on sequentially
   mutable uint64_t run_ = 0;       // bytes read in line up to the last read's end
@@ -124,7 +126,28 @@ class ObjectFile : public ReadableFile {
   mutable uint64_t ahead_len_ = 0;
 
   // Under mu_: whether the block holds the byte at `at`.
-  bool holds(uint64_t at) const { return at >= block_at_ && at - block_at_ < block_.size(); }
+  bool holds(uint64_t at) const {
+    return at >= block_at_ && at - block_at_ >= block_gone_ && at - block_at_ < block_.size();
+  }
+  void set_block(std::string bytes, uint64_t at) const {
+    block_ = std::move(bytes);
+    block_at_ = at;
+    block_gone_ = 0;
+  }
+  void drop_block() const { set_block(std::string(), 0); }
+
+  // Under mu_: the whole pages of the block before `upto` (bytes into it) go back to the system
+  // (their contents are not needed again: a read there fetches them anew, as holds() says). The
+  // block stays allocated: the allocator may write its own bookkeeping into these pages when it
+  // frees the block, which then finds them zeroed, as a fresh page is.
+  void give_back_before(uint64_t upto) const {
+    static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t base = reinterpret_cast<uintptr_t>(block_.data());
+    const uintptr_t from = (base + block_gone_ + page - 1) / page * page;
+    const uintptr_t to = (base + upto) / page * page;
+    if (to <= from || to - from < kGiveBackLeast) return;
+    if (madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED) == 0) block_gone_ = to - base;
+  }
 
   // Under mu_: the bytes read ahead become the block if they hold `at` and came (else they go,
   // and the read asks again, to fail with its own error if it fails).
@@ -134,8 +157,7 @@ class ObjectFile : public ReadableFile {
     if (at < ahead_at_ || at - ahead_at_ >= ahead_len_) return false;
     Result<std::string> got = ahead.get();
     if (!got.ok() || got->size() <= at - ahead_at_) return false;
-    block_ = std::move(got).value();
-    block_at_ = ahead_at_;
+    set_block(std::move(got).value(), ahead_at_);
     return true;
   }
 
@@ -173,10 +195,16 @@ class ObjectFile : public ReadableFile {
     return Error(ErrorCode::kCorruption, "state file shrank while being read", at).with_file(name_);
   }
 
-  // Under mu_: the read up to `end` is done; a block read to its last byte is let go.
+  // Under mu_: the read up to `end` is done; a block read to its last byte is let go, the pages
+  // of one read partly given back.
   void served(uint64_t end) const {
     read_end_ = end;
-    if (!block_.empty() && end >= block_at_ + block_.size()) block_ = std::string();
+    if (block_.empty() || end <= block_at_) return;
+    if (end >= block_at_ + block_.size()) {
+      drop_block();
+    } else {
+      give_back_before(end - block_at_);
+    }
   }
 };
 
