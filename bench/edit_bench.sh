@@ -16,12 +16,12 @@ trap 'rm -rf "$work"' EXIT
 results="$work/results"
 : > "$results"
 
-# record SIZE RUN ROUND SECONDS RSS_KIB
+# record SIZE RUN ROUND SECONDS RSS_KIB CPU_SECONDS (user + sys)
 timed() {
   size=$1 run=$2 round=$3
   shift 3
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null
-  echo "$size $run $round $(cat "$work/time")" >> "$results"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" > /dev/null
+  echo "$size $run $round $(awk '{ printf "%s %s %.2f", $1, $2, $3 + $4 }' "$work/time")" >> "$results"
   rm -rf "$work/out" && sync
 }
 
@@ -64,11 +64,13 @@ sys.exit(0 if changed == want else "upsert of 10 keys changed %s" % sorted(chang
 done
 
 echo
-echo "keys run | best s | worst s | / convert (best) | peak RSS MiB (max)"
+echo "keys run | best s | worst s | / convert (best) | CPU s (least) | / convert's CPU | peak RSS MiB (max)"
 sort -k1,1n -k2,2 "$results" | awk '
   { k = $1 " " $2; if (!(k in best) || $4 < best[k]) best[k] = $4; if ($4 > worst[k]) worst[k] = $4
+    if (!(k in cpu) || $6 < cpu[k]) cpu[k] = $6
     if ($5 > rss[k]) rss[k] = $5; order[k] = NR }
   END { for (k in best) { split(k, f, " "); split(f[2], r, ":"); c = f[1] " " r[1] ":convert"
-          printf "%s | %.2f | %.2f | %.2fx | %.0f\n", k, best[k], worst[k], best[k] / best[c], rss[k] / 1024 } }' | sort
+          printf "%s | %.2f | %.2f | %.2fx | %.2f | %.2fx | %.0f\n", k, best[k], worst[k], best[k] / best[c],
+                 cpu[k], cpu[k] / cpu[c], rss[k] / 1024 } }' | sort
 echo
 echo "load while measuring: $(uptime)"

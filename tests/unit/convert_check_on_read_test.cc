@@ -139,9 +139,9 @@ TEST_CASE("edit refuses damage in a later subtask's last key group and leaves no
   REQUIRE_FALSE(keyed_operator.empty());
 
   // The edit `o` refused for the damage in `last`, leaving nothing; what it counted.
-  auto refused = [&](EditOptions o, Progress& progress) {
+  auto refused = [&](EditOptions o, Progress& progress, int jobs = 1) {
     o.output = out;
-    o.jobs = 1;
+    o.jobs = jobs;
     o.progress = &progress;
     Result<EditSummary> e = edit_snapshot(g.output, o);
     REQUIRE_FALSE(e.ok());
@@ -160,6 +160,15 @@ TEST_CASE("edit refuses damage in a later subtask's last key group and leaves no
       EditOptions o;
       o.max_parallelism = 64;
       refused(o, progress);
+      CHECK(progress.bytes_total.load() <= input_bytes);
+    }
+    {
+      // The same with -j 2: one thread reads (and checks) every input once while the other
+      // writes the streams; the reader's error stops the writer, and is the one reported.
+      Progress progress;
+      EditOptions o;
+      o.max_parallelism = 64;
+      refused(o, progress, 2);
       CHECK(progress.bytes_total.load() <= input_bytes);
     }
     {

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 
 #include <fmt/format.h>
 
 #include "format/key_groups.h"
+#include "ops/rewrite/keyed_target.h"
 #include "state/keyed_state_codec.h"
 #include "state/keyed_stream_writer.h"
 #include "state/layout_transcoder.h"
@@ -22,14 +25,24 @@
 namespace ckpt {
 
 struct Regrouper::Impl {
+  // The write buffer of each SST file a RocksDB output keeps open (one per subtask, state and
+  // lane: up to 512), against RocksDB's default of a MiB.
+  static constexpr size_t kLaneFileBuffer = 128 << 10;
+  // Input key groups handed from the reader to the writers and not yet written (write_piped()).
+  static constexpr size_t kKeyGroupsInFlight = 2;
   int32_t max_parallelism = 0;
   int32_t parallelism = 0;
   KeyedBackendMeta meta;  // the states of every input subtask, by name (the first one's order)
   ConvertTarget layout = ConvertTarget::kHeap;
   std::unique_ptr<KeyGroupSpill> spill_files;  // per output subtask
-  // RegroupOutput: each output subtask's stream, written as the input is read.
+  // RegroupOutput: each output subtask's stream, or RocksDB instance, written as the input is
+  // read. An instance takes each output key group into the lane of the input key groups' round
+  // it comes from (output key group / the input's max parallelism): input key groups are read in
+  // ascending order, so each lane's keys ascend, and the lanes' key ranges never overlap.
   struct Output {
     std::unique_ptr<KeyedStreamWriter> writer;
+    std::unique_ptr<RocksInstanceWriter> rocks;
+    int32_t first_round = 0;  // the lane of the output range's first key group
     WrittenKeyedStream written;
   };
   std::vector<std::unique_ptr<Output>> outputs;  // by output subtask; null: not written here
@@ -193,6 +206,18 @@ struct Regrouper::Impl {
     outputs.resize(static_cast<size_t>(parallelism));
     for (int32_t i : owned) {
       auto out = std::make_unique<Output>();
+      if (written_layout == ConvertTarget::kRocksDb) {
+        out->written.name = rocks_instance_name(op_hex, i);
+        std::vector<std::string> names;
+        for (const StateMetaInfo& st : meta.states) names.push_back(st.name);
+        // Synced with the rest of the output before its rename, as the rewrite's own instances.
+        CKPT_ASSIGN_OR_RETURN(out->rocks, RocksInstanceWriter::create(dir + "/." + out->written.name + ".build",
+                                                                      std::move(names), /*deferred_sync=*/true));
+        out->rocks->set_file_buffer_bytes(kLaneFileBuffer);
+        out->first_round = key_group_range_of_subtask(max_parallelism, parallelism, i).first / op->max_parallelism;
+        outputs[static_cast<size_t>(i)] = std::move(out);
+        continue;
+      }
       // The name the rewrite gives the stream it writes (keyed_target.cc), which it does not
       // write for this subtask.
       out->written.name = fmt::format("{}-{}-{}", heap ? "heap" : "canonical", op_hex, i);
@@ -212,7 +237,13 @@ struct Regrouper::Impl {
   // moved into the (at most max_parallelism / the input's) output key groups they feed, are
   // each a whole output key group. One thread writes each output subtask, taking the inputs in
   // their order: the streams' key groups lie in the same order at every run, whatever -j.
-  Status route(const Input& in, const std::vector<char>& mine, std::atomic<uint64_t>* pairs) {
+  using Moved = std::vector<std::vector<std::vector<RocksPair>>>;  // by j, by output state
+  // Takes one input key group's routed pairs (`fed`, `moved`, `held` bytes) for writing
+  // elsewhere, giving back pairs already written (and their `fed`) in their place.
+  using HandOver = std::function<Status(int32_t kg, std::vector<int32_t>& fed, Moved& moved, uint64_t held)>;
+
+  Status route(const Input& in, const std::vector<char>& mine, std::atomic<uint64_t>* pairs,
+               const HandOver* hand_over = nullptr) {
     const KeyedHandle& h = in.st->managed_keyed;
     const RawKeyedSource& source = in.source;
     const std::vector<uint32_t>& ids = in.ids;
@@ -222,20 +253,12 @@ struct Regrouper::Impl {
     const int old_prefix = key_group_prefix_bytes(old_max);
     const int new_prefix = key_group_prefix_bytes(max_parallelism);
     // Output key group k + old_max * j of input key group k, by j; by output state.
-    std::vector<std::vector<std::vector<RocksPair>>> moved(static_cast<size_t>(fan));
+    Moved moved(static_cast<size_t>(fan));
     std::vector<int32_t> fed;          // the j with pairs, ascending
     std::vector<RocksPair> others;     // pairs of other threads' subtasks, left to the reader
     std::string prefix;
     auto write = [&](int32_t kg, int32_t j) -> Status {
-      const int32_t to = kg + old_max * j;
-      const int32_t output = subtask_of(to);
-      Output& out = *outputs[static_cast<size_t>(output)];
-      auto& group = moved[static_cast<size_t>(j)];
-      uint64_t entries = 0;
-      for (const auto& state_pairs : group) entries += state_pairs.size();
-      CKPT_RETURN_IF_ERROR(out.writer->key_group(to, group));
-      out.written.entries += entries;
-      return Status::OK();
+      return write_group(kg + old_max * j, moved[static_cast<size_t>(j)]);
     };
     Status read = read_raw_keyed(
         h, source, *streams, old_max, [&](int32_t kg, std::vector<std::vector<RocksPair>>& by_state) -> Status {
@@ -276,14 +299,23 @@ struct Regrouper::Impl {
           uint64_t peak = peak_held.load(std::memory_order_relaxed);
           while (held > peak && !peak_held.compare_exchange_weak(peak, held)) {
           }
-          for (int32_t j : fed) CKPT_RETURN_IF_ERROR(write(kg, j));
-          // The pairs back to the reader, whose pools reuse their strings for the next key group.
+          if (hand_over) {
+            CKPT_RETURN_IF_ERROR((*hand_over)(kg, fed, moved, held));
+          } else {
+            for (int32_t j : fed) CKPT_RETURN_IF_ERROR(write(kg, j));
+          }
+          // The pairs written back to the reader, whose pools reuse their strings for the next key
+          // group (a state's pairs to that state's pool where this input has it).
           for (int32_t j : fed)
-            for (size_t i = 0; i < by_state.size() && i < hashers.codecs.size(); ++i) {
-              auto& from = moved[static_cast<size_t>(j)][ids[i]];
-              for (RocksPair& p : from) by_state[i].push_back(std::move(p));
+            for (size_t s = 0; s < moved[static_cast<size_t>(j)].size(); ++s) {
+              auto& from = moved[static_cast<size_t>(j)][s];
+              auto at = std::find(ids.begin(), ids.end(), static_cast<uint32_t>(s));
+              const size_t i = static_cast<size_t>(at - ids.begin());
+              if (at != ids.end() && i < by_state.size())
+                for (RocksPair& p : from) by_state[i].push_back(std::move(p));
               from.clear();
             }
+          fed.clear();
           *pairs += n;
           return Status::OK();
         },
@@ -291,27 +323,163 @@ struct Regrouper::Impl {
     return read;
   }
 
-  // RegroupOutput: the output subtasks `owned` written, `jobs` threads each writing some of the
-  // streams from every input in turn, so that each stream's key groups lie in the same order
-  // at every run (each thread reads every input).
+  // Output key group `to`, whole, by output state, into its output subtask's stream or instance.
+  Status write_group(int32_t to, std::vector<std::vector<RocksPair>>& group) {
+    Output& out = *outputs[static_cast<size_t>(subtask_of(to))];
+    uint64_t entries = 0;
+    for (const auto& state_pairs : group) entries += state_pairs.size();
+    if (out.rocks) {
+      const size_t lane = static_cast<size_t>(to / op->max_parallelism - out.first_round);
+      for (size_t s = 0; s < group.size(); ++s) {
+        CKPT_RETURN_IF_ERROR(sort_pairs(group[s], meta.states[s].name));
+        for (const RocksPair& p : group[s]) CKPT_RETURN_IF_ERROR(out.rocks->add_to_lane(s, lane, p.key, p.value));
+      }
+    } else {
+      CKPT_RETURN_IF_ERROR(out.writer->key_group(to, group));
+    }
+    out.written.entries += entries;
+    return Status::OK();
+  }
+
+  // RegroupOutput: the output subtasks `owned` written from every input in turn, so that each
+  // output's key groups come in the same order at every run: on this thread alone, or with
+  // `jobs` 2 or more, read here and written on others (write_piped()).
   Status write(const std::vector<int32_t>& owned, int jobs, std::atomic<uint64_t>* pairs) {
     CKPT_RETURN_IF_ERROR(open_outputs(owned));
-    const size_t threads = std::min<size_t>(static_cast<size_t>(std::max(1, jobs)), owned.size());
-    CKPT_RETURN_IF_ERROR(run_parallel(threads, static_cast<int>(threads), [&](size_t t) -> Status {
-      std::vector<char> mine(static_cast<size_t>(parallelism), 0);
-      for (size_t x = t; x < owned.size(); x += threads) mine[static_cast<size_t>(owned[x])] = 1;
-      for (const Input& in : inputs) {
-        Status s = route(in, mine, pairs);
-        if (!s.ok()) return std::move(s).error().with_context(fmt::format("subtask {}", in.st->index));
-      }
-      return Status::OK();
-    }));
+    if (jobs >= 2) {
+      CKPT_RETURN_IF_ERROR(write_piped(owned, jobs, pairs));
+      return finish_outputs();
+    }
+    std::vector<char> mine(static_cast<size_t>(parallelism), 0);
+    for (int32_t i : owned) mine[static_cast<size_t>(i)] = 1;
+    for (const Input& in : inputs) {
+      Status s = route(in, mine, pairs);
+      if (!s.ok()) return std::move(s).error().with_context(fmt::format("subtask {}", in.st->index));
+    }
     return finish_outputs();
+  }
+
+  // With two threads or more: one reads every input once and routes each input key group's
+  // pairs; every thread writes them. An output subtask takes the key groups in the order the
+  // reader hands them out, one thread at a time (so the same bytes at every run), any thread:
+  // the reader, when the writers are behind, writes too. Reading overlaps writing, and the input
+  // is read once, not once per writing thread. A few key groups are in flight: their pairs go
+  // back to the reader's pools once every output subtask has written its part.
+  Status write_piped(const std::vector<int32_t>& owned, int jobs, std::atomic<uint64_t>* pairs) {
+    static constexpr size_t kInFlight = kKeyGroupsInFlight;
+    const int writers = std::max(1, std::min(jobs - 1, static_cast<int>(owned.size())));
+    struct Batch {
+      int32_t kg = 0;
+      std::vector<int32_t> fed;
+      Moved moved;
+      uint64_t bytes = 0;
+      size_t unwritten = 0;  // output subtasks yet to write their part
+    };
+    struct Lane {
+      int32_t subtask = 0;
+      uint64_t next = 0;  // the batch it writes next
+      bool busy = false;  // a thread writes it
+    };
+    const int32_t old_max = op->max_parallelism;
+    std::vector<Batch> ring(kInFlight);
+    for (Batch& b : ring) b.moved.resize(static_cast<size_t>(max_parallelism / old_max));
+    std::vector<Lane> lanes;
+    for (int32_t i : owned) lanes.push_back({i, 0, false});
+    std::mutex mu;
+    std::condition_variable handed, written;
+    uint64_t published = 0;  // batches handed out
+    uint64_t in_flight = 0;  // bytes of the batches handed out and not yet written
+    bool done = false;
+    Status failed;
+
+    // Under `lock`: one output subtask's part of its next batch written, if one is free and due.
+    auto write_one = [&](std::unique_lock<std::mutex>& lock) -> bool {
+      for (Lane& lane : lanes) {
+        if (lane.busy || lane.next >= published || !failed.ok()) continue;
+        lane.busy = true;
+        Batch& b = ring[lane.next % kInFlight];
+        lock.unlock();
+        Status s;
+        for (int32_t j : b.fed) {
+          const int32_t to = b.kg + old_max * j;
+          if (subtask_of(to) != lane.subtask) continue;
+          s = write_group(to, b.moved[static_cast<size_t>(j)]);
+          if (!s.ok()) break;
+        }
+        lock.lock();
+        lane.busy = false;
+        ++lane.next;
+        if (!s.ok() && failed.ok()) failed = std::move(s);
+        if (--b.unwritten == 0) in_flight -= b.bytes;
+        if (b.unwritten == 0 || !failed.ok()) written.notify_all();
+        handed.notify_all();
+        return true;
+      }
+      return false;
+    };
+    HandOver hand_over = [&](int32_t kg, std::vector<int32_t>& fed, Moved& moved, uint64_t held) -> Status {
+      std::unique_lock<std::mutex> lock(mu);
+      Batch& b = ring[published % kInFlight];
+      while (b.unwritten > 0 && failed.ok())
+        if (!write_one(lock)) written.wait(lock);
+      if (!failed.ok()) return Error(ErrorCode::kIOError, "stopped: writing the output failed");
+      b.kg = kg;
+      b.fed.swap(fed);
+      b.moved.swap(moved);
+      b.unwritten = lanes.size();
+      // What is held at most: the key groups on their way and the one the reader routed.
+      const uint64_t holding = in_flight + held;
+      uint64_t peak = peak_held.load(std::memory_order_relaxed);
+      while (holding > peak && !peak_held.compare_exchange_weak(peak, holding)) {
+      }
+      b.bytes = held;
+      in_flight += held;
+      ++published;
+      handed.notify_all();
+      return Status::OK();
+    };
+    auto all_written = [&] {
+      for (const Lane& lane : lanes)
+        if (lane.next < published) return false;
+      return true;
+    };
+    std::vector<char> mine(static_cast<size_t>(parallelism), 0);
+    for (int32_t i : owned) mine[static_cast<size_t>(i)] = 1;
+    Status ran = run_parallel(static_cast<size_t>(writers) + 1, writers + 1, [&](size_t t) -> Status {
+      if (t > 0) {
+        std::unique_lock<std::mutex> lock(mu);
+        while (failed.ok() && !(done && all_written()))
+          if (!write_one(lock)) handed.wait(lock);
+        return Status::OK();
+      }
+      Status read;
+      for (const Input& in : inputs) {
+        read = route(in, mine, pairs, &hand_over);
+        if (!read.ok()) {
+          read = std::move(read).error().with_context(fmt::format("subtask {}", in.st->index));
+          break;
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      handed.notify_all();
+      if (!read.ok() && failed.ok()) failed = read;
+      return Status::OK();
+    });
+    CKPT_RETURN_IF_ERROR(ran);
+    return failed;
   }
 
   Status finish_outputs() {
     for (auto& out : outputs) {
       if (!out) continue;
+      if (out->rocks) {
+        CKPT_ASSIGN_OR_RETURN(RocksInstanceFiles files, out->rocks->finish(out_dir + "/" + out->written.name));
+        out->rocks.reset();
+        out->written.instance = std::move(files);
+        out->written.peak_buffered_bytes = peak_held.load();
+        continue;
+      }
       CKPT_RETURN_IF_ERROR(out->writer->finish());
       out->written.offsets = out->writer->offsets();
       out->written.size = out->writer->size();
@@ -349,12 +517,21 @@ Result<std::unique_ptr<Regrouper>> Regrouper::make(const OperatorState& in, int3
   }
   const bool keyed = !inputs.empty();
   // Written straight into the output when every output key group has one input key group
-  // (RegroupOutput) and the streams, one open file per output subtask, are not too many.
+  // (RegroupOutput) and the streams, one open file per output subtask, are not too many; for
+  // RocksDB output, an SST file open per output subtask, state and lane.
   constexpr int32_t kMostStreams = 256;
+  constexpr int64_t kMostSstFiles = 512;
   const ConvertTarget layout = output.to ? *output.to : impl->layout;
   const bool multiple = in.max_parallelism > 0 && max_parallelism % in.max_parallelism == 0;
+  int64_t sst_files = 0;
+  if (multiple && layout == ConvertTarget::kRocksDb)
+    for (int32_t i = 0; i < parallelism; ++i) {
+      const KeyGroupRange r = key_group_range_of_subtask(max_parallelism, parallelism, i);
+      const int64_t lanes = r.count > 0 ? (r.first + r.count - 1) / in.max_parallelism - r.first / in.max_parallelism + 1 : 0;
+      sst_files += lanes * static_cast<int64_t>(impl->meta.states.size());
+    }
   const bool direct = keyed && !output.dir.empty() && multiple && parallelism <= kMostStreams &&
-                      layout != ConvertTarget::kRocksDb;
+                      sst_files <= kMostSstFiles;
   if (direct) {
     // Written by write(), once the rewrite knows which output subtasks it writes.
     impl->direct = true;

@@ -4,7 +4,8 @@
 // Flink assigns a key to murmur(key.hashCode()) % maxParallelism and subtask i of P the key
 // groups KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex gives. A key's new group
 // is unrelated to its old one, so every input subtask is read once, each pair's key decoded
-// and hashed, its key-group prefix rewritten, and the pair spilled to a temporary file of the
+// and hashed, its key-group prefix rewritten, and (unless the new max parallelism is a multiple
+// of the old: RegroupOutput below) the pair spilled to a temporary file of the
 // output subtask whose range holds the new group: one file per slice ("bucket") of the
 // subtask's key groups, as many slices as make each about a run's size. Each output subtask
 // then reads its buckets in order, each sorted in memory by key group (one larger than a run,
@@ -30,13 +31,14 @@
 namespace ckpt {
 
 // Where a regrouping to a multiple of the input's max parallelism (or to the same one, with
-// another parallelism) writes heap or canonical output itself: each input key group's keys go
-// to key groups no other input key group feeds (Flink's group is murmur(hashCode) modulo the max
-// parallelism), so each output key group is whole as soon as its input key group is read, and
-// is written then into its output subtask's stream, in the order read (Flink's restore seeks to
-// each key group's offset). The input read once per writing thread, the output written once,
-// nothing spilled; the same bytes at every run. (RocksDB output, written so in runs of SSTs that
-// never overlap, was no faster than the spill on 2 GiB, with twice the memory: it spills.)
+// another parallelism) writes its output itself: each input key group's keys go to key groups
+// no other input key group feeds (Flink's group is murmur(hashCode) modulo the max parallelism),
+// so each output key group is whole as soon as its input key group is read, and is written then
+// into its output subtask: a heap or canonical stream in the order read (Flink's restore seeks
+// to each key group's offset), a RocksDB instance into one lane of SSTs per round of the input's
+// key groups (RocksInstanceWriter::add_to_lane). The input read once, by one thread, while the
+// others write; the output written once, nothing spilled; the same entries in the same places at
+// every run (heap and canonical: the same bytes).
 struct RegroupOutput {
   std::string dir;                  // the rewrite's output directory; empty: spill
   std::optional<ConvertTarget> to;  // RewriteOptions::to
@@ -71,8 +73,9 @@ class Regrouper {
   std::optional<RawKeyedStream> raw_keyed(int32_t index) const;
 
   // With a RegroupOutput that applies (a multiple of the max parallelism, at most 256
-  // subtasks, ...): nothing is read by make(); write() then writes the output subtasks given,
-  // `jobs` threads each writing some of them from every input (each input read once per thread).
+  // subtasks, for RocksDB at most 512 lanes of SSTs in all): nothing is read by make(); write()
+  // then writes the output subtasks given, with `jobs` 2 or more one thread reading every input
+  // once and the others (and the reader, when they fall behind) writing.
   bool writes_directly() const;
   Status write(const std::vector<int32_t>& subtasks, int jobs);
 

@@ -32,9 +32,11 @@ bool only_priority_queues(const KeyedBackendMeta& meta) {
   return true;
 }
 
-// A state's pairs of one key group in key order, keys strictly ascending. Native sources arrive
-// in key order already, heap ones in their hash tables' order. A key repeated (which Flink's heap
-// restore lets the later one win) is refused here as the writer refuses it.
+}  // namespace
+
+// Native sources arrive in key order already, heap ones in their hash tables' order. A key
+// repeated (which Flink's heap restore lets the later one win) is refused here as the writer
+// refuses it.
 Status sort_pairs(std::vector<RocksPair>& pairs, const std::string& family) {
   auto not_above = [](const RocksPair& a, const RocksPair& b) { return !(a.key < b.key); };
   if (std::adjacent_find(pairs.begin(), pairs.end(), not_above) == pairs.end()) return Status::OK();
@@ -43,6 +45,8 @@ Status sort_pairs(std::vector<RocksPair>& pairs, const std::string& family) {
     return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", family));
   return Status::OK();
 }
+
+namespace {
 
 // KeyedTarget::parallel_families: a key group's families sorted and put on two threads at once,
 // the caller's and a helper's, each taking the next family not yet taken, largest first (every
@@ -124,7 +128,7 @@ class FamilyWriters {
 
 Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& meta, const PairsProducer& produce,
                                   KeyedTargetStats* stats) {
-  const std::string base = fmt::format("rocksdb-{}-{}", t.op_hex, t.subtask);
+  const std::string base = rocks_instance_name(t.op_hex, t.subtask);
   std::vector<std::string> names;
   for (const StateMetaInfo& s : meta.states) names.push_back(s.name);
   CKPT_ASSIGN_OR_RETURN(auto writer, RocksInstanceWriter::create(t.out_dir + "/." + base + ".build", names,
@@ -160,6 +164,19 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
   }));
   families.reset();
   CKPT_ASSIGN_OR_RETURN(RocksInstanceFiles files, writer->finish(t.out_dir + "/" + base));
+  return rocks_instance_handle(t, meta, files, stats);
+}
+
+}  // namespace
+
+std::string rocks_instance_name(const std::string& op_hex, int32_t subtask) {
+  return fmt::format("rocksdb-{}-{}", op_hex, subtask);
+}
+
+Result<KeyedHandle> rocks_instance_handle(const KeyedTarget& t, const KeyedBackendMeta& meta,
+                                          const RocksInstanceFiles& files, KeyedTargetStats* stats) {
+  const std::string base = rocks_instance_name(t.op_hex, t.subtask);
+  const uint64_t entries = files.entries;
   if (entries == 0 && only_priority_queues(meta)) {
     // Flink's RocksDB backend writes no keyed state for a subtask whose only states are
     // untouched timer queues (the heap backend lists them): neither do we.
@@ -189,6 +206,8 @@ Result<KeyedHandle> write_rocksdb(const KeyedTarget& t, const KeyedBackendMeta& 
   stats->bytes += static_cast<uint64_t>(total);
   return out;
 }
+
+namespace {
 
 Result<KeyedHandle> write_stream(const KeyedTarget& t, const KeyedBackendMeta& meta, const PairsProducer& produce,
                                  KeyedTargetStats* stats) {

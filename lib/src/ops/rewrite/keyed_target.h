@@ -57,6 +57,19 @@ using PairsProducer = std::function<Status(const KeyGroupPairsFn& fn)>;
 Result<KeyedHandle> write_keyed_target(const KeyedTarget& target, KeyedBackendMeta meta, const PairsProducer& produce,
                                        KeyedTargetStats* stats);
 
+// The name of subtask `subtask`'s RocksDB instance directory in the output ("rocksdb-OP-N").
+std::string rocks_instance_name(const std::string& op_hex, int32_t subtask);
+
+// The RocksDB handle of the instance rocks_instance_name() under t.out_dir, already written with
+// `files` (edit's regrouping writes every subtask's at once), its meta data stream written
+// beside it; null for untouched timer queues alone, as write_keyed_target().
+Result<KeyedHandle> rocks_instance_handle(const KeyedTarget& t, const KeyedBackendMeta& meta,
+                                          const RocksInstanceFiles& files, KeyedTargetStats* stats);
+
+// A state's pairs of one key group put in key order, keys strictly ascending; a key repeated is
+// refused (naming `family`), as RocksDB's writer refuses it.
+Status sort_pairs(std::vector<RocksPair>& pairs, const std::string& family);
+
 // The heap (t.to kHeap) or canonical handle of the stream `name` (relative to t.out_dir) of
 // `size` bytes, each key group of t.range starting at `offsets` (KeyedStreamWriter::offsets()).
 KeyedHandle key_groups_handle(const KeyedTarget& t, const std::string& name, std::vector<int64_t> offsets,

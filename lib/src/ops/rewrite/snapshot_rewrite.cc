@@ -193,6 +193,15 @@ Result<KeyedHandle> rewrite_keyed(const KeyedHandle& in, const OperatorState& op
     target.op_hex = operator_id_hex(op.id);
     target.subtask = subtask;
     target.range = source.range;
+    if (w.instance) {
+      target.out_dir = job.out_dir;
+      target.checkpoint_id = job.metadata->checkpoint_id;
+      KeyedTargetStats stats;
+      CKPT_ASSIGN_OR_RETURN(KeyedHandle out, rocks_instance_handle(target, meta, *w.instance, &stats));
+      stats.peak_buffered_bytes = w.peak_buffered_bytes;
+      c.note_keyed(stats, target.to, job.options->progress);
+      return out;
+    }
     c.note_keyed(KeyedTargetStats{w.entries, 1, w.size, w.peak_buffered_bytes}, target.to, job.options->progress);
     return key_groups_handle(target, w.name, w.offsets, w.size);
   }

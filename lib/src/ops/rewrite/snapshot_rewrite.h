@@ -24,6 +24,7 @@
 #include "ckpt/resolve.h"
 #include "state/backend_meta.h"
 #include "state/raw_keyed_reader.h"
+#include "state/rocksdb/rocks_instance_writer.h"
 #include "state/stream_opener.h"
 
 namespace ckpt {
@@ -40,10 +41,11 @@ class KeyedEdit {
   virtual std::vector<int32_t> added_key_groups() const { return {}; }
 };
 
-// A subtask's heap or canonical stream an edit has written into the output directory itself
-// (edit's regrouping to a multiple of the max parallelism, which writes every subtask of an
-// operator at once as it reads the input once).
+// A subtask's heap or canonical stream, or RocksDB instance, an edit has written into the output
+// directory itself (edit's regrouping to a multiple of the max parallelism, which writes every
+// subtask of an operator at once as it reads the input once).
 struct WrittenKeyedStream {
+  std::optional<RocksInstanceFiles> instance;  // a RocksDB instance (rocks_instance_name()): its files
   std::string name;               // relative to the output directory
   std::vector<int64_t> offsets;   // KeyedStreamWriter::offsets()
   uint64_t size = 0;

@@ -154,16 +154,23 @@ struct RocksInstanceWriter::Rep {
   rocksdb::Options options;
   std::unique_ptr<rocksdb::DB> db;  // open from create() on: the SST files name its families
   std::vector<rocksdb::ColumnFamilyHandle*> handles;  // [0] is "default"
-  std::vector<std::unique_ptr<rocksdb::SstFileWriter>> writers;  // opened on first add
-  std::vector<std::vector<std::string>> finished_files;  // per family, ascending key ranges
-  std::vector<std::string> rolled_after;  // per family: the last key of its last finished file
+  // Per family, per lane: the open writer (opened on first add), the file it writes, and the
+  // last key of the lane's last finished file.
+  struct Lane {
+    std::unique_ptr<rocksdb::SstFileWriter> writer;
+    std::string path;
+    std::string rolled_after;
+    bool rolled = false;
+  };
+  std::vector<std::vector<Lane>> lanes;
+  std::vector<std::vector<std::string>> finished_files;  // per family: key ranges that never overlap
+  std::vector<size_t> files_named;                       // per family: the next file's number
   uint64_t target_file_bytes = kRocksTargetFileBytes;
+  size_t file_buffer_bytes = 0;  // 0: RocksDB's default
   std::atomic<uint64_t> entries{0};  // add() of different families may run at once
   bool finished = false;
 
-  std::string sst_path(size_t cf) const {
-    return fmt::format("{}/cf-{}-{}.sst", scratch, cf, finished_files[cf].size());
-  }
+  std::string next_sst_path(size_t cf) { return fmt::format("{}/cf-{}-{}.sst", scratch, cf, files_named[cf]++); }
   std::string db_dir() const { return scratch + "/db"; }
 
   Status open_db() { return open_flink_db(db_dir(), options, names, &db, &handles); }
@@ -188,10 +195,10 @@ Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const s
   CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyOptions cf, flink_cf_options());
   rep.options = rocksdb::Options(rocksdb::DBOptions(), cf);
   if (deferred_sync) rep.options.env = deferred_sync_env();
-  rep.writers.resize(column_families.size());
+  rep.lanes.resize(column_families.size());
   rep.target_file_bytes = std::max<uint64_t>(1, target_file_bytes);
   rep.finished_files.resize(column_families.size());
-  rep.rolled_after.resize(column_families.size());
+  rep.files_named.resize(column_families.size());
   rep.names = std::move(column_families);
   CKPT_RETURN_IF_ERROR(rep.open_db());
   return w;
@@ -199,25 +206,37 @@ Result<std::unique_ptr<RocksInstanceWriter>> RocksInstanceWriter::create(const s
 
 RocksInstanceWriter::~RocksInstanceWriter() {
   if (!rep_) return;
-  rep_->writers.clear();
+  rep_->lanes.clear();
   (void)rep_->close_db();
   std::error_code ec;
   fs::remove_all(rep_->scratch, ec);
 }
 
+void RocksInstanceWriter::set_file_buffer_bytes(size_t bytes) { rep_->file_buffer_bytes = bytes; }
+
 Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_view value) {
+  return add_to_lane(cf, 0, key, value);
+}
+
+Status RocksInstanceWriter::add_to_lane(size_t cf, size_t lane, std::string_view key, std::string_view value) {
   Rep& rep = *rep_;
   if (rep.finished) return Error(ErrorCode::kInvalidArgument, "instance writer already finished");
   if (cf >= rep.names.size())
     return Error(ErrorCode::kInvalidArgument, fmt::format("column family index {} out of range", cf));
-  auto& writer = rep.writers[cf];
+  if (lane >= kMostLanes) return Error(ErrorCode::kInvalidArgument, fmt::format("lane {} out of range", lane));
+  if (rep.lanes[cf].size() <= lane) rep.lanes[cf].resize(lane + 1);
+  Rep::Lane& l = rep.lanes[cf][lane];
+  auto& writer = l.writer;
   if (!writer) {
     // Given the family's handle, the file records the family's name and id in its table
     // properties, as Flink's flushed files do (readers map files to states by them).
-    writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), rep.options, rep.handles[cf + 1]);
-    rocksdb::Status s = writer->Open(rep.sst_path(cf));
-    if (!s.ok()) return writer_rocks_error(rep.sst_path(cf), s);
-    if (!rep.finished_files[cf].empty() && key <= std::string_view(rep.rolled_after[cf]))
+    rocksdb::EnvOptions env;
+    if (rep.file_buffer_bytes > 0) env.writable_file_max_buffer_size = rep.file_buffer_bytes;
+    writer = std::make_unique<rocksdb::SstFileWriter>(env, rep.options, rep.handles[cf + 1]);
+    l.path = rep.next_sst_path(cf);
+    rocksdb::Status s = writer->Open(l.path);
+    if (!s.ok()) return writer_rocks_error(l.path, s);
+    if (l.rolled && key <= std::string_view(l.rolled_after))
       return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
   }
   // SstFileWriter refuses a key not above its last one (it keeps that key anyway): a second
@@ -225,17 +244,17 @@ Status RocksInstanceWriter::add(size_t cf, std::string_view key, std::string_vie
   rocksdb::Status s = writer->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
   if (s.IsInvalidArgument())
     return Error(ErrorCode::kInvalidArgument, fmt::format("keys of column family '{}' out of order", rep.names[cf]));
-  if (!s.ok()) return writer_rocks_error(rep.sst_path(cf), s);
+  if (!s.ok()) return writer_rocks_error(l.path, s);
   ++rep.entries;
   // A family's file is closed at Flink's target file size: SstFileWriter holds a file's whole
   // index and filter until Finish, which would make memory grow with the state.
   if (writer->FileSize() >= rep.target_file_bytes) {
-    const std::string path = rep.sst_path(cf);
     s = writer->Finish();
-    if (!s.ok()) return writer_rocks_error(path, s);
+    if (!s.ok()) return writer_rocks_error(l.path, s);
     writer.reset();
-    rep.finished_files[cf].push_back(path);
-    rep.rolled_after[cf].assign(key);
+    rep.finished_files[cf].push_back(l.path);
+    l.rolled_after.assign(key);
+    l.rolled = true;
   }
   return Status::OK();
 }
@@ -244,14 +263,14 @@ Result<RocksInstanceFiles> RocksInstanceWriter::finish(const std::string& instan
   Rep& rep = *rep_;
   if (rep.finished) return Error(ErrorCode::kInvalidArgument, "instance writer already finished");
   rep.finished = true;
-  for (size_t i = 0; i < rep.writers.size(); ++i) {
-    if (!rep.writers[i]) continue;
-    const std::string path = rep.sst_path(i);
-    rocksdb::Status s = rep.writers[i]->Finish();
-    if (!s.ok()) return writer_rocks_error(path, s);
-    rep.writers[i].reset();
-    rep.finished_files[i].push_back(path);
-  }
+  for (size_t i = 0; i < rep.lanes.size(); ++i)
+    for (Rep::Lane& l : rep.lanes[i]) {
+      if (!l.writer) continue;
+      rocksdb::Status s = l.writer->Finish();
+      if (!s.ok()) return writer_rocks_error(l.path, s);
+      l.writer.reset();
+      rep.finished_files[i].push_back(l.path);
+    }
 
   rocksdb::DB* db = rep.db.get();
   rocksdb::Status s;

@@ -68,6 +68,16 @@ class RocksInstanceWriter {
   // different families may come from different threads at once (each family has its own
   // SstFileWriter), never two for one family.
   Status add(size_t cf, std::string_view key, std::string_view value);
+  // The same in one of a family's lanes (below kMostLanes), each written into files of its own:
+  // keys must ascend within a lane, and the key ranges of a family's lanes must never overlap
+  // (the files are ingested together). A writer whose input comes as several interleaved
+  // ascending runs (edit's regrouping: each input key group feeds one output key group of each
+  // lane) writes them without sorting them into one. add() is lane 0.
+  static constexpr size_t kMostLanes = 1024;
+  Status add_to_lane(size_t cf, size_t lane, std::string_view key, std::string_view value);
+  // The write buffer of each SST file (RocksDB's default: up to 1 MiB), for a writer with many
+  // files open at once.
+  void set_file_buffer_bytes(size_t bytes);
   // Ingest everything and write the instance to `instance_dir` (which must not exist).
   Result<RocksInstanceFiles> finish(const std::string& instance_dir);
 
