@@ -255,7 +255,7 @@ struct Regrouper::Impl {
     // Output key group k + old_max * j of input key group k, by j; by output state.
     Moved moved(static_cast<size_t>(fan));
     std::vector<int32_t> fed;          // the j with pairs, ascending
-    std::vector<RocksPair> others;     // pairs of other threads' subtasks, left to the reader
+    std::vector<RocksPair> others;     // pairs of output subtasks not written here, left to the reader
     std::string prefix;
     auto write = [&](int32_t kg, int32_t j) -> Status {
       return write_group(kg + old_max * j, moved[static_cast<size_t>(j)]);
