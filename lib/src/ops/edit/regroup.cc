@@ -348,7 +348,7 @@ struct Regrouper::Impl {
     CKPT_RETURN_IF_ERROR(open_outputs(owned));
     if (jobs >= 2) {
       CKPT_RETURN_IF_ERROR(write_piped(owned, jobs, pairs));
-      return finish_outputs();
+      return finish_outputs(jobs);
     }
     std::vector<char> mine(static_cast<size_t>(parallelism), 0);
     for (int32_t i : owned) mine[static_cast<size_t>(i)] = 1;
@@ -356,7 +356,7 @@ struct Regrouper::Impl {
       Status s = route(in, mine, pairs);
       if (!s.ok()) return std::move(s).error().with_context(fmt::format("subtask {}", in.st->index));
     }
-    return finish_outputs();
+    return finish_outputs(1);
   }
 
   // With two threads or more: one reads every input once and routes each input key group's
@@ -470,23 +470,27 @@ struct Regrouper::Impl {
     return failed;
   }
 
-  Status finish_outputs() {
-    for (auto& out : outputs) {
-      if (!out) continue;
-      if (out->rocks) {
-        CKPT_ASSIGN_OR_RETURN(RocksInstanceFiles files, out->rocks->finish(out_dir + "/" + out->written.name));
-        out->rocks.reset();
-        out->written.instance = std::move(files);
-        out->written.peak_buffered_bytes = peak_held.load();
-        continue;
+  // Each output closed: a stream's last bytes, or an instance's SSTs finished and ingested
+  // (`jobs` of them at once: each is its own RocksDB).
+  Status finish_outputs(int jobs) {
+    std::vector<Output*> open;
+    for (auto& out : outputs)
+      if (out) open.push_back(out.get());
+    return run_parallel(open.size(), std::max(1, jobs), [&](size_t i) -> Status {
+      Output& out = *open[i];
+      out.written.peak_buffered_bytes = peak_held.load();
+      if (out.rocks) {
+        CKPT_ASSIGN_OR_RETURN(RocksInstanceFiles files, out.rocks->finish(out_dir + "/" + out.written.name));
+        out.rocks.reset();
+        out.written.instance = std::move(files);
+        return Status::OK();
       }
-      CKPT_RETURN_IF_ERROR(out->writer->finish());
-      out->written.offsets = out->writer->offsets();
-      out->written.size = out->writer->size();
-      out->written.peak_buffered_bytes = peak_held.load();
-      out->writer.reset();
-    }
-    return Status::OK();
+      CKPT_RETURN_IF_ERROR(out.writer->finish());
+      out.written.offsets = out.writer->offsets();
+      out.written.size = out.writer->size();
+      out.writer.reset();
+      return Status::OK();
+    });
   }
 };
 
