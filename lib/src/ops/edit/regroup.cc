@@ -55,6 +55,12 @@ struct Regrouper::Impl {
   bool check_blocks = false;
   ConvertTarget written_layout = ConvertTarget::kHeap;
   std::atomic<uint64_t> peak_held{0};
+  // `bytes` held at once, from any thread: the peak kept.
+  void note_held(uint64_t bytes) {
+    uint64_t peak = peak_held.load(std::memory_order_relaxed);
+    while (bytes > peak && !peak_held.compare_exchange_weak(peak, bytes)) {
+    }
+  }
   std::vector<bool> any;  // output subtask had state (every one, when any input subtask had)
 
   // Legacy timers by new key group: per service (in `timer_heads`' order) the event- and
@@ -296,9 +302,7 @@ struct Regrouper::Impl {
           }
           std::sort(fed.begin(), fed.end());
           fed.erase(std::unique(fed.begin(), fed.end()), fed.end());
-          uint64_t peak = peak_held.load(std::memory_order_relaxed);
-          while (held > peak && !peak_held.compare_exchange_weak(peak, held)) {
-          }
+          note_held(held);
           if (hand_over) {
             CKPT_RETURN_IF_ERROR((*hand_over)(kg, fed, moved, held));
           } else {
@@ -428,10 +432,7 @@ struct Regrouper::Impl {
       b.moved.swap(moved);
       b.unwritten = lanes.size();
       // What is held at most: the key groups on their way and the one the reader routed.
-      const uint64_t holding = in_flight + held;
-      uint64_t peak = peak_held.load(std::memory_order_relaxed);
-      while (holding > peak && !peak_held.compare_exchange_weak(peak, holding)) {
-      }
+      note_held(in_flight + held);
       b.bytes = held;
       in_flight += held;
       ++published;
