@@ -110,6 +110,10 @@ TEST_CASE("sst damage - a flipped first data block of a shared sst stops dump an
     test::CliResult edit = test::run_cli({"edit", chk, "--max-parallelism", "16", "--output", out});
     require_refused(edit, sst);
     CHECK_FALSE(fs::exists(out));
+    // -j 2: one thread reads while the other writes the output's lanes of SSTs.
+    edit = test::run_cli({"edit", chk, "--max-parallelism", "16", "--output", out, "-j", "2"});
+    require_refused(edit, sst);
+    CHECK_FALSE(fs::exists(out));
     test::write_file(sst, good);
   }
 }
